@@ -1,0 +1,1 @@
+//! hotbench-engine (placeholder, being written).

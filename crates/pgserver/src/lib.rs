@@ -1,0 +1,1 @@
+//! hotbench-pgserver (placeholder, being written).

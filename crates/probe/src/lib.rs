@@ -1,0 +1,1 @@
+//! hotbench-probe (placeholder, being written).

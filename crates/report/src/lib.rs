@@ -1,0 +1,1 @@
+//! hotbench-report (placeholder, being written).

@@ -1,0 +1,1 @@
+//! hotbench-scenario (placeholder, being written).

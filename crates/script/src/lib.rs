@@ -1,0 +1,1 @@
+//! hotbench-script (placeholder, being written).

@@ -1,0 +1,1 @@
+//! hotbench-stats (placeholder, being written).

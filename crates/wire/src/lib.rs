@@ -1,0 +1,1 @@
+//! hotbench-wire (placeholder, being written).
