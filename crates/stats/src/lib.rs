@@ -1,1 +1,20 @@
-//! hotbench-stats (placeholder, being written).
+//! Statistics for hotbench runs: pgbench-compatible running sums, HDR latency histograms,
+//! transaction outcome counters, per-interval timelines and the versioned result record that
+//! every renderer (text, JSON, HTML) reads.
+//!
+//! Nothing here does I/O except [`json_file`], which writes result files atomically so that a
+//! crash or Ctrl-C never leaves a half-written JSON behind.
+
+pub mod counters;
+pub mod histogram;
+pub mod json_file;
+pub mod record;
+pub mod simple;
+
+pub use counters::{FailureKind, TxnCounters};
+pub use histogram::{LatencyHistogram, Percentiles};
+pub use record::{
+    CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord,
+    RESULT_FORMAT,
+};
+pub use simple::SimpleStats;

@@ -1,0 +1,224 @@
+//! The result record: one versioned, self-describing document per run, written as JSON
+//! progressively during the run and read back by `report`, `compare` and `merge`.
+//! Documented field by field in `docs/results.md`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::counters::TxnCounters;
+use crate::histogram::Percentiles;
+
+/// Bumped on any incompatible change of the record's shape.
+pub const RESULT_FORMAT: &str = "hotbench-result/1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub format: String,
+    pub tool: String,
+    pub tool_version: String,
+    /// Unix time (s) when the benchmark started.
+    pub started_at: f64,
+    /// `running` while in progress, then `completed`, `interrupted` or `aborted`.
+    pub status: String,
+    pub command_line: Vec<String>,
+    /// The resolved run configuration (passwords masked).
+    pub config: serde_json::Value,
+    pub server: ServerInfo,
+    /// Benchmark duration (s), connection time excluded.
+    pub duration_s: f64,
+    pub conn_time_ms: f64,
+    pub totals: TotalsRecord,
+    pub groups: Vec<GroupRecord>,
+    pub timeline: Vec<IntervalRecord>,
+    /// The first few distinct error messages, with SQLSTATE and count.
+    pub errors: Vec<ErrorSample>,
+    /// Server-side samples, when probes ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<serde_json::Value>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// `server_version` as reported at start-up.
+    pub version: String,
+    /// `postgresql`, `yugabytedb` or `cockroachdb`.
+    pub engine: String,
+    /// Masked connection target.
+    pub target: String,
+    /// True when hotbench started an embedded server for the run.
+    pub embedded: bool,
+    /// True when the embedded server ran with fsync/synchronous_commit off.
+    pub fast: bool,
+    pub settings: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TotalsRecord {
+    pub counters: TxnCounters,
+    pub tps: f64,
+    pub goodput_per_s: f64,
+    pub latency: Percentiles,
+}
+
+impl TotalsRecord {
+    pub fn from_counters(counters: TxnCounters, duration_s: f64) -> Self {
+        let per_s = |n: u64| {
+            if duration_s > 0.0 {
+                n as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        TotalsRecord {
+            tps: per_s(counters.cnt),
+            goodput_per_s: per_s(counters.goodput),
+            latency: counters.hist.percentiles(),
+            counters,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GroupRecord {
+    pub name: String,
+    pub clients: usize,
+    /// Target rate (transactions/s) of the whole group, when throttled.
+    pub rate: Option<f64>,
+    pub totals: TotalsRecord,
+    pub scripts: Vec<ScriptRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScriptRecord {
+    pub name: String,
+    pub weight: u32,
+    pub totals: TotalsRecord,
+    pub commands: Vec<CommandRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommandRecord {
+    pub index: usize,
+    pub line: usize,
+    pub text: String,
+    pub count: u64,
+    pub mean_ms: f64,
+    pub failures: u64,
+    pub retries: u64,
+    pub latency: Percentiles,
+}
+
+/// One interval of the timeline (1 s by default).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    /// End of the interval, seconds since the benchmark started.
+    pub t: f64,
+    pub totals: IntervalStats,
+    /// Per group, in the order of `RunRecord::groups` (empty for a single group).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<IntervalStats>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct IntervalStats {
+    pub cnt: u64,
+    pub goodput: u64,
+    pub failed: u64,
+    pub retried: u64,
+    pub retries: u64,
+    pub skipped: u64,
+    pub reconnects: u64,
+    pub tps: f64,
+    pub goodput_per_s: f64,
+    pub lat_mean_ms: f64,
+    pub lat_stddev_ms: f64,
+    pub lat_p50_ms: f64,
+    pub lat_p90_ms: f64,
+    pub lat_p99_ms: f64,
+    pub lat_max_ms: f64,
+    pub lag_mean_ms: f64,
+    pub lag_max_ms: f64,
+}
+
+impl IntervalStats {
+    pub fn from_counters(c: &TxnCounters, dur_s: f64) -> Self {
+        let p = c.hist.percentiles();
+        let per_s = |n: u64| if dur_s > 0.0 { n as f64 / dur_s } else { 0.0 };
+        IntervalStats {
+            cnt: c.cnt,
+            goodput: c.goodput,
+            failed: c.failures(),
+            retried: c.retried,
+            retries: c.retries,
+            skipped: c.skipped,
+            reconnects: c.reconnects,
+            tps: per_s(c.cnt),
+            goodput_per_s: per_s(c.goodput),
+            lat_mean_ms: c.latency.mean() / 1000.0,
+            lat_stddev_ms: c.latency.stddev() / 1000.0,
+            lat_p50_ms: p.p50_ms,
+            lat_p90_ms: p.p90_ms,
+            lat_p99_ms: p.p99_ms,
+            lat_max_ms: p.max_ms,
+            lag_mean_ms: c.lag.mean() / 1000.0,
+            lag_max_ms: if c.lag.count > 0 {
+                c.lag.max / 1000.0
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorSample {
+    pub sqlstate: String,
+    pub message: String,
+    pub count: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_round_trips_through_json() {
+        let mut c = TxnCounters::default();
+        for i in 0..100 {
+            c.record_success(1000 + i, None, i % 2 == 0);
+        }
+        let totals = TotalsRecord::from_counters(c.clone(), 2.0);
+        assert_eq!(totals.tps, 50.0);
+        assert_eq!(totals.goodput_per_s, 25.0);
+        let rec = RunRecord {
+            format: RESULT_FORMAT.into(),
+            tool: "hotbench".into(),
+            tool_version: "0".into(),
+            started_at: 0.0,
+            status: "completed".into(),
+            command_line: vec!["hotbench".into(), "run".into()],
+            config: serde_json::json!({"clients": 1}),
+            server: ServerInfo::default(),
+            duration_s: 2.0,
+            conn_time_ms: 1.0,
+            totals: totals.clone(),
+            groups: vec![],
+            timeline: vec![IntervalRecord {
+                t: 1.0,
+                totals: IntervalStats::from_counters(&c, 1.0),
+                groups: vec![],
+            }],
+            errors: vec![],
+            probes: None,
+            notes: vec![],
+        };
+        let text = serde_json::to_string(&rec).unwrap();
+        let back: RunRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.totals.counters.cnt, 100);
+        assert_eq!(back.totals.counters.hist.len(), 100);
+        assert_eq!(back.timeline[0].totals.cnt, 100);
+    }
+}
