@@ -103,7 +103,7 @@ mod tests {
         let mut all = SimpleStats::default();
         for v in 1..50 {
             let v = v as f64;
-            if v as u32 % 3 == 0 {
+            if (v as u32).is_multiple_of(3) {
                 a.add(v)
             } else {
                 b.add(v)
