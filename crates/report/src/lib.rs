@@ -1,1 +1,9 @@
-//! hotbench-report (placeholder, being written).
+//! Renderers of hotbench result records. Every function here is a pure function of a
+//! [`hotbench_stats::RunRecord`] (or one of its parts): the text report in pgbench's exact
+//! wording, progress lines, and hotbench's extra lines. Nothing here measures or connects.
+
+pub mod progress;
+pub mod text;
+
+pub use progress::progress_line;
+pub use text::{extra_lines, pgbench_report};

@@ -14,7 +14,7 @@ pub mod simple;
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
 pub use record::{
-    CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord,
-    RESULT_FORMAT,
+    BenchInfo, CommandRecord, ErrorSample, GroupRecord, IntervalRecord, IntervalStats, RunRecord,
+    ScriptRecord, ServerInfo, TotalsRecord, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;

@@ -24,6 +24,8 @@ pub struct RunRecord {
     pub command_line: Vec<String>,
     /// The resolved run configuration (passwords masked).
     pub config: serde_json::Value,
+    /// What pgbench prints in its report header, typed.
+    pub bench: BenchInfo,
     pub server: ServerInfo,
     /// Benchmark duration (s), connection time excluded.
     pub duration_s: f64,
@@ -38,6 +40,37 @@ pub struct RunRecord {
     pub probes: Option<serde_json::Value>,
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// The run parameters pgbench's report prints, typed so renderers need no config parsing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BenchInfo {
+    /// `<builtin: TPC-B (sort of)>`, a file name, or `multiple scripts`.
+    pub transaction_type: String,
+    pub scale: i64,
+    pub query_mode: String,
+    pub clients: usize,
+    pub threads: usize,
+    /// 0 = unlimited.
+    pub max_tries: u32,
+    /// -T in seconds, when the run was time-limited.
+    pub duration_s: Option<u64>,
+    /// -t, when the run was count-limited.
+    pub transactions_per_client: Option<u64>,
+    /// -R total rate, when throttled.
+    pub rate: Option<f64>,
+    pub latency_limit_ms: Option<f64>,
+    /// -P was given (pgbench then prints latency stddev).
+    pub progress: bool,
+    /// -C.
+    pub connect_each_txn: bool,
+    pub failures_detailed: bool,
+    pub report_per_command: bool,
+    pub partition_method: Option<String>,
+    pub partitions: u32,
+    /// Added round-trip time, µs.
+    pub rtt_us: i64,
+    pub random_seed: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -84,6 +117,8 @@ impl TotalsRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GroupRecord {
     pub name: String,
+    #[serde(default)]
+    pub threads: usize,
     pub clients: usize,
     /// Target rate (transactions/s) of the whole group, when throttled.
     pub rate: Option<f64>,
@@ -201,6 +236,7 @@ mod tests {
             status: "completed".into(),
             command_line: vec!["hotbench".into(), "run".into()],
             config: serde_json::json!({"clients": 1}),
+            bench: BenchInfo::default(),
             server: ServerInfo::default(),
             duration_s: 2.0,
             conn_time_ms: 1.0,

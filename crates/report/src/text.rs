@@ -1,0 +1,481 @@
+//! The final report, line for line as pgbench 15 prints it (so tools that parse pgbench
+//! output keep working), followed by hotbench's extra lines.
+
+use std::fmt::Write as _;
+
+use hotbench_stats::{RunRecord, ScriptRecord, TxnCounters};
+
+fn pct(n: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / total as f64
+    }
+}
+
+/// pgbench's `printResults`, for the whole run (all groups together).
+pub fn pgbench_report(rec: &RunRecord) -> String {
+    let mut o = String::new();
+    let b = &rec.bench;
+    let t = &rec.totals.counters;
+    let failures = t.failures();
+    let total_cnt = t.total();
+    let throttled = b.rate.is_some();
+    let _ = writeln!(o, "transaction type: {}", b.transaction_type);
+    let _ = writeln!(o, "scaling factor: {}", b.scale);
+    if let Some(method) = &b.partition_method {
+        let _ = writeln!(
+            o,
+            "partition method: {method}\npartitions: {}",
+            b.partitions
+        );
+    }
+    let _ = writeln!(o, "query mode: {}", b.query_mode);
+    let _ = writeln!(o, "number of clients: {}", b.clients);
+    let _ = writeln!(o, "number of threads: {}", b.threads);
+    if b.max_tries != 0 {
+        let _ = writeln!(o, "maximum number of tries: {}", b.max_tries);
+    }
+    match (b.duration_s, b.transactions_per_client) {
+        (Some(d), _) => {
+            let _ = writeln!(o, "duration: {d} s");
+            let _ = writeln!(o, "number of transactions actually processed: {}", t.cnt);
+        }
+        (None, n) => {
+            let n = n.unwrap_or(0);
+            let _ = writeln!(o, "number of transactions per client: {n}");
+            let _ = writeln!(
+                o,
+                "number of transactions actually processed: {}/{}",
+                t.cnt,
+                n * b.clients as u64
+            );
+        }
+    }
+    if total_cnt == 0 {
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "number of failed transactions: {failures} ({:.3}%)",
+        pct(failures, total_cnt)
+    );
+    if b.failures_detailed {
+        failure_details(&mut o, "", t, total_cnt);
+    }
+    if b.max_tries != 1 {
+        let _ = writeln!(
+            o,
+            "number of transactions retried: {} ({:.3}%)",
+            t.retried,
+            pct(t.retried, total_cnt)
+        );
+        let _ = writeln!(o, "total number of retries: {}", t.retries);
+    }
+    if throttled && b.latency_limit_ms.is_some() {
+        let _ = writeln!(
+            o,
+            "number of transactions skipped: {} ({:.3}%)",
+            t.skipped,
+            pct(t.skipped, total_cnt)
+        );
+    }
+    if let Some(limit) = b.latency_limit_ms {
+        let _ = writeln!(
+            o,
+            "number of transactions above the {limit:.1} ms latency limit: {}/{} ({:.3}%)",
+            t.late,
+            t.cnt,
+            pct(t.late, t.cnt)
+        );
+    }
+    if throttled || b.progress || b.latency_limit_ms.is_some() {
+        simple_stats(&mut o, "latency", t);
+    } else {
+        let _ = writeln!(
+            o,
+            "latency average = {:.3} ms{}",
+            1000.0 * rec.duration_s * b.clients as f64 / total_cnt as f64,
+            if failures > 0 {
+                " (including failures)"
+            } else {
+                ""
+            }
+        );
+    }
+    if throttled {
+        let lag_avg = if t.cnt > 0 {
+            0.001 * t.lag.sum / t.cnt as f64
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            o,
+            "rate limit schedule lag: avg {:.3} (max {:.3}) ms",
+            lag_avg,
+            0.001 * t.lag.max
+        );
+    }
+    let tps = if rec.duration_s > 0.0 {
+        t.cnt as f64 / rec.duration_s
+    } else {
+        0.0
+    };
+    if b.connect_each_txn {
+        let n = (t.cnt + failures).max(1);
+        let _ = writeln!(
+            o,
+            "average connection time = {:.3} ms",
+            rec.conn_time_ms / n as f64
+        );
+        let _ = writeln!(o, "tps = {tps:.6} (including reconnection times)");
+    } else {
+        let _ = writeln!(o, "initial connection time = {:.3} ms", rec.conn_time_ms);
+        let _ = writeln!(o, "tps = {tps:.6} (without initial connection time)");
+    }
+    let scripts: Vec<&ScriptRecord> = rec.groups.iter().flat_map(|g| &g.scripts).collect();
+    let per_script = scripts.len() > 1;
+    if per_script || b.report_per_command {
+        let total_weight: u64 = scripts.iter().map(|s| s.weight as u64).sum();
+        for (i, s) in scripts.iter().enumerate() {
+            if per_script {
+                script_section(&mut o, i, s, total_weight, total_cnt, rec, b.max_tries);
+            }
+            if b.report_per_command {
+                command_section(&mut o, s, per_script, b.max_tries);
+            }
+        }
+    }
+    o
+}
+
+fn failure_details(o: &mut String, prefix: &str, t: &TxnCounters, total: u64) {
+    let _ = writeln!(
+        o,
+        "{prefix}number of serialization failures: {} ({:.3}%)",
+        t.serialization_failures,
+        pct(t.serialization_failures, total)
+    );
+    let _ = writeln!(
+        o,
+        "{prefix}number of deadlock failures: {} ({:.3}%)",
+        t.deadlock_failures,
+        pct(t.deadlock_failures, total)
+    );
+}
+
+fn simple_stats(o: &mut String, prefix: &str, t: &TxnCounters) {
+    if t.latency.count > 0 {
+        let _ = writeln!(o, "{prefix} average = {:.3} ms", 0.001 * t.latency.mean());
+        let _ = writeln!(o, "{prefix} stddev = {:.3} ms", 0.001 * t.latency.stddev());
+    }
+}
+
+fn script_section(
+    o: &mut String,
+    i: usize,
+    s: &ScriptRecord,
+    total_weight: u64,
+    total_cnt: u64,
+    rec: &RunRecord,
+    max_tries: u32,
+) {
+    let c = &s.totals.counters;
+    let script_total = c.total();
+    let tps = if rec.duration_s > 0.0 {
+        c.cnt as f64 / rec.duration_s
+    } else {
+        0.0
+    };
+    let _ = writeln!(o, "SQL script {}: {}", i + 1, s.name);
+    let _ = writeln!(
+        o,
+        " - weight: {} (targets {:.1}% of total)",
+        s.weight,
+        pct(s.weight as u64, total_weight)
+    );
+    let _ = writeln!(
+        o,
+        " - {} transactions ({:.1}% of total, tps = {tps:.6})",
+        script_total,
+        pct(script_total, total_cnt)
+    );
+    if script_total > 0 {
+        let f = c.failures();
+        let _ = writeln!(
+            o,
+            " - number of failed transactions: {f} ({:.3}%)",
+            pct(f, script_total)
+        );
+        if rec.bench.failures_detailed {
+            failure_details(o, " - ", c, script_total);
+        }
+        if max_tries != 1 {
+            let _ = writeln!(
+                o,
+                " - number of transactions retried: {} ({:.3}%)",
+                c.retried,
+                pct(c.retried, script_total)
+            );
+            let _ = writeln!(o, " - total number of retries: {}", c.retries);
+        }
+        if rec.bench.rate.is_some() && rec.bench.latency_limit_ms.is_some() {
+            let _ = writeln!(
+                o,
+                " - number of transactions skipped: {} ({:.3}%)",
+                c.skipped,
+                pct(c.skipped, script_total)
+            );
+        }
+    }
+    simple_stats(o, " - latency", c);
+}
+
+fn command_section(o: &mut String, s: &ScriptRecord, per_script: bool, max_tries: u32) {
+    let _ = writeln!(
+        o,
+        "{}statement latencies in milliseconds{}:",
+        if per_script { " - " } else { "" },
+        if max_tries == 1 {
+            " and failures"
+        } else {
+            ", failures and retries"
+        }
+    );
+    for c in &s.commands {
+        // pgbench's columns, then hotbench's p99 (ms) just before the command text.
+        if max_tries == 1 {
+            let _ = writeln!(
+                o,
+                "   {:11.3}  {:10} {:10.3}  {}",
+                c.mean_ms, c.failures, c.latency.p99_ms, c.text
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "   {:11.3}  {:10} {:10} {:10.3}  {}",
+                c.mean_ms, c.failures, c.retries, c.latency.p99_ms, c.text
+            );
+        }
+    }
+}
+
+/// hotbench's lines after pgbench's report: percentiles, goodput, errors by SQLSTATE,
+/// reconnects, and one summary line per client group when there are several.
+pub fn extra_lines(rec: &RunRecord) -> String {
+    let mut o = String::new();
+    let t = &rec.totals.counters;
+    let p = &rec.totals.latency;
+    if p.count > 0 {
+        let _ = writeln!(
+            o,
+            "latency percentiles: p50 = {:.3} ms, p90 = {:.3} ms, p99 = {:.3} ms, p99.9 = {:.3} ms, max = {:.3} ms",
+            p.p50_ms, p.p90_ms, p.p99_ms, p.p999_ms, p.max_ms
+        );
+    }
+    let _ = writeln!(
+        o,
+        "goodput = {:.6} per s ({} useful of {} committed transactions)",
+        rec.totals.goodput_per_s, t.goodput, t.cnt
+    );
+    if !t.errors_by_sqlstate.is_empty() {
+        let list: Vec<String> = t
+            .errors_by_sqlstate
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        let _ = writeln!(o, "errors by SQLSTATE: {}", list.join(", "));
+    }
+    if t.other_failures > 0 || t.connection_failures > 0 {
+        let _ = writeln!(
+            o,
+            "number of other failures: {} (connection failures: {})",
+            t.other_failures, t.connection_failures
+        );
+    }
+    if t.reconnects > 0 {
+        let _ = writeln!(o, "reconnects: {}", t.reconnects);
+    }
+    if rec.bench.rtt_us > 0 {
+        let _ = writeln!(
+            o,
+            "emulated round-trip time: {:.3} ms",
+            rec.bench.rtt_us as f64 / 1000.0
+        );
+    }
+    if rec.groups.len() > 1 {
+        for g in &rec.groups {
+            let gt = &g.totals;
+            let rate = g
+                .rate
+                .map(|r| format!(", rate {r} tps"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "group {}: {} clients{rate}: {} transactions, tps = {:.6}, goodput = {:.6}, failed = {}, p50 = {:.3} ms, p99 = {:.3} ms",
+                g.name,
+                g.clients,
+                gt.counters.cnt,
+                gt.tps,
+                gt.goodput_per_s,
+                gt.counters.failures(),
+                gt.latency.p50_ms,
+                gt.latency.p99_ms
+            );
+        }
+    }
+    for n in &rec.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotbench_stats::{
+        BenchInfo, CommandRecord, GroupRecord, Percentiles, ServerInfo, TotalsRecord, RESULT_FORMAT,
+    };
+
+    fn record(bench: BenchInfo, counters: TxnCounters, commands: Vec<CommandRecord>) -> RunRecord {
+        let totals = TotalsRecord::from_counters(counters, 2.0);
+        RunRecord {
+            format: RESULT_FORMAT.into(),
+            tool: "hotbench".into(),
+            tool_version: "test".into(),
+            started_at: 0.0,
+            status: "completed".into(),
+            command_line: vec![],
+            config: serde_json::Value::Null,
+            bench,
+            server: ServerInfo::default(),
+            duration_s: 2.0,
+            conn_time_ms: 15.923,
+            totals: totals.clone(),
+            groups: vec![GroupRecord {
+                name: "default".into(),
+                threads: 2,
+                clients: 4,
+                rate: None,
+                totals: totals.clone(),
+                scripts: vec![ScriptRecord {
+                    name: "<builtin: TPC-B (sort of)>".into(),
+                    weight: 1,
+                    totals,
+                    commands,
+                }],
+            }],
+            timeline: vec![],
+            errors: vec![],
+            probes: None,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn time_limited_run_with_progress_and_per_command() {
+        let mut c = TxnCounters::default();
+        for _ in 0..1304 {
+            c.record_success(6098, None, true);
+        }
+        let bench = BenchInfo {
+            transaction_type: "<builtin: TPC-B (sort of)>".into(),
+            scale: 1,
+            query_mode: "simple".into(),
+            clients: 4,
+            threads: 2,
+            max_tries: 1,
+            duration_s: Some(2),
+            progress: true,
+            report_per_command: true,
+            ..Default::default()
+        };
+        let cmd = CommandRecord {
+            index: 0,
+            line: 1,
+            text: "BEGIN;".into(),
+            count: 1304,
+            mean_ms: 0.146,
+            failures: 0,
+            retries: 0,
+            latency: Percentiles {
+                p99_ms: 0.5,
+                ..Default::default()
+            },
+        };
+        let text = pgbench_report(&record(bench, c, vec![cmd]));
+        let expected = "\
+transaction type: <builtin: TPC-B (sort of)>
+scaling factor: 1
+query mode: simple
+number of clients: 4
+number of threads: 2
+maximum number of tries: 1
+duration: 2 s
+number of transactions actually processed: 1304
+number of failed transactions: 0 (0.000%)
+latency average = 6.098 ms
+latency stddev = 0.000 ms
+initial connection time = 15.923 ms
+tps = 652.000000 (without initial connection time)
+statement latencies in milliseconds and failures:
+         0.146           0      0.500  BEGIN;
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn count_limited_run_without_progress_uses_run_time_average() {
+        let mut c = TxnCounters::default();
+        for _ in 0..40 {
+            c.record_success(1000, None, true);
+        }
+        c.record_failure(hotbench_stats::FailureKind::Serialization);
+        let bench = BenchInfo {
+            transaction_type: "x.sql".into(),
+            scale: 1,
+            query_mode: "extended".into(),
+            clients: 2,
+            threads: 1,
+            max_tries: 3,
+            transactions_per_client: Some(20),
+            failures_detailed: true,
+            ..Default::default()
+        };
+        let text = pgbench_report(&record(bench, c, vec![]));
+        assert!(
+            text.contains("number of transactions per client: 20\n"),
+            "{text}"
+        );
+        assert!(text.contains("number of transactions actually processed: 40/40\n"));
+        assert!(text.contains("number of failed transactions: 1 (2.439%)\n"));
+        assert!(text.contains("number of serialization failures: 1 (2.439%)\n"));
+        assert!(text
+            .contains("number of transactions retried: 0 (0.000%)\ntotal number of retries: 0\n"));
+        // 2 s * 2 clients / 41 transactions
+        assert!(
+            text.contains("latency average = 97.561 ms (including failures)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("stddev"));
+    }
+
+    #[test]
+    fn extra_lines_show_percentiles_goodput_and_sqlstates() {
+        let mut c = TxnCounters::default();
+        for i in 0..100 {
+            c.record_success(1000 + i * 10, None, i % 4 != 0);
+        }
+        c.record_error_code("40001");
+        let rec = record(BenchInfo::default(), c, vec![]);
+        let text = extra_lines(&rec);
+        assert!(
+            text.starts_with("latency percentiles: p50 = 1.49"),
+            "{text}"
+        );
+        assert!(
+            text.contains("goodput = 37.500000 per s (75 useful of 100 committed transactions)")
+        );
+        assert!(text.contains("errors by SQLSTATE: 40001 = 1"));
+    }
+}
