@@ -1,1 +1,30 @@
-//! hotbench-pgserver (placeholder, being written).
+//! hotbench-pgserver: the embedded throwaway PostgreSQL used when no database is given, and
+//! the test harness every hotbench test gets its server from.
+//!
+//! - [`testing`]: `shared()` / `private()` servers for tests, cleaned up even on panic or kill.
+//! - [`Server`]: start a throwaway server with [`ServerOptions`].
+//! - [`binaries`]: find (or download, [`download`]) PostgreSQL binaries.
+//!
+//! PostgreSQL refuses to run as root; as root we run it as an unprivileged account
+//! ([`account`]).
+
+pub mod account;
+pub mod binaries;
+pub mod cluster;
+pub mod config;
+pub mod conninfo;
+pub mod download;
+pub mod error;
+pub mod guardian;
+pub mod limits;
+pub mod paths;
+pub mod ports;
+pub mod process;
+pub mod server;
+pub mod testing;
+
+pub use binaries::{BinOptions, PgBinaries};
+pub use config::{AuthMethod, ClusterOptions, TlsMode};
+pub use conninfo::ConnInfo;
+pub use error::{Error, Result};
+pub use server::{Server, ServerOptions};

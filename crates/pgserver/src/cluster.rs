@@ -1,0 +1,207 @@
+//! Creating a cluster: check disk space, run `initdb` as the run-as user, hook our
+//! `hotbench.conf` into `postgresql.conf`, write `pg_hba.conf`, set the superuser password in
+//! single-user mode, and generate a self-signed TLS certificate when asked.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::account::RunAs;
+use crate::binaries::PgBinaries;
+use crate::config::{self, ClusterOptions, TlsMode};
+use crate::error::{Error, Result};
+use crate::process;
+
+/// Bytes we want free before running initdb (a fresh cluster is ~40 MB plus a WAL segment).
+pub const MIN_FREE_BYTES: u64 = 96 << 20;
+
+/// Name of our settings file inside the data directory.
+pub const SETTINGS_FILE: &str = "hotbench.conf";
+
+/// Free bytes on the file system holding `path` (or its nearest existing ancestor).
+pub fn free_bytes(path: &Path) -> Option<u64> {
+    let mut p = Some(path);
+    while let Some(cur) = p {
+        if cur.exists() {
+            let c = std::ffi::CString::new(cur.as_os_str().as_encoded_bytes()).ok()?;
+            // SAFETY: statvfs is plain data; c is a valid NUL-terminated path.
+            let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+            // SAFETY: pointers valid for the call.
+            if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+                return None;
+            }
+            return Some(st.f_bavail as u64 * st.f_frsize as u64);
+        }
+        p = cur.parent();
+    }
+    None
+}
+
+/// Refuse early with [`Error::DiskFull`] when `dir` has less than [`MIN_FREE_BYTES`] free.
+pub fn check_space(dir: &Path) -> Result<()> {
+    match free_bytes(dir) {
+        Some(free) if free < MIN_FREE_BYTES => Err(Error::DiskFull {
+            path: dir.to_path_buf(),
+            detail: format!(
+                "{} MiB free, a new cluster needs about {} MiB",
+                free >> 20,
+                MIN_FREE_BYTES >> 20
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Run initdb into `data` (which must not exist or be empty) and configure it per `opts`.
+pub fn init(
+    bins: &PgBinaries,
+    user: &RunAs,
+    data: &Path,
+    opts: &ClusterOptions,
+    log: &Path,
+) -> Result<()> {
+    let parent = data.parent().unwrap_or(data);
+    check_space(parent)?;
+    let mut cmd = Command::new(bins.program("initdb"));
+    cmd.arg("-D").arg(data).arg("-U").arg(&opts.user).args([
+        "--auth=trust",
+        "--encoding=UTF8",
+        "--locale=C",
+        "--no-instructions",
+    ]);
+    if opts.fast {
+        cmd.arg("--no-sync");
+    }
+    run_logged(cmd, user, log, None, "initdb", data)?;
+    let conf = data.join("postgresql.conf");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&conf)
+        .map_err(|e| Error::io("cannot open postgresql.conf", &conf, e))?;
+    writeln!(
+        f,
+        "\n# hotbench settings (rewritten at each start)\ninclude_if_exists = '{SETTINGS_FILE}'"
+    )
+    .map_err(|e| Error::io("cannot write postgresql.conf", &conf, e))?;
+    write_file(
+        user,
+        &data.join("pg_hba.conf"),
+        &config::render_hba(opts),
+        0o600,
+    )?;
+    if let Some(pw) = opts.effective_password() {
+        let sql = format!(
+            "SET password_encryption = {};\nALTER ROLE {} PASSWORD {};\n",
+            config::sql_literal(opts.auth_encryption()),
+            quote_ident(&opts.user),
+            config::sql_literal(&pw)
+        );
+        single_user(bins, user, data, &sql, log)?;
+    }
+    if opts.tls != TlsMode::Off {
+        write_tls(user, data)?;
+    }
+    Ok(())
+}
+
+/// Write `hotbench.conf` for this start (port and socket directory may change between starts).
+pub fn write_settings(user: &RunAs, data: &Path, text: &str) -> Result<()> {
+    write_file(user, &data.join(SETTINGS_FILE), text, 0o600)
+}
+
+/// Run SQL in single-user mode (server stopped).
+pub fn single_user(
+    bins: &PgBinaries,
+    user: &RunAs,
+    data: &Path,
+    sql: &str,
+    log: &Path,
+) -> Result<()> {
+    let mut cmd = Command::new(bins.program("postgres"));
+    cmd.arg("--single").arg("-D").arg(data).args([
+        "-c",
+        "shared_preload_libraries=",
+        "-c",
+        "exit_on_error=on",
+        "postgres",
+    ]);
+    run_logged(
+        cmd,
+        user,
+        log,
+        Some(sql),
+        "setting the password (postgres --single)",
+        data,
+    )
+}
+
+fn run_logged(
+    mut cmd: Command,
+    user: &RunAs,
+    log: &Path,
+    stdin: Option<&str>,
+    what: &str,
+    data: &Path,
+) -> Result<()> {
+    let from = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
+    let out = process::log_handle(log)?;
+    let err = out
+        .try_clone()
+        .map_err(|e| Error::io("cannot open log file", log, e))?;
+    cmd.stdout(out).stderr(err).stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    user.apply(&mut cmd);
+    process::die_with_parent(&mut cmd);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::io(format!("cannot run {what}"), data, e))?;
+    if let (Some(sql), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // If the child died early its log says why; the write error adds nothing.
+        let _ = pipe.write_all(sql.as_bytes());
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Error::io(format!("cannot wait for {what}"), data, e))?;
+    let tail = process::log_tail(log, from, 15);
+    if !status.success() || tail.contains("ERROR:") || tail.contains("FATAL:") {
+        return Err(process::classify_failure(&tail, 0, data, what));
+    }
+    Ok(())
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// Write a file owned by the run-as user with `mode`.
+pub fn write_file(user: &RunAs, path: &Path, text: &str, mode: u32) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::io("cannot write", path, e))?;
+    crate::paths::set_mode(path, mode)?;
+    user.chown(path)
+}
+
+/// Generate `server.crt`/`server.key` (self-signed, for localhost and 127.0.0.1) in `data`.
+pub fn write_tls(user: &RunAs, data: &Path) -> Result<PathBuf> {
+    let names = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+    ];
+    let ck = rcgen::generate_simple_self_signed(names).map_err(|e| {
+        Error::Invalid(format!(
+            "cannot generate a self-signed TLS certificate: {e}"
+        ))
+    })?;
+    let crt = data.join("server.crt");
+    write_file(user, &crt, &ck.cert.pem(), 0o644)?;
+    write_file(
+        user,
+        &data.join("server.key"),
+        &ck.key_pair.serialize_pem(),
+        0o600,
+    )?;
+    Ok(crt)
+}

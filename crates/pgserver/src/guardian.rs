@@ -1,0 +1,116 @@
+//! A guardian process that stops PostgreSQL and removes its directory when we die.
+//!
+//! Test binaries never run static destructors, and a killed `hotbench` runs nothing at all, so
+//! cleanup cannot live in our process. We spawn a tiny `sh` script holding the read end of a
+//! pipe whose write end only we hold (close-on-exec, so no other child inherits it). We send it
+//! the process groups to stop (`+PID` / `-PID` lines). When our process exits, panics or is
+//! killed, the kernel closes the write end, the script's `read` hits EOF, and it sends SIGQUIT
+//! (immediate shutdown) to each group, waits up to 10 s, SIGKILLs what is left and removes the
+//! directory. It ignores SIGINT/SIGHUP/SIGTERM and sits in its own process group, so Ctrl-C in
+//! a terminal reaches us, not it. (PR_SET_PDEATHSIG is no substitute: it fires when the
+//! *thread* that spawned the child exits, and test threads come and go.)
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use crate::error::{Error, Result};
+
+const SCRIPT: &str = r#"
+trap '' INT HUP TERM PIPE
+dir=$1
+pids=
+while read -r line; do
+  case $line in
+    +*) pids="$pids ${line#+}" ;;
+    -*) keep=; for p in $pids; do [ "$p" = "${line#-}" ] || keep="$keep $p"; done; pids=$keep ;;
+  esac
+done
+alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+for p in $pids; do kill -s QUIT -- "-$p" 2>/dev/null || kill -s QUIT "$p" 2>/dev/null; done
+i=0
+while [ $i -lt 100 ]; do
+  any=
+  for p in $pids; do if alive "$p"; then any=1; fi; done
+  [ -z "$any" ] && break
+  sleep 0.1
+  i=$((i+1))
+done
+for p in $pids; do kill -s KILL -- "-$p" 2>/dev/null; kill -s KILL "$p" 2>/dev/null; done
+if [ -n "$dir" ]; then rm -rf -- "$dir"; fi
+exit 0
+"#;
+
+/// Handle on a running guardian.
+#[derive(Debug)]
+pub struct Guardian {
+    child: Child,
+    pipe: Option<File>,
+}
+
+impl Guardian {
+    /// Start a guardian; on our death it stops the watched groups and removes `remove` (if any).
+    pub fn spawn(remove: Option<&Path>) -> Result<Guardian> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: fds is a valid 2-element array; O_CLOEXEC keeps the write end out of children.
+        let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+        if rc != 0 {
+            return Err(Error::Io {
+                what: "cannot create guardian pipe".into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        // SAFETY: pipe2 just returned these two fresh descriptors; we take sole ownership.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+        let dir = remove.map(|p| p.display().to_string()).unwrap_or_default();
+        let child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(SCRIPT)
+            .arg("hotbench-guardian")
+            .arg(dir)
+            .stdin(Stdio::from(read))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Error::Io {
+                what: "cannot start guardian /bin/sh".into(),
+                source: e,
+            })?;
+        Ok(Guardian {
+            child,
+            pipe: Some(write),
+        })
+    }
+
+    /// Pid of the guardian process.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Stop process group `pgid` when we die.
+    pub fn watch(&mut self, pgid: u32) {
+        self.send(&format!("+{pgid}\n"));
+    }
+
+    /// Forget process group `pgid` (we stopped and reaped it ourselves).
+    pub fn unwatch(&mut self, pgid: u32) {
+        self.send(&format!("-{pgid}\n"));
+    }
+
+    fn send(&mut self, line: &str) {
+        if let Some(p) = self.pipe.as_mut() {
+            // A dead guardian (EPIPE) cannot be helped here; cleanup falls back to our own stop.
+            let _ = p.write_all(line.as_bytes());
+        }
+    }
+
+    /// Run the cleanup now: close the pipe and wait for the guardian to finish its work.
+    pub fn finish(&mut self) {
+        self.pipe.take();
+        let _ = self.child.wait();
+    }
+}

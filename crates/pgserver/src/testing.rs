@@ -1,0 +1,89 @@
+//! The test harness every crate uses: [`shared`] gives one fast throwaway server per test
+//! process (started on first use, shared by all tests in it), [`private`] starts a dedicated
+//! one with its own auth method, TLS or settings. Cleanup needs nothing from the test: the
+//! guardian (see [`crate::guardian`]) stops the server and removes its directory when the test
+//! process exits, panics or is killed.
+//!
+//! Environment: `HOTBENCH_TEST_PG_BIN=DIR` picks binaries, `HOTBENCH_TEST_PG_VERSION=N` a major
+//! (downloaded if needed; without it tests never download).
+//!
+//! ```no_run
+//! let pg = hotbench_pgserver::testing::shared();
+//! let url = pg.url(); // postgresql://postgres@127.0.0.1:PORT/postgres
+//! let db = pg.create_database("my_test").expect("create db");
+//! println!("{}", db.socket_conninfo());
+//! ```
+
+use std::sync::OnceLock;
+
+use crate::binaries::BinOptions;
+use crate::config::ClusterOptions;
+use crate::error::Result;
+use crate::server::{Server, ServerOptions};
+
+/// Cluster options for tests: durability off (`fast`), small shared_buffers, 1,200
+/// connections. Start from this and change what a test needs.
+pub fn test_cluster_options() -> ClusterOptions {
+    ClusterOptions {
+        fast: true,
+        shared_buffers_mb: Some(128),
+        ..ClusterOptions::default()
+    }
+}
+
+/// Binary selection for tests, from `HOTBENCH_TEST_PG_BIN` / `HOTBENCH_TEST_PG_VERSION`.
+pub fn test_bin_options() -> BinOptions {
+    let pg_bin = std::env::var_os("HOTBENCH_TEST_PG_BIN").map(Into::into);
+    let pg_version = std::env::var("HOTBENCH_TEST_PG_VERSION")
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
+    BinOptions {
+        pg_bin,
+        no_download: pg_version.is_none(),
+        pg_version,
+    }
+}
+
+/// Options for a private test server with `cluster` settings.
+pub fn test_server_options(cluster: ClusterOptions) -> ServerOptions {
+    ServerOptions {
+        bins: test_bin_options(),
+        cluster,
+        ..ServerOptions::default()
+    }
+}
+
+/// The server shared by all tests of this process, or why it could not start.
+pub fn try_shared() -> std::result::Result<&'static Server, String> {
+    static SHARED: OnceLock<std::result::Result<Server, String>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            crate::limits::raise_nofile_limit().ok();
+            Server::start(&test_server_options(test_cluster_options())).map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| format!("cannot start the shared test PostgreSQL: {e}"))
+}
+
+/// The server shared by all tests of this process. Panics (failing the test) if it cannot
+/// start. Never stop it: other tests use it; it goes away with the process.
+pub fn shared() -> &'static Server {
+    match try_shared() {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A dedicated server with `cluster` options (auth method, password, TLS, settings). Stopped
+/// and removed when dropped (or when the process dies).
+pub fn try_private(cluster: ClusterOptions) -> Result<Server> {
+    Server::start(&test_server_options(cluster))
+}
+
+/// As [`try_private`], panicking with the reason on failure.
+pub fn private(cluster: ClusterOptions) -> Server {
+    match try_private(cluster) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot start a private test PostgreSQL: {e}"),
+    }
+}

@@ -1,0 +1,255 @@
+//! The test harness against real PostgreSQL processes: shared and private servers, auth
+//! methods, TLS, and cleanup when the test process panics or is killed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use hotbench_pgserver::process::processes_in;
+use hotbench_pgserver::testing::{private, shared, test_cluster_options};
+use hotbench_pgserver::{AuthMethod, ClusterOptions, TlsMode};
+
+fn psql_tcp(conninfo: &str, sql: &str) -> std::process::Output {
+    Command::new("psql")
+        .args([
+            "-X",
+            "-q",
+            "-A",
+            "-t",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-d",
+            conninfo,
+            "-c",
+            sql,
+        ])
+        .env_remove("PGPASSWORD")
+        .output()
+        .expect("psql runs")
+}
+
+/// Poll until no process runs in `dir` and `dir` is gone.
+fn wait_clean(dir: &Path, secs: u64) -> Result<(), String> {
+    let start = Instant::now();
+    loop {
+        let procs = processes_in(dir);
+        if procs.is_empty() && !dir.exists() {
+            return Ok(());
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            return Err(format!(
+                "after {secs}s: processes {procs:?} in {}, exists: {}",
+                dir.display(),
+                dir.exists()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn shared_server_answers_and_is_tuned() {
+    let pg = shared();
+    assert!(pg.host().is_dir());
+    assert!(pg.port() > 0);
+    assert_eq!(pg.user(), "postgres");
+    assert_eq!(pg.dbname(), "postgres");
+    assert_eq!(pg.psql("select 1").expect("select 1").trim(), "1");
+    let mc: u32 = pg
+        .psql("show max_connections")
+        .expect("show")
+        .trim()
+        .parse()
+        .expect("number");
+    assert!(mc >= 1100, "max_connections {mc}");
+    assert_eq!(pg.psql("show fsync").expect("show").trim(), "off");
+    assert!(pg.is_fast());
+    if pg.binaries().has_pg_stat_statements() {
+        let spl = pg.psql("show shared_preload_libraries").expect("show");
+        assert!(spl.contains("pg_stat_statements"), "{spl}");
+    }
+    // TCP works too.
+    let out = psql_tcp(&pg.conninfo().tcp_conninfo(), "select 2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Same process, same server.
+    assert_eq!(shared().pid(), pg.pid());
+}
+
+#[test]
+fn shared_server_makes_databases() {
+    let db = shared()
+        .create_database("harness_db")
+        .expect("create database");
+    let out = psql_tcp(&db.tcp_conninfo(), "select current_database()");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "harness_db");
+}
+
+fn check_password_auth(auth: AuthMethod, stored_prefix: &str) {
+    let pg = private(ClusterOptions {
+        auth,
+        password: Some("s3cret".into()),
+        ..test_cluster_options()
+    });
+    let good = pg.conninfo().tcp_conninfo();
+    assert!(good.contains("password=s3cret"));
+    let out = psql_tcp(
+        &good,
+        "select rolpassword from pg_authid where rolname = 'postgres'",
+    );
+    assert!(
+        out.status.success(),
+        "{auth:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with(stored_prefix),
+        "{auth:?}"
+    );
+    let bad = pg
+        .conninfo()
+        .with_user("postgres", Some("wrong"))
+        .tcp_conninfo();
+    let out = psql_tcp(&bad, "select 1");
+    assert!(!out.status.success(), "{auth:?}: wrong password accepted");
+    let dir = pg.base_dir().to_path_buf();
+    drop(pg);
+    wait_clean(&dir, 1).expect("dropped private server is cleaned at once");
+}
+
+#[test]
+fn private_scram_md5_password() {
+    check_password_auth(AuthMethod::ScramSha256, "SCRAM-SHA-256$");
+    check_password_auth(AuthMethod::Md5, "md5");
+    check_password_auth(AuthMethod::Password, "SCRAM-SHA-256$");
+}
+
+#[test]
+fn private_tls_required() {
+    let pg = private(ClusterOptions {
+        tls: TlsMode::Required,
+        ..test_cluster_options()
+    });
+    let cert = pg.conninfo().ssl_root_cert.clone().expect("cert path");
+    assert!(cert.is_file());
+    let tls = format!("{} sslmode=verify-full", pg.conninfo().tcp_conninfo());
+    let out = psql_tcp(
+        &tls,
+        "select ssl from pg_stat_ssl where pid = pg_backend_pid()",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "t");
+    let plain = format!("{} sslmode=disable", pg.conninfo().tcp_conninfo());
+    assert!(
+        !psql_tcp(&plain, "select 1").status.success(),
+        "plain TCP must be rejected"
+    );
+    pg.stop();
+    pg.stop(); // idempotent
+    assert!(!pg.base_dir().exists());
+}
+
+#[test]
+fn private_extra_settings_and_fsync_default() {
+    let opts = ClusterOptions {
+        fast: false,
+        shared_buffers_mb: Some(128),
+        settings: vec![("work_mem".into(), "7MB".into())],
+        ..ClusterOptions::default()
+    };
+    let pg = private(opts);
+    assert_eq!(pg.psql("show work_mem").expect("show").trim(), "7MB");
+    assert_eq!(pg.psql("show fsync").expect("show").trim(), "on");
+    assert!(!pg.is_fast());
+}
+
+const CHILD_MODE: &str = "HB_HARNESS_CHILD_MODE";
+const CHILD_INFO: &str = "HB_HARNESS_CHILD_INFO";
+
+/// Not a real test: the body run in a child process by the cleanup tests below.
+#[test]
+fn child_entry() {
+    let Ok(mode) = std::env::var(CHILD_MODE) else {
+        return;
+    };
+    let info = PathBuf::from(std::env::var_os(CHILD_INFO).expect("info path"));
+    let pg = shared();
+    let _private = private(test_cluster_options());
+    let text = format!(
+        "{}\n{}\n{}\n",
+        pg.base_dir().display(),
+        _private.base_dir().display(),
+        pg.pid()
+    );
+    std::fs::write(&info, text).expect("write info");
+    match mode.as_str() {
+        "panic" => panic!("child test panics on purpose"),
+        _ => std::thread::sleep(Duration::from_secs(120)),
+    }
+}
+
+fn run_child(mode: &str) -> Vec<PathBuf> {
+    let info = std::env::temp_dir().join(format!("hb-child-info-{}-{mode}", std::process::id()));
+    let _ = std::fs::remove_file(&info);
+    let exe = std::env::current_exe().expect("current exe");
+    let mut child = Command::new(exe)
+        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .env(CHILD_MODE, mode)
+        .env(CHILD_INFO, &info)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn child test");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&info)
+        .map(|s| s.lines().count() == 3)
+        .unwrap_or(false)
+    {
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("child exited early: {st}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "child did not start its servers"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if mode == "kill" {
+        child.kill().expect("SIGKILL child");
+    }
+    let status = child.wait().expect("wait child");
+    assert!(!status.success(), "child should fail ({mode})");
+    let text = std::fs::read_to_string(&info).expect("info");
+    let _ = std::fs::remove_file(&info);
+    let lines: Vec<&str> = text.lines().collect();
+    let dirs = vec![PathBuf::from(lines[0]), PathBuf::from(lines[1])];
+    for d in &dirs {
+        assert!(
+            d.starts_with(std::env::temp_dir()) || d.starts_with("/tmp"),
+            "{}",
+            d.display()
+        );
+    }
+    dirs
+}
+
+#[test]
+fn cleanup_after_child_panics() {
+    for d in run_child("panic") {
+        wait_clean(&d, 15).expect("no postgres and no directory after a panicking test process");
+    }
+}
+
+#[test]
+fn cleanup_after_child_is_killed() {
+    for d in run_child("kill") {
+        wait_clean(&d, 15).expect("no postgres and no directory after SIGKILL of the test process");
+    }
+}
