@@ -1,0 +1,353 @@
+//! libpq's two spellings of connection options: `key=value` conninfo strings and
+//! `postgresql://` URLs, parsed and printed back (password masked on request).
+//!
+//! The rules follow libpq's `conninfo_parse` and `conninfo_uri_parse_options`: single
+//! quotes and backslash escapes in conninfo values; percent-decoding, `[v6]` hosts,
+//! `host1:p1,host2:p2` lists and query parameters in URLs.
+
+use crate::config::{Config, Form};
+use crate::error::ConfigError;
+
+const PREFIXES: [&str; 2] = ["postgresql://", "postgres://"];
+
+pub(crate) fn is_url(s: &str) -> bool {
+    PREFIXES.iter().any(|p| s.starts_with(p))
+}
+
+/// `key=value` pairs; values may be single-quoted; `\` escapes the next character.
+pub(crate) fn parse_conninfo(s: &str) -> Result<Config, ConfigError> {
+    let mut cfg = Config::new();
+    let mut chars = s.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            break;
+        }
+        let mut key = String::new();
+        while let Some(&c) = chars.peek() {
+            if c == '=' || c.is_whitespace() {
+                break;
+            }
+            key.push(c);
+            chars.next();
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.next() != Some('=') {
+            return Err(ConfigError::new(format!(
+                "missing \"=\" after \"{key}\" in connection info string"
+            )));
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut value = String::new();
+        if chars.peek() == Some(&'\'') {
+            chars.next();
+            let mut closed = false;
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => match chars.next() {
+                        Some(n) => value.push(n),
+                        None => break,
+                    },
+                    '\'' => {
+                        closed = true;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            if !closed {
+                return Err(ConfigError::new(
+                    "unterminated quoted string in connection info string",
+                ));
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                chars.next();
+                if c == '\\' {
+                    if let Some(n) = chars.next() {
+                        value.push(n);
+                    }
+                } else {
+                    value.push(c);
+                }
+            }
+        }
+        cfg.set(&key, &value)?;
+    }
+    cfg.form = Form::Conninfo;
+    Ok(cfg)
+}
+
+/// `postgresql://[user[:password]@][host[:port][,…]][/dbname][?key=value&…]`
+pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
+    let mut cfg = Config::new();
+    cfg.form = Form::Url;
+    let rest = PREFIXES
+        .iter()
+        .find_map(|p| s.strip_prefix(p))
+        .ok_or_else(|| ConfigError::new(format!("invalid URI: \"{s}\"")))?;
+
+    // Split off the query string, then the path (dbname).
+    let (before_q, query) = match rest.find('?') {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    // Credentials: the part before an '@' that comes before any '/'.
+    let mut netloc_and_path = before_q;
+    let slash = before_q.find('/');
+    if let Some(at) = before_q.find('@') {
+        if slash.is_none_or(|sl| at < sl) {
+            let creds = &before_q[..at];
+            netloc_and_path = &before_q[at + 1..];
+            let (user, password) = match creds.find(':') {
+                Some(c) => (&creds[..c], Some(&creds[c + 1..])),
+                None => (creds, None),
+            };
+            if !user.is_empty() {
+                cfg.user = Some(percent_decode(user)?);
+            }
+            if let Some(p) = password {
+                cfg.password = Some(percent_decode(p)?);
+            }
+        }
+    }
+    let (netloc, path) = match netloc_and_path.find('/') {
+        Some(i) => (&netloc_and_path[..i], Some(&netloc_and_path[i + 1..])),
+        None => (netloc_and_path, None),
+    };
+
+    // Hosts and ports.
+    if !netloc.is_empty() {
+        let mut hosts = Vec::new();
+        let mut ports = Vec::new();
+        let mut rest = netloc;
+        loop {
+            let (host, after) = if let Some(r) = rest.strip_prefix('[') {
+                let end = r.find(']').ok_or_else(|| {
+                    ConfigError::new(format!(
+                        "end of string reached when looking for matching \"]\" in IPv6 host address in URI: \"{s}\""
+                    ))
+                })?;
+                if end == 0 {
+                    return Err(ConfigError::new(format!(
+                        "IPv6 host address may not be empty in URI: \"{s}\""
+                    )));
+                }
+                (&r[..end], &r[end + 1..])
+            } else {
+                let end = rest.find([':', ',']).unwrap_or(rest.len());
+                (&rest[..end], &rest[end..])
+            };
+            hosts.push(percent_decode(host)?);
+            let mut after = after;
+            let mut port = String::new();
+            if let Some(a) = after.strip_prefix(':') {
+                let end = a.find(',').unwrap_or(a.len());
+                port = percent_decode(&a[..end])?;
+                after = &a[end..];
+            } else if !after.is_empty() && !after.starts_with(',') {
+                return Err(ConfigError::new(format!(
+                    "unexpected character \"{}\" at position {} in URI (expected \":\" or \"/\"): \"{s}\"",
+                    after.chars().next().unwrap_or(' '),
+                    s.len() - after.len() + 1
+                )));
+            }
+            ports.push(port);
+            match after.strip_prefix(',') {
+                Some(a) => rest = a,
+                None => break,
+            }
+        }
+        if hosts.iter().any(|h| !h.is_empty()) {
+            cfg.host = Some(hosts.join(","));
+        }
+        if ports.iter().any(|p| !p.is_empty()) {
+            cfg.port = Some(ports.join(","));
+        }
+    }
+
+    if let Some(p) = path {
+        if !p.is_empty() {
+            cfg.dbname = Some(percent_decode(p)?);
+        }
+    }
+
+    if let Some(q) = query {
+        for pair in q.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').ok_or_else(|| {
+                ConfigError::new(format!(
+                    "missing key/value separator \"=\" in URI query parameter: \"{pair}\""
+                ))
+            })?;
+            let k = percent_decode(k)?;
+            let v = percent_decode(v)?;
+            // libpq's JDBC compatibility: ssl=true means sslmode=require.
+            if k == "ssl" && v == "true" {
+                cfg.set("sslmode", "require")?;
+                continue;
+            }
+            cfg.set(&k, &v)
+                .map_err(|_| ConfigError::new(format!("invalid URI query parameter: \"{k}\"")))?;
+        }
+    }
+    Ok(cfg)
+}
+
+/// Decodes `%XX` escapes; `%00` and malformed escapes are errors, as in libpq.
+pub(crate) fn percent_decode(s: &str) -> Result<String, ConfigError> {
+    if !s.contains('%') {
+        return Ok(s.to_string());
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    ConfigError::new(format!("invalid percent-encoded token: \"{s}\""))
+                })?;
+            if hex == 0 {
+                return Err(ConfigError::new(format!(
+                    "forbidden value %00 in percent-encoded value: \"{s}\""
+                )));
+            }
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out)
+        .map_err(|_| ConfigError::new(format!("invalid percent-encoded token: \"{s}\"")))
+}
+
+fn percent_encode(s: &str, keep: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || keep.contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+const MASK: &str = "********";
+
+fn quote_value(v: &str) -> String {
+    if !v.is_empty()
+        && !v
+            .chars()
+            .any(|c| c.is_whitespace() || c == '\'' || c == '\\')
+    {
+        return v.to_string();
+    }
+    let mut out = String::from("'");
+    for c in v.chars() {
+        if c == '\'' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
+pub(crate) fn to_conninfo(c: &Config, mask: bool) -> String {
+    c.pairs()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if mask && k == "password" {
+                MASK.to_string()
+            } else {
+                quote_value(&v)
+            };
+            format!("{k}={v}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub(crate) fn to_url(c: &Config, mask: bool) -> String {
+    let mut s = String::from("postgresql://");
+    if let Some(u) = &c.user {
+        s.push_str(&percent_encode(u, b""));
+        if let Some(p) = &c.password {
+            s.push(':');
+            if mask {
+                s.push_str(MASK);
+            } else {
+                s.push_str(&percent_encode(p, b""));
+            }
+        }
+        s.push('@');
+    }
+    let hosts: Vec<&str> = c
+        .host
+        .as_deref()
+        .map(|h| h.split(',').collect())
+        .unwrap_or_default();
+    let ports: Vec<&str> = c
+        .port
+        .as_deref()
+        .map(|p| p.split(',').collect())
+        .unwrap_or_default();
+    let host_in_query = hosts.is_empty() || hosts.iter().any(|h| h.starts_with('/'));
+    if !host_in_query {
+        let parts: Vec<String> = hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let mut e = if h.contains(':') {
+                    format!("[{h}]")
+                } else {
+                    percent_encode(h, b"")
+                };
+                let p = if ports.len() == 1 {
+                    ports.first()
+                } else {
+                    ports.get(i)
+                };
+                if let Some(p) = p.filter(|p| !p.is_empty()) {
+                    e.push(':');
+                    e.push_str(p);
+                }
+                e
+            })
+            .collect();
+        s.push_str(&parts.join(","));
+    }
+    if let Some(d) = &c.dbname {
+        s.push('/');
+        s.push_str(&percent_encode(d, b""));
+    }
+    let mut q: Vec<String> = Vec::new();
+    for (k, v) in c.pairs() {
+        let in_netloc = matches!(k, "user" | "password" | "dbname")
+            || (matches!(k, "host" | "port") && !host_in_query);
+        if in_netloc {
+            continue;
+        }
+        q.push(format!("{k}={}", percent_encode(&v, b"/,")));
+    }
+    if !q.is_empty() {
+        s.push('?');
+        s.push_str(&q.join("&"));
+    }
+    s
+}
