@@ -1,0 +1,599 @@
+//! Lexer and Pratt parser for expressions, with pgbench's (bison) precedences:
+//!
+//! ```text
+//! lowest   OR                       left
+//!          AND                      left
+//!          NOT                      right (prefix)
+//!          IS ISNULL NOTNULL        postfix
+//!          < > = <= >= <> !=        non-associative
+//!          | # & << >> ~            left (prefix ~ binds at this level)
+//!          + -                      left
+//!          * / %                    left
+//! highest  unary + -                prefix
+//! ```
+//!
+//! Errors carry pgbench's message and the byte position pgbench's caret points
+//! at (the last byte of the offending token).
+
+use crate::expr::{Arity, Expr, Func, FUNCTIONS};
+use crate::value::Value;
+
+/// An expression syntax error: message, optional detail, caret position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ExprError {
+    pub message: String,
+    pub more: Option<String>,
+    /// Absolute byte offset in the script source.
+    pub pos: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Int(i64),
+    MaxIntPlusOne,
+    Double(f64),
+    Var(Box<str>),
+    Ident(Box<str>),
+    Op(&'static str),
+    Null,
+    True,
+    False,
+    And,
+    Or,
+    Not,
+    Is,
+    IsNull,
+    NotNull,
+    Case,
+    When,
+    Then,
+    Else,
+    End,
+    /// Newline or end of input.
+    Eol,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    end: usize,
+}
+
+fn is_alpha(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_alnum(b: u8) -> bool {
+    is_alpha(b) || b.is_ascii_digit()
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn err(&self, message: &str, more: Option<String>, pos: usize) -> ExprError {
+        ExprError {
+            message: message.to_string(),
+            more,
+            pos,
+        }
+    }
+
+    fn next(&mut self) -> Result<Token, ExprError> {
+        let src = self.src;
+        loop {
+            match src.get(self.pos) {
+                Some(&b) if is_space(b) => self.pos += 1,
+                Some(b'\\') if src.get(self.pos + 1) == Some(&b'\n') => self.pos += 2,
+                _ => break,
+            }
+        }
+        let start = self.pos;
+        let b = match src.get(start) {
+            None => {
+                return Ok(Token {
+                    tok: Tok::Eol,
+                    end: start,
+                })
+            }
+            Some(&b) => b,
+        };
+        if b == b'\n' {
+            self.pos += 1;
+            return Ok(Token {
+                tok: Tok::Eol,
+                end: self.pos,
+            });
+        }
+        let two = src.get(start..start + 2).unwrap_or(&[]);
+        let op2 = match two {
+            b"<>" | b"!=" => Some("<>"),
+            b"<=" => Some("<="),
+            b">=" => Some(">="),
+            b"<<" => Some("<<"),
+            b">>" => Some(">>"),
+            _ => None,
+        };
+        if let Some(op) = op2 {
+            self.pos += 2;
+            return Ok(self.tok(Tok::Op(op), start));
+        }
+        let op1 = match b {
+            b'+' => Some("+"),
+            b'-' => Some("-"),
+            b'*' => Some("*"),
+            b'/' => Some("/"),
+            b'%' => Some("%"),
+            b'(' => Some("("),
+            b')' => Some(")"),
+            b',' => Some(","),
+            b'~' => Some("~"),
+            b'&' => Some("&"),
+            b'|' => Some("|"),
+            b'#' => Some("#"),
+            b'<' => Some("<"),
+            b'>' => Some(">"),
+            b'=' => Some("="),
+            _ => None,
+        };
+        if let Some(op) = op1 {
+            self.pos += 1;
+            return Ok(self.tok(Tok::Op(op), start));
+        }
+        if b == b':' {
+            let mut e = start + 1;
+            while e < src.len() && is_alnum(src[e]) {
+                e += 1;
+            }
+            if e > start + 1 {
+                self.pos = e;
+                let name = String::from_utf8_lossy(&src[start + 1..e]);
+                return Ok(self.tok(Tok::Var(name.into()), start));
+            }
+        }
+        if b.is_ascii_digit() || (b == b'.' && src.get(start + 1).is_some_and(u8::is_ascii_digit)) {
+            return self.number(start);
+        }
+        if is_alpha(b) {
+            let mut e = start + 1;
+            while e < src.len() && is_alnum(src[e]) {
+                e += 1;
+            }
+            self.pos = e;
+            let word = String::from_utf8_lossy(&src[start..e]);
+            let tok = match word.to_ascii_lowercase().as_str() {
+                "and" => Tok::And,
+                "or" => Tok::Or,
+                "not" => Tok::Not,
+                "is" => Tok::Is,
+                "isnull" => Tok::IsNull,
+                "notnull" => Tok::NotNull,
+                "null" => Tok::Null,
+                "true" => Tok::True,
+                "false" => Tok::False,
+                "case" => Tok::Case,
+                "when" => Tok::When,
+                "then" => Tok::Then,
+                "else" => Tok::Else,
+                "end" => Tok::End,
+                _ => Tok::Ident(word.into()),
+            };
+            return Ok(self.tok(tok, start));
+        }
+        // Unexpected character: report it (one byte, like flex's ".").
+        let ch = String::from_utf8_lossy(&src[start..start + 1]).into_owned();
+        Err(self.err("unexpected character", Some(ch), start))
+    }
+
+    fn tok(&self, tok: Tok, _start: usize) -> Token {
+        Token { tok, end: self.pos }
+    }
+
+    fn number(&mut self, start: usize) -> Result<Token, ExprError> {
+        let src = self.src;
+        let mut e = start;
+        while e < src.len() && src[e].is_ascii_digit() {
+            e += 1;
+        }
+        let mut is_double = false;
+        if src.get(e) == Some(&b'.') {
+            is_double = true;
+            e += 1;
+            while e < src.len() && src[e].is_ascii_digit() {
+                e += 1;
+            }
+        }
+        if matches!(src.get(e), Some(b'e' | b'E')) {
+            let mut x = e + 1;
+            if matches!(src.get(x), Some(b'+' | b'-')) {
+                x += 1;
+            }
+            if src.get(x).is_some_and(u8::is_ascii_digit) {
+                while x < src.len() && src[x].is_ascii_digit() {
+                    x += 1;
+                }
+                e = x;
+                is_double = true;
+            }
+        }
+        self.pos = e;
+        let text = String::from_utf8_lossy(&src[start..e]).into_owned();
+        if !is_double {
+            if text == "9223372036854775808" {
+                return Ok(self.tok(Tok::MaxIntPlusOne, start));
+            }
+            return match text.parse::<i64>() {
+                Ok(v) => Ok(self.tok(Tok::Int(v), start)),
+                Err(_) => Err(self.err("bigint constant overflow", Some(text), e - 1)),
+            };
+        }
+        match text.parse::<f64>() {
+            Ok(v)
+                if v.is_finite() && !(v == 0.0 && has_nonzero_digit(&text)) && !is_subnormal(v) =>
+            {
+                Ok(self.tok(Tok::Double(v), start))
+            }
+            _ => Err(self.err("double constant overflow", Some(text), e - 1)),
+        }
+    }
+}
+
+fn has_nonzero_digit(text: &str) -> bool {
+    let mant = text.split(['e', 'E']).next().unwrap_or("");
+    mant.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
+fn is_subnormal(v: f64) -> bool {
+    v != 0.0 && v.abs() < f64::MIN_POSITIVE
+}
+
+struct Parser<'a> {
+    lexer: Lexer<'a>,
+    peeked: Option<Token>,
+}
+
+const UNARY_BP: u8 = 18;
+const NOT_BP: u8 = 6;
+const TILDE_BP: u8 = 13;
+const IS_BP: u8 = 8;
+const CMP_L: u8 = 10;
+const CMP_R: u8 = 11;
+
+/// (left bp, right bp, func, swap operands) for binary infix operators.
+fn infix(tok: &Tok) -> Option<(u8, u8, Func, bool)> {
+    Some(match tok {
+        Tok::Or => (2, 3, Func::Or, false),
+        Tok::And => (4, 5, Func::And, false),
+        Tok::Op("<") => (CMP_L, CMP_R, Func::Lt, false),
+        Tok::Op(">") => (CMP_L, CMP_R, Func::Lt, true),
+        Tok::Op("=") => (CMP_L, CMP_R, Func::Eq, false),
+        Tok::Op("<=") => (CMP_L, CMP_R, Func::Le, false),
+        Tok::Op(">=") => (CMP_L, CMP_R, Func::Le, true),
+        Tok::Op("<>") => (CMP_L, CMP_R, Func::Ne, false),
+        Tok::Op("|") => (12, 13, Func::BitOr, false),
+        Tok::Op("#") => (12, 13, Func::BitXor, false),
+        Tok::Op("&") => (12, 13, Func::BitAnd, false),
+        Tok::Op("<<") => (12, 13, Func::LShift, false),
+        Tok::Op(">>") => (12, 13, Func::RShift, false),
+        Tok::Op("+") => (14, 15, Func::Add, false),
+        Tok::Op("-") => (14, 15, Func::Sub, false),
+        Tok::Op("*") => (16, 17, Func::Mul, false),
+        Tok::Op("/") => (16, 17, Func::Div, false),
+        Tok::Op("%") => (16, 17, Func::Mod, false),
+        _ => return None,
+    })
+}
+
+fn is_comparison(tok: &Tok) -> bool {
+    matches!(infix(tok), Some((CMP_L, _, _, _)))
+}
+
+fn syntax_error(t: &Token) -> ExprError {
+    ExprError {
+        message: "syntax error".to_string(),
+        more: None,
+        pos: t.end.saturating_sub(1),
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&mut self) -> Result<&Token, ExprError> {
+        if self.peeked.is_none() {
+            self.peeked = Some(self.lexer.next()?);
+        }
+        match &self.peeked {
+            Some(t) => Ok(t),
+            None => unreachable_token(),
+        }
+    }
+
+    fn bump(&mut self) -> Result<Token, ExprError> {
+        match self.peeked.take() {
+            Some(t) => Ok(t),
+            None => self.lexer.next(),
+        }
+    }
+
+    fn expect_op(&mut self, op: &str) -> Result<Token, ExprError> {
+        let t = self.bump()?;
+        if t.tok == Tok::Op(op_static(op)) {
+            Ok(t)
+        } else {
+            Err(syntax_error(&t))
+        }
+    }
+
+    fn expr_bp(&mut self, min_bp: u8, depth: usize) -> Result<Expr, ExprError> {
+        let t = self.bump()?;
+        if depth > 1000 {
+            return Err(ExprError {
+                message: "expression is too deeply nested".to_string(),
+                more: None,
+                pos: t.end.saturating_sub(1),
+            });
+        }
+        let mut lhs = match &t.tok {
+            Tok::Op("(") => {
+                let e = self.expr_bp(0, depth + 1)?;
+                self.expect_op(")")?;
+                e
+            }
+            Tok::Op("+") => self.expr_bp(UNARY_BP, depth + 1)?,
+            Tok::Op("-") => {
+                if self.peek()?.tok == Tok::MaxIntPlusOne {
+                    self.bump()?;
+                    Expr::Const(Value::Int(i64::MIN))
+                } else {
+                    let e = self.expr_bp(UNARY_BP, depth + 1)?;
+                    Expr::Call(Func::Sub, vec![Expr::Const(Value::Int(0)), e])
+                }
+            }
+            Tok::Op("~") => {
+                let e = self.expr_bp(TILDE_BP, depth + 1)?;
+                Expr::Call(Func::BitXor, vec![Expr::Const(Value::Int(!0)), e])
+            }
+            Tok::Not => {
+                let e = self.expr_bp(NOT_BP, depth + 1)?;
+                Expr::Call(Func::Not, vec![e])
+            }
+            Tok::Null => Expr::Const(Value::Null),
+            Tok::True => Expr::Const(Value::Bool(true)),
+            Tok::False => Expr::Const(Value::Bool(false)),
+            Tok::Int(i) => Expr::Const(Value::Int(*i)),
+            Tok::Double(d) => Expr::Const(Value::Double(*d)),
+            Tok::Var(name) => Expr::Var(name.clone()),
+            Tok::Ident(name) => self.call(name, &t, depth)?,
+            Tok::Case => self.case(depth)?,
+            _ => return Err(syntax_error(&t)),
+        };
+        loop {
+            let next = self.peek()?.clone();
+            match &next.tok {
+                Tok::Is | Tok::IsNull | Tok::NotNull => {
+                    if IS_BP < min_bp {
+                        break;
+                    }
+                    self.bump()?;
+                    lhs = self.is_suffix(&next, lhs)?;
+                }
+                tok => {
+                    let Some((l_bp, r_bp, func, swap)) = infix(tok) else {
+                        break;
+                    };
+                    if l_bp < min_bp {
+                        break;
+                    }
+                    self.bump()?;
+                    let rhs = self.expr_bp(r_bp, depth + 1)?;
+                    lhs = if swap {
+                        Expr::Call(func, vec![rhs, lhs])
+                    } else {
+                        Expr::Call(func, vec![lhs, rhs])
+                    };
+                    if l_bp == CMP_L {
+                        let after = self.peek()?;
+                        if is_comparison(&after.tok) {
+                            return Err(syntax_error(after));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(lhs)
+    }
+
+    fn is_suffix(&mut self, op: &Token, lhs: Expr) -> Result<Expr, ExprError> {
+        let is = |e: Expr, v: Value| Expr::Call(Func::Is, vec![e, Expr::Const(v)]);
+        let not = |e: Expr| Expr::Call(Func::Not, vec![e]);
+        match op.tok {
+            Tok::IsNull => return Ok(is(lhs, Value::Null)),
+            Tok::NotNull => return Ok(not(is(lhs, Value::Null))),
+            _ => {}
+        }
+        let mut t = self.bump()?;
+        let negate = t.tok == Tok::Not;
+        if negate {
+            t = self.bump()?;
+        }
+        let v = match t.tok {
+            Tok::Null => Value::Null,
+            Tok::True => Value::Bool(true),
+            Tok::False => Value::Bool(false),
+            _ => return Err(syntax_error(&t)),
+        };
+        let e = is(lhs, v);
+        Ok(if negate { not(e) } else { e })
+    }
+
+    fn call(&mut self, name: &str, name_tok: &Token, depth: usize) -> Result<Expr, ExprError> {
+        let Some(&(fname, arity, func)) = FUNCTIONS
+            .iter()
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        else {
+            return Err(ExprError {
+                message: "unexpected function name".to_string(),
+                more: Some(name.to_string()),
+                pos: name_tok.end.saturating_sub(1),
+            });
+        };
+        self.expect_op("(")?;
+        let mut args = Vec::new();
+        let close;
+        if self.peek()?.tok == Tok::Op(")") {
+            close = self.bump()?;
+        } else {
+            loop {
+                args.push(self.expr_bp(0, depth + 1)?);
+                let t = self.bump()?;
+                match t.tok {
+                    Tok::Op(",") => continue,
+                    Tok::Op(")") => {
+                        close = t;
+                        break;
+                    }
+                    _ => return Err(syntax_error(&t)),
+                }
+            }
+        }
+        let n = args.len();
+        let err = |message: &str| ExprError {
+            message: message.to_string(),
+            more: Some(fname.to_string()),
+            pos: close.end.saturating_sub(1),
+        };
+        match arity {
+            Arity::Variable if n == 0 => return Err(err("at least one argument expected")),
+            Arity::Variable => {}
+            Arity::Hash => {
+                if !(1..=2).contains(&n) {
+                    return Err(err("unexpected number of arguments"));
+                }
+                if n == 1 {
+                    args.push(Expr::Var("default_seed".into()));
+                }
+            }
+            Arity::Permute => {
+                if !(2..=3).contains(&n) {
+                    return Err(err("unexpected number of arguments"));
+                }
+                if n == 2 {
+                    args.push(Expr::Var("default_seed".into()));
+                }
+            }
+            Arity::Fixed(k) if k != n => return Err(err("unexpected number of arguments")),
+            Arity::Fixed(_) => {}
+        }
+        Ok(Expr::Call(func, args))
+    }
+
+    fn case(&mut self, depth: usize) -> Result<Expr, ExprError> {
+        let mut args = Vec::new();
+        let t = self.bump()?;
+        if t.tok != Tok::When {
+            return Err(syntax_error(&t));
+        }
+        loop {
+            args.push(self.expr_bp(0, depth + 1)?);
+            let t = self.bump()?;
+            if t.tok != Tok::Then {
+                return Err(syntax_error(&t));
+            }
+            args.push(self.expr_bp(0, depth + 1)?);
+            let t = self.bump()?;
+            match t.tok {
+                Tok::When => continue,
+                Tok::Else => {
+                    args.push(self.expr_bp(0, depth + 1)?);
+                    let t = self.bump()?;
+                    if t.tok != Tok::End {
+                        return Err(syntax_error(&t));
+                    }
+                    break;
+                }
+                Tok::End => {
+                    args.push(Expr::Const(Value::Null));
+                    break;
+                }
+                _ => return Err(syntax_error(&t)),
+            }
+        }
+        Ok(Expr::Call(Func::Case, args))
+    }
+}
+
+fn unreachable_token<T>() -> Result<T, ExprError> {
+    Err(ExprError {
+        message: "internal parser error".to_string(),
+        more: None,
+        pos: 0,
+    })
+}
+
+fn op_static(op: &str) -> &'static str {
+    match op {
+        "(" => "(",
+        ")" => ")",
+        _ => ",",
+    }
+}
+
+/// Parses one expression from `src[pos..]` up to the end of the line
+/// (backslash-newline continues it). Returns the expression and the offset
+/// just after the terminating newline (or the end of input).
+pub(crate) fn parse_expression(src: &[u8], pos: usize) -> Result<(Expr, usize), ExprError> {
+    let mut p = Parser {
+        lexer: Lexer { src, pos },
+        peeked: None,
+    };
+    let e = p.expr_bp(0, 0)?;
+    let t = p.bump()?;
+    if t.tok != Tok::Eol {
+        return Err(syntax_error(&t));
+    }
+    Ok((e, t.end))
+}
+
+/// Offset just after the end of the backslash command starting at `pos`: the
+/// first newline not escaped by a backslash (or the end of input).
+pub(crate) fn end_of_command(src: &[u8], pos: usize) -> usize {
+    let mut i = pos;
+    while i < src.len() {
+        if src[i] == b'\n' && !(i > 0 && src[i - 1] == b'\\') {
+            return i + 1;
+        }
+        i += 1;
+    }
+    src.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sexp(s: &str) -> String {
+        match parse_expression(s.as_bytes(), 0) {
+            Ok((e, _)) => e.to_string(),
+            Err(e) => format!("error: {} {:?} at {}", e.message, e.more, e.pos),
+        }
+    }
+
+    #[test]
+    fn precedence_basics() {
+        assert_eq!(sexp("1 + 2 * 3"), "(+ 1 (* 2 3))");
+        assert_eq!(sexp("-2 * 3"), "(* (- 0 2) 3)");
+        assert_eq!(sexp("~1 + 2"), "(# -1 (+ 1 2))");
+        assert_eq!(sexp("~1 | 2"), "(| (# -1 1) 2)");
+        assert_eq!(sexp("not 1 = 2 and true"), "(!and (!not (= 1 2)) true)");
+        assert_eq!(
+            sexp("a(1)"),
+            "error: unexpected function name Some(\"a\") at 0"
+        );
+        assert_eq!(sexp("1 < 2 < 3"), "error: syntax error None at 6");
+    }
+}
