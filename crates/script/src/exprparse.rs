@@ -74,6 +74,8 @@ fn is_space(b: u8) -> bool {
 struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
+    /// Whether the last token returned was the end of the line.
+    last_was_eol: bool,
 }
 
 impl<'a> Lexer<'a> {
@@ -86,6 +88,12 @@ impl<'a> Lexer<'a> {
     }
 
     fn next(&mut self) -> Result<Token, ExprError> {
+        let t = self.next_inner();
+        self.last_was_eol = matches!(t, Ok(Token { tok: Tok::Eol, .. }));
+        t
+    }
+
+    fn next_inner(&mut self) -> Result<Token, ExprError> {
         let src = self.src;
         loop {
             match src.get(self.pos) {
@@ -188,6 +196,7 @@ impl<'a> Lexer<'a> {
         }
         // Unexpected character: report it (one byte, like flex's ".").
         let ch = String::from_utf8_lossy(&src[start..start + 1]).into_owned();
+        self.pos = start + 1;
         Err(self.err("unexpected character", Some(ch), start))
     }
 
@@ -548,15 +557,39 @@ fn op_static(op: &str) -> &'static str {
 /// just after the terminating newline (or the end of input).
 pub(crate) fn parse_expression(src: &[u8], pos: usize) -> Result<(Expr, usize), ExprError> {
     let mut p = Parser {
-        lexer: Lexer { src, pos },
+        lexer: Lexer {
+            src,
+            pos,
+            last_was_eol: false,
+        },
         peeked: None,
     };
-    let e = p.expr_bp(0, 0)?;
-    let t = p.bump()?;
-    if t.tok != Tok::Eol {
-        return Err(syntax_error(&t));
+    let result = (|| {
+        let e = p.expr_bp(0, 0)?;
+        let t = p.bump()?;
+        if t.tok != Tok::Eol {
+            return Err(syntax_error(&t));
+        }
+        Ok((e, t.end))
+    })();
+    match result {
+        Ok(r) => Ok(r),
+        Err(mut err) => {
+            // Like pgbench, lex the rest of the line to report it whole; a
+            // lexical error found there is the one reported.
+            let lx = &mut p.lexer;
+            if !lx.last_was_eol {
+                loop {
+                    match lx.next() {
+                        Ok(Token { tok: Tok::Eol, .. }) => break,
+                        Ok(_) => {}
+                        Err(e) => err = e,
+                    }
+                }
+            }
+            Err(err)
+        }
     }
-    Ok((e, t.end))
 }
 
 /// Offset just after the end of the backslash command starting at `pos`: the

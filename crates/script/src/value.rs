@@ -72,7 +72,8 @@ impl Value {
     }
 }
 
-/// Appends `x` formatted like C's `printf("%.15g", x)` (glibc spelling of inf/nan).
+/// Appends `x` formatted like C's `printf("%.15g", x)` with PostgreSQL's `snprintf` spelling of
+/// non-finite values (`Infinity`, `-Infinity`, `NaN`).
 pub fn format_g15(x: f64, out: &mut String) {
     format_g(x, 15, out)
 }
@@ -81,11 +82,11 @@ pub fn format_g15(x: f64, out: &mut String) {
 pub fn format_g(x: f64, p: usize, out: &mut String) {
     let p = p.max(1);
     if x.is_nan() {
-        out.push_str(if x.is_sign_negative() { "-nan" } else { "nan" });
+        out.push_str("NaN");
         return;
     }
     if x.is_infinite() {
-        out.push_str(if x < 0.0 { "-inf" } else { "inf" });
+        out.push_str(if x < 0.0 { "-Infinity" } else { "Infinity" });
         return;
     }
     if x == 0.0 {
@@ -124,10 +125,10 @@ fn strip_zeros(s: &str) -> &str {
 /// `x` formatted like C's `printf("%f", x)`.
 pub fn format_f6(x: f64) -> String {
     if x.is_nan() {
-        return if x.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+        return "NaN".to_string();
     }
     if x.is_infinite() {
-        return if x < 0.0 { "-inf" } else { "inf" }.to_string();
+        return if x < 0.0 { "-Infinity" } else { "Infinity" }.to_string();
     }
     format!("{x:.6}")
 }
@@ -154,7 +155,7 @@ mod tests {
         assert_eq!(g(std::f64::consts::PI), "3.14159265358979");
         assert_eq!(g(-2.5e100), "-2.5e+100");
         assert_eq!(g(1000000000000005.0), "1e+15");
-        assert_eq!(g(f64::INFINITY), "inf");
+        assert_eq!(g(f64::INFINITY), "Infinity");
         assert_eq!(g(-0.0), "-0");
     }
 
