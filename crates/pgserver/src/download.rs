@@ -1,19 +1,504 @@
-//! Downloading PostgreSQL binaries (being written).
+//! Downloading PostgreSQL binaries for a major that is not installed (`--pg-version 17`).
+//!
+//! Source: the zonky `io.zonky.test.postgres:embedded-postgres-binaries-<platform>` artifacts
+//! on Maven Central (a jar holding one `.txz` bundle with `bin/`, `lib/`, `share/`). We read
+//! `maven-metadata.xml` for the newest release of the major, download the jar with a progress
+//! line, verify it against the `.sha256` (else `.sha1`) Maven publishes next to it, unpack the
+//! bundle into `<cache>/pg-<version>-<platform>/` and mark it complete. Later runs reuse it; a
+//! `flock` keeps two processes from downloading at once. Nothing half-made is left on failure.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sha1::Digest;
 
 use crate::binaries::PgBinaries;
 use crate::error::{Error, Result};
+use crate::paths;
+
+const REPO: &str = "https://repo1.maven.org/maven2/io/zonky/test/postgres";
+const COMPLETE: &str = ".hotbench-complete";
+
+/// Maven platform suffix for this machine.
+pub fn platform() -> Result<&'static str> {
+    match std::env::consts::ARCH {
+        "x86_64" => Ok("linux-amd64"),
+        "aarch64" => Ok("linux-arm64v8"),
+        "x86" => Ok("linux-i386"),
+        "arm" => Ok("linux-arm32v7"),
+        other => Err(Error::Download {
+            version: String::new(),
+            reason: format!("no prebuilt PostgreSQL bundle for architecture {other}"),
+        }),
+    }
+}
+
+fn fail(version: impl Into<String>, reason: impl Into<String>) -> Error {
+    Error::Download {
+        version: version.into(),
+        reason: reason.into(),
+    }
+}
+
+/// Bin directories of complete bundles in the cache, newest version first.
+pub fn cached_bin_dirs() -> Vec<PathBuf> {
+    let Ok(cache) = paths::cache_dir() else {
+        return Vec::new();
+    };
+    let mut v: Vec<(Vec<u32>, PathBuf)> = std::fs::read_dir(&cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join(COMPLETE).is_file())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let ver = name.strip_prefix("pg-")?.split('-').next()?.to_string();
+            Some((version_key(&ver)?, e.path().join("bin")))
+        })
+        .collect();
+    v.sort_by(|a, b| b.0.cmp(&a.0));
+    v.into_iter().map(|x| x.1).collect()
+}
+
+/// "17.2.0" -> [17, 2, 0]; versions with a suffix ("10.5.0-1") rank by their numbers.
+fn version_key(v: &str) -> Option<Vec<u32>> {
+    v.split(['.', '-']).map(|p| p.parse().ok()).collect()
+}
+
+/// The newest version of `major` listed in Maven metadata.
+pub(crate) fn newest_for_major(metadata: &str, major: u32) -> Option<String> {
+    metadata
+        .split("<version>")
+        .skip(1)
+        .filter_map(|s| s.split("</version>").next())
+        .map(str::trim)
+        .filter(|v| v.split('.').next().and_then(|m| m.parse::<u32>().ok()) == Some(major))
+        .filter_map(|v| Some((version_key(v)?, v.to_string())))
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|x| x.1)
+}
+
+/// Trust the system CA store (honours SSL_CERT_FILE/SSL_CERT_DIR), falling back to the
+/// bundled web PKI roots when it is empty.
+fn root_certs() -> ureq::tls::RootCerts {
+    let found = rustls_native_certs::load_native_certs();
+    let certs: Vec<ureq::tls::Certificate<'static>> = found
+        .certs
+        .iter()
+        .map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned())
+        .collect();
+    if certs.is_empty() {
+        ureq::tls::RootCerts::WebPki
+    } else {
+        ureq::tls::RootCerts::new_with_certs(&certs)
+    }
+}
+
+fn agent() -> ureq::Agent {
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(root_certs())
+        .build();
+    ureq::Agent::config_builder()
+        .tls_config(tls)
+        .timeout_connect(Some(Duration::from_secs(20)))
+        .timeout_recv_body(Some(Duration::from_secs(60)))
+        .timeout_recv_response(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+fn get_text(agent: &ureq::Agent, url: &str, version: &str) -> Result<String> {
+    let mut resp = agent
+        .get(url)
+        .call()
+        .map_err(|e| fail(version, format!("GET {url}: {e}")))?;
+    resp.body_mut()
+        .read_to_string()
+        .map_err(|e| fail(version, format!("GET {url}: {e}")))
+}
 
 /// Download (or reuse from the cache) binaries for major `major`.
 pub fn fetch(major: u32) -> Result<PgBinaries> {
-    Err(Error::Download {
-        version: major.to_string(),
-        reason: "not implemented yet".into(),
-    })
+    let want = |b: &PgBinaries| b.major == major;
+    let cached = || {
+        cached_bin_dirs()
+            .into_iter()
+            .filter_map(|d| PgBinaries::from_dir(&d).ok())
+            .find(want)
+    };
+    if let Some(mut b) = cached() {
+        b.downloaded = true;
+        return Ok(b);
+    }
+    let cache = paths::cache_dir()?;
+    paths::create_dir_all(&cache)?;
+    paths::set_mode(&cache, 0o755)?;
+    let _lock = lock(&cache)?;
+    // Another process may have finished the download while we waited for the lock.
+    if let Some(mut b) = cached() {
+        b.downloaded = true;
+        return Ok(b);
+    }
+    let platform = platform()?;
+    let artifact = format!("embedded-postgres-binaries-{platform}");
+    let agent = agent();
+    let meta_url = format!("{REPO}/{artifact}/maven-metadata.xml");
+    let meta = get_text(&agent, &meta_url, &major.to_string())?;
+    let version = newest_for_major(&meta, major).ok_or_else(|| {
+        fail(
+            major.to_string(),
+            format!("no PostgreSQL {major} bundle for {platform} in {meta_url}"),
+        )
+    })?;
+    let jar_url = format!("{REPO}/{artifact}/{version}/{artifact}-{version}.jar");
+    let final_dir = cache.join(format!("pg-{version}-{platform}"));
+    let tmp_dir = cache.join(format!(
+        ".pg-{version}-{platform}.{}.tmp",
+        std::process::id()
+    ));
+    let jar = cache.join(format!(".{artifact}-{version}.{}.jar", std::process::id()));
+    let result = download_and_unpack(&agent, &jar_url, &version, &jar, &tmp_dir, &final_dir);
+    let _ = std::fs::remove_file(&jar);
+    let _ = std::fs::remove_dir_all(&tmp_dir);
+    result?;
+    let mut b = PgBinaries::from_dir(&final_dir.join("bin"))?;
+    b.downloaded = true;
+    Ok(b)
 }
 
-/// Bin directories of bundles already in the cache.
-pub fn cached_bin_dirs() -> Vec<PathBuf> {
-    Vec::new()
+fn lock(cache: &Path) -> Result<File> {
+    let p = cache.join(".download.lock");
+    let f = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| Error::io("cannot open lock file", &p, e))?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(Error::io(
+            "cannot lock",
+            &p,
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(f)
+}
+
+fn download_and_unpack(
+    agent: &ureq::Agent,
+    url: &str,
+    version: &str,
+    jar: &Path,
+    tmp_dir: &Path,
+    final_dir: &Path,
+) -> Result<()> {
+    let t = Instant::now();
+    let (sha256, sha1, size) = download(agent, url, version, jar)?;
+    let secs = t.elapsed().as_secs_f64();
+    match get_text(agent, &format!("{url}.sha256"), version) {
+        Ok(expected) => check_sum("SHA-256", &expected, &sha256, url, version)?,
+        Err(_) => {
+            let expected = get_text(agent, &format!("{url}.sha1"), version)?;
+            check_sum("SHA-1", &expected, &sha1, url, version)?;
+        }
+    }
+    eprintln!(
+        "hotbench: downloaded {:.1} MiB in {secs:.1} s, checksum verified; unpacking…",
+        size as f64 / 1048576.0
+    );
+    let t = Instant::now();
+    if final_dir.exists() {
+        // An incomplete earlier attempt (no completion marker).
+        std::fs::remove_dir_all(final_dir).map_err(|e| Error::io("cannot remove", final_dir, e))?;
+    }
+    paths::create_dir_all(tmp_dir)?;
+    unpack_jar(jar, tmp_dir, version)?;
+    if !tmp_dir.join("bin/postgres").is_file() {
+        return Err(fail(version, "the bundle has no bin/postgres"));
+    }
+    paths::set_mode(tmp_dir, 0o755)?;
+    std::fs::rename(tmp_dir, final_dir)
+        .map_err(|e| Error::io("cannot move bundle into place", final_dir, e))?;
+    let marker = final_dir.join(COMPLETE);
+    std::fs::write(&marker, format!("{url}\n"))
+        .map_err(|e| Error::io("cannot write", &marker, e))?;
+    eprintln!(
+        "hotbench: PostgreSQL {version} ready in {} ({:.1} s)",
+        final_dir.display(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn check_sum(kind: &str, published: &str, actual: &str, url: &str, version: &str) -> Result<()> {
+    let expected = published
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if expected != actual {
+        return Err(fail(
+            version,
+            format!("{kind} mismatch for {url}: published {expected}, got {actual}"),
+        ));
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Stream `url` into `dest`, hashing as we go; returns (sha256, sha1, bytes).
+fn download(
+    agent: &ureq::Agent,
+    url: &str,
+    version: &str,
+    dest: &Path,
+) -> Result<(String, String, u64)> {
+    let mut resp = agent
+        .get(url)
+        .call()
+        .map_err(|e| fail(version, format!("GET {url}: {e}")))?;
+    let total: Option<u64> = resp
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let mut body = resp.body_mut().with_config().limit(1 << 30).reader();
+    let mut out = File::create(dest).map_err(|e| Error::io("cannot create", dest, e))?;
+    let mut h256 = sha2::Sha256::new();
+    let mut h1 = sha1::Sha1::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut done: u64 = 0;
+    let tty = std::io::stderr().is_terminal();
+    let mut last = Instant::now();
+    let mut last_quarter = 0;
+    let mib = |b: u64| b as f64 / 1048576.0;
+    let head = format!("hotbench: downloading PostgreSQL {version} from Maven Central");
+    eprintln!("{head} ({url})");
+    loop {
+        let n = body
+            .read(&mut buf)
+            .map_err(|e| fail(version, format!("reading {url}: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        out.write_all(&buf[..n])
+            .map_err(|e| Error::io("cannot write download", dest, e))?;
+        h256.update(&buf[..n]);
+        h1.update(&buf[..n]);
+        done += n as u64;
+        let pct = total.map(|t| done * 100 / t.max(1));
+        if tty && last.elapsed() > Duration::from_millis(200) {
+            last = Instant::now();
+            match (total, pct) {
+                (Some(t), Some(p)) => {
+                    eprint!("\r{head}: {:.1}/{:.1} MiB ({p}%)   ", mib(done), mib(t))
+                }
+                _ => eprint!("\r{head}: {:.1} MiB   ", mib(done)),
+            }
+        } else if !tty {
+            if let Some(p) = pct {
+                if p / 25 > last_quarter {
+                    last_quarter = p / 25;
+                    eprintln!("{head}: {p}%");
+                }
+            }
+        }
+    }
+    if tty {
+        eprintln!("\r{head}: {:.1} MiB done          ", mib(done));
+    }
+    if let Some(t) = total {
+        if done != t {
+            return Err(fail(version, format!("{url}: got {done} of {t} bytes")));
+        }
+    }
+    out.sync_all()
+        .map_err(|e| Error::io("cannot write download", dest, e))?;
+    Ok((hex(&h256.finalize()), hex(&h1.finalize()), done))
+}
+
+/// One entry of a zip central directory.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ZipEntry {
+    pub name: String,
+    pub method: u16,
+    pub compressed: u64,
+    pub local_offset: u64,
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Parse a zip's central directory from its last `tail` bytes (plus the file for the directory).
+pub(crate) fn zip_entries(f: &mut File) -> std::io::Result<Vec<ZipEntry>> {
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+    let len = f.seek(SeekFrom::End(0))?;
+    let tail_len = len.min(65536 + 22);
+    f.seek(SeekFrom::Start(len - tail_len))?;
+    let mut tail = vec![0u8; tail_len as usize];
+    f.read_exact(&mut tail)?;
+    let eocd = (0..tail.len().saturating_sub(21))
+        .rev()
+        .find(|&i| le32(&tail, i) == 0x0605_4b50)
+        .ok_or_else(|| bad("not a zip file (no end of central directory)"))?;
+    let count = le16(&tail, eocd + 10) as usize;
+    let cd_size = le32(&tail, eocd + 12) as usize;
+    let cd_off = u64::from(le32(&tail, eocd + 16));
+    f.seek(SeekFrom::Start(cd_off))?;
+    let mut cd = vec![0u8; cd_size];
+    f.read_exact(&mut cd)?;
+    let mut out = Vec::with_capacity(count);
+    let mut i = 0;
+    while out.len() < count {
+        if i + 46 > cd.len() || le32(&cd, i) != 0x0201_4b50 {
+            return Err(bad("corrupt zip central directory"));
+        }
+        let name_len = le16(&cd, i + 28) as usize;
+        let extra_len = le16(&cd, i + 30) as usize;
+        let comment_len = le16(&cd, i + 32) as usize;
+        let name = cd
+            .get(i + 46..i + 46 + name_len)
+            .ok_or_else(|| bad("corrupt zip entry name"))?;
+        out.push(ZipEntry {
+            name: String::from_utf8_lossy(name).into_owned(),
+            method: le16(&cd, i + 10),
+            compressed: u64::from(le32(&cd, i + 20)),
+            local_offset: u64::from(le32(&cd, i + 42)),
+        });
+        i += 46 + name_len + extra_len + comment_len;
+    }
+    Ok(out)
+}
+
+/// Reader over one entry's (decompressed) data.
+fn zip_entry_reader(mut f: File, e: &ZipEntry) -> std::io::Result<Box<dyn Read>> {
+    let mut h = [0u8; 30];
+    f.seek(SeekFrom::Start(e.local_offset))?;
+    f.read_exact(&mut h)?;
+    if le32(&h, 0) != 0x0403_4b50 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "corrupt zip local header",
+        ));
+    }
+    let skip = u64::from(le16(&h, 26)) + u64::from(le16(&h, 28));
+    f.seek(SeekFrom::Current(skip as i64))?;
+    let raw = BufReader::new(f).take(e.compressed);
+    match e.method {
+        0 => Ok(Box::new(raw)),
+        8 => Ok(Box::new(flate2::read::DeflateDecoder::new(raw))),
+        m => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("unsupported zip compression method {m}"),
+        )),
+    }
+}
+
+fn unpack_jar(jar: &Path, dest: &Path, version: &str) -> Result<()> {
+    let io = |e: std::io::Error| fail(version, format!("unpacking {}: {e}", jar.display()));
+    let mut f = File::open(jar).map_err(io)?;
+    let entries = zip_entries(&mut f).map_err(io)?;
+    let e = entries
+        .iter()
+        .find(|e| e.name.ends_with(".txz"))
+        .ok_or_else(|| fail(version, format!("{} holds no .txz bundle", jar.display())))?;
+    let reader = zip_entry_reader(f, e).map_err(io)?;
+    // xz -> tar file on disk (streaming both ways keeps memory flat).
+    let tar_path = dest.join(".bundle.tar");
+    {
+        let mut tar_out = std::io::BufWriter::new(
+            File::create(&tar_path).map_err(|e| Error::io("cannot create", &tar_path, e))?,
+        );
+        lzma_rs::xz_decompress(&mut BufReader::new(reader), &mut tar_out)
+            .map_err(|e| fail(version, format!("bad .txz bundle: {e:?}")))?;
+        tar_out
+            .flush()
+            .map_err(|e| Error::io("cannot write", &tar_path, e))?;
+    }
+    let tar_file = File::open(&tar_path).map_err(|e| Error::io("cannot open", &tar_path, e))?;
+    let mut ar = tar::Archive::new(BufReader::new(tar_file));
+    ar.set_preserve_permissions(true);
+    ar.unpack(dest).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENOSPC) {
+            Error::DiskFull {
+                path: dest.to_path_buf(),
+                detail: "unpacking PostgreSQL binaries".into(),
+            }
+        } else {
+            fail(version, format!("unpacking tar: {e}"))
+        }
+    })?;
+    std::fs::remove_file(&tar_path).map_err(|e| Error::io("cannot remove", &tar_path, e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_newest_release_of_major() {
+        let meta = "<versions><version>16.9.0</version><version>17.2.0</version>\
+                    <version>17.11.0</version><version>17.9.0</version><version>18.1.0</version></versions>";
+        assert_eq!(newest_for_major(meta, 17).as_deref(), Some("17.11.0"));
+        assert_eq!(newest_for_major(meta, 16).as_deref(), Some("16.9.0"));
+        assert_eq!(newest_for_major(meta, 12), None);
+        assert_eq!(version_key("10.5.0-1"), Some(vec![10, 5, 0, 1]));
+    }
+
+    #[test]
+    fn reads_a_zip_we_write() {
+        // A stored (method 0) zip with one entry, built by hand.
+        let data = b"hello bundle";
+        let name = b"postgres-linux-x86_64.txz";
+        let mut z = Vec::new();
+        z.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        z.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        z.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+        z.extend_from_slice(name);
+        z.extend_from_slice(data);
+        let cd_off = z.len();
+        z.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        z.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        z.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        z.extend_from_slice(&[0; 12]);
+        z.extend_from_slice(&0u32.to_le_bytes());
+        z.extend_from_slice(name);
+        let cd_size = z.len() - cd_off;
+        z.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 1, 0]);
+        z.extend_from_slice(&(cd_size as u32).to_le_bytes());
+        z.extend_from_slice(&(cd_off as u32).to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("t.jar");
+        std::fs::write(&p, &z).expect("write");
+        let mut f = File::open(&p).expect("open");
+        let entries = zip_entries(&mut f).expect("entries");
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].name, "postgres-linux-x86_64.txz");
+        let mut s = String::new();
+        zip_entry_reader(f, &entries[0])
+            .expect("reader")
+            .read_to_string(&mut s)
+            .expect("read");
+        assert_eq!(s, "hello bundle");
+    }
 }

@@ -5,8 +5,8 @@
 //! pipe whose write end only we hold (close-on-exec, so no other child inherits it). We send it
 //! the process groups to stop (`+PID` / `-PID` lines). When our process exits, panics or is
 //! killed, the kernel closes the write end, the script's `read` hits EOF, and it sends SIGQUIT
-//! (immediate shutdown) to each group, waits up to 10 s, SIGKILLs what is left and removes the
-//! directory. It ignores SIGINT/SIGHUP/SIGTERM and sits in its own process group, so Ctrl-C in
+//! (immediate shutdown; SIGINT, fast shutdown, for persistent clusters) to each postmaster,
+//! SIGQUIT after 10 s, SIGKILLs each process group after 30 s and removes the directory. It ignores SIGINT/SIGHUP/SIGTERM and sits in its own process group, so Ctrl-C in
 //! a terminal reaches us, not it. (PR_SET_PDEATHSIG is no substitute: it fires when the
 //! *thread* that spawned the child exits, and test threads come and go.)
 
@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 const SCRIPT: &str = r#"
 trap '' INT HUP TERM PIPE
 dir=$1
+first=${2:-QUIT}
 pids=
 while read -r line; do
   case $line in
@@ -30,9 +31,10 @@ while read -r line; do
   esac
 done
 alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
-for p in $pids; do kill -s QUIT -- "-$p" 2>/dev/null || kill -s QUIT "$p" 2>/dev/null; done
+for p in $pids; do kill -s "$first" "$p" 2>/dev/null; done
 i=0
-while [ $i -lt 100 ]; do
+while [ $i -lt 300 ]; do
+  if [ $i -eq 100 ]; then for p in $pids; do kill -s QUIT "$p" 2>/dev/null; done; fi
   any=
   for p in $pids; do if alive "$p"; then any=1; fi; done
   [ -z "$any" ] && break
@@ -53,7 +55,8 @@ pub struct Guardian {
 
 impl Guardian {
     /// Start a guardian; on our death it stops the watched groups and removes `remove` (if any).
-    pub fn spawn(remove: Option<&Path>) -> Result<Guardian> {
+    /// `fast_first` sends SIGINT (fast shutdown) before SIGQUIT, for data worth keeping.
+    pub fn spawn(remove: Option<&Path>, fast_first: bool) -> Result<Guardian> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: fds is a valid 2-element array; O_CLOEXEC keeps the write end out of children.
         let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
@@ -71,6 +74,7 @@ impl Guardian {
             .arg(SCRIPT)
             .arg("hotbench-guardian")
             .arg(dir)
+            .arg(if fast_first { "INT" } else { "QUIT" })
             .stdin(Stdio::from(read))
             .stdout(Stdio::null())
             .stderr(Stdio::null())

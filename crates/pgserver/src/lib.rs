@@ -3,6 +3,7 @@
 //!
 //! - [`testing`]: `shared()` / `private()` servers for tests, cleaned up even on panic or kill.
 //! - [`Server`]: start a throwaway server with [`ServerOptions`].
+//! - [`default_server`]: the persistent default server and `hotbench server …` commands.
 //! - [`binaries`]: find (or download, [`download`]) PostgreSQL binaries.
 //!
 //! PostgreSQL refuses to run as root; as root we run it as an unprivileged account
@@ -13,6 +14,7 @@ pub mod binaries;
 pub mod cluster;
 pub mod config;
 pub mod conninfo;
+pub mod default_server;
 pub mod download;
 pub mod error;
 pub mod guardian;
@@ -21,10 +23,12 @@ pub mod paths;
 pub mod ports;
 pub mod process;
 pub mod server;
+pub mod state;
 pub mod testing;
 
 pub use binaries::{BinOptions, PgBinaries};
 pub use config::{AuthMethod, ClusterOptions, TlsMode};
 pub use conninfo::ConnInfo;
+pub use default_server::{ensure_default_server, DefaultGuard, DefaultOptions, Status, Stopper};
 pub use error::{Error, Result};
 pub use server::{Server, ServerOptions};

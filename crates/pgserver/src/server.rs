@@ -134,7 +134,7 @@ impl Server {
         cluster::check_space(&root)?;
         let base = make_temp_dir(&root)?;
         // Armed before anything else exists: whatever happens next, the directory goes away.
-        let mut guardian = match Guardian::spawn(Some(&base)) {
+        let mut guardian = match Guardian::spawn(Some(&base), false) {
             Ok(g) => g,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&base);

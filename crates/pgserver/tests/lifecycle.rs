@@ -1,0 +1,401 @@
+//! The default server's lifecycle with real processes in a temp directory: first-use initdb,
+//! command-scoped start/stop, `server start|url|status|stop|reset`, orphan cleanup after
+//! SIGKILL, discovery from --pg-bin, and the clear errors (port in use, missing binaries,
+//! disk full).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use hotbench_pgserver::default_server::{
+    ensure_default_server, server_reset, server_start, server_status, server_stop, server_url,
+    DefaultOptions,
+};
+use hotbench_pgserver::process::{alive, processes_in};
+use hotbench_pgserver::state::State;
+use hotbench_pgserver::{binaries, BinOptions, ConnInfo, Error};
+
+/// A temp base directory reachable by the PostgreSQL user; kills anything left in it on drop
+/// (so a failing test leaves nothing running).
+struct Base {
+    tmp: tempfile::TempDir,
+}
+
+impl Base {
+    fn new() -> Base {
+        let tmp = tempfile::Builder::new()
+            .prefix("hbl-")
+            .tempdir_in("/tmp")
+            .expect("tempdir");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        Base { tmp }
+    }
+    fn dir(&self) -> PathBuf {
+        self.tmp.path().join("pg")
+    }
+    fn opts(&self) -> DefaultOptions {
+        DefaultOptions {
+            dir: Some(self.dir()),
+            quiet: true,
+            ..DefaultOptions::default()
+        }
+    }
+}
+
+impl Drop for Base {
+    fn drop(&mut self) {
+        for pid in processes_in(self.tmp.path()) {
+            // SAFETY: plain kill.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+fn psql(conn: &ConnInfo, sql: &str) -> Result<String, String> {
+    let out = Command::new("psql")
+        .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .envs(conn.env())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+fn wait_no_processes(dir: &Path, secs: u64) {
+    let start = Instant::now();
+    while !processes_in(dir).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "processes left in {}: {:?}",
+            dir.display(),
+            processes_in(dir)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn default_server_lifecycle() {
+    let b = Base::new();
+    let o = b.opts();
+    let st = server_status(&o).expect("status");
+    assert!(!st.initialized && st.running.is_none(), "{st}");
+
+    // A command: first use creates the cluster, starts it, stops it afterwards.
+    let g = ensure_default_server(&o).expect("ensure");
+    assert!(g.started_here());
+    assert!(!g.is_fast());
+    psql(
+        g.conninfo(),
+        "create table kept(x int); insert into kept values (42)",
+    )
+    .expect("create");
+    assert_eq!(psql(g.conninfo(), "show fsync").expect("show"), "on");
+    let port = g.conninfo().port;
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+    let st = server_status(&o).expect("status");
+    assert!(st.initialized && st.running.is_none(), "{st}");
+    assert!(st.cleaned.is_empty(), "{:?}", st.cleaned);
+
+    // The next command finds the data again, on the same port.
+    let g = ensure_default_server(&DefaultOptions {
+        fast: true,
+        ..o.clone()
+    })
+    .expect("ensure again");
+    assert_eq!(
+        psql(g.conninfo(), "select x from kept").expect("select"),
+        "42"
+    );
+    assert_eq!(g.conninfo().port, port);
+    assert!(g.is_fast());
+    assert_eq!(psql(g.conninfo(), "show fsync").expect("show"), "off");
+    // Stopping twice (signal handler, then drop) is fine.
+    g.stopper().stop();
+    g.stop();
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+
+    // `server start` keeps it running across commands.
+    let st = server_start(&o).expect("server start");
+    let r = st.running.clone().expect("running");
+    assert_eq!(r.owner, None);
+    assert!(format!("{st}").contains("kept running"));
+    let url = server_url(&o).expect("url");
+    assert_eq!(
+        url,
+        format!("postgresql://postgres@127.0.0.1:{}/postgres", r.conn.port)
+    );
+    let g = ensure_default_server(&o).expect("reuse");
+    assert!(!g.started_here());
+    assert_eq!(g.pid(), r.pid);
+    drop(g);
+    assert!(alive(r.pid), "a kept-running server survives a command");
+    assert_eq!(
+        server_status(&o).expect("status").running.map(|x| x.pid),
+        Some(r.pid)
+    );
+    // starting again is a no-op
+    assert_eq!(
+        server_start(&o).expect("again").running.map(|x| x.pid),
+        Some(r.pid)
+    );
+
+    assert!(server_stop(&o).expect("stop"));
+    wait_no_processes(&b.dir(), 5);
+    assert!(!server_stop(&o).expect("stop again"));
+    assert!(matches!(server_url(&o), Err(Error::State(_))));
+
+    server_reset(&o).expect("reset");
+    let st = server_status(&o).expect("status");
+    assert!(!st.initialized, "{st}");
+    let g = ensure_default_server(&o).expect("after reset");
+    assert!(
+        psql(g.conninfo(), "select * from kept").is_err(),
+        "reset must drop old data"
+    );
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
+fn command_adopted_by_server_start_keeps_running() {
+    let b = Base::new();
+    let o = b.opts();
+    let g = ensure_default_server(&o).expect("ensure");
+    let pid = g.pid();
+    let st = server_start(&o).expect("adopt");
+    assert_eq!(st.running.map(|r| r.owner), Some(None));
+    drop(g);
+    assert!(alive(pid), "adopted server must survive its first command");
+    assert!(server_stop(&o).expect("stop"));
+    wait_no_processes(&b.dir(), 5);
+}
+
+const CHILD_DIR: &str = "HB_LIFECYCLE_CHILD_DIR";
+
+/// Not a real test: a "hotbench command" holding the default server, run as a child process.
+#[test]
+fn child_command() {
+    let Some(dir) = std::env::var_os(CHILD_DIR) else {
+        return;
+    };
+    let o = DefaultOptions {
+        dir: Some(PathBuf::from(dir)),
+        quiet: true,
+        ..DefaultOptions::default()
+    };
+    let g = ensure_default_server(&o).expect("child ensure");
+    assert!(g.started_here());
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+// The caller kills and waits for the returned child.
+#[allow(clippy::zombie_processes)]
+fn start_child_command(dir: &Path) -> (std::process::Child, State) {
+    let child = Command::new(std::env::current_exe().expect("exe"))
+        .args([
+            "--exact",
+            "child_command",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_DIR, dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let state = dir.join("hotbench.state");
+    let start = Instant::now();
+    loop {
+        if let Some(st) = State::load(&state) {
+            if st.owner == child.id() {
+                return (child, st);
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "child did not start the server"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn orphan_after_sigkill_of_command_and_guardian() {
+    let b = Base::new();
+    let o = b.opts();
+    let (mut child, st) = start_child_command(&b.dir());
+    // kill -9 of the command and its guardian (guardian first, else it sees EOF and cleans up).
+    // SAFETY: plain kill of the guardian we read from the state file.
+    unsafe { libc::kill(st.guardian as i32, libc::SIGKILL) };
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(alive(st.pid), "postmaster survives as an orphan");
+
+    let status = server_status(&o).expect("status");
+    assert!(status.running.is_none(), "{status}");
+    assert!(
+        status
+            .cleaned
+            .iter()
+            .any(|m| m.contains("orphan") && m.contains(&st.pid.to_string())),
+        "{:?}",
+        status.cleaned
+    );
+    wait_no_processes(&b.dir(), 5);
+    // A new run starts normally.
+    let g = ensure_default_server(&o).expect("ensure after orphan");
+    assert_eq!(psql(g.conninfo(), "select 1").expect("select"), "1");
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
+fn guardian_stops_server_after_sigkill_of_command() {
+    let b = Base::new();
+    let o = b.opts();
+    let (mut child, st) = start_child_command(&b.dir());
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    wait_no_processes(&b.dir(), 15);
+    let status = server_status(&o).expect("status");
+    assert!(status.running.is_none());
+    assert!(
+        status
+            .cleaned
+            .iter()
+            .any(|m| m.contains("stale state") && m.contains(&st.owner.to_string())),
+        "{:?}",
+        status.cleaned
+    );
+    let g = ensure_default_server(&o).expect("ensure after");
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
+fn stale_postmaster_pid_is_cleaned() {
+    let b = Base::new();
+    let o = b.opts();
+    drop(ensure_default_server(&o).expect("create"));
+    wait_no_processes(&b.dir(), 5);
+    // A postmaster.pid naming a live process that is no postmaster of ours (pid 1).
+    let pid_file = b.dir().join("data/postmaster.pid");
+    std::fs::write(
+        &pid_file,
+        format!(
+            "1\n{}\n0\n5432\n/tmp\n127.0.0.1\n0 0\nready\n",
+            b.dir().join("data").display()
+        ),
+    )
+    .expect("write stale pid file");
+    let st = server_status(&o).expect("status");
+    assert!(
+        st.cleaned.iter().any(|m| m.contains("postmaster.pid")),
+        "{:?}",
+        st.cleaned
+    );
+    assert!(!pid_file.exists());
+    let g = ensure_default_server(&o).expect("starts after stale pid file");
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
+fn port_in_use_is_one_clear_error() {
+    let b = Base::new();
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    let o = DefaultOptions {
+        port: Some(port),
+        ..b.opts()
+    };
+    match ensure_default_server(&o) {
+        Err(e @ Error::PortInUse { .. }) => {
+            assert!(e.to_string().contains(&port.to_string()), "{e}")
+        }
+        other => panic!("expected port in use, got {other:?}"),
+    }
+    wait_no_processes(&b.dir(), 5);
+    assert!(State::load(&b.dir().join("hotbench.state")).is_none());
+}
+
+#[test]
+fn discovery_from_pg_bin_and_missing_binaries() {
+    let (found, _) = binaries::installed();
+    let first = found
+        .first()
+        .expect("an installed PostgreSQL for tests")
+        .clone();
+    let b = binaries::find(&BinOptions {
+        pg_bin: Some(first.bin_dir.clone()),
+        ..BinOptions::default()
+    })
+    .expect("find");
+    assert_eq!(b.major, first.major);
+    assert!(b.share_dir.is_some(), "{b:?}");
+    let e = binaries::find(&BinOptions {
+        pg_bin: Some("/nonexistent/bin".into()),
+        ..BinOptions::default()
+    })
+    .unwrap_err();
+    assert!(matches!(e, Error::MissingProgram { .. }), "{e}");
+    let e = binaries::find(&BinOptions {
+        pg_version: Some(3),
+        no_download: true,
+        ..BinOptions::default()
+    })
+    .unwrap_err();
+    assert!(matches!(e, Error::MissingBinaries { .. }), "{e}");
+    assert!(e.to_string().contains("--pg-version"), "{e}");
+    // A server from the given bin dir.
+    let bb = Base::new();
+    let o = DefaultOptions {
+        bins: BinOptions {
+            pg_bin: Some(first.bin_dir.clone()),
+            ..BinOptions::default()
+        },
+        ..bb.opts()
+    };
+    let g = ensure_default_server(&o).expect("start with --pg-bin");
+    assert_eq!(g.version(), first.version);
+    let v = psql(g.conninfo(), "show server_version").expect("version");
+    assert!(v.starts_with(&first.version), "{v}");
+    drop(g);
+}
+
+#[test]
+fn disk_full_is_one_clear_error() {
+    let b = Base::new();
+    let mnt = b.tmp.path().join("small");
+    std::fs::create_dir(&mnt).expect("mkdir");
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m,mode=0755", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: cannot mount a small tmpfs here");
+        return;
+    }
+    let o = DefaultOptions {
+        dir: Some(mnt.join("pg")),
+        quiet: true,
+        ..DefaultOptions::default()
+    };
+    let r = ensure_default_server(&o);
+    let _ = Command::new("umount").arg(&mnt).status();
+    match r {
+        Err(e @ Error::DiskFull { .. }) => assert!(e.to_string().contains("no space left"), "{e}"),
+        other => panic!("expected disk full, got {other:?}"),
+    }
+}
