@@ -214,7 +214,10 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
         Func::Abs => match arg(0) {
             Value::Int(i) => Ok(Value::Int(i.wrapping_abs())),
             Value::Double(d) => Ok(Value::Double(if d < 0.0 { -d } else { d })),
-            other => err(format!("cannot coerce {} to double", other.type_name())),
+            // pgbench reads a boolean's bytes as a double here (true is the
+            // smallest denormal); reproduced for bit-exactness.
+            Value::Bool(b) => Ok(Value::Double(f64::from_bits(u64::from(b)))),
+            Value::Null => Ok(Value::Null),
         },
         Func::Debug => {
             let v = arg(0);
