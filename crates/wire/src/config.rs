@@ -355,6 +355,11 @@ impl Config {
         conninfo::to_url(self, true)
     }
 
+    /// URL form including the password.
+    pub fn to_url_string(&self) -> String {
+        conninfo::to_url(self, false)
+    }
+
     /// Conninfo form including the password (for handing to another libpq tool).
     pub fn to_conninfo_string(&self) -> String {
         conninfo::to_conninfo(self, false)

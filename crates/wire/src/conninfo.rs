@@ -285,8 +285,10 @@ pub(crate) fn to_conninfo(c: &Config, mask: bool) -> String {
 
 pub(crate) fn to_url(c: &Config, mask: bool) -> String {
     let mut s = String::from("postgresql://");
-    if let Some(u) = &c.user {
-        s.push_str(&percent_encode(u, b""));
+    if c.user.is_some() || c.password.is_some() {
+        if let Some(u) = &c.user {
+            s.push_str(&percent_encode(u, b""));
+        }
         if let Some(p) = &c.password {
             s.push(':');
             if mask {
