@@ -141,6 +141,12 @@ impl<'a> SqlScanner<'a> {
                     }
                 }
                 b':' => {
+                    if let Some(n) = self.test_variable(self.pos) {
+                        // psql's :{?name} with no variables available: FALSE.
+                        self.advance(&mut buf, n, false);
+                        buf.extend_from_slice(b"FALSE");
+                        continue;
+                    }
                     let n = self.colon(self.pos);
                     self.advance(&mut buf, n, true);
                 }
@@ -248,6 +254,19 @@ impl<'a> SqlScanner<'a> {
             Some(i) => Some(body + i + delim.len() - start),
             None => Some(src.len() - start),
         }
+    }
+
+    /// Length of a `:{?name}` token at `start`, if there is one.
+    fn test_variable(&self, start: usize) -> Option<usize> {
+        let src = self.src;
+        if src.get(start + 1..start + 3) != Some(b"{?".as_slice()) {
+            return None;
+        }
+        let mut e = start + 3;
+        while e < src.len() && var_char(src[e]) {
+            e += 1;
+        }
+        (e > start + 3 && src.get(e) == Some(&b'}')).then_some(e + 1 - start)
     }
 
     /// Length of the token starting with `:` at `start` (psql variable forms

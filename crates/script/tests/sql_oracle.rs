@@ -1,0 +1,195 @@
+//! SQL splitting and variable substitution compared with real pgbench 15.
+//!
+//! `testdata/sql_cases.txt` holds scripts; `testdata/sql_expected.txt` the
+//! statements pgbench sent for each (from `pgbench --debug`), under
+//! `-M simple` and `-M extended`. Regenerate/check against real pgbench with
+//! `HOTBENCH_PGBENCH_ORACLE=write|1` (connection from `PGHOST`/`PGPORT`/`PGUSER`).
+
+use hotbench_script::{
+    client_variables, derive_seeds, parse_script, Action, Client, CommandKind, Variables,
+};
+use std::path::PathBuf;
+
+struct Case {
+    simple_only: bool,
+    script: String,
+}
+
+fn testdata(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+}
+
+fn load_cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(testdata("sql_cases.txt")).expect("read sql_cases.txt");
+    let mut cases = Vec::new();
+    for block in text.split("----\n") {
+        let mut simple_only = false;
+        let mut script = String::new();
+        for line in block.lines() {
+            if line == "#simple" {
+                simple_only = true;
+            } else if !line.starts_with("# ") {
+                script.push_str(line);
+                script.push('\n');
+            }
+        }
+        if !script.trim().is_empty() {
+            cases.push(Case { simple_only, script });
+        }
+    }
+    cases
+}
+
+fn modes(case: &Case) -> &'static [&'static str] {
+    if case.simple_only {
+        &["simple"]
+    } else {
+        &["simple", "extended"]
+    }
+}
+
+fn run_ours(case: &Case, mode: &str) -> Vec<String> {
+    let script = match parse_script("sql.sql", &case.script) {
+        Ok(s) => s,
+        Err(e) => return e.to_string().lines().map(str::to_string).collect(),
+    };
+    let seeds = derive_seeds(1, 1, 1, true);
+    let vars = client_variables(&Variables::new(), 0, 1, seeds.default_seed, 1);
+    let mut client = Client::new(0, vars, seeds.clients[0]);
+    let mut out = Vec::new();
+    let mut sink = Vec::new();
+    let mut i = 0;
+    let mut buf = String::new();
+    while i < script.len() {
+        match script.command(i).map(|c| &c.kind) {
+            Some(CommandKind::Sql(sql)) => {
+                if mode == "simple" {
+                    sql.render_simple(&client.vars, &mut buf);
+                } else {
+                    sql.render_extended(&client.vars, &mut buf);
+                }
+                out.push("--- send".to_string());
+                out.extend(buf.lines().map(str::to_string));
+                i += 1;
+            }
+            _ => match client.execute(&script, 0, i, &mut sink) {
+                Ok(Action::Jump(n)) => i = n,
+                Ok(_) => i += 1,
+                Err(e) => {
+                    out.push(e.to_string());
+                    break;
+                }
+            },
+        }
+    }
+    out
+}
+
+fn run_pgbench(case: &Case, mode: &str, dir: &std::path::Path) -> Vec<String> {
+    std::fs::write(dir.join("sql.sql"), &case.script).expect("write case");
+    let bin = std::env::var("HOTBENCH_PGBENCH").unwrap_or_else(|_| "pgbench".to_string());
+    let out = std::process::Command::new(bin)
+        .current_dir(dir)
+        .args(["--debug", "-n", "-t", "1", "--random-seed", "1", "-M", mode, "-f", "sql.sql"])
+        .output()
+        .expect("run pgbench");
+    let text = String::from_utf8_lossy(&out.stderr);
+    let mut lines = Vec::new();
+    let mut in_send = false;
+    for l in text.lines() {
+        if let Some(sql) = l.strip_prefix("pgbench: client 0 sending ") {
+            lines.push("--- send".to_string());
+            lines.push(sql.to_string());
+            in_send = true;
+        } else if l.starts_with("pgbench: ") {
+            in_send = false;
+            if let Some(e) = l.strip_prefix("pgbench: error: ") {
+                if e.starts_with("sql.sql:") {
+                    lines.push(e.to_string());
+                    in_send = true; // the command text and caret follow
+                }
+            }
+        } else if in_send {
+            lines.push(l.to_string());
+        }
+    }
+    lines
+}
+
+fn render(cases: &[Case], results: &[(usize, &str, Vec<String>)]) -> String {
+    let mut s = String::new();
+    for (i, mode, lines) in results {
+        let first = cases[*i].script.lines().next().unwrap_or("");
+        s.push_str(&format!("=== {i} {mode} {first}\n"));
+        for l in lines {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn load_expected() -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(testdata("sql_expected.txt")).unwrap_or_default();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("=== ") {
+            out.push(Vec::new());
+        } else if let Some(last) = out.last_mut() {
+            last.push(line.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn sql_matches_pgbench_expectations() {
+    let cases = load_cases();
+    let expected = load_expected();
+    let mut runs = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        for m in modes(c) {
+            runs.push((i, *m));
+        }
+    }
+    assert_eq!(runs.len(), expected.len(), "sql_expected.txt is out of date");
+    let mut failures = Vec::new();
+    for ((i, mode), want) in runs.iter().zip(&expected) {
+        let got = run_ours(&cases[*i], mode);
+        if &got != want {
+            failures.push(format!(
+                "case {i} ({mode}):\n{}--- pgbench:\n{}\n--- hotbench:\n{}\n",
+                cases[*i].script,
+                want.join("\n"),
+                got.join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn sql_expectations_match_real_pgbench() {
+    let mode = std::env::var("HOTBENCH_PGBENCH_ORACLE").unwrap_or_default();
+    if mode.is_empty() {
+        eprintln!("skipped: set HOTBENCH_PGBENCH_ORACLE=1 (and PGHOST/PGPORT) to compare with real pgbench");
+        return;
+    }
+    let cases = load_cases();
+    let dir = std::env::temp_dir().join(format!("hotbench-sql-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut results = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        for m in modes(c) {
+            results.push((i, *m, run_pgbench(c, m, &dir)));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let rendered = render(&cases, &results);
+    if mode == "write" {
+        std::fs::write(testdata("sql_expected.txt"), rendered).expect("write expectations");
+        return;
+    }
+    let stored = std::fs::read_to_string(testdata("sql_expected.txt")).unwrap_or_default();
+    assert_eq!(stored, rendered, "pgbench output differs from testdata/sql_expected.txt");
+}
