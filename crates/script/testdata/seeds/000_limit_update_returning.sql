@@ -1,0 +1,6 @@
+\set account random(1,4)
+\set spend random(1,10)
+begin transaction;
+update spend_allowance set allowance=allowance-:spend, touched_at=now() where account_id=:account and on_day=current_date returning allowance-:spend as allowance
+\gset
+commit;

@@ -1,0 +1,1 @@
+insert into work_items(owner_id) values(0);
