@@ -332,11 +332,18 @@ impl Connection {
         Error::io(e)
     }
 
-    /// Sends Terminate and closes the socket (errors ignored: the server may be gone).
-    pub fn close(mut self) {
-        crate::encode::terminate(&mut self.out);
-        let _ = self.set_nonblocking(false);
-        let _ = self.flush();
+    /// Sends Terminate (and TLS close_notify) and closes the socket, without blocking;
+    /// errors are ignored (the server may be gone). Dropping does the same.
+    pub fn close(self) {
+        drop(self)
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if !self.closed {
+            self.stream.say_goodbye();
+        }
     }
 }
 

@@ -176,7 +176,8 @@ impl Stream {
                     if buf.is_empty() {
                         return Ok(true);
                     }
-                    continue;
+                    // rustls took nothing and has nothing to send: cannot progress.
+                    return Err(io::ErrorKind::WriteZero.into());
                 }
                 match tls.write_tls(&mut self.sock) {
                     Ok(_) => {}
@@ -185,6 +186,29 @@ impl Stream {
                     Err(e) => return Err(e),
                 }
             },
+        }
+    }
+
+    /// Best-effort goodbye on drop: Terminate (and close_notify with TLS), written without
+    /// blocking; whatever does not fit is dropped with the socket.
+    pub(crate) fn say_goodbye(&mut self) {
+        let mut msg = BytesMut::with_capacity(8);
+        postgres_protocol::message::frontend::terminate(&mut msg);
+        let _ = self.sock.set_nonblocking(true);
+        match self.tls.as_mut() {
+            None => {
+                let _ = self.sock.write(&msg);
+            }
+            Some(tls) => {
+                let _ = tls.writer().write_all(&msg);
+                tls.send_close_notify();
+                while tls.wants_write() {
+                    match tls.write_tls(&mut self.sock) {
+                        Ok(n) if n > 0 => {}
+                        _ => break,
+                    }
+                }
+            }
         }
     }
 
@@ -229,7 +253,8 @@ fn read_tls(
                 buf.reserve(crate::reader::READ_CHUNK);
             }
             let start = buf.len();
-            let room = buf.capacity() - start;
+            // Zero-fill only a bounded window (rustls wants an initialized slice).
+            let room = (buf.capacity() - start).min(64 * 1024);
             buf.resize(start + room, 0);
             match tls.reader().read(&mut buf[start..]) {
                 Ok(n) => {
