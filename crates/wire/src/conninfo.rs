@@ -116,7 +116,10 @@ pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
                 cfg.user = Some(percent_decode(user)?);
             }
             if let Some(p) = password {
-                cfg.password = Some(percent_decode(p)?);
+                // Never echo the password in an error message.
+                cfg.password = Some(percent_decode(p).map_err(|_| {
+                    ConfigError::new("invalid percent-encoded token in the URI's password")
+                })?);
             }
         }
     }

@@ -447,6 +447,7 @@ fn unsupported(what: &str) -> ConnectCause {
 fn io_cause(e: io::Error) -> ConnectCause {
     match e.kind() {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => ConnectCause::Timeout,
+        io::ErrorKind::UnexpectedEof => cause_of(Error::Closed),
         _ => ConnectCause::Io(e),
     }
 }

@@ -482,3 +482,16 @@ fn debug_of_params_hides_password() {
         .unwrap();
     assert!(!format!("{p:?}").contains("topsecret"));
 }
+
+#[test]
+fn thread_safety() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<hotbench_wire::Connection>();
+    send::<hotbench_wire::Connector>();
+    sync::<hotbench_wire::Connector>();
+    send::<hotbench_wire::CancelToken>();
+    sync::<hotbench_wire::CancelToken>();
+    send::<hotbench_wire::Error>();
+    sync::<hotbench_wire::Error>();
+}
