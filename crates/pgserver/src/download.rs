@@ -19,7 +19,9 @@ use crate::binaries::PgBinaries;
 use crate::error::{Error, Result};
 use crate::paths;
 
-const REPO: &str = "https://repo1.maven.org/maven2/io/zonky/test/postgres";
+/// Maven Central.
+pub const MAVEN_CENTRAL: &str = "https://repo1.maven.org/maven2";
+const GROUP_PATH: &str = "io/zonky/test/postgres";
 const COMPLETE: &str = ".hotbench-complete";
 
 /// Maven platform suffix for this machine.
@@ -120,32 +122,43 @@ fn get_text(agent: &ureq::Agent, url: &str, version: &str) -> Result<String> {
         .map_err(|e| fail(version, format!("GET {url}: {e}")))
 }
 
+/// Maven repository root: `HOTBENCH_MAVEN_REPO` (a mirror) or Maven Central.
+pub fn repository() -> String {
+    std::env::var("HOTBENCH_MAVEN_REPO")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| MAVEN_CENTRAL.to_string())
+}
+
 /// Download (or reuse from the cache) binaries for major `major`.
 pub fn fetch(major: u32) -> Result<PgBinaries> {
     let want = |b: &PgBinaries| b.major == major;
-    let cached = || {
-        cached_bin_dirs()
-            .into_iter()
-            .filter_map(|d| PgBinaries::from_dir(&d).ok())
-            .find(want)
-    };
-    if let Some(mut b) = cached() {
+    if let Some(mut b) = cached_bin_dirs()
+        .into_iter()
+        .filter_map(|d| PgBinaries::from_dir(&d).ok())
+        .find(want)
+    {
         b.downloaded = true;
         return Ok(b);
     }
     let cache = paths::cache_dir()?;
-    paths::create_dir_all(&cache)?;
-    paths::set_mode(&cache, 0o755)?;
-    let _lock = lock(&cache)?;
-    // Another process may have finished the download while we waited for the lock.
-    if let Some(mut b) = cached() {
-        b.downloaded = true;
-        return Ok(b);
-    }
+    let dir = fetch_into(&repository(), &cache, major)?;
+    let mut b = PgBinaries::from_dir(&dir.join("bin"))?;
+    b.downloaded = true;
+    Ok(b)
+}
+
+/// Download the newest bundle of `major` from `repo` into `cache` (unless another process
+/// just did); returns the bundle directory.
+pub fn fetch_into(repo: &str, cache: &Path, major: u32) -> Result<PathBuf> {
+    paths::create_dir_all(cache)?;
+    paths::set_mode(cache, 0o755)?;
+    let _lock = lock(cache)?;
     let platform = platform()?;
     let artifact = format!("embedded-postgres-binaries-{platform}");
     let agent = agent();
-    let meta_url = format!("{REPO}/{artifact}/maven-metadata.xml");
+    let meta_url = format!("{repo}/{GROUP_PATH}/{artifact}/maven-metadata.xml");
     let meta = get_text(&agent, &meta_url, &major.to_string())?;
     let version = newest_for_major(&meta, major).ok_or_else(|| {
         fail(
@@ -153,8 +166,12 @@ pub fn fetch(major: u32) -> Result<PgBinaries> {
             format!("no PostgreSQL {major} bundle for {platform} in {meta_url}"),
         )
     })?;
-    let jar_url = format!("{REPO}/{artifact}/{version}/{artifact}-{version}.jar");
     let final_dir = cache.join(format!("pg-{version}-{platform}"));
+    if final_dir.join(COMPLETE).is_file() {
+        // Finished by another process while we waited for the lock.
+        return Ok(final_dir);
+    }
+    let jar_url = format!("{repo}/{GROUP_PATH}/{artifact}/{version}/{artifact}-{version}.jar");
     let tmp_dir = cache.join(format!(
         ".pg-{version}-{platform}.{}.tmp",
         std::process::id()
@@ -164,9 +181,7 @@ pub fn fetch(major: u32) -> Result<PgBinaries> {
     let _ = std::fs::remove_file(&jar);
     let _ = std::fs::remove_dir_all(&tmp_dir);
     result?;
-    let mut b = PgBinaries::from_dir(&final_dir.join("bin"))?;
-    b.downloaded = true;
-    Ok(b)
+    Ok(final_dir)
 }
 
 fn lock(cache: &Path) -> Result<File> {
@@ -279,7 +294,7 @@ fn download(
     let mut last = Instant::now();
     let mut last_quarter = 0;
     let mib = |b: u64| b as f64 / 1048576.0;
-    let head = format!("hotbench: downloading PostgreSQL {version} from Maven Central");
+    let head = format!("hotbench: downloading PostgreSQL {version} ");
     eprintln!("{head} ({url})");
     loop {
         let n = body
@@ -458,11 +473,9 @@ mod tests {
         assert_eq!(version_key("10.5.0-1"), Some(vec![10, 5, 0, 1]));
     }
 
-    #[test]
-    fn reads_a_zip_we_write() {
-        // A stored (method 0) zip with one entry, built by hand.
-        let data = b"hello bundle";
-        let name = b"postgres-linux-x86_64.txz";
+    /// A stored (method 0) zip holding `name` -> `data`.
+    fn zip_one(name: &str, data: &[u8]) -> Vec<u8> {
+        let name = name.as_bytes();
         let mut z = Vec::new();
         z.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
         z.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -487,6 +500,12 @@ mod tests {
         z.extend_from_slice(&(cd_size as u32).to_le_bytes());
         z.extend_from_slice(&(cd_off as u32).to_le_bytes());
         z.extend_from_slice(&0u16.to_le_bytes());
+        z
+    }
+
+    #[test]
+    fn reads_a_zip_we_write() {
+        let z = zip_one("postgres-linux-x86_64.txz", b"hello bundle");
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("t.jar");
         std::fs::write(&p, &z).expect("write");
@@ -500,5 +519,140 @@ mod tests {
             .read_to_string(&mut s)
             .expect("read");
         assert_eq!(s, "hello bundle");
+    }
+
+    /// A jar as zonky publishes it: a zip holding a .txz of bin/postgres etc.
+    fn fake_jar() -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        for (path, mode) in [
+            ("bin/postgres", 0o755),
+            ("bin/initdb", 0o755),
+            ("share/postgres.bki", 0o644),
+        ] {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(3);
+            h.set_mode(mode);
+            h.set_cksum();
+            tar.append_data(&mut h, path, &b"abc"[..])
+                .expect("tar append");
+        }
+        let tar = tar.into_inner().expect("tar");
+        let mut txz = Vec::new();
+        lzma_rs::xz_compress(&mut &tar[..], &mut txz).expect("xz");
+        zip_one("postgres-linux-x86_64.txz", &txz)
+    }
+
+    /// Serve `files` (path -> body) over HTTP on loopback for a bounded number of requests.
+    fn serve(files: Vec<(String, Vec<u8>)>) -> String {
+        use std::io::BufRead;
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = l.local_addr().expect("addr");
+        std::thread::spawn(move || {
+            for stream in l.incoming().take(20) {
+                let Ok(mut s) = stream else { continue };
+                let mut r = BufReader::new(s.try_clone().expect("clone"));
+                let mut line = String::new();
+                let _ = r.read_line(&mut line);
+                loop {
+                    let mut h = String::new();
+                    if r.read_line(&mut h).map(|n| n == 0).unwrap_or(true) || h == "\r\n" {
+                        break;
+                    }
+                }
+                let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+                let (status, body) = match files.iter().find(|(p, _)| *p == path) {
+                    Some((_, b)) => ("200 OK", b.clone()),
+                    None => ("404 Not Found", b"missing".to_vec()),
+                };
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.write_all(head.as_bytes());
+                let _ = s.write_all(&body);
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    fn repo_files(jar: &[u8], sha256: &str) -> Vec<(String, Vec<u8>)> {
+        let art = format!(
+            "/{GROUP_PATH}/embedded-postgres-binaries-{}",
+            platform().expect("platform")
+        );
+        vec![
+            (
+                format!("{art}/maven-metadata.xml"),
+                b"<versions><version>42.1.0</version><version>42.3.0</version></versions>".to_vec(),
+            ),
+            (
+                format!(
+                    "{art}/42.3.0/embedded-postgres-binaries-{}-42.3.0.jar",
+                    platform().expect("p")
+                ),
+                jar.to_vec(),
+            ),
+            (
+                format!(
+                    "{art}/42.3.0/embedded-postgres-binaries-{}-42.3.0.jar.sha256",
+                    platform().expect("p")
+                ),
+                sha256.as_bytes().to_vec(),
+            ),
+        ]
+    }
+
+    fn leftovers(cache: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(cache)
+            .expect("read cache")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".download.lock")
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn downloads_verifies_and_unpacks_from_a_repository() {
+        let jar = fake_jar();
+        let sum = hex(&sha2::Sha256::digest(&jar));
+        let repo = serve(repo_files(&jar, &format!("{sum}  x.jar\n")));
+        let cache = tempfile::tempdir().expect("tempdir");
+        let dir = fetch_into(&repo, cache.path(), 42).expect("fetch");
+        assert!(dir.join("bin/postgres").is_file());
+        assert!(dir.join(COMPLETE).is_file());
+        assert_eq!(
+            leftovers(cache.path()),
+            vec![format!("pg-42.3.0-{}", platform().expect("p"))]
+        );
+        // Reused: a second fetch needs only the metadata.
+        assert_eq!(fetch_into(&repo, cache.path(), 42).expect("again"), dir);
+    }
+
+    #[test]
+    fn failed_downloads_say_why_and_leave_nothing() {
+        let jar = fake_jar();
+        let repo = serve(repo_files(&jar, "00deadbeef"));
+        let cache = tempfile::tempdir().expect("tempdir");
+        let e = fetch_into(&repo, cache.path(), 42).expect_err("checksum must fail");
+        assert!(
+            matches!(e, Error::Download { .. }) && e.to_string().contains("SHA-256 mismatch"),
+            "{e}"
+        );
+        assert!(
+            leftovers(cache.path()).is_empty(),
+            "{:?}",
+            leftovers(cache.path())
+        );
+        let e = fetch_into(&repo, cache.path(), 41).expect_err("no such major");
+        assert!(e.to_string().contains("no PostgreSQL 41 bundle"), "{e}");
+        let e = fetch_into("http://127.0.0.1:1", cache.path(), 42).expect_err("unreachable");
+        assert!(
+            e.to_string()
+                .starts_with("download of PostgreSQL 42 binaries failed: GET http://127.0.0.1:1/"),
+            "{e}"
+        );
+        assert!(leftovers(cache.path()).is_empty());
     }
 }

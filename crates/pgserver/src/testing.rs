@@ -10,8 +10,8 @@
 //! ```no_run
 //! let pg = hotbench_pgserver::testing::shared();
 //! let url = pg.url(); // postgresql://postgres@127.0.0.1:PORT/postgres
-//! let db = pg.create_database("my_test").expect("create db");
-//! println!("{}", db.socket_conninfo());
+//! let db = hotbench_pgserver::testing::fresh_database("my_test"); // my_test_0, my_test_1, …
+//! println!("{} / {}", db.socket_conninfo(), db.url());
 //! ```
 
 use std::sync::OnceLock;
@@ -71,6 +71,28 @@ pub fn shared() -> &'static Server {
     match try_shared() {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
+    }
+}
+
+/// A new, empty database on the shared server, named `<prefix>_<n>` (unique in this process),
+/// so tests running in parallel don't see each other's tables. Panics on failure.
+pub fn fresh_database(prefix: &str) -> crate::conninfo::ConnInfo {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let clean: String = prefix
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = format!("{clean}_{}", N.fetch_add(1, Ordering::Relaxed));
+    match shared().create_database(&name) {
+        Ok(c) => c,
+        Err(e) => panic!("cannot create test database {name}: {e}"),
     }
 }
 

@@ -86,6 +86,12 @@ fn shared_server_makes_databases() {
         .expect("create database");
     let out = psql_tcp(&db.tcp_conninfo(), "select current_database()");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "harness_db");
+    let a = hotbench_pgserver::testing::fresh_database("Fresh-DB");
+    let b = hotbench_pgserver::testing::fresh_database("Fresh-DB");
+    assert_ne!(a.dbname, b.dbname);
+    assert!(a.dbname.starts_with("fresh_db_"));
+    let out = psql_tcp(&b.tcp_conninfo(), "select current_database()");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), b.dbname);
 }
 
 fn check_password_auth(auth: AuthMethod, stored_prefix: &str) {

@@ -1,0 +1,232 @@
+//! Where a default cluster lives (`<base>/data`, `run/`, `postgres.log`, `hotbench.state`),
+//! which base a command means, the lock serialising commands, and reconciling the state file
+//! with the processes actually running (orphans, stale files).
+
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{say, DefaultOptions};
+use crate::account::RunAs;
+use crate::binaries::{self, BinOptions};
+use crate::conninfo::ConnInfo;
+use crate::error::{Error, Result};
+use crate::paths;
+use crate::process::{self, StopMode};
+use crate::state::State;
+
+/// Where one default cluster lives.
+#[derive(Debug, Clone)]
+pub(super) struct Layout {
+    pub(super) base: PathBuf,
+    pub(super) data: PathBuf,
+    pub(super) log: PathBuf,
+    pub(super) state: PathBuf,
+    pub(super) last_port: PathBuf,
+}
+
+impl Layout {
+    pub(super) fn new(base: PathBuf) -> Layout {
+        Layout {
+            data: base.join("data"),
+            log: base.join("postgres.log"),
+            state: base.join("hotbench.state"),
+            last_port: base.join("last-port"),
+            base,
+        }
+    }
+
+    pub(super) fn initialized(&self) -> bool {
+        self.data.join("PG_VERSION").is_file()
+    }
+
+    pub(super) fn data_major(&self) -> Option<u32> {
+        std::fs::read_to_string(self.data.join("PG_VERSION"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    pub(super) fn socket_dir(&self, user: &RunAs) -> PathBuf {
+        let local = self.base.join("run");
+        if paths::socket_dir_fits(&local) {
+            return local;
+        }
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in self.base.as_os_str().as_encoded_bytes() {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
+        }
+        PathBuf::from(format!("/tmp/hotbench-{}-{:08x}", user.uid, h as u32))
+    }
+}
+
+/// Exclusive `flock` on `<base>/lock`, released on drop.
+pub(super) struct Lock {
+    _file: std::fs::File,
+}
+
+impl Lock {
+    pub(super) fn take(base: &Path) -> Result<Lock> {
+        let p = base.join("lock");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| Error::io("cannot open lock file", &p, e))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(Error::io(
+                "cannot lock",
+                &p,
+                std::io::Error::last_os_error(),
+            ));
+        }
+        Ok(Lock { _file: f })
+    }
+}
+
+pub(super) fn default_base(major: u32) -> Result<PathBuf> {
+    Ok(paths::data_home()?.join(format!("pg{major}")))
+}
+
+/// Base directories of default clusters that exist under the data home.
+pub(super) fn existing_bases() -> Vec<PathBuf> {
+    let Ok(home) = paths::data_home() else {
+        return Vec::new();
+    };
+    let mut v: Vec<(u32, PathBuf)> = std::fs::read_dir(&home)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let n = e
+                .file_name()
+                .to_str()?
+                .strip_prefix("pg")?
+                .parse::<u32>()
+                .ok()?;
+            Some((n, e.path()))
+        })
+        .collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.0));
+    v.into_iter().map(|x| x.1).collect()
+}
+
+pub(super) fn running_in(base: &Path) -> bool {
+    let l = Layout::new(base.to_path_buf());
+    State::load(&l.state)
+        .map(|s| process::is_postmaster_of(s.pid, &l.data))
+        .unwrap_or(false)
+        || process::read_pid_file(&l.data)
+            .map(|p| process::is_postmaster_of(p.pid, &l.data))
+            .unwrap_or(false)
+}
+
+/// Base directory for commands that don't need binaries (status, stop, url, reset): `--dir`,
+/// else `--pg-version`, else a running default cluster, else the installed major's.
+pub(super) fn locate(opts: &DefaultOptions) -> Result<PathBuf> {
+    if let Some(d) = &opts.dir {
+        return super::startup::absolute(d);
+    }
+    if let Some(v) = opts.bins.pg_version {
+        return default_base(v);
+    }
+    let bases = existing_bases();
+    if let Some(b) = bases.iter().find(|b| running_in(b)) {
+        return Ok(b.clone());
+    }
+    let no_dl = BinOptions {
+        no_download: true,
+        ..opts.bins.clone()
+    };
+    match binaries::find(&no_dl) {
+        Ok(b) => default_base(b.major),
+        Err(e) => bases.into_iter().next().ok_or(e),
+    }
+}
+
+/// Bring the state file in line with reality; returns the state of a usable running server.
+pub(super) fn reconcile(
+    l: &Layout,
+    opts: &DefaultOptions,
+    cleaned: &mut Vec<String>,
+) -> Result<Option<State>> {
+    let mut note = |m: String| {
+        say(opts, &m);
+        cleaned.push(m);
+    };
+    if let Some(st) = State::load(&l.state) {
+        if process::is_postmaster_of(st.pid, &l.data) {
+            if st.owner != 0 && !process::alive(st.owner) {
+                note(format!(
+                    "found an orphan PostgreSQL (pid {}) left by hotbench pid {} which no longer runs; stopping it",
+                    st.pid, st.owner
+                ));
+                process::stop(st.pid, StopMode::Fast, Duration::from_secs(60));
+                remove_file(&l.state)?;
+            } else {
+                return Ok(Some(st));
+            }
+        } else {
+            let who = if st.owner != 0 {
+                format!(" started by hotbench pid {}", st.owner)
+            } else {
+                String::new()
+            };
+            note(format!(
+                "cleaned stale state of a PostgreSQL (pid {}){who} that no longer runs",
+                st.pid
+            ));
+            remove_file(&l.state)?;
+        }
+    } else if l.state.exists() {
+        note("removed an unreadable state file".into());
+        remove_file(&l.state)?;
+    }
+    if let Some(pf) = process::read_pid_file(&l.data) {
+        if process::is_postmaster_of(pf.pid, &l.data) {
+            // Running but not recorded (started by hand or the state file was lost): adopt it
+            // as a kept-running server.
+            let st = State {
+                pid: pf.pid,
+                owner: 0,
+                guardian: 0,
+                port: pf.port,
+                socket_dir: pf.socket_dir.clone().unwrap_or_default(),
+                bin_dir: PathBuf::new(),
+                version: String::new(),
+                fast: false,
+            };
+            st.save(&l.state)?;
+            return Ok(Some(st));
+        }
+        note(format!(
+            "removed a stale postmaster.pid (pid {} is not running)",
+            pf.pid
+        ));
+        remove_file(&l.data.join("postmaster.pid"))?;
+    }
+    Ok(None)
+}
+
+pub(super) fn remove_file(p: &Path) -> Result<()> {
+    match std::fs::remove_file(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io("cannot remove", p, e)),
+    }
+}
+
+pub(super) fn conninfo_of(st: &State) -> ConnInfo {
+    ConnInfo {
+        socket_dir: st.socket_dir.clone(),
+        tcp_host: "127.0.0.1".into(),
+        port: st.port,
+        user: crate::config::DEFAULT_USER.into(),
+        dbname: "postgres".into(),
+        password: None,
+        ssl_root_cert: None,
+    }
+}

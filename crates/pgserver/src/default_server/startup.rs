@@ -1,0 +1,184 @@
+//! Bringing a default cluster up: choose binaries and base directory, initdb on first use
+//! (with a progress line), start the postmaster on the last-used port, record the state.
+
+use std::path::PathBuf;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use super::layout::{default_base, existing_bases, running_in, Layout};
+use super::{say, DefaultOptions};
+use crate::account::RunAs;
+use crate::binaries::{self, PgBinaries};
+use crate::cluster;
+use crate::config::ClusterOptions;
+use crate::error::{Error, Result};
+use crate::guardian::Guardian;
+use crate::paths;
+use crate::ports;
+use crate::server;
+use crate::state::State;
+
+/// A running default cluster when the command named none (no --dir, --pg-version, --pg-bin):
+/// commands use whichever is up, e.g. one started with `server start --pg-version 17`.
+pub(super) fn running_default(opts: &DefaultOptions) -> Option<Layout> {
+    if opts.dir.is_some() || opts.bins.pg_version.is_some() || opts.bins.pg_bin.is_some() {
+        return None;
+    }
+    existing_bases()
+        .into_iter()
+        .find(|b| running_in(b))
+        .map(Layout::new)
+}
+
+/// Pick binaries and the base directory (created owned by the run-as user).
+pub(super) fn prepare(opts: &DefaultOptions) -> Result<(Layout, PgBinaries, &'static RunAs)> {
+    let user = RunAs::get()?;
+    let bins = binaries::find(&opts.bins)?;
+    let base = match &opts.dir {
+        Some(d) => absolute(d)?,
+        None => default_base(bins.major)?,
+    };
+    if !user.can_traverse(&base) {
+        return Err(Error::Invalid(format!(
+            "{} is not reachable by user `{}` that PostgreSQL runs as; choose a directory outside a private home",
+            base.display(),
+            user.name
+        )));
+    }
+    let fresh = !base.exists();
+    paths::create_dir_all(&base)?;
+    if fresh {
+        paths::set_mode(&base, 0o755)?;
+        user.chown(&base)?;
+    }
+    Ok((Layout::new(base), bins, user))
+}
+
+/// `--dir` made absolute (it ends up in postgresql.conf and the state file).
+pub(super) fn absolute(d: &std::path::Path) -> Result<PathBuf> {
+    std::path::absolute(d).map_err(|e| Error::io("cannot resolve directory", d, e))
+}
+
+pub(super) fn initdb_if_needed(
+    l: &Layout,
+    bins: &PgBinaries,
+    user: &RunAs,
+    opts: &DefaultOptions,
+) -> Result<()> {
+    if l.initialized() {
+        if let Some(m) = l.data_major() {
+            if m != bins.major {
+                return Err(Error::State(format!(
+                    "{} holds a PostgreSQL {m} cluster but the binaries found are {} ({}); pass --pg-version {m} or run `hotbench server reset`",
+                    l.data.display(),
+                    bins.version,
+                    bins.bin_dir.display()
+                )));
+            }
+        }
+        return Ok(());
+    }
+    if l.data.exists() {
+        // A half-made cluster from an interrupted initdb.
+        std::fs::remove_dir_all(&l.data)
+            .map_err(|e| Error::io("cannot remove incomplete cluster", &l.data, e))?;
+    }
+    say(
+        opts,
+        &format!(
+            "creating the default PostgreSQL {} cluster in {} (first use)…",
+            bins.version,
+            l.data.display()
+        ),
+    );
+    let t = Instant::now();
+    let co = ClusterOptions {
+        fast: false,
+        ..ClusterOptions::default()
+    };
+    if let Err(e) = cluster::init(bins, user, &l.data, &co, &l.log) {
+        let _ = std::fs::remove_dir_all(&l.data);
+        return Err(e);
+    }
+    say(
+        opts,
+        &format!("cluster created in {:.1} s", t.elapsed().as_secs_f64()),
+    );
+    Ok(())
+}
+
+/// Start the postmaster of `l`; `guardian` present for command-scoped starts.
+pub(super) fn start(
+    l: &Layout,
+    bins: &PgBinaries,
+    user: &RunAs,
+    opts: &DefaultOptions,
+    mut guardian: Option<&mut Guardian>,
+    owner: u32,
+) -> Result<(Child, State)> {
+    let socket_dir = l.socket_dir(user);
+    paths::create_dir_all(&socket_dir)?;
+    user.chown(&socket_dir)?;
+    let last: Option<u16> = std::fs::read_to_string(&l.last_port)
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
+    let port = opts.port.or(last.filter(|p| !ports::in_use(*p)));
+    let co = ClusterOptions {
+        fast: opts.fast,
+        port,
+        settings: opts.settings.clone(),
+        ..ClusterOptions::default()
+    };
+    let detached = guardian.is_none();
+    let gpid = guardian.as_ref().map(|g| g.pid()).unwrap_or(0);
+    let t = Instant::now();
+    let launched = match server::launch(
+        bins,
+        user,
+        &l.data,
+        &socket_dir,
+        &l.log,
+        &co,
+        Duration::from_secs(120),
+        detached,
+        guardian.as_deref_mut(),
+    ) {
+        Err(Error::PortInUse { .. }) if opts.port.is_none() && port.is_some() => {
+            let co = ClusterOptions { port: None, ..co };
+            server::launch(
+                bins,
+                user,
+                &l.data,
+                &socket_dir,
+                &l.log,
+                &co,
+                Duration::from_secs(120),
+                detached,
+                guardian,
+            )?
+        }
+        r => r?,
+    };
+    let _ = std::fs::write(&l.last_port, launched.port.to_string());
+    let st = State {
+        pid: launched.child.id(),
+        owner,
+        guardian: gpid,
+        port: launched.port,
+        socket_dir,
+        bin_dir: bins.bin_dir.clone(),
+        version: bins.version.clone(),
+        fast: opts.fast,
+    };
+    st.save(&l.state)?;
+    say(
+        opts,
+        &format!(
+            "started PostgreSQL {} (pid {}) in {:.1} s",
+            bins.version,
+            st.pid,
+            t.elapsed().as_secs_f64()
+        ),
+    );
+    Ok((launched.child, st))
+}
