@@ -267,6 +267,10 @@ struct Parser<'a> {
     peeked: Option<Token>,
 }
 
+/// Deepest expression tree accepted (pgbench's bison stack allows deeper
+/// ones; no real script comes close, and it bounds evaluation recursion).
+pub(crate) const MAX_TREE_DEPTH: usize = 200;
+
 const UNARY_BP: u8 = 18;
 const NOT_BP: u8 = 6;
 const TILDE_BP: u8 = 13;
@@ -339,48 +343,62 @@ impl<'a> Parser<'a> {
     }
 
     fn expr_bp(&mut self, min_bp: u8, depth: usize) -> Result<Expr, ExprError> {
+        self.expr_bp_depth(min_bp, depth).map(|(e, _)| e)
+    }
+
+    /// Parses with binding power `min_bp`; returns the tree and its height,
+    /// refused beyond [`MAX_TREE_DEPTH`] so evaluation cannot overflow the stack.
+    fn expr_bp_depth(&mut self, min_bp: u8, depth: usize) -> Result<(Expr, usize), ExprError> {
         let t = self.bump()?;
-        if depth > 1000 {
+        if depth > MAX_TREE_DEPTH {
             return Err(ExprError {
                 message: "expression is too deeply nested".to_string(),
                 more: None,
                 pos: t.end.saturating_sub(1),
             });
         }
-        let mut lhs = match &t.tok {
+        let too_deep = |t: &Token| ExprError {
+            message: "expression is too deeply nested".to_string(),
+            more: None,
+            pos: t.end.saturating_sub(1),
+        };
+        let (mut lhs, mut height) = match &t.tok {
             Tok::Op("(") => {
-                let e = self.expr_bp(0, depth + 1)?;
+                let e = self.expr_bp_depth(0, depth + 1)?;
                 self.expect_op(")")?;
                 e
             }
-            Tok::Op("+") => self.expr_bp(UNARY_BP, depth + 1)?,
+            Tok::Op("+") => self.expr_bp_depth(UNARY_BP, depth + 1)?,
             Tok::Op("-") => {
                 if self.peek()?.tok == Tok::MaxIntPlusOne {
                     self.bump()?;
-                    Expr::Const(Value::Int(i64::MIN))
+                    (Expr::Const(Value::Int(i64::MIN)), 1)
                 } else {
-                    let e = self.expr_bp(UNARY_BP, depth + 1)?;
-                    Expr::Call(Func::Sub, vec![Expr::Const(Value::Int(0)), e])
+                    let (e, h) = self.expr_bp_depth(UNARY_BP, depth + 1)?;
+                    (Expr::Call(Func::Sub, vec![Expr::Const(Value::Int(0)), e]), h + 1)
                 }
             }
             Tok::Op("~") => {
-                let e = self.expr_bp(TILDE_BP, depth + 1)?;
-                Expr::Call(Func::BitXor, vec![Expr::Const(Value::Int(!0)), e])
+                let (e, h) = self.expr_bp_depth(TILDE_BP, depth + 1)?;
+                (Expr::Call(Func::BitXor, vec![Expr::Const(Value::Int(!0)), e]), h + 1)
             }
             Tok::Not => {
-                let e = self.expr_bp(NOT_BP, depth + 1)?;
-                Expr::Call(Func::Not, vec![e])
+                let (e, h) = self.expr_bp_depth(NOT_BP, depth + 1)?;
+                (Expr::Call(Func::Not, vec![e]), h + 1)
             }
-            Tok::Null => Expr::Const(Value::Null),
-            Tok::True => Expr::Const(Value::Bool(true)),
-            Tok::False => Expr::Const(Value::Bool(false)),
-            Tok::Int(i) => Expr::Const(Value::Int(*i)),
-            Tok::Double(d) => Expr::Const(Value::Double(*d)),
-            Tok::Var(name) => Expr::Var(name.clone()),
+            Tok::Null => (Expr::Const(Value::Null), 1),
+            Tok::True => (Expr::Const(Value::Bool(true)), 1),
+            Tok::False => (Expr::Const(Value::Bool(false)), 1),
+            Tok::Int(i) => (Expr::Const(Value::Int(*i)), 1),
+            Tok::Double(d) => (Expr::Const(Value::Double(*d)), 1),
+            Tok::Var(name) => (Expr::Var(name.clone()), 1),
             Tok::Ident(name) => self.call(name, &t, depth)?,
             Tok::Case => self.case(depth)?,
             _ => return Err(syntax_error(&t)),
         };
+        if height > MAX_TREE_DEPTH {
+            return Err(too_deep(&t));
+        }
         loop {
             let next = self.peek()?.clone();
             match &next.tok {
@@ -389,7 +407,9 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     self.bump()?;
-                    lhs = self.is_suffix(&next, lhs)?;
+                    let (e, h) = self.is_suffix(&next, lhs)?;
+                    lhs = e;
+                    height += h;
                 }
                 tok => {
                     let Some((l_bp, r_bp, func, swap)) = infix(tok) else {
@@ -399,12 +419,16 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     self.bump()?;
-                    let rhs = self.expr_bp(r_bp, depth + 1)?;
+                    let (rhs, rh) = self.expr_bp_depth(r_bp, depth + 1)?;
+                    height = height.max(rh) + 1;
                     lhs = if swap {
                         Expr::Call(func, vec![rhs, lhs])
                     } else {
                         Expr::Call(func, vec![lhs, rhs])
                     };
+                    if height > MAX_TREE_DEPTH {
+                        return Err(too_deep(&next));
+                    }
                     if l_bp == CMP_L {
                         let after = self.peek()?;
                         if is_comparison(&after.tok) {
@@ -414,15 +438,19 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(lhs)
+        if height > MAX_TREE_DEPTH {
+            return Err(too_deep(&t));
+        }
+        Ok((lhs, height))
     }
 
-    fn is_suffix(&mut self, op: &Token, lhs: Expr) -> Result<Expr, ExprError> {
+    /// Returns the node and how much it adds to the tree height.
+    fn is_suffix(&mut self, op: &Token, lhs: Expr) -> Result<(Expr, usize), ExprError> {
         let is = |e: Expr, v: Value| Expr::Call(Func::Is, vec![e, Expr::Const(v)]);
         let not = |e: Expr| Expr::Call(Func::Not, vec![e]);
         match op.tok {
-            Tok::IsNull => return Ok(is(lhs, Value::Null)),
-            Tok::NotNull => return Ok(not(is(lhs, Value::Null))),
+            Tok::IsNull => return Ok((is(lhs, Value::Null), 1)),
+            Tok::NotNull => return Ok((not(is(lhs, Value::Null)), 2)),
             _ => {}
         }
         let mut t = self.bump()?;
@@ -437,10 +465,10 @@ impl<'a> Parser<'a> {
             _ => return Err(syntax_error(&t)),
         };
         let e = is(lhs, v);
-        Ok(if negate { not(e) } else { e })
+        Ok(if negate { (not(e), 2) } else { (e, 1) })
     }
 
-    fn call(&mut self, name: &str, name_tok: &Token, depth: usize) -> Result<Expr, ExprError> {
+    fn call(&mut self, name: &str, name_tok: &Token, depth: usize) -> Result<(Expr, usize), ExprError> {
         let Some(&(fname, arity, func)) = FUNCTIONS
             .iter()
             .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
@@ -453,12 +481,15 @@ impl<'a> Parser<'a> {
         };
         self.expect_op("(")?;
         let mut args = Vec::new();
+        let mut height = 0;
         let close;
         if self.peek()?.tok == Tok::Op(")") {
             close = self.bump()?;
         } else {
             loop {
-                args.push(self.expr_bp(0, depth + 1)?);
+                let (a, h) = self.expr_bp_depth(0, depth + 1)?;
+                height = height.max(h);
+                args.push(a);
                 let t = self.bump()?;
                 match t.tok {
                     Tok::Op(",") => continue,
@@ -498,27 +529,34 @@ impl<'a> Parser<'a> {
             Arity::Fixed(k) if k != n => return Err(err("unexpected number of arguments")),
             Arity::Fixed(_) => {}
         }
-        Ok(Expr::Call(func, args))
+        Ok((Expr::Call(func, args), height + 1))
     }
 
-    fn case(&mut self, depth: usize) -> Result<Expr, ExprError> {
+    fn case(&mut self, depth: usize) -> Result<(Expr, usize), ExprError> {
         let mut args = Vec::new();
+        let mut height = 0;
+        let mut arg = |p: &mut Self, args: &mut Vec<Expr>| -> Result<(), ExprError> {
+            let (a, h) = p.expr_bp_depth(0, depth + 1)?;
+            height = height.max(h);
+            args.push(a);
+            Ok(())
+        };
         let t = self.bump()?;
         if t.tok != Tok::When {
             return Err(syntax_error(&t));
         }
         loop {
-            args.push(self.expr_bp(0, depth + 1)?);
+            arg(self, &mut args)?;
             let t = self.bump()?;
             if t.tok != Tok::Then {
                 return Err(syntax_error(&t));
             }
-            args.push(self.expr_bp(0, depth + 1)?);
+            arg(self, &mut args)?;
             let t = self.bump()?;
             match t.tok {
                 Tok::When => continue,
                 Tok::Else => {
-                    args.push(self.expr_bp(0, depth + 1)?);
+                    arg(self, &mut args)?;
                     let t = self.bump()?;
                     if t.tok != Tok::End {
                         return Err(syntax_error(&t));
@@ -532,7 +570,9 @@ impl<'a> Parser<'a> {
                 _ => return Err(syntax_error(&t)),
             }
         }
-        Ok(Expr::Call(Func::Case, args))
+        // Lazy CASE evaluation recurses once per WHEN pair.
+        let height = height + args.len() / 2 + 1;
+        Ok((Expr::Call(Func::Case, args), height))
     }
 }
 
