@@ -9,6 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub use crate::binding::ChannelBindingMode;
 use crate::conninfo;
 use crate::error::ConfigError;
 
@@ -145,7 +146,6 @@ pub(crate) const IGNORED_KEYWORDS: &[&str] = &[
     "ssl_min_protocol_version",
     "ssl_max_protocol_version",
     "require_auth",
-    "channel_binding",
     "replication",
     "load_balance_hosts",
     "min_protocol_version",
@@ -188,6 +188,8 @@ pub struct Config {
     pub client_encoding: Option<String>,
     /// `target_session_attrs`.
     pub target_session_attrs: Option<TargetSessionAttrs>,
+    /// `channel_binding` (SCRAM over TLS).
+    pub channel_binding: Option<ChannelBindingMode>,
     /// The form this was parsed from.
     pub form: Form,
 }
@@ -267,6 +269,7 @@ impl Config {
             "options" => self.options = v,
             "client_encoding" => self.client_encoding = v,
             "target_session_attrs" => self.target_session_attrs = Some(value.parse()?),
+            "channel_binding" => self.channel_binding = Some(value.parse()?),
             k if IGNORED_KEYWORDS.contains(&k) => {}
             k => {
                 return Err(ConfigError::new(format!(
@@ -302,6 +305,7 @@ impl Config {
         ov(&mut self.options, &other.options);
         ov(&mut self.client_encoding, &other.client_encoding);
         ov(&mut self.target_session_attrs, &other.target_session_attrs);
+        ov(&mut self.channel_binding, &other.channel_binding);
     }
 
     /// The options as (keyword, value) pairs in libpq order, password included.
@@ -332,6 +336,10 @@ impl Config {
         push(
             "target_session_attrs",
             self.target_session_attrs.map(|m| m.as_str().to_string()),
+        );
+        push(
+            "channel_binding",
+            self.channel_binding.map(|m| m.as_str().to_string()),
         );
         out
     }

@@ -29,6 +29,7 @@
 //! decrypted byte out of rustls, so level-triggered readiness stays truthful; after a
 //! `flush` returning `false` keep WRITABLE interest until it returns `true`.
 
+mod binding;
 pub mod cancel;
 pub mod config;
 pub mod conn;
@@ -45,7 +46,7 @@ mod stream;
 mod tls;
 
 pub use cancel::CancelToken;
-pub use config::{Config, Form, SslMode, TargetSessionAttrs};
+pub use config::{ChannelBindingMode, Config, Form, SslMode, TargetSessionAttrs};
 pub use conn::{Connection, NoticeHandler, TxStatus};
 pub use error::{ConfigError, ConnectAttempt, ConnectCause, ConnectError, DbError, Error};
 pub use query::{CopyIn, QueryResult};

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::{parse_int, Config, SslMode, TargetSessionAttrs};
+use crate::config::{parse_int, ChannelBindingMode, Config, SslMode, TargetSessionAttrs};
 use crate::error::ConfigError;
 use crate::pgpass;
 
@@ -35,6 +35,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("PGOPTIONS", "options"),
     ("PGCLIENTENCODING", "client_encoding"),
     ("PGTARGETSESSIONATTRS", "target_session_attrs"),
+    ("PGCHANNELBINDING", "channel_binding"),
 ];
 
 /// What resolution reads from the outside world.
@@ -199,6 +200,8 @@ pub struct ConnectParams {
     pub connect_timeout: Option<Duration>,
     /// Which kind of server is acceptable.
     pub target_session_attrs: TargetSessionAttrs,
+    /// SCRAM channel binding policy.
+    pub channel_binding: ChannelBindingMode,
     /// Warnings to print (pgpass permissions, …), libpq wording.
     pub warnings: Vec<String>,
 }
@@ -411,6 +414,7 @@ impl Config {
             client_encoding: c.client_encoding.clone().filter(|s| !s.is_empty()),
             connect_timeout,
             target_session_attrs: c.target_session_attrs.unwrap_or_default(),
+            channel_binding: c.channel_binding.unwrap_or_default(),
             warnings,
         })
     }

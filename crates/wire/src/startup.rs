@@ -14,13 +14,16 @@ use std::time::Instant;
 
 use bytes::BytesMut;
 use fallible_iterator::FallibleIterator;
-use postgres_protocol::authentication::sasl::{ChannelBinding, ScramSha256, SCRAM_SHA_256};
+use postgres_protocol::authentication::sasl::{
+    ChannelBinding, ScramSha256, SCRAM_SHA_256, SCRAM_SHA_256_PLUS,
+};
 use postgres_protocol::message::backend::Message;
 use postgres_protocol::message::frontend;
 use rustls::ClientConfig;
 
+use crate::binding;
 use crate::cancel::{CancelAddr, CancelToken};
-use crate::config::{Config, SslMode, TargetSessionAttrs};
+use crate::config::{ChannelBindingMode, Config, SslMode, TargetSessionAttrs};
 use crate::conn::{Connection, TxStatus};
 use crate::error::{ConnectAttempt, ConnectCause, ConnectError, DbError, Error};
 use crate::reader::MessageReader;
@@ -292,6 +295,53 @@ impl Connector {
         }
     }
 
+    /// SCRAM mechanism and channel binding, as libpq: `-PLUS` with `tls-server-end-point`
+    /// when TLS is on, the server offers it and `channel_binding` is not `disable`.
+    fn choose_binding(
+        &self,
+        conn: &Connection,
+        has_scram: bool,
+        has_plus: bool,
+    ) -> Result<(&'static str, ChannelBinding), ConnectCause> {
+        let mode = self.params.channel_binding;
+        let tls = conn.stream.tls.as_ref();
+        if mode != ChannelBindingMode::Disable && has_plus {
+            if let Some(tls) = tls {
+                let hash = tls
+                    .peer_certificates()
+                    .and_then(|c| c.first())
+                    .and_then(|c| binding::server_end_point(c.as_ref()));
+                return match hash {
+                    Some(h) => Ok((SCRAM_SHA_256_PLUS, ChannelBinding::tls_server_end_point(h))),
+                    None if mode == ChannelBindingMode::Require => Err(ConnectCause::Other(
+                        "could not compute the channel binding hash of the server certificate"
+                            .into(),
+                    )),
+                    None if has_scram => Ok((SCRAM_SHA_256, ChannelBinding::unsupported())),
+                    None => Err(ConnectCause::Other(
+                        "none of the server's SASL authentication mechanisms are supported".into(),
+                    )),
+                };
+            }
+        }
+        if mode == ChannelBindingMode::Require {
+            return Err(ConnectCause::Other(
+                "channel binding is required, but server did not offer an authentication method that supports channel binding".into(),
+            ));
+        }
+        if !has_scram {
+            return Err(ConnectCause::Other(
+                "none of the server's SASL authentication mechanisms are supported".into(),
+            ));
+        }
+        // 'y': we could bind but the server did not offer it (downgrade detection).
+        if tls.is_some() && mode != ChannelBindingMode::Disable {
+            Ok((SCRAM_SHA_256, ChannelBinding::unrequested()))
+        } else {
+            Ok((SCRAM_SHA_256, ChannelBinding::unsupported()))
+        }
+    }
+
     /// StartupMessage, authentication exchange, then start-up messages up to
     /// ReadyForQuery.
     fn authenticate(&self, conn: &mut Connection, target: &Target) -> Result<(), ConnectCause> {
@@ -312,16 +362,37 @@ impl Connector {
 
         let password = target.password.as_deref();
         let mut scram: Option<ScramSha256> = None;
+        let mut bound = false;
+        let require_binding = p.channel_binding == ChannelBindingMode::Require;
+        let no_binding = || {
+            ConnectCause::Other(
+                "channel binding required but not supported by server's authentication request"
+                    .into(),
+            )
+        };
         loop {
             match conn.read_message_blocking().map_err(cause_of)? {
-                Message::AuthenticationOk => break,
+                Message::AuthenticationOk => {
+                    if require_binding && !bound {
+                        return Err(ConnectCause::Other(
+                            "channel binding required, but server authenticated client without channel binding".into(),
+                        ));
+                    }
+                    break;
+                }
                 Message::AuthenticationCleartextPassword => {
+                    if require_binding {
+                        return Err(no_binding());
+                    }
                     let pw = password.ok_or(ConnectCause::NoPassword)?;
                     frontend::password_message(pw.as_bytes(), &mut conn.out)
                         .map_err(|e| ConnectCause::Other(e.to_string()))?;
                     conn.flush_blocking().map_err(cause_of)?;
                 }
                 Message::AuthenticationMd5Password(body) => {
+                    if require_binding {
+                        return Err(no_binding());
+                    }
                     let pw = password.ok_or(ConnectCause::NoPassword)?;
                     let hash = postgres_protocol::authentication::md5_hash(
                         p.user.as_bytes(),
@@ -333,22 +404,19 @@ impl Connector {
                     conn.flush_blocking().map_err(cause_of)?;
                 }
                 Message::AuthenticationSasl(body) => {
-                    let mut has_scram = false;
+                    let (mut has_scram, mut has_plus) = (false, false);
                     let mut mechs = body.mechanisms();
                     while let Some(m) = mechs.next().map_err(|e| {
                         ConnectCause::Other(format!("invalid SASL mechanism list: {e}"))
                     })? {
                         has_scram |= m == SCRAM_SHA_256;
-                    }
-                    if !has_scram {
-                        return Err(ConnectCause::Other(
-                            "none of the server's SASL authentication mechanisms are supported"
-                                .into(),
-                        ));
+                        has_plus |= m == SCRAM_SHA_256_PLUS;
                     }
                     let pw = password.ok_or(ConnectCause::NoPassword)?;
-                    let s = ScramSha256::new(pw.as_bytes(), ChannelBinding::unsupported());
-                    frontend::sasl_initial_response(SCRAM_SHA_256, s.message(), &mut conn.out)
+                    let (mech, binding) = self.choose_binding(conn, has_scram, has_plus)?;
+                    bound = mech == SCRAM_SHA_256_PLUS;
+                    let s = ScramSha256::new(pw.as_bytes(), binding);
+                    frontend::sasl_initial_response(mech, s.message(), &mut conn.out)
                         .map_err(|e| ConnectCause::Other(e.to_string()))?;
                     conn.flush_blocking().map_err(cause_of)?;
                     scram = Some(s);

@@ -76,6 +76,10 @@ fn conninfo_errors() {
         "target_session_attrs=fast",
         "invalid target_session_attrs value: \"fast\"",
     );
+    check_err(
+        "channel_binding=maybe",
+        "invalid channel_binding value: \"maybe\"",
+    );
 }
 
 #[test]

@@ -507,6 +507,13 @@ fn auth_cleartext_password() {
 fn auth_md5_and_pgpass() {
     let pg = auth_server(AuthMethod::Md5, TlsMode::Off);
     check_password_auth(&pg);
+    let e = connect(&unix(pg.conninfo(), "channel_binding=require")).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "channel binding required but not supported by server's authentication request"
+        ),
+        "{e}"
+    );
     // The password from a pgpass file found through HOME.
     use std::os::unix::fs::PermissionsExt;
     let ci = pg.conninfo();
@@ -560,6 +567,19 @@ fn auth_scram_and_tls() {
             Some("t")
         );
     }
+    // SCRAM-SHA-256-PLUS with tls-server-end-point (the server checks the binding).
+    for mode in [
+        "sslmode=require channel_binding=require",
+        "sslmode=require channel_binding=disable",
+    ] {
+        let c = connect(&tcp(ci, mode)).unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert!(c.is_tls());
+    }
+    let e = connect(&unix(ci, "channel_binding=require")).unwrap_err();
+    assert!(
+        e.to_string().ends_with("channel binding is required, but server did not offer an authentication method that supports channel binding"),
+        "{e}"
+    );
     // allow and disable: plain.
     for mode in ["sslmode=allow", "sslmode=disable"] {
         let mut c = connect(&tcp(ci, mode)).unwrap();
