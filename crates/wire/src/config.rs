@@ -139,8 +139,6 @@ pub(crate) const IGNORED_KEYWORDS: &[&str] = &[
     "sslcrldir",
     "sslpassword",
     "sslcertmode",
-    "sslcert",
-    "sslkey",
     "sslsni",
     "sslnegotiation",
     "ssl_min_protocol_version",
@@ -176,6 +174,10 @@ pub struct Config {
     pub sslmode: Option<SslMode>,
     /// Root certificate file for verify-ca/verify-full (`system`: the OS's roots).
     pub sslrootcert: Option<String>,
+    /// Client certificate (PEM) for TLS client authentication.
+    pub sslcert: Option<String>,
+    /// Private key (PEM) of `sslcert`.
+    pub sslkey: Option<String>,
     /// `application_name`.
     pub application_name: Option<String>,
     /// Used when `application_name` is not set anywhere.
@@ -260,6 +262,8 @@ impl Config {
             "dbname" => self.dbname = v,
             "sslmode" => self.sslmode = Some(value.parse()?),
             "sslrootcert" => self.sslrootcert = v,
+            "sslcert" => self.sslcert = v,
+            "sslkey" => self.sslkey = v,
             "application_name" => self.application_name = v,
             "fallback_application_name" => self.fallback_application_name = v,
             "connect_timeout" => {
@@ -296,6 +300,8 @@ impl Config {
         ov(&mut self.dbname, &other.dbname);
         ov(&mut self.sslmode, &other.sslmode);
         ov(&mut self.sslrootcert, &other.sslrootcert);
+        ov(&mut self.sslcert, &other.sslcert);
+        ov(&mut self.sslkey, &other.sslkey);
         ov(&mut self.application_name, &other.application_name);
         ov(
             &mut self.fallback_application_name,
@@ -325,6 +331,8 @@ impl Config {
         push("dbname", self.dbname.clone());
         push("sslmode", self.sslmode.map(|m| m.as_str().to_string()));
         push("sslrootcert", self.sslrootcert.clone());
+        push("sslcert", self.sslcert.clone());
+        push("sslkey", self.sslkey.clone());
         push("application_name", self.application_name.clone());
         push(
             "fallback_application_name",

@@ -30,6 +30,8 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("PGDATABASE", "dbname"),
     ("PGSSLMODE", "sslmode"),
     ("PGSSLROOTCERT", "sslrootcert"),
+    ("PGSSLCERT", "sslcert"),
+    ("PGSSLKEY", "sslkey"),
     ("PGAPPNAME", "application_name"),
     ("PGCONNECT_TIMEOUT", "connect_timeout"),
     ("PGOPTIONS", "options"),
@@ -188,6 +190,10 @@ pub struct ConnectParams {
     pub sslrootcert: Option<String>,
     /// `sslrootcert` was given explicitly (libpq then treats `require` as `verify-ca`).
     pub sslrootcert_explicit: bool,
+    /// Client certificate file (`None`: `~/.postgresql/postgresql.crt` if it exists).
+    pub sslcert: Option<String>,
+    /// Client key file (`None`: `~/.postgresql/postgresql.key`).
+    pub sslkey: Option<String>,
     /// Home directory (for `~/.postgresql/root.crt`).
     pub home: Option<PathBuf>,
     /// application_name to send.
@@ -404,6 +410,8 @@ impl Config {
             sslmode: c.sslmode.unwrap_or_default(),
             sslrootcert: c.sslrootcert.clone().filter(|s| !s.is_empty()),
             sslrootcert_explicit,
+            sslcert: c.sslcert.clone().filter(|s| !s.is_empty()),
+            sslkey: c.sslkey.clone().filter(|s| !s.is_empty()),
             home: env.home.clone(),
             application_name: c
                 .application_name

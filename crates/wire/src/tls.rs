@@ -12,10 +12,11 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
+use std::path::PathBuf;
 
 use crate::config::SslMode;
 use crate::resolve::ConnectParams;
@@ -86,7 +87,7 @@ fn root_store(params: &ConnectParams) -> Result<RootCertStore, String> {
     let mut roots = RootCertStore::empty();
     let file = match params.sslrootcert.as_deref() {
         Some("system") => None,
-        Some(f) => Some(std::path::PathBuf::from(f)),
+        Some(f) => Some(PathBuf::from(f)),
         None => params
             .home
             .as_ref()
@@ -162,13 +163,90 @@ pub(crate) fn client_config(params: &ConnectParams) -> Result<Option<Arc<ClientC
         webpki,
         algs: provider.signature_verification_algorithms,
     };
-    let config = ClientConfig::builder_with_provider(provider)
+    let builder = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(verifier))
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(Arc::new(verifier));
+    let config = match client_cert(params)? {
+        Some((certs, key)) => builder
+            .with_client_auth_cert(certs, key)
+            .map_err(|e| format!("could not use client certificate: {e}"))?,
+        None => builder.with_no_client_auth(),
+    };
     Ok(Some(Arc::new(config)))
+}
+
+/// The client certificate chain and key: `sslcert`/`sslkey`, or
+/// `~/.postgresql/postgresql.{crt,key}` when that certificate exists.
+fn client_cert(
+    params: &ConnectParams,
+) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, String> {
+    let home = |f: &str| params.home.as_ref().map(|h| h.join(".postgresql").join(f));
+    let cert = match &params.sslcert {
+        Some(c) => PathBuf::from(c),
+        None => match home("postgresql.crt").filter(|p| p.exists()) {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
+    if params.sslcert.is_some() && !cert.exists() {
+        // libpq silently skips a missing client certificate.
+        return Ok(None);
+    }
+    let key = match &params.sslkey {
+        Some(k) => PathBuf::from(k),
+        None => home("postgresql.key").unwrap_or_else(|| cert.with_extension("key")),
+    };
+    let certs = CertificateDer::pem_file_iter(&cert)
+        .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| {
+            format!(
+                "could not load client certificate file \"{}\": {e}",
+                cert.display()
+            )
+        })?;
+    if certs.is_empty() {
+        return Err(format!(
+            "no certificate in client certificate file \"{}\"",
+            cert.display()
+        ));
+    }
+    check_key_permissions(&key)?;
+    let key_der = PrivateKeyDer::from_pem_file(&key)
+        .map_err(|e| format!("could not load private key file \"{}\": {e}", key.display()))?;
+    Ok(Some((certs, key_der)))
+}
+
+/// libpq's rule: a key owned by the user must be u=rw (0600) or less; one owned by root
+/// may also be group-readable (0640).
+fn check_key_permissions(key: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(key).map_err(|e| {
+        format!(
+            "could not access private key file \"{}\": {e}",
+            key.display()
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(format!(
+            "private key file \"{}\" is not a regular file",
+            key.display()
+        ));
+    }
+    let mode = meta.mode();
+    let bad = if meta.uid() == 0 {
+        mode & 0o037
+    } else {
+        mode & 0o077
+    };
+    if bad != 0 {
+        return Err(format!(
+            "private key file \"{}\" has group or world access; file must have permissions u=rw (0600) or less if owned by the current user, or permissions u=rw,g=r (0640) or less if owned by root",
+            key.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The name rustls checks and sends as SNI: the host name, or the address literal.

@@ -640,6 +640,26 @@ fn auth_scram_and_tls() {
     .unwrap_err();
     assert!(e.to_string().contains("SSL error"), "{e}");
 
+    // A client certificate and key load (the server does not ask for one); a key
+    // readable by others is refused as libpq does.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (crt, key) = (dir.path().join("c.crt"), dir.path().join("c.key"));
+        std::fs::copy(pg.data_dir().join("server.crt"), &crt).unwrap();
+        std::fs::copy(pg.data_dir().join("server.key"), &key).unwrap();
+        let mode = format!(
+            "sslmode=require sslcert={} sslkey={}",
+            crt.display(),
+            key.display()
+        );
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = connect(&tcp(ci, &mode)).unwrap_err();
+        assert!(e.to_string().contains("has group or world access"), "{e}");
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(connect(&tcp(ci, &mode)).unwrap().is_tls());
+    }
+
     // Non-blocking I/O over TLS, cancel over a TLS connection.
     let mut c = connect(&tcp(ci, "sslmode=require")).unwrap();
     nonblocking_checks(&mut c);
