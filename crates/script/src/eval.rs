@@ -104,7 +104,7 @@ fn eval_lazy(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result<Val
             if a1.truth() {
                 return evaluate(second, ctx);
             }
-            let rest = &args[2..];
+            let rest = args.get(2..).unwrap_or(&[]);
             if rest.len() == 1 {
                 return evaluate(&rest[0], ctx);
             }
@@ -244,7 +244,7 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
             let least = func == Func::Least;
             if vals.iter().any(|v| matches!(v, Value::Double(_))) {
                 let mut ext = to_double(&arg(0))?;
-                for v in &vals[1..] {
+                for v in vals.get(1..).unwrap_or(&[]) {
                     let d = to_double(v)?;
                     // C's Min/Max macros: (a < b ? a : b) / (a > b ? a : b)
                     ext = if least {
@@ -262,7 +262,7 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
                 Ok(Value::Double(ext))
             } else {
                 let mut ext = to_int(&arg(0))?;
-                for v in &vals[1..] {
+                for v in vals.get(1..).unwrap_or(&[]) {
                     let i = to_int(v)?;
                     ext = if least { ext.min(i) } else { ext.max(i) };
                 }

@@ -375,12 +375,18 @@ impl<'a> Parser<'a> {
                     (Expr::Const(Value::Int(i64::MIN)), 1)
                 } else {
                     let (e, h) = self.expr_bp_depth(UNARY_BP, depth + 1)?;
-                    (Expr::Call(Func::Sub, vec![Expr::Const(Value::Int(0)), e]), h + 1)
+                    (
+                        Expr::Call(Func::Sub, vec![Expr::Const(Value::Int(0)), e]),
+                        h + 1,
+                    )
                 }
             }
             Tok::Op("~") => {
                 let (e, h) = self.expr_bp_depth(TILDE_BP, depth + 1)?;
-                (Expr::Call(Func::BitXor, vec![Expr::Const(Value::Int(!0)), e]), h + 1)
+                (
+                    Expr::Call(Func::BitXor, vec![Expr::Const(Value::Int(!0)), e]),
+                    h + 1,
+                )
             }
             Tok::Not => {
                 let (e, h) = self.expr_bp_depth(NOT_BP, depth + 1)?;
@@ -468,7 +474,12 @@ impl<'a> Parser<'a> {
         Ok(if negate { (not(e), 2) } else { (e, 1) })
     }
 
-    fn call(&mut self, name: &str, name_tok: &Token, depth: usize) -> Result<(Expr, usize), ExprError> {
+    fn call(
+        &mut self,
+        name: &str,
+        name_tok: &Token,
+        depth: usize,
+    ) -> Result<(Expr, usize), ExprError> {
         let Some(&(fname, arity, func)) = FUNCTIONS
             .iter()
             .find(|(n, _, _)| n.eq_ignore_ascii_case(name))

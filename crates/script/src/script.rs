@@ -528,11 +528,11 @@ fn resolve_conditionals(name: &str, commands: &mut [Command]) -> Result<(), Scri
     // Each open chain: the branch commands seen so far, and whether \else was seen.
     let mut stack: Vec<(Vec<usize>, bool)> = Vec::new();
     let mut links: Vec<(usize, usize, usize)> = Vec::new(); // (branch, next, end)
-    for i in 0..commands.len() {
-        let CommandKind::Meta(m) = &commands[i].kind else {
+    for (i, cmd) in commands.iter().enumerate() {
+        let CommandKind::Meta(m) = &cmd.kind else {
             continue;
         };
-        let line = commands[i].line;
+        let line = cmd.line;
         let err = |msg: &str| ScriptError::new(name, line, msg);
         match m.meta {
             Meta::If { .. } => stack.push((vec![i], false)),

@@ -40,12 +40,21 @@ fn chi2(observed: &[u64], probs: &[f64]) -> (f64, f64) {
 
 fn check(name: &str, observed: &[u64], probs: &[f64]) {
     let sum: f64 = probs.iter().sum();
-    assert!((sum - 1.0).abs() < 1e-9, "{name}: probabilities sum to {sum}");
+    assert!(
+        (sum - 1.0).abs() < 1e-9,
+        "{name}: probabilities sum to {sum}"
+    );
     let (stat, df) = chi2(observed, probs);
     let crit = chi2_critical(df);
-    assert!(stat < crit, "{name}: chi2 = {stat:.1} with {df} df exceeds {crit:.1}");
+    assert!(
+        stat < crit,
+        "{name}: chi2 = {stat:.1} with {df} df exceeds {crit:.1}"
+    );
     // Also catch a suspiciously perfect fit (e.g. a deterministic generator).
-    assert!(stat > df / 4.0, "{name}: chi2 = {stat:.1} with {df} df is too small");
+    assert!(
+        stat > df / 4.0,
+        "{name}: chi2 = {stat:.1} with {df} df is too small"
+    );
 }
 
 #[test]

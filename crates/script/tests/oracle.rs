@@ -43,7 +43,9 @@ impl Case {
 }
 
 fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
 }
 
 fn load_cases() -> Vec<Case> {
@@ -122,7 +124,12 @@ fn run_ours(case: &Case) -> Vec<String> {
             return vec![e];
         }
     }
-    let seeds = derive_seeds(SEED, case.clients, case.threads, !defines.contains("default_seed"));
+    let seeds = derive_seeds(
+        SEED,
+        case.clients,
+        case.threads,
+        !defines.contains("default_seed"),
+    );
     let mut clients: Vec<Client> = (0..case.clients)
         .map(|id| {
             let vars = client_variables(&defines, id, 1, seeds.default_seed, SEED);
@@ -131,7 +138,10 @@ fn run_ours(case: &Case) -> Vec<String> {
         .collect();
     let mut out: Vec<u8> = Vec::new();
     let mut first = 0;
-    for (t, &n) in clients_per_thread(case.clients, case.threads).iter().enumerate() {
+    for (t, &n) in clients_per_thread(case.clients, case.threads)
+        .iter()
+        .enumerate()
+    {
         let mut choose = seeds.threads[t].choose;
         let mut aborted = vec![false; n];
         for _ in 0..case.transactions {
@@ -163,7 +173,10 @@ fn run_ours(case: &Case) -> Vec<String> {
         }
         first += n;
     }
-    let lines: Vec<String> = String::from_utf8_lossy(&out).lines().map(str::to_string).collect();
+    let lines: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_string)
+        .collect();
     normalize(case, lines)
 }
 
@@ -245,20 +258,32 @@ fn render(cases: &[Case], results: &[Vec<String>]) -> String {
 fn expressions_match_pgbench_expectations() {
     let cases = load_cases();
     let expected = load_expected();
-    assert_eq!(cases.len(), expected.len(), "expr_expected.txt is out of date");
+    assert_eq!(
+        cases.len(),
+        expected.len(),
+        "expr_expected.txt is out of date"
+    );
     let mut failures = Vec::new();
     for (i, (case, want)) in cases.iter().zip(&expected).enumerate() {
         let got = run_ours(case);
         if &got != want {
             failures.push(format!(
                 "case {i}:\n{}--- pgbench:\n{}\n--- hotbench:\n{}\n",
-                case.scripts.iter().map(|(s, _)| s.as_str()).collect::<String>(),
+                case.scripts
+                    .iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<String>(),
                 want.join("\n"),
                 got.join("\n")
             ));
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -279,5 +304,8 @@ fn expectations_match_real_pgbench() {
         return;
     }
     let stored = std::fs::read_to_string(testdata("expr_expected.txt")).unwrap_or_default();
-    assert_eq!(stored, rendered, "pgbench output differs from testdata/expr_expected.txt");
+    assert_eq!(
+        stored, rendered,
+        "pgbench output differs from testdata/expr_expected.txt"
+    );
 }

@@ -10,7 +10,11 @@ use hotbench_script::{
 fn check(input: &str, expected: &str) {
     match parse_expr(input) {
         Ok(e) => assert_eq!(e.to_string(), expected, "input: {input}"),
-        Err(e) => assert_eq!(format!("error: {}", e.message), expected, "input: {input}\n{e}"),
+        Err(e) => assert_eq!(
+            format!("error: {}", e.message),
+            expected,
+            "input: {input}\n{e}"
+        ),
     }
 }
 
@@ -113,7 +117,9 @@ fn deep_expressions_are_refused_not_overflowing() {
     let ok = vec!["1"; 150].join(" + ");
     let expr = parse_expr(&ok).expect("parse");
     let mut client = Client::new(0, Variables::new(), PrngState::seed(1));
-    let v = client.eval(&expr, 0, 0, &mut std::io::sink()).expect("eval");
+    let v = client
+        .eval(&expr, 0, 0, &mut std::io::sink())
+        .expect("eval");
     assert_eq!(v, Value::Int(150));
 }
 
@@ -126,7 +132,10 @@ fn error_display_is_pgbench_like() {
     );
     assert_eq!(e.line, 2);
     let e = parse_script("f.sql", "\\set\n").expect_err("error");
-    assert_eq!(e.to_string(), "f.sql:1: missing argument in command \"set\"");
+    assert_eq!(
+        e.to_string(),
+        "f.sql:1: missing argument in command \"set\""
+    );
     let e = parse_script("f.sql", "\n\n\\sleep 1 days\n").expect_err("error");
     assert_eq!(
         e.to_string(),
@@ -142,9 +151,21 @@ fn conditional_structure_errors_carry_lines() {
         ("select 1;\n\\endif\n", 2, "\\endif without matching \\if"),
         ("\\elif true\n", 1, "\\elif without matching \\if"),
         ("\\else\n", 1, "\\else without matching \\if"),
-        ("\\if 1\n\\else\n\\else\n\\endif\n", 3, "\\else after \\else"),
-        ("\\if 1\n\\else\n\\elif 1\n\\endif\n", 3, "\\elif after \\else"),
-        ("select 1;\n\\if 1\nselect 2;\n", 2, "\\if without matching \\endif"),
+        (
+            "\\if 1\n\\else\n\\else\n\\endif\n",
+            3,
+            "\\else after \\else",
+        ),
+        (
+            "\\if 1\n\\else\n\\elif 1\n\\endif\n",
+            3,
+            "\\elif after \\else",
+        ),
+        (
+            "select 1;\n\\if 1\nselect 2;\n",
+            2,
+            "\\if without matching \\endif",
+        ),
     ] {
         let e = parse_script("c.sql", src).expect_err(src);
         assert_eq!((e.line, e.message.as_str()), (line, msg), "{src}");
@@ -189,65 +210,145 @@ fn if_chains_jump_like_pgbench() {
 
 #[test]
 fn gset_attaches_and_stores() {
-    let s = parse_script("g", "select 1 as a, 2 as b \\gset p_\nselect 3;\n\\aset\n").expect("parse");
+    let s =
+        parse_script("g", "select 1 as a, 2 as b \\gset p_\nselect 3;\n\\aset\n").expect("parse");
     assert_eq!(s.len(), 2);
-    let CommandKind::Sql(first) = &s.commands()[0].kind else { panic!("sql") };
+    let CommandKind::Sql(first) = &s.commands()[0].kind else {
+        panic!("sql")
+    };
     assert_eq!(first.result_mode(), &ResultMode::Gset("p_".to_string()));
     assert_eq!(first.text(), "select 1 as a, 2 as b ");
     let mut vars = Variables::new();
     first
-        .store_result(&mut vars, 0, true, QueryResult::Rows { ntuples: 1, last_row: &[("a", "1"), ("b", "x")] })
+        .store_result(
+            &mut vars,
+            0,
+            true,
+            QueryResult::Rows {
+                ntuples: 1,
+                last_row: &[("a", "1"), ("b", "x")],
+            },
+        )
         .expect("store");
     assert_eq!(vars.text("p_a").as_deref(), Some("1"));
-    assert_eq!(vars.value("p_b"), Err("malformed variable \"p_b\" value: \"x\"".to_string()));
+    assert_eq!(
+        vars.value("p_b"),
+        Err("malformed variable \"p_b\" value: \"x\"".to_string())
+    );
     let err = first
-        .store_result(&mut vars, 0, true, QueryResult::Rows { ntuples: 2, last_row: &[] })
+        .store_result(
+            &mut vars,
+            0,
+            true,
+            QueryResult::Rows {
+                ntuples: 2,
+                last_row: &[],
+            },
+        )
         .expect_err("two rows");
     assert_eq!(err, ResultError::ExpectedOneRow { query: 0, got: 2 });
-    assert_eq!(err.pgbench_message(3, 0, 0), "client 3 script 0 command 0 query 0: expected one row, got 2");
-    let err = first.store_result(&mut vars, 0, true, QueryResult::NoRows).expect_err("no rows");
+    assert_eq!(
+        err.pgbench_message(3, 0, 0),
+        "client 3 script 0 command 0 query 0: expected one row, got 2"
+    );
+    let err = first
+        .store_result(&mut vars, 0, true, QueryResult::NoRows)
+        .expect_err("no rows");
     assert_eq!(err, ResultError::ExpectedOneRow { query: 0, got: 0 });
-    let CommandKind::Sql(second) = &s.commands()[1].kind else { panic!("sql") };
+    let CommandKind::Sql(second) = &s.commands()[1].kind else {
+        panic!("sql")
+    };
     assert_eq!(second.result_mode(), &ResultMode::Aset(String::new()));
     assert!(second.wants_result(false));
     second
-        .store_result(&mut vars, 0, false, QueryResult::Rows { ntuples: 0, last_row: &[] })
+        .store_result(
+            &mut vars,
+            0,
+            false,
+            QueryResult::Rows {
+                ntuples: 0,
+                last_row: &[],
+            },
+        )
         .expect("aset skips empty results");
-    let bad = second.store_result(&mut vars, 1, true, QueryResult::Rows { ntuples: 1, last_row: &[("?column?", "1")] });
+    let bad = second.store_result(
+        &mut vars,
+        1,
+        true,
+        QueryResult::Rows {
+            ntuples: 1,
+            last_row: &[("?column?", "1")],
+        },
+    );
     assert!(matches!(bad, Err(ResultError::BadVariable { .. })));
 
-    for src in ["\\gset\n", "\\set a 1\n\\gset\n", "select 1 \\gset\n\\gset\n"] {
+    for src in [
+        "\\gset\n",
+        "\\set a 1\n\\gset\n",
+        "select 1 \\gset\n\\gset\n",
+    ] {
         let e = parse_script("g", src).expect_err(src);
-        assert!(e.message.contains("\\gset must follow an SQL command"), "{src}: {e}");
+        assert!(
+            e.message.contains("\\gset must follow an SQL command"),
+            "{src}: {e}"
+        );
     }
 }
 
 #[test]
 fn sql_commands_keep_pgbench_text_and_lines() {
-    let src = "-- header\n\n  select 1;\nselect\n  2 \\; select 3;\n\\set x 1\nselect 'a;b' -- c;\n;\n";
+    let src =
+        "-- header\n\n  select 1;\nselect\n  2 \\; select 3;\n\\set x 1\nselect 'a;b' -- c;\n;\n";
     let s = parse_script("l", src).expect("parse");
-    let summary: Vec<(usize, &str)> = s.commands().iter().map(|c| (c.line, c.first_line.as_str())).collect();
+    let summary: Vec<(usize, &str)> = s
+        .commands()
+        .iter()
+        .map(|c| (c.line, c.first_line.as_str()))
+        .collect();
     assert_eq!(
         summary,
-        vec![(3, "select 1;"), (4, "select"), (6, "\\set x 1"), (7, "select 'a;b' -- c;")]
+        vec![
+            (3, "select 1;"),
+            (4, "select"),
+            (6, "\\set x 1"),
+            (7, "select 'a;b' -- c;")
+        ]
     );
-    let CommandKind::Sql(c) = &s.commands()[1].kind else { panic!("sql") };
+    let CommandKind::Sql(c) = &s.commands()[1].kind else {
+        panic!("sql")
+    };
     assert_eq!(c.text(), "select\n  2 ; select 3;");
 }
 
 #[test]
 fn sleep_forms() {
-    let s = parse_script("s", "\\sleep 10ms\n\\sleep 2\n\\sleep :t us\n\\sleep -5 s\n").expect("parse");
+    let s = parse_script(
+        "s",
+        "\\sleep 10ms\n\\sleep 2\n\\sleep :t us\n\\sleep -5 s\n",
+    )
+    .expect("parse");
     let mut vars = Variables::new();
     vars.set_text("t", "t", "250").expect("set");
     let mut client = Client::new(0, vars, PrngState::seed(1));
     let mut sink = std::io::sink();
-    let got: Vec<Action> = (0..4).map(|i| client.execute(&s, 0, i, &mut sink).expect("sleep")).collect();
+    let got: Vec<Action> = (0..4)
+        .map(|i| client.execute(&s, 0, i, &mut sink).expect("sleep"))
+        .collect();
     assert_eq!(
         got,
-        vec![Action::Sleep(10_000), Action::Sleep(2_000_000), Action::Sleep(250), Action::Sleep(-5_000_000)]
+        vec![
+            Action::Sleep(10_000),
+            Action::Sleep(2_000_000),
+            Action::Sleep(250),
+            Action::Sleep(-5_000_000)
+        ]
     );
-    for bad in ["\\sleep x\n", "\\sleep 1 2 3\n", "\\sleep 1 fortnights\n", "\\sleep\n"] {
+    for bad in [
+        "\\sleep x\n",
+        "\\sleep 1 2 3\n",
+        "\\sleep 1 fortnights\n",
+        "\\sleep\n",
+    ] {
         assert!(parse_script("s", bad).is_err(), "{bad}");
     }
 }
@@ -271,7 +372,9 @@ fn random_state_is_restored_on_retry() {
 #[test]
 fn psql_quoting_extension() {
     let s = parse_script("q", "select :'v', :\"v\", :v;\n").expect("parse");
-    let CommandKind::Sql(c) = &s.commands()[0].kind else { panic!("sql") };
+    let CommandKind::Sql(c) = &s.commands()[0].kind else {
+        panic!("sql")
+    };
     let mut vars = Variables::new();
     vars.set_text("t", "v", "it's \"x\"").expect("set");
     let mut out = String::new();

@@ -9,7 +9,9 @@ use hotbench_script::{parse_script, CommandKind, Meta, ResultMode};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join("seeds")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join("seeds")
 }
 
 /// (fixture, number of commands, number of SQL commands with \gset)
@@ -44,7 +46,11 @@ fn seed_fixtures_parse() {
         if path.extension().and_then(|e| e.to_str()) != Some("sql") {
             continue;
         }
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
         let text = std::fs::read_to_string(&path).expect("read fixture");
         let script = parse_script(&name, &text).unwrap_or_else(|e| panic!("{e}"));
         let (_, n, g) = EXPECTED
@@ -60,7 +66,8 @@ fn seed_fixtures_parse() {
 
 #[test]
 fn sleep_with_unit_in_seed() {
-    let text = std::fs::read_to_string(fixtures().join("004_orders_advisory_sleep.sql")).expect("read");
+    let text =
+        std::fs::read_to_string(fixtures().join("004_orders_advisory_sleep.sql")).expect("read");
     let script = parse_script("s", &text).expect("parse");
     let sleep = script.commands().iter().find_map(|c| match &c.kind {
         CommandKind::Meta(m) => match &m.meta {

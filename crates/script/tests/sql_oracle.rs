@@ -16,7 +16,9 @@ struct Case {
 }
 
 fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
 }
 
 fn load_cases() -> Vec<Case> {
@@ -34,7 +36,10 @@ fn load_cases() -> Vec<Case> {
             }
         }
         if !script.trim().is_empty() {
-            cases.push(Case { simple_only, script });
+            cases.push(Case {
+                simple_only,
+                script,
+            });
         }
     }
     cases
@@ -90,7 +95,18 @@ fn run_pgbench(case: &Case, mode: &str, dir: &std::path::Path) -> Vec<String> {
     let bin = std::env::var("HOTBENCH_PGBENCH").unwrap_or_else(|_| "pgbench".to_string());
     let out = std::process::Command::new(bin)
         .current_dir(dir)
-        .args(["--debug", "-n", "-t", "1", "--random-seed", "1", "-M", mode, "-f", "sql.sql"])
+        .args([
+            "--debug",
+            "-n",
+            "-t",
+            "1",
+            "--random-seed",
+            "1",
+            "-M",
+            mode,
+            "-f",
+            "sql.sql",
+        ])
         .output()
         .expect("run pgbench");
     let text = String::from_utf8_lossy(&out.stderr);
@@ -152,7 +168,11 @@ fn sql_matches_pgbench_expectations() {
             runs.push((i, *m));
         }
     }
-    assert_eq!(runs.len(), expected.len(), "sql_expected.txt is out of date");
+    assert_eq!(
+        runs.len(),
+        expected.len(),
+        "sql_expected.txt is out of date"
+    );
     let mut failures = Vec::new();
     for ((i, mode), want) in runs.iter().zip(&expected) {
         let got = run_ours(&cases[*i], mode);
@@ -165,7 +185,12 @@ fn sql_matches_pgbench_expectations() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -191,5 +216,8 @@ fn sql_expectations_match_real_pgbench() {
         return;
     }
     let stored = std::fs::read_to_string(testdata("sql_expected.txt")).unwrap_or_default();
-    assert_eq!(stored, rendered, "pgbench output differs from testdata/sql_expected.txt");
+    assert_eq!(
+        stored, rendered,
+        "pgbench output differs from testdata/sql_expected.txt"
+    );
 }

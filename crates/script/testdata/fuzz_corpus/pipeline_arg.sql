@@ -1,0 +1,3 @@
+\startpipeline
+\syncpipeline
+\endpipeline extra

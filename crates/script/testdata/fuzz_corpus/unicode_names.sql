@@ -1,0 +1,3 @@
+\set é :é
+\sleep :é ms
+select :é, :"é", :{?é};
