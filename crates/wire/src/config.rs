@@ -251,6 +251,11 @@ impl Config {
     /// Sets one libpq keyword. Unknown keywords are an error (libpq's wording); keywords
     /// hotbench does not act on (`keepalives`, `gssencmode`, …) are accepted and ignored.
     pub fn set(&mut self, keyword: &str, value: &str) -> Result<(), ConfigError> {
+        if value.contains('\0') {
+            return Err(ConfigError::new(format!(
+                "connection option \"{keyword}\" contains a NUL character"
+            )));
+        }
         let v = Some(value.to_string());
         match keyword {
             "host" => self.host = v,

@@ -207,6 +207,9 @@ pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
 
 /// Decodes `%XX` escapes; `%00` and malformed escapes are errors, as in libpq.
 pub(crate) fn percent_decode(s: &str) -> Result<String, ConfigError> {
+    if s.contains('\0') {
+        return Err(ConfigError::new("NUL character in URI"));
+    }
     if !s.contains('%') {
         return Ok(s.to_string());
     }

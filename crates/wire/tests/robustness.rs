@@ -159,3 +159,26 @@ proptest! {
         let _ = c.simple_query("SELECT 1");
     }
 }
+
+proptest! {
+    /// Any string: parse never panics; what parses prints back to an equal configuration
+    /// in both forms, and the masked forms never contain the password.
+    #[test]
+    fn conninfo_and_url_parsing_never_panic(
+        s in prop_oneof![
+            any::<String>(),
+            "[a-z_]{1,12}=('[^']{0,8}'|[^ ]{0,8})( [a-z_]{1,12}=[^ ]{0,8}){0,3}",
+            "postgres(ql)?://[^/?]{0,20}(/[^?]{0,10})?(\\?[a-z_=&%0-9A-F]{0,30})?",
+        ]
+    ) {
+        if let Ok(c) = Config::parse(&s) {
+            let back = Config::parse(&c.to_conninfo_string()).expect("conninfo round trip");
+            prop_assert_eq!(back.pairs(), c.pairs());
+            let back = Config::parse(&c.to_url_string()).expect("URL round trip");
+            prop_assert_eq!(back.pairs(), c.pairs());
+            if let Some(pw) = c.password.as_deref().filter(|p| p.len() > 3) {
+                prop_assert!(!c.masked().contains(pw) || c.pairs().iter().any(|(k, v)| *k != "password" && v.contains(pw)));
+            }
+        }
+    }
+}
