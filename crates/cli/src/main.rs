@@ -1,4 +1,52 @@
 //! The `hotbench` binary: command-line definition and glue over the library crates.
-fn main() {
-    println!("hotbench (being written)");
+//! Exit codes follow pgbench: 0 success, 1 bad input, 2 the run failed.
+
+mod fail;
+mod flags;
+mod groups;
+mod mask;
+mod run_cmd;
+mod scripts;
+mod target;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches};
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    let matches = match flags::Cli::command().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
+    let cli = match flags::Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => return clap_exit(e),
+    };
+    let result = match &cli.command {
+        flags::Command::Run(run) => {
+            let sub = matches
+                .subcommand_matches("run")
+                .cloned()
+                .unwrap_or_default();
+            run_cmd::main(run, &sub, &argv)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            f.print();
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Prints a clap error; usage errors exit 1 like pgbench, help and version exit 0.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let _ = e.print();
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    }
 }

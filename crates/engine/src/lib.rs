@@ -1,1 +1,27 @@
-//! hotbench-engine (placeholder, being written).
+//! The benchmark engine: one OS thread per `-j`, each owning its clients' connections and
+//! driving them from a level-triggered epoll loop (no async runtime, no work stealing), the
+//! PostgreSQL wire protocol via `hotbench-wire`, pgbench's client state machine with retries,
+//! `-R` scheduling from the scheduled start (no coordinated omission), client groups with
+//! their own rates, round-trip emulation, and statistics merged by a coordinator.
+
+pub mod backoff;
+pub mod clock;
+mod collect;
+pub mod config;
+pub mod duration;
+mod plan;
+mod poller;
+pub mod runner;
+mod send;
+pub mod signals;
+mod slot;
+mod tally;
+mod txlog;
+mod worker;
+
+pub use backoff::Backoff;
+pub use config::{
+    GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
+    WeightedScript, GOODPUT_VARIABLE,
+};
+pub use runner::{run, EngineError, Hooks, RunOutcome};

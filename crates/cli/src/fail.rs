@@ -1,0 +1,61 @@
+//! The one error type commands return: a message already worded for the user, optional
+//! detail/hint lines, and pgbench's exit code (1 bad input, 2 the run failed).
+
+use std::fmt;
+
+#[derive(Debug)]
+pub struct Fail {
+    pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
+    pub code: u8,
+}
+
+impl Fail {
+    /// Bad input: flags, scripts, connection at start-up (exit 1).
+    pub fn input(message: impl Into<String>) -> Fail {
+        Fail {
+            message: message.into(),
+            detail: None,
+            hint: None,
+            code: 1,
+        }
+    }
+
+    /// The run itself failed (exit 2).
+    pub fn run(message: impl Into<String>) -> Fail {
+        Fail {
+            code: 2,
+            ..Fail::input(message)
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Fail {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn detail(mut self, detail: impl Into<String>) -> Fail {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// Prints `hotbench: error: …` (and detail/hint lines) to stderr.
+    pub fn print(&self) {
+        eprintln!("hotbench: error: {}", self.message);
+        if let Some(d) = &self.detail {
+            eprintln!("hotbench: detail: {d}");
+        }
+        if let Some(h) = &self.hint {
+            eprintln!("hotbench: hint: {h}");
+        }
+    }
+}
+
+impl fmt::Display for Fail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Fail>;

@@ -1,0 +1,28 @@
+//! Command-line definition: one clap definition per subcommand. Parsing only; building the
+//! real configuration from these plain values happens in the command modules.
+
+pub mod run;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "hotbench",
+    version,
+    about = "A contention lab for PostgreSQL-compatible databases",
+    long_about = "hotbench reproduces high-contention write workloads, measures them honestly and \
+                  shows which SQL pattern fixes them. `hotbench run` is a drop-in pgbench; \
+                  `hotbench scenario` runs ladders of variants with correctness checks.",
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a pgbench workload: same flags, same report, plus percentiles, retries, JSON
+    #[command(allow_hyphen_values = false)]
+    Run(Box<run::RunArgs>),
+}

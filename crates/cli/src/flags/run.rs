@@ -1,0 +1,360 @@
+//! `hotbench run`: pgbench's options, same names and meanings, plus hotbench's own.
+//! Stage one (this file) only parses; `crate::run_cmd` validates and builds the engine
+//! configuration, so that every message about bad input comes from one place.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args};
+
+#[derive(Debug, Clone, Args)]
+#[command(
+    disable_help_flag = true,
+    disable_version_flag = true,
+    about = "Run a pgbench workload (same flags, same report) with honest statistics"
+)]
+pub struct RunArgs {
+    // ---- Initialization options ------------------------------------------------------
+    /// Invoke initialization mode
+    #[arg(
+        short = 'i',
+        long = "initialize",
+        help_heading = "Initialization options"
+    )]
+    pub initialize: bool,
+    /// Run selected initialization steps [dtgGvpf]+ (default "dtgvp")
+    #[arg(
+        short = 'I',
+        long = "init-steps",
+        value_name = "STEPS",
+        help_heading = "Initialization options"
+    )]
+    pub init_steps: Option<String>,
+    /// Set fill factor
+    #[arg(
+        short = 'F',
+        long = "fillfactor",
+        value_name = "NUM",
+        help_heading = "Initialization options"
+    )]
+    pub fillfactor: Option<String>,
+    /// Do not run VACUUM (during initialization or before tests)
+    #[arg(
+        short = 'n',
+        long = "no-vacuum",
+        help_heading = "Initialization options"
+    )]
+    pub no_vacuum: bool,
+    /// Quiet logging (one message each 5 seconds)
+    #[arg(short = 'q', long = "quiet", help_heading = "Initialization options")]
+    pub quiet: bool,
+    /// Scaling factor (with -i), or the scale to report
+    #[arg(
+        short = 's',
+        long = "scale",
+        value_name = "NUM",
+        help_heading = "Initialization options"
+    )]
+    pub scale: Option<String>,
+    /// Create foreign key constraints between tables
+    #[arg(long = "foreign-keys", help_heading = "Initialization options")]
+    pub foreign_keys: bool,
+    /// Create indexes in the specified tablespace
+    #[arg(
+        long = "index-tablespace",
+        value_name = "TABLESPACE",
+        help_heading = "Initialization options"
+    )]
+    pub index_tablespace: Option<String>,
+    /// Partition pgbench_accounts with this method (range|hash)
+    #[arg(
+        long = "partition-method",
+        value_name = "METHOD",
+        help_heading = "Initialization options"
+    )]
+    pub partition_method: Option<String>,
+    /// Partition pgbench_accounts into NUM parts (default: 0)
+    #[arg(
+        long = "partitions",
+        value_name = "NUM",
+        help_heading = "Initialization options"
+    )]
+    pub partitions: Option<String>,
+    /// Create tables in the specified tablespace
+    #[arg(
+        long = "tablespace",
+        value_name = "TABLESPACE",
+        help_heading = "Initialization options"
+    )]
+    pub tablespace: Option<String>,
+    /// Create tables as unlogged tables
+    #[arg(long = "unlogged-tables", help_heading = "Initialization options")]
+    pub unlogged_tables: bool,
+
+    // ---- What to run -----------------------------------------------------------------
+    /// Add builtin script NAME weighted at W ("-b list" lists them)
+    #[arg(short = 'b', long = "builtin", value_name = "NAME[@W]", action = ArgAction::Append, help_heading = "Options to select what to run")]
+    pub builtin: Vec<String>,
+    /// Add script FILENAME weighted at W
+    #[arg(short = 'f', long = "file", value_name = "FILENAME[@W]", action = ArgAction::Append, help_heading = "Options to select what to run")]
+    pub file: Vec<String>,
+    /// Skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")
+    #[arg(short = 'N', long = "skip-some-updates", action = ArgAction::Count, help_heading = "Options to select what to run")]
+    pub skip_some_updates: u8,
+    /// Perform SELECT-only transactions (same as "-b select-only")
+    #[arg(short = 'S', long = "select-only", action = ArgAction::Count, help_heading = "Options to select what to run")]
+    pub select_only: u8,
+
+    // ---- Benchmarking options --------------------------------------------------------
+    /// Number of concurrent database clients (default: 1)
+    #[arg(
+        short = 'c',
+        long = "client",
+        visible_alias = "clients",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub client: Option<String>,
+    /// Establish new connection for each transaction
+    #[arg(short = 'C', long = "connect", help_heading = "Benchmarking options")]
+    pub connect: bool,
+    /// Define variable for use by custom script
+    #[arg(short = 'D', long = "define", value_name = "VARNAME=VALUE", action = ArgAction::Append, help_heading = "Benchmarking options")]
+    pub define: Vec<String>,
+    /// Number of threads (default: 1)
+    #[arg(
+        short = 'j',
+        long = "jobs",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub jobs: Option<String>,
+    /// Write transaction times to log file
+    #[arg(short = 'l', long = "log", help_heading = "Benchmarking options")]
+    pub log: bool,
+    /// Count transactions lasting more than NUM ms as late
+    #[arg(
+        short = 'L',
+        long = "latency-limit",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub latency_limit: Option<String>,
+    /// Protocol for submitting queries: simple|extended|prepared (default: simple)
+    #[arg(
+        short = 'M',
+        long = "protocol",
+        value_name = "MODE",
+        help_heading = "Benchmarking options"
+    )]
+    pub protocol: Option<String>,
+    /// Show thread progress report every NUM seconds
+    #[arg(
+        short = 'P',
+        long = "progress",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub progress: Option<String>,
+    /// Report latencies, failures, and retries per command
+    #[arg(
+        short = 'r',
+        long = "report-per-command",
+        help_heading = "Benchmarking options"
+    )]
+    pub report_per_command: bool,
+    /// Target rate in transactions per second
+    #[arg(
+        short = 'R',
+        long = "rate",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub rate: Option<String>,
+    /// Number of transactions each client runs (default: 10)
+    #[arg(
+        short = 't',
+        long = "transactions",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub transactions: Option<String>,
+    /// Duration of benchmark test in seconds
+    #[arg(
+        short = 'T',
+        long = "time",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub time: Option<String>,
+    /// Vacuum all four standard tables before tests
+    #[arg(
+        short = 'v',
+        long = "vacuum-all",
+        help_heading = "Benchmarking options"
+    )]
+    pub vacuum_all: bool,
+    /// Aggregate data over NUM seconds
+    #[arg(
+        long = "aggregate-interval",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub aggregate_interval: Option<String>,
+    /// Report the failures grouped by basic types
+    #[arg(long = "failures-detailed", help_heading = "Benchmarking options")]
+    pub failures_detailed: bool,
+    /// Prefix for transaction time log file (default: "pgbench_log")
+    #[arg(
+        long = "log-prefix",
+        value_name = "PREFIX",
+        help_heading = "Benchmarking options"
+    )]
+    pub log_prefix: Option<String>,
+    /// Max number of tries to run transaction (default: 1)
+    #[arg(
+        long = "max-tries",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub max_tries: Option<String>,
+    /// Use Unix epoch timestamps for progress
+    #[arg(long = "progress-timestamp", help_heading = "Benchmarking options")]
+    pub progress_timestamp: bool,
+    /// Set random seed ("time", "rand", integer)
+    #[arg(
+        long = "random-seed",
+        value_name = "SEED",
+        help_heading = "Benchmarking options"
+    )]
+    pub random_seed: Option<String>,
+    /// Fraction of transactions to log (e.g., 0.01 for 1%)
+    #[arg(
+        long = "sampling-rate",
+        value_name = "NUM",
+        help_heading = "Benchmarking options"
+    )]
+    pub sampling_rate: Option<String>,
+    /// Show builtin script code, then exit
+    #[arg(
+        long = "show-script",
+        value_name = "NAME",
+        help_heading = "Benchmarking options"
+    )]
+    pub show_script: Option<String>,
+    /// Print messages of all errors
+    #[arg(long = "verbose-errors", help_heading = "Benchmarking options")]
+    pub verbose_errors: bool,
+    /// Exit as soon as any client aborts
+    #[arg(long = "exit-on-abort", help_heading = "Benchmarking options")]
+    pub exit_on_abort: bool,
+
+    // ---- hotbench additions ----------------------------------------------------------
+    /// Write the full result (config, timeline, histograms, errors) as JSON, atomically
+    #[arg(long = "json", value_name = "FILE", help_heading = "hotbench options")]
+    pub json: Option<PathBuf>,
+    /// Write a self-contained HTML report
+    #[arg(long = "html", value_name = "FILE", help_heading = "hotbench options")]
+    pub html: Option<PathBuf>,
+    /// Back-off between retries: none | fixed:DUR | exp:MIN:MAX[:MULT] (full jitter)
+    #[arg(
+        long = "retry-backoff",
+        value_name = "SPEC",
+        help_heading = "hotbench options"
+    )]
+    pub retry_backoff: Option<String>,
+    /// Also retry these SQLSTATEs (comma-separated, e.g. 55P03,40003,57014)
+    #[arg(long = "retry-on", value_name = "SQLSTATE,...", action = ArgAction::Append, help_heading = "hotbench options")]
+    pub retry_on: Vec<String>,
+    /// Count other SQL errors as failed transactions (by SQLSTATE) instead of aborting the client
+    #[arg(long = "continue-on-error", help_heading = "hotbench options")]
+    pub continue_on_error: bool,
+    /// A client group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE (repeatable)
+    #[arg(long = "group", value_name = "SPEC", action = ArgAction::Append, help_heading = "hotbench options")]
+    pub group: Vec<String>,
+    /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency
+    #[arg(long = "rtt", value_name = "DUR", help_heading = "hotbench options")]
+    pub rtt: Option<String>,
+    /// What counts as useful work: committed | rows | var:NAME (default: committed, honouring hotbench_ok)
+    #[arg(
+        long = "goodput",
+        value_name = "RULE",
+        help_heading = "hotbench options"
+    )]
+    pub goodput: Option<String>,
+    /// On a lost connection: reconnect (default) or abort the client like pgbench
+    #[arg(
+        long = "on-disconnect",
+        value_name = "reconnect|abort",
+        help_heading = "hotbench options"
+    )]
+    pub on_disconnect: Option<String>,
+    /// Server probes: on (default) or off
+    #[arg(
+        long = "probe",
+        value_name = "on|off",
+        help_heading = "hotbench options"
+    )]
+    pub probe: Option<String>,
+    /// Timeline interval of the result (default 1s)
+    #[arg(
+        long = "interval",
+        value_name = "DUR",
+        help_heading = "hotbench options"
+    )]
+    pub interval: Option<String>,
+
+    // ---- Embedded server -------------------------------------------------------------
+    /// PostgreSQL major version of the embedded server (downloaded when not installed)
+    #[arg(
+        long = "pg-version",
+        value_name = "N",
+        help_heading = "Embedded server (used when no database is given)"
+    )]
+    pub pg_version: Option<u32>,
+    /// Directory holding the PostgreSQL binaries to use
+    #[arg(
+        long = "pg-bin",
+        value_name = "DIR",
+        help_heading = "Embedded server (used when no database is given)"
+    )]
+    pub pg_bin: Option<PathBuf>,
+
+    // ---- Common options --------------------------------------------------------------
+    /// Print debugging output
+    #[arg(short = 'd', long = "debug", help_heading = "Common options")]
+    pub debug: bool,
+    /// Database server host or socket directory
+    #[arg(
+        short = 'h',
+        long = "host",
+        value_name = "HOSTNAME",
+        help_heading = "Common options"
+    )]
+    pub host: Option<String>,
+    /// Database server port number
+    #[arg(
+        short = 'p',
+        long = "port",
+        value_name = "PORT",
+        help_heading = "Common options"
+    )]
+    pub port: Option<String>,
+    /// Connect as specified database user
+    #[arg(
+        short = 'U',
+        long = "username",
+        value_name = "USERNAME",
+        help_heading = "Common options"
+    )]
+    pub username: Option<String>,
+    /// Output version information, then exit
+    #[arg(short = 'V', long = "version", help_heading = "Common options")]
+    pub version: bool,
+    /// Show this help, then exit
+    #[arg(short = '?', long = "help", action = ArgAction::Help, help_heading = "Common options")]
+    pub help: Option<bool>,
+
+    /// Database name, conninfo string or postgresql:// URL
+    #[arg(value_name = "DBNAME")]
+    pub dbname: Vec<String>,
+}

@@ -1,0 +1,122 @@
+//! `--group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE`: several client
+//! groups in one run, each with its own scripts, clients and rate (e.g. one producer at
+//! 100/s while ten consumers drain a queue).
+
+use hotbench_engine::GoodputRule;
+
+use crate::fail::{Fail, Result};
+use crate::scripts::ScriptSpec;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSpec {
+    pub name: String,
+    pub scripts: Vec<ScriptSpec>,
+    pub clients: usize,
+    pub rate: Option<f64>,
+    pub goodput: Option<GoodputRule>,
+}
+
+pub fn parse_goodput(text: &str) -> Result<GoodputRule> {
+    match text {
+        "committed" => Ok(GoodputRule::Committed),
+        "rows" => Ok(GoodputRule::Rows),
+        t if t.starts_with("var:") && t.len() > 4 => Ok(GoodputRule::Variable(t[4..].into())),
+        _ => Err(Fail::input(format!(
+            "invalid goodput rule \"{text}\": expected committed, rows or var:NAME"
+        ))),
+    }
+}
+
+pub fn parse_group(text: &str) -> Result<GroupSpec> {
+    let usage = || {
+        Fail::input(format!("invalid --group \"{text}\""))
+            .hint("use NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE")
+    };
+    let (name, rest) = text.split_once(':').ok_or_else(usage)?;
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(usage());
+    }
+    let mut g = GroupSpec {
+        name: name.to_string(),
+        scripts: Vec::new(),
+        clients: 1,
+        rate: None,
+        goodput: None,
+    };
+    for part in rest.split(',').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(usage)?;
+        match k {
+            "file" | "f" => g.scripts.push(ScriptSpec::File(v.to_string())),
+            "builtin" | "b" => g.scripts.push(ScriptSpec::Builtin(v.to_string())),
+            "clients" | "c" => {
+                g.clients = v.parse().ok().filter(|&n: &usize| n >= 1).ok_or_else(|| {
+                    Fail::input(format!(
+                        "invalid clients \"{v}\" in --group \"{text}\": expected a whole number ≥ 1"
+                    ))
+                })?
+            }
+            "rate" | "R" => {
+                g.rate = Some(v.parse().ok().filter(|&r: &f64| r > 0.0 && r.is_finite()).ok_or_else(
+                    || {
+                        Fail::input(format!(
+                            "invalid rate \"{v}\" in --group \"{text}\": expected transactions per second > 0"
+                        ))
+                    },
+                )?)
+            }
+            "goodput" => g.goodput = Some(parse_goodput(v)?),
+            _ => {
+                return Err(Fail::input(format!(
+                    "unknown key \"{k}\" in --group \"{text}\""
+                ))
+                .hint("keys are file, builtin, clients, rate and goodput"))
+            }
+        }
+    }
+    if g.scripts.is_empty() {
+        return Err(Fail::input(format!(
+            "--group \"{text}\" has no script (file=… or builtin=…)"
+        )));
+    }
+    Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_producer_group() {
+        let g = parse_group("enqueue:file=enqueue.sql,clients=1,rate=100").unwrap();
+        assert_eq!(g.name, "enqueue");
+        assert_eq!(g.scripts, vec![ScriptSpec::File("enqueue.sql".into())]);
+        assert_eq!(g.clients, 1);
+        assert_eq!(g.rate, Some(100.0));
+        let g =
+            parse_group("dequeue:file=dequeue.sql@3,builtin=select-only,clients=10,goodput=rows")
+                .unwrap();
+        assert_eq!(g.scripts.len(), 2);
+        assert_eq!(g.goodput, Some(GoodputRule::Rows));
+    }
+
+    #[test]
+    fn rejects_bad_groups_with_a_clear_message() {
+        for bad in [
+            "noscripts:clients=2",
+            "x",
+            ":file=a.sql",
+            "g:file=a.sql,clients=0",
+            "g:file=a.sql,rate=-1",
+            "g:file=a.sql,color=red",
+            "g:file=a.sql,goodput=maybe",
+        ] {
+            let e = parse_group(bad).unwrap_err();
+            assert_eq!(e.code, 1, "{bad}");
+            assert!(!e.message.is_empty());
+        }
+    }
+}

@@ -1,0 +1,756 @@
+//! `hotbench run`: validates pgbench's options with pgbench's messages, resolves the target
+//! (embedded server when none is named), runs `-i` or the benchmark, and prints pgbench's
+//! report followed by hotbench's extra lines.
+
+use std::io::Write;
+
+use clap::ArgMatches;
+use hotbench_engine::{
+    duration::{parse_duration_us, Unit},
+    Backoff, GoodputRule, GroupConfig, Hooks, Limit, LogConfig, OnDisconnect, QueryMode,
+    RetryPolicy, RunConfig,
+};
+use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
+
+use crate::fail::{Fail, Result};
+use crate::flags::run::RunArgs;
+use crate::groups::{parse_goodput, parse_group};
+use crate::scripts::{is_builtin, load, specs_in_order, ScriptSpec};
+use crate::target::{self, Target, TargetArgs};
+
+/// pgbench's `option_parse_int`.
+fn parse_int(value: &str, option: &str, min: i64, max: i64) -> Result<i64> {
+    let v: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| Fail::input(format!("invalid value \"{value}\" for option {option}")))?;
+    if v < min || v > max {
+        return Err(Fail::input(format!(
+            "{option} must be in range {min}..{max}"
+        )));
+    }
+    Ok(v)
+}
+
+/// C's `atof`: the longest numeric prefix, 0 when none.
+fn atof(s: &str) -> f64 {
+    let t = s.trim_start();
+    let mut end = 0;
+    for i in (1..=t.len()).rev() {
+        if t.is_char_boundary(i) && t[..i].parse::<f64>().is_ok() {
+            end = i;
+            break;
+        }
+    }
+    t[..end].parse().unwrap_or(0.0)
+}
+
+const INT_MAX: i64 = i32::MAX as i64;
+
+fn benchmarking_option_set(a: &RunArgs) -> bool {
+    !a.builtin.is_empty()
+        || !a.file.is_empty()
+        || a.skip_some_updates > 0
+        || a.select_only > 0
+        || a.client.is_some()
+        || a.connect
+        || !a.define.is_empty()
+        || a.jobs.is_some()
+        || a.log
+        || a.latency_limit.is_some()
+        || a.protocol.is_some()
+        || a.progress.is_some()
+        || a.report_per_command
+        || a.rate.is_some()
+        || a.transactions.is_some()
+        || a.time.is_some()
+        || a.vacuum_all
+        || a.aggregate_interval.is_some()
+        || a.failures_detailed
+        || a.log_prefix.is_some()
+        || a.max_tries.is_some()
+        || a.progress_timestamp
+        || a.random_seed.is_some()
+        || a.sampling_rate.is_some()
+        || a.verbose_errors
+        || a.exit_on_abort
+        || !a.group.is_empty()
+        || a.rtt.is_some()
+        || a.retry_backoff.is_some()
+        || !a.retry_on.is_empty()
+        || a.continue_on_error
+}
+
+fn initialization_option_set(a: &RunArgs) -> bool {
+    a.init_steps.is_some()
+        || a.fillfactor.is_some()
+        || a.quiet
+        || a.foreign_keys
+        || a.index_tablespace.is_some()
+        || a.partition_method.is_some()
+        || a.partitions.is_some()
+        || a.tablespace.is_some()
+        || a.unlogged_tables
+}
+
+pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
+    if args.version {
+        println!("hotbench {}", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    if args.builtin.iter().any(|b| b == "list") {
+        eprint!("{}", hotbench_script::list_builtins());
+        eprintln!();
+        return Ok(0);
+    }
+    if let Some(name) = &args.show_script {
+        let b = hotbench_script::find_builtin(name).map_err(|e| {
+            Fail::input(e.to_string())
+                .detail(hotbench_script::list_builtins().trim_end().to_string())
+        })?;
+        eprintln!("-- {}: {}\n{}", b.name, b.desc, b.script);
+        return Ok(0);
+    }
+    if args.dbname.len() > 1 {
+        return Err(Fail::input(format!(
+            "too many command-line arguments (first is \"{}\")",
+            args.dbname[1]
+        ))
+        .hint("Try \"hotbench run --help\" for more information."));
+    }
+    let target_args = TargetArgs {
+        host: args.host.clone(),
+        port: args.port.clone(),
+        username: args.username.clone(),
+        dbname: args.dbname.first().cloned(),
+        pg_version: args.pg_version,
+        pg_bin: args.pg_bin.clone(),
+    };
+    if args.initialize {
+        if benchmarking_option_set(args) {
+            return Err(Fail::input(
+                "some of the specified options cannot be used in initialization (-i) mode",
+            ));
+        }
+        return initialize(args, &target_args);
+    }
+    if initialization_option_set(args) {
+        return Err(Fail::input(
+            "some of the specified options cannot be used in benchmarking mode",
+        ));
+    }
+    benchmark(args, m, argv, &target_args)
+}
+
+fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
+    use hotbench_init::{InitOptions, PartitionMethod};
+    let mut opts = InitOptions::default();
+    if let Some(s) = &args.init_steps {
+        hotbench_init::check_init_steps(s).map_err(init_fail)?;
+        opts.steps = s.clone();
+    }
+    if let Some(s) = &args.scale {
+        opts.scale = parse_int(s, "-s/--scale", 1, INT_MAX)? as i32;
+    }
+    if let Some(f) = &args.fillfactor {
+        opts.fillfactor = parse_int(f, "-F/--fillfactor", 10, 100)? as i32;
+    }
+    if let Some(p) = &args.partitions {
+        opts.partitions = parse_int(p, "--partitions", 0, INT_MAX)? as i32;
+    }
+    if let Some(pm) = &args.partition_method {
+        opts.partition_method = Some(pm.parse::<PartitionMethod>().map_err(init_fail)?);
+    }
+    opts.unlogged_tables = args.unlogged_tables;
+    opts.foreign_keys = args.foreign_keys;
+    opts.tablespace = args.tablespace.clone();
+    opts.index_tablespace = args.index_tablespace.clone();
+    opts.quiet = args.quiet;
+    opts.no_vacuum = args.no_vacuum;
+    let target = target::resolve(target_args, false)?;
+    let mut conn = connect(&target)?;
+    let mut err = std::io::stderr();
+    hotbench_init::run_init(&mut conn, &opts, &mut err).map_err(init_fail)?;
+    conn.close();
+    drop(target);
+    Ok(0)
+}
+
+fn init_fail(e: hotbench_init::InitError) -> Fail {
+    let mut f = Fail::input(e.to_string());
+    f.detail = e.detail().map(|s| s.to_string());
+    f.hint = e.hint().map(|s| s.replace("pgbench -i", "hotbench run -i"));
+    f
+}
+
+fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
+    let params = target
+        .config
+        .resolve()
+        .map_err(|e| Fail::input(e.to_string()))?;
+    hotbench_wire::Connector::new(params)
+        .connect()
+        .map_err(|e| Fail::input(e.to_string()))
+}
+
+/// Everything validated, before touching the database.
+struct Plan {
+    groups: Vec<(
+        String,
+        Vec<ScriptSpec>,
+        usize,
+        Option<f64>,
+        Option<GoodputRule>,
+    )>,
+    nclients: usize,
+    threads: usize,
+    limit: Limit,
+    query_mode: QueryMode,
+    retry: RetryPolicy,
+    latency_limit_us: Option<i64>,
+    progress_s: Option<u32>,
+    rate: Option<f64>,
+    log: Option<LogConfig>,
+    random_seed: u64,
+    rtt_us: i64,
+    interval_us: i64,
+    goodput: GoodputRule,
+    on_disconnect: OnDisconnect,
+    defines: Vec<(String, String)>,
+    scale_given: Option<i64>,
+}
+
+fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
+    let nclients = match &args.client {
+        Some(c) => parse_int(c, "-c/--clients", 1, INT_MAX)? as usize,
+        None => 1,
+    };
+    let mut threads = match &args.jobs {
+        Some(j) => parse_int(j, "-j/--jobs", 1, INT_MAX)? as usize,
+        None => 1,
+    };
+    let query_mode = match &args.protocol {
+        Some(p) => QueryMode::parse(p)
+            .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
+        None => QueryMode::Simple,
+    };
+    let rate = match &args.rate {
+        Some(r) => {
+            let v = atof(r);
+            if v <= 0.0 {
+                return Err(Fail::input(format!("invalid rate limit: \"{r}\"")));
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    let latency_limit_us = match &args.latency_limit {
+        Some(l) => {
+            let v = atof(l);
+            if v <= 0.0 {
+                return Err(Fail::input(format!("invalid latency limit: \"{l}\"")));
+            }
+            Some((v * 1000.0) as i64)
+        }
+        None => None,
+    };
+    let progress_s = match &args.progress {
+        Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
+        None => None,
+    };
+    let nxacts = match &args.transactions {
+        Some(t) => Some(parse_int(t, "-t/--transactions", 1, INT_MAX)? as u64),
+        None => None,
+    };
+    let duration = match &args.time {
+        Some(t) => Some(parse_int(t, "-T/--time", 1, INT_MAX)?),
+        None => None,
+    };
+    if nxacts.is_some() && duration.is_some() {
+        return Err(Fail::input(
+            "specify either a number of transactions (-t) or a duration (-T), not both",
+        ));
+    }
+    let limit = match (nxacts, duration) {
+        (_, Some(d)) => Limit::Duration(d * 1_000_000),
+        (Some(n), None) => Limit::Transactions(n),
+        (None, None) => Limit::Transactions(10),
+    };
+    let sampling_rate = match &args.sampling_rate {
+        Some(s) => {
+            let v = atof(s);
+            if v <= 0.0 || v > 1.0 {
+                return Err(Fail::input(format!("invalid sampling rate: \"{s}\"")));
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    let aggregate_interval = match &args.aggregate_interval {
+        Some(a) => Some(parse_int(a, "--aggregate-interval", 1, INT_MAX)? as u32),
+        None => None,
+    };
+    if sampling_rate.is_some() && !args.log {
+        return Err(Fail::input(
+            "log sampling (--sampling-rate) is allowed only when logging transactions (-l)",
+        ));
+    }
+    if sampling_rate.is_some() && aggregate_interval.is_some() {
+        return Err(Fail::input("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time"));
+    }
+    if aggregate_interval.is_some() && !args.log {
+        return Err(Fail::input(
+            "log aggregation is allowed only when actually logging transactions",
+        ));
+    }
+    if !args.log && args.log_prefix.is_some() {
+        return Err(Fail::input(
+            "log file prefix (--log-prefix) is allowed only when logging transactions (-l)",
+        ));
+    }
+    if let (Some(d), Some(a)) = (duration, aggregate_interval) {
+        if i64::from(a) > d {
+            return Err(Fail::input(format!("number of seconds for aggregation ({a}) must not be higher than test duration ({d})")));
+        }
+        if d % i64::from(a) != 0 {
+            return Err(Fail::input(format!(
+                "duration ({d}) must be a multiple of aggregation interval ({a})"
+            )));
+        }
+    }
+    if args.progress_timestamp && progress_s.is_none() {
+        return Err(Fail::input(
+            "--progress-timestamp is allowed only under --progress",
+        ));
+    }
+    let max_tries = match &args.max_tries {
+        Some(t) => {
+            let v: i64 = t.trim().parse().unwrap_or(-1);
+            if v < 0 || v > u32::MAX as i64 {
+                return Err(Fail::input(format!(
+                    "invalid number of maximum tries: \"{t}\""
+                )));
+            }
+            v as u32
+        }
+        None => 1,
+    };
+    if max_tries == 0 && latency_limit_us.is_none() && duration.is_none() {
+        return Err(Fail::input("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"));
+    }
+    let backoff = match &args.retry_backoff {
+        Some(b) => Backoff::parse(b).map_err(Fail::input)?,
+        None => Backoff::None,
+    };
+    let mut extra_codes = Vec::new();
+    for list in &args.retry_on {
+        for code in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if code.len() != 5 || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                return Err(Fail::input(format!(
+                    "invalid SQLSTATE \"{code}\" in --retry-on: expected five characters such as 55P03"
+                )));
+            }
+            extra_codes.push(code.to_ascii_uppercase());
+        }
+    }
+    let random_seed = {
+        let text = args
+            .random_seed
+            .clone()
+            .or_else(|| std::env::var("PGBENCH_RANDOM_SEED").ok());
+        match text {
+            Some(t) => t
+                .parse::<hotbench_script::RandomSeed>()
+                .map_err(|e| {
+                    Fail::input(format!("unrecognized random seed option \"{t}\"")).detail(e.0)
+                })?
+                .resolve(),
+            None => hotbench_script::RandomSeed::Time.resolve(),
+        }
+    };
+    let rtt_us = match &args.rtt {
+        Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
+        None => 0,
+    };
+    let interval_us = match &args.interval {
+        Some(i) => {
+            let us = parse_duration_us(i, Unit::Seconds).map_err(Fail::input)?;
+            if us < 10_000 {
+                return Err(Fail::input(format!(
+                    "invalid --interval \"{i}\": must be at least 10ms"
+                )));
+            }
+            us
+        }
+        None => 1_000_000,
+    };
+    let goodput = match &args.goodput {
+        Some(g) => parse_goodput(g)?,
+        None => GoodputRule::Committed,
+    };
+    let on_disconnect = match args.on_disconnect.as_deref() {
+        None | Some("reconnect") => OnDisconnect::Reconnect,
+        Some("abort") => OnDisconnect::Abort,
+        Some(o) => {
+            return Err(Fail::input(format!(
+                "invalid --on-disconnect \"{o}\": expected reconnect or abort"
+            )))
+        }
+    };
+    let mut defines = Vec::new();
+    {
+        let mut vars = hotbench_script::Variables::new();
+        for d in &args.define {
+            hotbench_script::define(&mut vars, d).map_err(Fail::input)?;
+            if let Some((n, v)) = d.split_once('=') {
+                defines.push((n.to_string(), v.to_string()));
+            }
+        }
+    }
+    let scale_given = match &args.scale {
+        Some(s) => Some(parse_int(s, "-s/--scale", 1, INT_MAX)?),
+        None => None,
+    };
+    let specs = specs_in_order(m);
+    let groups = if !args.group.is_empty() {
+        if !specs.is_empty() {
+            return Err(Fail::input(
+                "--group cannot be combined with -b, -f, -N or -S (give each group its scripts)",
+            ));
+        }
+        args.group
+            .iter()
+            .map(|g| parse_group(g).map(|g| (g.name, g.scripts, g.clients, g.rate, g.goodput)))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        let specs = if specs.is_empty() {
+            vec![ScriptSpec::Builtin("tpcb-like".into())]
+        } else {
+            specs
+        };
+        vec![("default".to_string(), specs, nclients, rate, None)]
+    };
+    let total: usize = groups.iter().map(|g| g.2).sum();
+    if threads > total {
+        threads = total;
+    }
+    let log = args.log.then(|| LogConfig {
+        prefix: args
+            .log_prefix
+            .clone()
+            .unwrap_or_else(|| "pgbench_log".into()),
+        aggregate_interval: aggregate_interval.unwrap_or(0),
+        sampling_rate,
+    });
+    Ok(Plan {
+        groups,
+        nclients: total,
+        threads,
+        limit,
+        query_mode,
+        retry: RetryPolicy {
+            max_tries,
+            backoff,
+            extra_codes,
+            continue_on_error: args.continue_on_error,
+        },
+        latency_limit_us,
+        progress_s,
+        rate,
+        log,
+        random_seed,
+        rtt_us,
+        interval_us,
+        goodput,
+        on_disconnect,
+        defines,
+        scale_given,
+    })
+}
+
+fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
+    let plan = validate(args, m)?;
+    // Scripts (parse errors are input errors, reported before connecting).
+    let mut groups = Vec::new();
+    let mut any_builtin = false;
+    let mut total_weight: u64 = 0;
+    for (name, specs, clients, rate, goodput) in &plan.groups {
+        let mut scripts = Vec::new();
+        for s in specs {
+            any_builtin |= is_builtin(s);
+            let ws = load(s)?;
+            if plan.query_mode != QueryMode::Simple {
+                ws.script
+                    .check_extended()
+                    .map_err(|e| Fail::input(e.to_string()))?;
+            }
+            total_weight += u64::from(ws.weight);
+            scripts.push(ws);
+        }
+        groups.push(GroupConfig {
+            name: name.clone(),
+            scripts,
+            clients: *clients,
+            rate: *rate,
+            goodput: goodput.clone().unwrap_or_else(|| plan.goodput.clone()),
+        });
+    }
+    if total_weight == 0 {
+        return Err(Fail::input("total script weight must not be zero"));
+    }
+    let target = target::resolve(ta, false)?;
+    let mut conn = connect(&target)?;
+    let server_version = conn.server_version().to_string();
+    println!(
+        "hotbench ({}, server {})",
+        env!("CARGO_PKG_VERSION"),
+        server_version
+    );
+    let _ = std::io::stdout().flush();
+    let mut scale = plan.scale_given.unwrap_or(1);
+    let mut partition = (None, 0);
+    if any_builtin {
+        let info = hotbench_init::get_table_info(&mut conn, plan.scale_given.is_some())
+            .map_err(init_fail)?;
+        if let Some(w) = &info.warning {
+            eprintln!("hotbench: warning: {w}");
+        }
+        scale = i64::from(info.scale);
+        partition = (
+            info.partition_method.map(|p| p.as_str().to_string()),
+            info.partitions,
+        );
+    }
+    if !args.no_vacuum {
+        eprint!("starting vacuum...");
+        for sql in [
+            "vacuum pgbench_branches",
+            "vacuum pgbench_tellers",
+            "truncate pgbench_history",
+        ] {
+            try_execute(&mut conn, sql);
+        }
+        eprintln!("end.");
+        if args.vacuum_all {
+            eprint!("starting vacuum pgbench_accounts...");
+            try_execute(&mut conn, "vacuum analyze pgbench_accounts");
+            eprintln!("end.");
+        }
+    }
+    let engine_name = detect_engine(&server_version);
+    conn.close();
+
+    let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
+        groups[0].scripts[0].script.name().to_string()
+    } else {
+        "multiple scripts".to_string()
+    };
+    let max_tries = plan.retry.max_tries;
+    let cfg = RunConfig {
+        groups,
+        limit: plan.limit,
+        threads: plan.threads,
+        query_mode: plan.query_mode,
+        retry: plan.retry.clone(),
+        latency_limit_us: plan.latency_limit_us,
+        progress_s: plan.progress_s,
+        progress_timestamp: args.progress_timestamp,
+        connect_each_txn: args.connect,
+        random_seed: plan.random_seed,
+        rtt_us: plan.rtt_us,
+        log: plan.log.clone(),
+        conn: target.config.clone(),
+        exit_on_abort: args.exit_on_abort,
+        verbose_errors: args.verbose_errors,
+        failures_detailed: args.failures_detailed,
+        report_per_command: args.report_per_command,
+        interval_us: plan.interval_us,
+        json_path: args.json.clone(),
+        on_disconnect: plan.on_disconnect,
+        defines: plan.defines.clone(),
+        scale,
+        application_name: "hotbench".into(),
+    };
+    let bench = BenchInfo {
+        transaction_type,
+        scale,
+        query_mode: plan.query_mode.name().into(),
+        clients: plan.nclients,
+        threads: plan.threads,
+        max_tries,
+        duration_s: match plan.limit {
+            Limit::Duration(us) => Some((us / 1_000_000) as u64),
+            Limit::Transactions(_) => None,
+        },
+        transactions_per_client: match plan.limit {
+            Limit::Transactions(n) => Some(n),
+            Limit::Duration(_) => None,
+        },
+        rate: if cfg.is_throttled() {
+            Some(cfg.groups.iter().filter_map(|g| g.rate).sum())
+        } else {
+            None
+        },
+        latency_limit_ms: plan.latency_limit_us.map(|us| us as f64 / 1000.0),
+        progress: plan.progress_s.is_some(),
+        connect_each_txn: args.connect,
+        failures_detailed: args.failures_detailed,
+        report_per_command: args.report_per_command,
+        partition_method: partition.0,
+        partitions: partition.1.max(0) as u32,
+        rtt_us: plan.rtt_us,
+        random_seed: plan.random_seed,
+    };
+    let record = RunRecord {
+        format: RESULT_FORMAT.into(),
+        tool: "hotbench".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: 0.0,
+        status: "starting".into(),
+        command_line: crate::mask::mask_args(argv),
+        config: config_json(&cfg, &plan),
+        bench,
+        server: ServerInfo {
+            version: server_version,
+            engine: engine_name,
+            target: target.describe(),
+            embedded: target.is_embedded(),
+            fast: target.is_fast(),
+            settings: Default::default(),
+        },
+        duration_s: 0.0,
+        conn_time_ms: 0.0,
+        totals: Default::default(),
+        groups: Vec::new(),
+        timeline: Vec::new(),
+        errors: Vec::new(),
+        probes: None,
+        notes: if target.is_fast() {
+            vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
+        } else {
+            Vec::new()
+        },
+    };
+    let throttled = cfg.is_throttled();
+    let latency_limit = cfg.latency_limit_us.is_some();
+    let mut on_progress = |at: f64, s: &hotbench_stats::IntervalStats| {
+        eprintln!(
+            "{}",
+            hotbench_report::progress_line(
+                at,
+                args.progress_timestamp,
+                s,
+                throttled,
+                latency_limit,
+                max_tries != 1
+            )
+        );
+    };
+    let outcome = hotbench_engine::run(
+        cfg,
+        record,
+        Hooks {
+            on_progress: Some(&mut on_progress),
+            on_interval: None,
+        },
+    )
+    .map_err(|e| match e {
+        hotbench_engine::EngineError::Connect(m) | hotbench_engine::EngineError::Config(m) => {
+            Fail::input(m)
+        }
+        hotbench_engine::EngineError::Internal(m) => Fail::run(m),
+    })?;
+    drop(target);
+    let rec = &outcome.record;
+    print!("{}", hotbench_report::pgbench_report(rec));
+    print!("{}", hotbench_report::extra_lines(rec));
+    if let Some(p) = &args.json {
+        println!("result written to {}", p.display());
+    }
+    let _ = std::io::stdout().flush();
+    if outcome.interrupted {
+        eprintln!("hotbench: error: Run was interrupted; the above results are incomplete.");
+        return Ok(2);
+    }
+    if outcome.aborted_clients > 0 {
+        eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
+        return Ok(2);
+    }
+    Ok(0)
+}
+
+/// pgbench's `tryExecuteStatement`: errors are shown and ignored.
+fn try_execute(conn: &mut hotbench_wire::Connection, sql: &str) {
+    if let Err(e) = conn.execute(sql) {
+        eprintln!("hotbench: error: {e}");
+        eprintln!("hotbench: detail: (ignoring this error and continuing anyway)");
+    }
+}
+
+fn detect_engine(version: &str) -> String {
+    let v = version.to_ascii_lowercase();
+    if v.contains("-yb-") || v.contains("yugabyte") {
+        "yugabytedb"
+    } else if v.contains("cockroach") {
+        "cockroachdb"
+    } else {
+        "postgresql"
+    }
+    .into()
+}
+
+fn config_json(cfg: &RunConfig, plan: &Plan) -> serde_json::Value {
+    serde_json::json!({
+        "target": cfg.conn.masked(),
+        "clients": plan.nclients,
+        "threads": cfg.threads,
+        "limit": cfg.limit,
+        "query_mode": cfg.query_mode,
+        "retry": cfg.retry,
+        "latency_limit_us": cfg.latency_limit_us,
+        "rate": plan.rate,
+        "rtt_us": cfg.rtt_us,
+        "random_seed": cfg.random_seed,
+        "interval_us": cfg.interval_us,
+        "on_disconnect": cfg.on_disconnect,
+        "connect_each_txn": cfg.connect_each_txn,
+        "groups": cfg.groups.iter().map(|g| serde_json::json!({
+            "name": g.name,
+            "clients": g.clients,
+            "rate": g.rate,
+            "goodput": g.goodput,
+            "scripts": g.scripts.iter().map(|s| serde_json::json!({
+                "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "defines": cfg.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atof_reads_numeric_prefix() {
+        assert_eq!(atof("100"), 100.0);
+        assert_eq!(atof("1.5x"), 1.5);
+        assert_eq!(atof("abc"), 0.0);
+        assert_eq!(atof(" 2e3"), 2000.0);
+    }
+
+    #[test]
+    fn parse_int_messages_match_pgbench() {
+        assert_eq!(
+            parse_int("x", "-c/--clients", 1, INT_MAX)
+                .unwrap_err()
+                .message,
+            "invalid value \"x\" for option -c/--clients"
+        );
+        assert_eq!(
+            parse_int("0", "-c/--clients", 1, INT_MAX)
+                .unwrap_err()
+                .message,
+            "-c/--clients must be in range 1..2147483647"
+        );
+    }
+}

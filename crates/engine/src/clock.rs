@@ -1,0 +1,46 @@
+//! Monotonic microsecond clock, as pgbench's `pg_time_usec_t`, plus the shift to Unix time
+//! for logs and `--progress-timestamp`.
+
+use std::sync::OnceLock;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+static ORIGIN: OnceLock<(Instant, i64)> = OnceLock::new();
+
+fn origin() -> &'static (Instant, i64) {
+    ORIGIN.get_or_init(|| {
+        let unix_us = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_micros() as i64)
+            .unwrap_or(0);
+        (Instant::now(), unix_us)
+    })
+}
+
+/// Microseconds since an arbitrary process-wide origin (monotonic).
+#[inline]
+pub fn now_us() -> i64 {
+    origin().0.elapsed().as_micros() as i64
+}
+
+/// Converts a monotonic timestamp to Unix time in microseconds.
+pub fn to_unix_us(t: i64) -> i64 {
+    origin().1 + t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotonic_and_unix_shift() {
+        let a = now_us();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = now_us();
+        assert!(b - a >= 2000);
+        let unix_now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as i64;
+        assert!((to_unix_us(b) - unix_now).abs() < 1_000_000);
+    }
+}

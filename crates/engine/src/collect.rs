@@ -1,0 +1,201 @@
+//! Collecting one SQL command's results from backend messages, without allocating in the
+//! steady state: row counts always, column names and the last row's values only when the
+//! command has `\gset`/`\aset`. Compound commands (`\;`) yield several results; whether a
+//! result is the last one is known only when the next one starts or ReadyForQuery arrives,
+//! so the previous result is kept pending until then (pgbench peeks ahead the same way).
+
+use hotbench_script::{QueryResult, ResultError, SqlCommand, Variables};
+use hotbench_wire::backend::{DataRowBody, RowDescriptionBody};
+use hotbench_wire::DbError;
+use postgres_protocol::message::backend::Message;
+
+#[derive(Debug, Default)]
+pub struct Collector {
+    /// Index of the result being received within the command.
+    query: usize,
+    ntuples: usize,
+    has_rows: bool,
+    in_result: bool,
+    pending: bool,
+    want_values: bool,
+    cols: Vec<String>,
+    vals: Vec<String>,
+    /// First server error of the command.
+    pub error: Option<DbError>,
+    /// A `\gset`/`\aset` failure (aborts the client like pgbench).
+    pub store_error: Option<ResultError>,
+    /// Rows returned or affected by the last result (goodput "rows" rule).
+    pub last_rows: u64,
+    /// Transaction status byte of the ReadyForQuery that ended the command.
+    pub tx_status: u8,
+}
+
+/// What a message meant for the command in flight.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    More,
+    /// ReadyForQuery: the command is complete.
+    Done,
+}
+
+impl Collector {
+    pub fn start(&mut self, sql: Option<&SqlCommand>) {
+        self.query = 0;
+        self.ntuples = 0;
+        self.has_rows = false;
+        self.in_result = false;
+        self.pending = false;
+        self.want_values = sql.is_some_and(|s| s.wants_result(true) || s.wants_result(false));
+        self.error = None;
+        self.store_error = None;
+        self.last_rows = 0;
+        self.tx_status = b'I';
+    }
+
+    /// Handles one backend message for `sql` (None for ROLLBACK or pipeline syncs).
+    pub fn on_message(
+        &mut self,
+        msg: &Message,
+        sql: Option<&SqlCommand>,
+        vars: &mut Variables,
+    ) -> Result<Step, hotbench_wire::Error> {
+        match msg {
+            Message::RowDescription(body) => {
+                self.begin_result(sql, vars);
+                self.has_rows = true;
+                if self.want_values {
+                    self.read_columns(body)?;
+                }
+            }
+            Message::DataRow(body) => {
+                if !self.in_result {
+                    self.begin_result(sql, vars);
+                    self.has_rows = true;
+                }
+                self.ntuples += 1;
+                if self.want_values {
+                    self.read_row(body)?;
+                }
+            }
+            Message::CommandComplete(body) => {
+                if !self.in_result {
+                    self.begin_result(sql, vars);
+                }
+                let affected = body
+                    .tag()
+                    .ok()
+                    .and_then(hotbench_wire::query::rows_affected)
+                    .unwrap_or(0);
+                self.last_rows = (self.ntuples as u64).max(affected);
+                self.end_result();
+            }
+            Message::EmptyQueryResponse => {
+                if !self.in_result {
+                    self.begin_result(sql, vars);
+                }
+                self.last_rows = 0;
+                self.end_result();
+            }
+            Message::ErrorResponse(body) => {
+                if self.error.is_none() {
+                    self.error = Some(DbError::from_error_response(body)?);
+                }
+                self.in_result = false;
+                self.pending = false;
+            }
+            Message::ReadyForQuery(body) => {
+                self.tx_status = body.status();
+                if self.error.is_none() {
+                    self.flush_pending(sql, vars, true);
+                }
+                return Ok(Step::Done);
+            }
+            _ => {}
+        }
+        Ok(Step::More)
+    }
+
+    fn begin_result(&mut self, sql: Option<&SqlCommand>, vars: &mut Variables) {
+        if self.pending {
+            self.flush_pending(sql, vars, false);
+            self.query += 1;
+        }
+        self.in_result = true;
+        self.has_rows = false;
+        self.ntuples = 0;
+    }
+
+    fn end_result(&mut self) {
+        self.in_result = false;
+        self.pending = true;
+    }
+
+    fn flush_pending(&mut self, sql: Option<&SqlCommand>, vars: &mut Variables, is_last: bool) {
+        if !self.pending {
+            return;
+        }
+        self.pending = false;
+        let Some(sql) = sql else { return };
+        if self.store_error.is_some() || !sql.wants_result(is_last) {
+            return;
+        }
+        let outcome = if self.has_rows {
+            let pairs: Vec<(&str, &str)> = self
+                .cols
+                .iter()
+                .zip(self.vals.iter())
+                .map(|(c, v)| (c.as_str(), v.as_str()))
+                .collect();
+            sql.store_result(
+                vars,
+                self.query,
+                is_last,
+                QueryResult::Rows {
+                    ntuples: self.ntuples,
+                    last_row: &pairs,
+                },
+            )
+        } else {
+            sql.store_result(vars, self.query, is_last, QueryResult::NoRows)
+        };
+        if let Err(e) = outcome {
+            self.store_error = Some(e);
+        }
+    }
+
+    fn read_columns(&mut self, body: &RowDescriptionBody) -> Result<(), hotbench_wire::Error> {
+        use fallible_iterator::FallibleIterator;
+        self.cols.clear();
+        let mut fields = body.fields();
+        while let Some(f) = fields
+            .next()
+            .map_err(|e| hotbench_wire::Error::Protocol(e.to_string()))?
+        {
+            self.cols.push(f.name().to_string());
+        }
+        Ok(())
+    }
+
+    fn read_row(&mut self, body: &DataRowBody) -> Result<(), hotbench_wire::Error> {
+        use fallible_iterator::FallibleIterator;
+        let buf = body.buffer();
+        let mut ranges = body.ranges();
+        let mut i = 0;
+        while let Some(range) = ranges
+            .next()
+            .map_err(|e| hotbench_wire::Error::Protocol(e.to_string()))?
+        {
+            if self.vals.len() <= i {
+                self.vals.push(String::new());
+            }
+            let v = &mut self.vals[i];
+            v.clear();
+            if let Some(r) = range {
+                v.push_str(&String::from_utf8_lossy(&buf[r]));
+            }
+            i += 1;
+        }
+        self.vals.truncate(i);
+        Ok(())
+    }
+}

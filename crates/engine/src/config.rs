@@ -1,0 +1,164 @@
+//! The resolved configuration of one run: what the CLI (pgbench flags, `--group`) and the
+//! scenario runner both build, and what the engine executes. Serialised (password masked)
+//! into the result record.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::backoff::Backoff;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryMode {
+    Simple,
+    Extended,
+    Prepared,
+}
+
+impl QueryMode {
+    pub fn parse(text: &str) -> Option<QueryMode> {
+        match text {
+            "simple" => Some(QueryMode::Simple),
+            "extended" => Some(QueryMode::Extended),
+            "prepared" => Some(QueryMode::Prepared),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryMode::Simple => "simple",
+            QueryMode::Extended => "extended",
+            QueryMode::Prepared => "prepared",
+        }
+    }
+}
+
+/// What counts as one unit of useful work (goodput).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "lowercase")]
+pub enum GoodputRule {
+    /// Every committed transaction counts, unless the script sets the variable
+    /// `hotbench_ok` to a false value (0, false, empty) during the transaction.
+    Committed,
+    /// A committed transaction counts when the named variable is true at its end.
+    Variable(String),
+    /// A committed transaction counts when its last SQL command returned or affected rows.
+    Rows,
+}
+
+/// The conventional goodput variable a script may set.
+pub const GOODPUT_VARIABLE: &str = "hotbench_ok";
+
+/// A script with its weight, ready to run.
+#[derive(Debug, Clone)]
+pub struct WeightedScript {
+    pub script: hotbench_script::Script,
+    pub weight: u32,
+}
+
+/// A client group: its own scripts, number of clients and optional rate.
+#[derive(Debug, Clone)]
+pub struct GroupConfig {
+    pub name: String,
+    pub scripts: Vec<WeightedScript>,
+    pub clients: usize,
+    /// Target transactions per second for the whole group (-R).
+    pub rate: Option<f64>,
+    pub goodput: GoodputRule,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Limit {
+    /// Transactions per client (-t).
+    Transactions(u64),
+    /// Duration in µs (-T).
+    Duration(i64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetryPolicy {
+    /// 0 = unlimited (only with -T or -L).
+    pub max_tries: u32,
+    pub backoff: Backoff,
+    /// SQLSTATEs retried besides 40001 and 40P01.
+    pub extra_codes: Vec<String>,
+    /// Count other SQL errors as failed transactions instead of aborting the client.
+    pub continue_on_error: bool,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_tries: 1,
+            backoff: Backoff::None,
+            extra_codes: Vec::new(),
+            continue_on_error: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnDisconnect {
+    Reconnect,
+    Abort,
+}
+
+/// Per-transaction log (-l) options, pgbench's formats.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogConfig {
+    pub prefix: String,
+    /// Seconds; 0 = one line per transaction.
+    pub aggregate_interval: u32,
+    /// Fraction of transactions logged (0 < r ≤ 1).
+    pub sampling_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub groups: Vec<GroupConfig>,
+    pub limit: Limit,
+    pub threads: usize,
+    pub query_mode: QueryMode,
+    pub retry: RetryPolicy,
+    /// -L in µs.
+    pub latency_limit_us: Option<i64>,
+    /// -P in seconds.
+    pub progress_s: Option<u32>,
+    pub progress_timestamp: bool,
+    /// -C: new connection per transaction.
+    pub connect_each_txn: bool,
+    pub random_seed: u64,
+    /// Added to every round trip (µs).
+    pub rtt_us: i64,
+    pub log: Option<LogConfig>,
+    pub conn: hotbench_wire::Config,
+    pub exit_on_abort: bool,
+    pub verbose_errors: bool,
+    pub failures_detailed: bool,
+    pub report_per_command: bool,
+    /// Timeline granularity (µs), 1 s by default.
+    pub interval_us: i64,
+    /// Result file, rewritten atomically every few intervals and at the end.
+    pub json_path: Option<PathBuf>,
+    pub on_disconnect: OnDisconnect,
+    /// -D definitions, applied to every client.
+    pub defines: Vec<(String, String)>,
+    /// Value of the `scale` variable (from -s or the database).
+    pub scale: i64,
+    /// `application_name` given to the benchmark's connections (probes find them by it).
+    pub application_name: String,
+}
+
+impl RunConfig {
+    pub fn total_clients(&self) -> usize {
+        self.groups.iter().map(|g| g.clients).sum()
+    }
+
+    pub fn is_throttled(&self) -> bool {
+        self.groups.iter().any(|g| g.rate.is_some())
+    }
+}

@@ -1,0 +1,102 @@
+//! The immutable, shared description of a run that every worker reads: groups with their
+//! parsed scripts and weights, the global client numbering, and per-thread assignments.
+
+use std::sync::Arc;
+
+use hotbench_script::Script;
+
+use crate::config::{GoodputRule, RunConfig};
+
+#[derive(Debug)]
+pub struct GroupPlan {
+    pub name: String,
+    pub scripts: Vec<Script>,
+    pub weights: Vec<i32>,
+    pub clients: usize,
+    pub rate: Option<f64>,
+    pub goodput: GoodputRule,
+    /// Global id of the group's first client.
+    pub first_client: usize,
+}
+
+/// Which clients a thread runs: `(global client id, group index)`.
+#[derive(Debug, Clone)]
+pub struct ThreadPlan {
+    pub clients: Vec<(usize, usize)>,
+}
+
+#[derive(Debug)]
+pub struct Plan {
+    pub cfg: RunConfig,
+    pub groups: Vec<GroupPlan>,
+    pub threads: Vec<ThreadPlan>,
+}
+
+impl Plan {
+    pub fn new(cfg: RunConfig) -> Arc<Plan> {
+        let mut groups = Vec::new();
+        let mut first = 0;
+        for g in &cfg.groups {
+            groups.push(GroupPlan {
+                name: g.name.clone(),
+                scripts: g.scripts.iter().map(|s| s.script.clone()).collect(),
+                weights: g
+                    .scripts
+                    .iter()
+                    .map(|s| s.weight.min(i32::MAX as u32) as i32)
+                    .collect(),
+                clients: g.clients,
+                rate: g.rate,
+                goodput: g.goodput.clone(),
+                first_client: first,
+            });
+            first += g.clients;
+        }
+        let total = first;
+        let counts = hotbench_script::clients_per_thread(total.max(1), cfg.threads.max(1));
+        let mut threads = Vec::new();
+        let mut next = 0;
+        for n in counts {
+            let clients = (next..(next + n).min(total))
+                .map(|id| (id, group_of(&groups, id)))
+                .collect();
+            threads.push(ThreadPlan { clients });
+            next += n;
+        }
+        Arc::new(Plan {
+            cfg,
+            groups,
+            threads,
+        })
+    }
+
+    /// Shape for [`crate::tally::Tally::new`].
+    pub fn shape(&self) -> Vec<Vec<usize>> {
+        self.groups
+            .iter()
+            .map(|g| g.scripts.iter().map(|s| s.len()).collect())
+            .collect()
+    }
+
+    pub fn total_clients(&self) -> usize {
+        self.groups.iter().map(|g| g.clients).sum()
+    }
+
+    /// Per-thread Poisson mean delay (µs) for group `g` on a thread running `here` of its
+    /// clients: the group's rate is shared in proportion to clients.
+    pub fn throttle_delay_us(&self, g: usize, here: usize) -> Option<f64> {
+        let group = self.groups.get(g)?;
+        let rate = group.rate?;
+        if here == 0 || rate <= 0.0 {
+            return None;
+        }
+        Some(1e6 / rate * group.clients as f64 / here as f64)
+    }
+}
+
+fn group_of(groups: &[GroupPlan], id: usize) -> usize {
+    groups
+        .iter()
+        .position(|g| id >= g.first_client && id < g.first_client + g.clients)
+        .unwrap_or(0)
+}

@@ -1,0 +1,397 @@
+//! The coordinator: builds the per-client state pgbench's way (seeds, variables), starts one
+//! worker thread per `-j`, merges their interval reports into the timeline, prints nothing
+//! itself (callbacks do), rewrites the JSON result atomically as the run goes, and returns
+//! the final record.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
+
+use hotbench_script::{client_variables, define, derive_seeds, Variables};
+use hotbench_stats::record::{ErrorSample, IntervalStats};
+use hotbench_stats::{
+    CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
+};
+use hotbench_wire::Connector;
+
+use crate::clock::{now_us, to_unix_us};
+use crate::config::RunConfig;
+use crate::plan::Plan;
+use crate::signals;
+use crate::tally::Tally;
+use crate::worker::{run_worker, Shared, WorkerMsg};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Bad configuration (exit code 1).
+    #[error("{0}")]
+    Config(String),
+    /// Could not connect at start-up (exit code 1, as pgbench).
+    #[error("{0}")]
+    Connect(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// How the run ended.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub record: RunRecord,
+    /// Clients aborted by errors (pgbench exits 2 when any).
+    pub aborted_clients: usize,
+    /// Stopped by Ctrl-C/SIGTERM.
+    pub interrupted: bool,
+}
+
+/// Callbacks while the run goes.
+pub struct Hooks<'a> {
+    /// `(elapsed or unix seconds, stats of the last -P period)` at each -P period.
+    pub on_progress: Option<&'a mut dyn FnMut(f64, &IntervalStats)>,
+    /// Every timeline interval, with the record so far.
+    pub on_interval: Option<&'a mut dyn FnMut(&IntervalRecord)>,
+}
+
+/// Rewrite the JSON file every this many intervals.
+const JSON_EVERY: u64 = 5;
+
+pub fn run(
+    cfg: RunConfig,
+    mut record: RunRecord,
+    hooks: Hooks<'_>,
+) -> Result<RunOutcome, EngineError> {
+    let Hooks {
+        mut on_progress,
+        mut on_interval,
+    } = hooks;
+    signals::install();
+    let nclients = cfg.total_clients();
+    if nclients == 0 {
+        return Err(EngineError::Config("no clients to run".into()));
+    }
+    let mut defines = Variables::new();
+    for (n, v) in &cfg.defines {
+        define(&mut defines, &format!("{n}={v}")).map_err(EngineError::Config)?;
+    }
+    let params = cfg
+        .conn
+        .resolve()
+        .map_err(|e| EngineError::Config(e.to_string()))?;
+    let mut params = params;
+    if params.application_name.is_none() {
+        params.application_name = Some(cfg.application_name.clone());
+    }
+    let connector = Arc::new(Connector::new(params));
+    let plan = Plan::new(cfg);
+    let cfg = &plan.cfg;
+    let nthreads = plan.threads.len();
+    let seeds = derive_seeds(
+        cfg.random_seed,
+        nclients,
+        nthreads,
+        !defines.contains("default_seed"),
+    );
+    let shared = Arc::new(Shared {
+        plan: plan.clone(),
+        connector,
+        barrier: Barrier::new(nthreads + 1),
+        origin: AtomicI64::new(0),
+        cancel: AtomicBool::new(false),
+    });
+    let (tx, rx) = mpsc::channel();
+    let mut handles = Vec::new();
+    for tid in 0..nthreads {
+        let ids: Vec<usize> = plan.threads[tid].clients.iter().map(|c| c.0).collect();
+        let rngs = ids.iter().map(|&id| (id, seeds.clients[id])).collect();
+        let vars = ids
+            .iter()
+            .map(|&id| {
+                client_variables(
+                    &defines,
+                    id,
+                    cfg.scale,
+                    seeds.default_seed,
+                    seeds.random_seed,
+                )
+            })
+            .collect();
+        let rnd = seeds.threads[tid];
+        let shared = shared.clone();
+        let tx = tx.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("hotbench-{tid}"))
+            .spawn(move || run_worker(shared, tid, rnd, rngs, vars, tx))
+            .map_err(|e| EngineError::Internal(format!("could not create thread: {e}")))?;
+        handles.push(h);
+    }
+    drop(tx);
+
+    // Start-up: every thread connects its clients.
+    let start_time = now_us();
+    let mut connect_error = None;
+    let mut connected = 0;
+    while connected < nthreads {
+        match rx.recv() {
+            Ok(WorkerMsg::Connected { result, .. }) => {
+                connected += 1;
+                if let Err(e) = result {
+                    connect_error.get_or_insert(e);
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    if let Some(e) = connect_error {
+        shared.cancel.store(true, Ordering::SeqCst);
+        shared.barrier.wait();
+        for h in handles {
+            let _ = h.join();
+        }
+        return Err(EngineError::Connect(e));
+    }
+    let origin = now_us();
+    shared.origin.store(origin, Ordering::SeqCst);
+    shared.barrier.wait();
+    let conn_time_ms = (origin - start_time) as f64 / 1000.0;
+    record.conn_time_ms = conn_time_ms;
+    record.started_at = to_unix_us(origin) as f64 / 1e6;
+    record.status = "running".into();
+
+    let interval_us = cfg.interval_us.max(1000);
+    let ngroups = plan.groups.len();
+    let mut pending: BTreeMap<u64, (usize, Vec<TxnCounters>)> = BTreeMap::new();
+    let mut done = vec![false; nthreads];
+    let mut reported = vec![0u64; nthreads];
+    let mut next_index = 0u64;
+    let mut tally = Tally::new(&plan.shape());
+    let mut aborted = 0;
+    let mut conn_total_us = 0;
+    let mut errors: Vec<(String, String, u64)> = Vec::new();
+    let mut running_totals: Vec<TxnCounters> = vec![TxnCounters::default(); ngroups];
+    let progress_us = cfg.progress_s.map(|p| i64::from(p) * 1_000_000);
+    let mut progress_acc = TxnCounters::default();
+    let mut next_progress = progress_us.map(|p| origin + p);
+    let mut last_progress = origin;
+
+    while done.iter().any(|d| !d) {
+        let msg = match rx.recv() {
+            Ok(m) => m,
+            Err(_) => break,
+        };
+        match msg {
+            WorkerMsg::Connected { .. } => {}
+            WorkerMsg::Interval {
+                thread,
+                index,
+                groups,
+            } => {
+                reported[thread] = index + 1;
+                let entry = pending
+                    .entry(index)
+                    .or_insert_with(|| (0, vec![TxnCounters::default(); ngroups]));
+                entry.0 += 1;
+                for (acc, g) in entry.1.iter_mut().zip(&groups) {
+                    acc.merge(g);
+                }
+            }
+            WorkerMsg::Done {
+                thread,
+                tally: t,
+                aborted: a,
+                conn_total_us: c,
+                errors: e,
+            } => {
+                done[thread] = true;
+                tally.merge(&t);
+                aborted += a;
+                conn_total_us += c;
+                for (code, m, n) in e {
+                    if let Some(x) = errors.iter_mut().find(|x| x.0 == code && x.1 == m) {
+                        x.2 += n;
+                    } else {
+                        errors.push((code, m, n));
+                    }
+                }
+            }
+        }
+        // Emit every interval all live threads have reported.
+        loop {
+            let complete = (0..nthreads).all(|t| done[t] || reported[t] > next_index);
+            if !complete {
+                break;
+            }
+            let Some((_, groups)) = pending.remove(&next_index) else {
+                if done.iter().all(|d| *d) {
+                    break;
+                }
+                // A finished thread may have no more intervals; nothing to emit yet.
+                if (0..nthreads).all(|t| done[t] || reported[t] > next_index) {
+                    next_index += 1;
+                    continue;
+                }
+                break;
+            };
+            let end = origin + (next_index as i64 + 1) * interval_us;
+            let now = now_us().min(end);
+            let t = ((now - origin) as f64 / 1e6).max(0.0);
+            let dur = interval_us as f64 / 1e6;
+            let mut total = TxnCounters::default();
+            for g in &groups {
+                total.merge(g);
+            }
+            for (rt, g) in running_totals.iter_mut().zip(&groups) {
+                rt.merge(g);
+            }
+            let iv = IntervalRecord {
+                t,
+                totals: IntervalStats::from_counters(&total, dur),
+                groups: if ngroups > 1 {
+                    groups
+                        .iter()
+                        .map(|g| IntervalStats::from_counters(g, dur))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+            };
+            progress_acc.merge(&total);
+            if let (Some(np), Some(p)) = (next_progress.as_mut(), progress_us) {
+                // The trailing partial interval of a run gets no progress line (pgbench).
+                if end >= *np && now_us() >= end {
+                    let span = (end - last_progress) as f64 / 1e6;
+                    let stats = IntervalStats::from_counters(&progress_acc, span);
+                    let at = if cfg.progress_timestamp {
+                        to_unix_us(end) as f64 / 1e6
+                    } else {
+                        (end - origin) as f64 / 1e6
+                    };
+                    if let Some(cb) = on_progress.as_mut() {
+                        cb(at, &stats);
+                    }
+                    progress_acc.clear();
+                    last_progress = end;
+                    while *np <= end {
+                        *np += p;
+                    }
+                }
+            }
+            if let Some(cb) = on_interval.as_mut() {
+                cb(&iv);
+            }
+            record.timeline.push(iv);
+            next_index += 1;
+            if next_index % JSON_EVERY == 0 {
+                let mut running = TxnCounters::default();
+                for g in &running_totals {
+                    running.merge(g);
+                }
+                record.duration_s = (now_us() - origin) as f64 / 1e6;
+                record.totals = TotalsRecord::from_counters(running, record.duration_s);
+                write_json(cfg, &record);
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let duration_s = (now_us() - origin) as f64 / 1e6;
+    let interrupted = signals::stop_requested();
+    finish_record(
+        &mut record,
+        &plan,
+        &tally,
+        duration_s,
+        conn_total_us,
+        errors,
+    );
+    if cfg.connect_each_txn {
+        record.conn_time_ms = conn_total_us as f64 / 1000.0;
+    }
+    record.status = if interrupted {
+        "interrupted"
+    } else if aborted > 0 {
+        "aborted"
+    } else {
+        "completed"
+    }
+    .into();
+    write_json(cfg, &record);
+    Ok(RunOutcome {
+        record,
+        aborted_clients: aborted,
+        interrupted,
+    })
+}
+
+fn write_json(cfg: &RunConfig, record: &RunRecord) {
+    if let Some(path) = &cfg.json_path {
+        if let Err(e) = hotbench_stats::json_file::write_atomic(path, record) {
+            eprintln!("hotbench: error: {e}");
+        }
+    }
+}
+
+fn finish_record(
+    record: &mut RunRecord,
+    plan: &Plan,
+    tally: &Tally,
+    duration_s: f64,
+    _conn_total_us: i64,
+    errors: Vec<(String, String, u64)>,
+) {
+    record.duration_s = duration_s;
+    let mut total = TxnCounters::default();
+    record.groups = plan
+        .groups
+        .iter()
+        .zip(&tally.groups)
+        .map(|(gp, gt)| {
+            total.merge(&gt.counters);
+            GroupRecord {
+                name: gp.name.clone(),
+                threads: 0,
+                clients: gp.clients,
+                rate: gp.rate,
+                totals: TotalsRecord::from_counters(gt.counters.clone(), duration_s),
+                scripts: gp
+                    .scripts
+                    .iter()
+                    .zip(&gt.scripts)
+                    .enumerate()
+                    .map(|(si, (script, st))| ScriptRecord {
+                        name: script.name().to_string(),
+                        weight: gp.weights.get(si).copied().unwrap_or(1).max(0) as u32,
+                        totals: TotalsRecord::from_counters(st.counters.clone(), duration_s),
+                        commands: script
+                            .commands()
+                            .iter()
+                            .zip(&st.commands)
+                            .map(|(c, ct)| CommandRecord {
+                                index: c.index,
+                                line: c.line,
+                                text: c.first_line.clone(),
+                                count: ct.latency.count,
+                                mean_ms: ct.latency.mean() / 1000.0,
+                                failures: ct.failures,
+                                retries: ct.retries,
+                                latency: ct.hist.percentiles(),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    record.totals = TotalsRecord::from_counters(total, duration_s);
+    let mut errors = errors;
+    errors.sort_by(|a, b| b.2.cmp(&a.2));
+    record.errors = errors
+        .into_iter()
+        .map(|(sqlstate, message, count)| ErrorSample {
+            sqlstate,
+            message,
+            count,
+        })
+        .collect();
+}

@@ -1,0 +1,206 @@
+//! pgbench's transaction log (`-l`): one line per transaction, or per aggregate interval with
+//! `--aggregate-interval`, in pgbench's exact formats, to `PREFIX.PID[.THREAD]`.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use hotbench_script::PrngState;
+use hotbench_stats::{FailureKind, SimpleStats};
+
+use crate::clock::to_unix_us;
+use crate::config::RunConfig;
+use crate::slot::Outcome;
+
+pub struct TxLog {
+    out: BufWriter<File>,
+    path: String,
+    aggregate_us: i64,
+    sampling: Option<f64>,
+    throttled: bool,
+    latency_limit: bool,
+    max_tries: u32,
+    failures_detailed: bool,
+    agg: Agg,
+}
+
+#[derive(Default)]
+struct Agg {
+    /// Unix µs of the interval start (0 = not started).
+    start: i64,
+    cnt: u64,
+    latency: SimpleStats,
+    lag: SimpleStats,
+    serialization: u64,
+    deadlock: u64,
+    other: u64,
+    skipped: u64,
+    retried: u64,
+    retries: u64,
+}
+
+impl TxLog {
+    /// Opens thread `tid`'s log file when -l was given.
+    pub fn open(cfg: &RunConfig, tid: usize) -> Result<Option<TxLog>, String> {
+        let Some(log) = &cfg.log else { return Ok(None) };
+        let pid = std::process::id();
+        let path = if tid == 0 {
+            format!("{}.{pid}", log.prefix)
+        } else {
+            format!("{}.{pid}.{tid}", log.prefix)
+        };
+        let file =
+            File::create(&path).map_err(|e| format!("could not open logfile \"{path}\": {e}"))?;
+        Ok(Some(TxLog {
+            out: BufWriter::with_capacity(64 * 1024, file),
+            path,
+            aggregate_us: i64::from(log.aggregate_interval) * 1_000_000,
+            sampling: log.sampling_rate,
+            throttled: cfg.is_throttled(),
+            latency_limit: cfg.latency_limit_us.is_some(),
+            max_tries: cfg.retry.max_tries,
+            failures_detailed: cfg.failures_detailed,
+            agg: Agg::default(),
+        }))
+    }
+
+    /// Logs one finished transaction; `now` is monotonic µs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn transaction(
+        &mut self,
+        sample: &mut PrngState,
+        client: usize,
+        txn_no: u64,
+        script: usize,
+        now: i64,
+        latency: u64,
+        lag: Option<u64>,
+        outcome: Outcome,
+        tries: u32,
+    ) {
+        let unix = to_unix_us(now);
+        if self.aggregate_us > 0 {
+            if self.agg.start == 0 {
+                self.agg.start = unix / 1_000_000 * 1_000_000;
+            }
+            while unix >= self.agg.start + self.aggregate_us {
+                self.write_agg();
+                self.agg = Agg {
+                    start: self.agg.start + self.aggregate_us,
+                    ..Agg::default()
+                };
+            }
+            let a = &mut self.agg;
+            match outcome {
+                Outcome::Committed => {
+                    a.cnt += 1;
+                    a.latency.add(latency as f64);
+                    if let Some(l) = lag {
+                        a.lag.add(l as f64);
+                    }
+                }
+                Outcome::Failed(FailureKind::Serialization) => a.serialization += 1,
+                Outcome::Failed(FailureKind::Deadlock) => a.deadlock += 1,
+                Outcome::Failed(_) => a.other += 1,
+            }
+            if tries > 1 {
+                a.retried += 1;
+                a.retries += u64::from(tries - 1);
+            }
+            return;
+        }
+        if let Some(rate) = self.sampling {
+            if sample.double() > rate {
+                return;
+            }
+        }
+        let result = match outcome {
+            Outcome::Committed => format!("{latency}"),
+            Outcome::Failed(FailureKind::Serialization) if self.failures_detailed => {
+                "serialization".into()
+            }
+            Outcome::Failed(FailureKind::Deadlock) if self.failures_detailed => "deadlock".into(),
+            Outcome::Failed(_) => "failed".into(),
+        };
+        let _ = write!(
+            self.out,
+            "{client} {txn_no} {result} {script} {} {}",
+            unix / 1_000_000,
+            unix % 1_000_000
+        );
+        if self.throttled {
+            let _ = write!(self.out, " {}", lag.unwrap_or(0));
+        }
+        if self.max_tries != 1 {
+            let _ = write!(self.out, " {}", tries.saturating_sub(1));
+        }
+        let _ = self.out.write_all(b"\n");
+    }
+
+    /// Logs a transaction skipped under -R/-L (`skipped` in pgbench's log).
+    pub fn skipped(&mut self, client: usize, txn_no: u64, script: usize, now: i64) {
+        if self.aggregate_us > 0 {
+            self.agg.skipped += 1;
+            return;
+        }
+        let unix = to_unix_us(now);
+        let _ = writeln!(
+            self.out,
+            "{client} {txn_no} skipped {script} {} {}",
+            unix / 1_000_000,
+            unix % 1_000_000
+        );
+    }
+
+    fn write_agg(&mut self) {
+        let a = &self.agg;
+        let min_max = |s: &SimpleStats| {
+            if s.count == 0 {
+                (0.0, 0.0)
+            } else {
+                (s.min, s.max)
+            }
+        };
+        let (lmin, lmax) = min_max(&a.latency);
+        let _ = write!(
+            self.out,
+            "{} {} {:.0} {:.0} {:.0} {:.0}",
+            a.start / 1_000_000,
+            a.cnt,
+            a.latency.sum,
+            a.latency.sum2,
+            lmin,
+            lmax
+        );
+        if self.failures_detailed {
+            let _ = write!(self.out, " {} {}", a.serialization, a.deadlock);
+        } else {
+            let _ = write!(self.out, " {}", a.serialization + a.deadlock + a.other);
+        }
+        if self.throttled {
+            let (gmin, gmax) = min_max(&a.lag);
+            let _ = write!(
+                self.out,
+                " {:.0} {:.0} {:.0} {:.0}",
+                a.lag.sum, a.lag.sum2, gmin, gmax
+            );
+            if self.latency_limit {
+                let _ = write!(self.out, " {}", a.skipped);
+            }
+        }
+        if self.max_tries != 1 {
+            let _ = write!(self.out, " {} {}", a.retried, a.retries);
+        }
+        let _ = self.out.write_all(b"\n");
+    }
+
+    /// Writes the last (partial) aggregate and flushes.
+    pub fn finish(&mut self) {
+        if self.aggregate_us > 0 && self.agg.start != 0 {
+            self.write_agg();
+            self.agg = Agg::default();
+        }
+        if let Err(e) = self.out.flush() {
+            eprintln!("hotbench: error: could not write \"{}\": {e}", self.path);
+        }
+    }
+}
