@@ -207,7 +207,8 @@ impl fmt::Display for ConnectCause {
 #[derive(Debug)]
 pub struct ConnectAttempt {
     /// `connection to server at "127.0.0.1", port 5432` or
-    /// `connection to server on socket "/tmp/.s.PGSQL.5432"`.
+    /// `connection to server on socket "/tmp/.s.PGSQL.5432"`; empty when the failure
+    /// precedes any connection (host name lookup).
     pub target: String,
     /// True for a Unix-domain socket (changes the hint line).
     pub unix: bool,
@@ -217,7 +218,11 @@ pub struct ConnectAttempt {
 
 impl fmt::Display for ConnectAttempt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} failed: {}", self.target, self.cause)?;
+        if self.target.is_empty() {
+            write!(f, "{}", self.cause)?;
+        } else {
+            write!(f, "{} failed: {}", self.target, self.cause)?;
+        }
         if let ConnectCause::Io(e) = &self.cause {
             let refused = matches!(
                 e.kind(),

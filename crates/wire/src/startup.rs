@@ -90,8 +90,9 @@ impl Connector {
                     {
                         Ok(a) => a.map(Some).collect(),
                         Err(e) => {
+                            // libpq prints this one without the "connection to" prefix.
                             attempts.push(ConnectAttempt {
-                                target: target.describe(None),
+                                target: String::new(),
                                 unix: false,
                                 cause: ConnectCause::Other(format!(
                                     "could not translate host name \"{name}\" to address: {}",
