@@ -53,6 +53,18 @@ fn modes(case: &Case) -> &'static [&'static str] {
     }
 }
 
+/// Our commands' `first_line`s, as pgbench's `-r` report lists them.
+fn report_ours(case: &Case) -> Vec<String> {
+    let Ok(script) = parse_script("sql.sql", &case.script) else {
+        return Vec::new();
+    };
+    let mut out = vec!["--- report".to_string()];
+    for c in script.commands() {
+        out.extend(c.first_line.split('\n').map(str::to_string));
+    }
+    out
+}
+
 fn run_ours(case: &Case, mode: &str) -> Vec<String> {
     let script = match parse_script("sql.sql", &case.script) {
         Ok(s) => s,
@@ -97,6 +109,7 @@ fn run_pgbench(case: &Case, mode: &str, dir: &std::path::Path) -> Vec<String> {
         .current_dir(dir)
         .args([
             "--debug",
+            "-r",
             "-n",
             "-t",
             "1",
@@ -111,6 +124,30 @@ fn run_pgbench(case: &Case, mode: &str, dir: &std::path::Path) -> Vec<String> {
         .expect("run pgbench");
     let text = String::from_utf8_lossy(&out.stderr);
     let mut lines = Vec::new();
+    // The -r report (stdout): "   latency  failures first_line".
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut report = Vec::new();
+    let mut in_report = false;
+    for l in stdout.lines() {
+        if l.starts_with("statement latencies") {
+            in_report = true;
+            report.push("--- report".to_string());
+        } else if in_report {
+            // "%11.3f  %10d  first_line"; continuation lines of a multi-line
+            // first_line come verbatim.
+            let mut parts = l.split_whitespace();
+            let numeric = parts.next().is_some_and(|t| t.parse::<f64>().is_ok())
+                && parts.next().is_some_and(|t| t.parse::<i64>().is_ok());
+            if numeric {
+                let rest = l.trim_start();
+                let rest = rest.split_once(' ').map_or("", |(_, r)| r).trim_start();
+                let first_line = rest.split_once(' ').map_or("", |(_, r)| r).trim_start();
+                report.push(first_line.to_string());
+            } else {
+                report.push(l.to_string());
+            }
+        }
+    }
     let mut in_send = false;
     for l in text.lines() {
         if let Some(sql) = l.strip_prefix("pgbench: client 0 sending ") {
@@ -129,6 +166,7 @@ fn run_pgbench(case: &Case, mode: &str, dir: &std::path::Path) -> Vec<String> {
             lines.push(l.to_string());
         }
     }
+    lines.extend(report);
     lines
 }
 
@@ -175,7 +213,10 @@ fn sql_matches_pgbench_expectations() {
     );
     let mut failures = Vec::new();
     for ((i, mode), want) in runs.iter().zip(&expected) {
-        let got = run_ours(&cases[*i], mode);
+        let mut got = run_ours(&cases[*i], mode);
+        if want.iter().any(|l| l == "--- report") {
+            got.extend(report_ours(&cases[*i]));
+        }
         if &got != want {
             failures.push(format!(
                 "case {i} ({mode}):\n{}--- pgbench:\n{}\n--- hotbench:\n{}\n",
