@@ -188,6 +188,18 @@ impl Connection {
         self.stream.set_nonblocking(nonblocking)
     }
 
+    /// Bounds every blocking read and write of the blocking API (in blocking mode).
+    /// When it expires the call fails with an I/O error (`TimedOut`) and the connection
+    /// counts as lost (the protocol state is unknown). `None`: wait forever.
+    pub fn set_io_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        self.stream.sock.set_timeouts(timeout)
+    }
+
+    /// The server closed the session or an I/O error occurred: only dropping is left.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
     /// Whether the socket is in non-blocking mode.
     pub fn is_nonblocking(&self) -> bool {
         self.stream.is_nonblocking()
@@ -281,6 +293,9 @@ impl Connection {
 
     /// Writes the whole outbound buffer, blocking (polling in non-blocking mode).
     pub(crate) fn flush_blocking(&mut self) -> Result<(), Error> {
+        if self.closed {
+            return Err(Error::Closed);
+        }
         loop {
             match self.flush() {
                 Ok(true) => return Ok(()),
@@ -318,7 +333,7 @@ impl Connection {
     }
 
     /// In non-blocking mode: poll until ready. In blocking mode `WouldBlock` means a
-    /// socket timeout (set during start-up) expired.
+    /// socket timeout (start-up's `connect_timeout`, or `set_io_timeout`) expired.
     fn wait_or_timeout(&mut self, events: libc::c_short) -> Result<(), Error> {
         if self.is_nonblocking() {
             self.wait(events, None).map_err(|e| self.lost(e))

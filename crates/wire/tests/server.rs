@@ -276,6 +276,19 @@ fn cancel_request_cancels_sleep() {
 }
 
 #[test]
+fn io_timeout_bounds_blocking_calls() {
+    let pg = shared();
+    let mut c = connect(&unix(pg.conninfo(), "")).unwrap();
+    c.set_io_timeout(Some(Duration::from_millis(300))).unwrap();
+    let start = Instant::now();
+    let e = c.simple_query("SELECT pg_sleep(5)").unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(3));
+    assert!(e.is_connection_lost(), "{e:?}");
+    assert!(c.is_closed());
+    assert!(matches!(c.simple_query("SELECT 1"), Err(Error::Closed)));
+}
+
+#[test]
 fn terminated_backend_is_connection_lost() {
     let pg = shared();
     let mut victim = connect(&unix(pg.conninfo(), "")).unwrap();
