@@ -150,3 +150,27 @@ fn chi2_rejects_a_slightly_wrong_law() {
     let (stat, df) = chi2(&obs, &probs);
     assert!(stat > chi2_critical(df), "chi2 {stat} should reject");
 }
+
+#[test]
+fn poisson_delays_average_to_the_center() {
+    // getPoissonRand: exponential inter-arrival delays rounded to integers.
+    let mut rng = hotbench_script::PrngState::seed(16);
+    let center = 2500.0;
+    let n = 200_000;
+    let mut sum = 0i64;
+    let mut below_center = 0usize;
+    for _ in 0..n {
+        let d = hotbench_script::poisson_rand(&mut rng, center);
+        assert!(d >= 0);
+        sum += d;
+        if (d as f64) < center {
+            below_center += 1;
+        }
+    }
+    let mean = sum as f64 / n as f64;
+    // Standard error of the mean is center / sqrt(n) ≈ 5.6.
+    assert!((mean - center).abs() < 30.0, "mean {mean}");
+    // P(X < mean) = 1 - 1/e for an exponential law.
+    let frac = below_center as f64 / n as f64;
+    assert!((frac - (1.0 - (-1.0f64).exp())).abs() < 0.01, "fraction {frac}");
+}
