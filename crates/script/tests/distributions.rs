@@ -172,5 +172,8 @@ fn poisson_delays_average_to_the_center() {
     assert!((mean - center).abs() < 30.0, "mean {mean}");
     // P(X < mean) = 1 - 1/e for an exponential law.
     let frac = below_center as f64 / n as f64;
-    assert!((frac - (1.0 - (-1.0f64).exp())).abs() < 0.01, "fraction {frac}");
+    assert!(
+        (frac - (1.0 - (-1.0f64).exp())).abs() < 0.01,
+        "fraction {frac}"
+    );
 }
