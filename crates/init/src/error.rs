@@ -73,6 +73,9 @@ pub enum InitError {
     /// `pg_partitioned_table.partstrat` is neither `r` nor `h`.
     #[error("unexpected partition method: \"{0}\"")]
     UnexpectedPartitionMethod(String),
+    /// Canceled through [`crate::run::run_init_cancellable`]'s flag.
+    #[error("initialization canceled")]
+    Canceled,
     /// Writing progress to stderr failed.
     #[error("could not write initialization progress: {0}")]
     Output(#[from] std::io::Error),

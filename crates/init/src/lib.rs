@@ -30,5 +30,5 @@ pub use error::InitError;
 pub use options::{
     check_init_steps, InitOptions, PartitionMethod, ALL_INIT_STEPS, DEFAULT_INIT_STEPS,
 };
-pub use run::{run_init, InitReport, StepTiming};
+pub use run::{run_init, run_init_cancellable, InitReport, StepTiming};
 pub use table_info::{get_table_info, TableInfo};

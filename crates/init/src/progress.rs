@@ -51,11 +51,13 @@ impl Progress {
             if j % 100_000 == 0 {
                 let e = elapsed();
                 write!(out, "{}{}", progress_line(j, self.total, e), self.eol)?;
+                out.flush()?;
             }
         } else if j % 100 == 0 {
             let e = elapsed();
             if j == self.total || e >= self.log_interval * LOG_STEP_SECONDS {
                 write!(out, "{}{}", progress_line(j, self.total, e), self.eol)?;
+                out.flush()?;
                 self.log_interval = (e / LOG_STEP_SECONDS).ceil();
             }
         }

@@ -7,6 +7,7 @@
 //! in a reused buffer instead of one `PQputline` per row.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use hotbench_wire::Connection;
@@ -85,6 +86,20 @@ pub fn run_init(
     opts: &InitOptions,
     out: &mut dyn Write,
 ) -> Result<InitReport, InitError> {
+    run_init_cancellable(conn, opts, out, &AtomicBool::new(false))
+}
+
+/// [`run_init`] that stops with [`InitError::Canceled`] once `cancel` is set: checked
+/// between steps and between COPY chunks (the COPY is then aborted and its transaction
+/// rolled back). For a long statement (vacuum, primary keys, server-side generation) the
+/// caller's Ctrl-C handler should also send `conn.cancel_token()`'s cancel request, as
+/// pgbench does; the statement then fails with SQLSTATE 57014.
+pub fn run_init_cancellable(
+    conn: &mut Connection,
+    opts: &InitOptions,
+    out: &mut dyn Write,
+    cancel: &AtomicBool,
+) -> Result<InitReport, InitError> {
     opts.validate()?;
     let terminal = opts
         .terminal
@@ -95,11 +110,14 @@ pub fn run_init(
             continue;
         }
         let name = step_name(step).ok_or(InitError::UnrecognizedStep(step))?;
+        if cancel.load(Ordering::Relaxed) {
+            return Err(InitError::Canceled);
+        }
         let start = Instant::now();
         match step {
             'd' => drop_tables(conn, out)?,
             't' => create_tables(conn, opts, out)?,
-            'g' => generate_client_side(conn, opts, terminal, out)?,
+            'g' => generate_client_side(conn, opts, terminal, out, cancel)?,
             'G' => generate_server_side(conn, opts, out)?,
             'v' => vacuum(conn, out)?,
             'p' => primary_keys(conn, opts, out)?,
@@ -116,8 +134,14 @@ pub fn run_init(
     Ok(report)
 }
 
+/// One line on `out`, flushed at once (the user watches these while a step runs).
+fn say(out: &mut dyn Write, line: &str) -> std::io::Result<()> {
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
 fn drop_tables(conn: &mut Connection, out: &mut dyn Write) -> Result<(), InitError> {
-    writeln!(out, "dropping old tables...")?;
+    say(out, "dropping old tables...")?;
     exec(conn, sql::DROP_TABLES, out)
 }
 
@@ -126,13 +150,13 @@ fn create_tables(
     opts: &InitOptions,
     out: &mut dyn Write,
 ) -> Result<(), InitError> {
-    writeln!(out, "creating tables...")?;
+    say(out, "creating tables...")?;
     for q in sql::create_tables(opts) {
         exec(conn, &q, out)?;
     }
     let parts = sql::create_partitions(opts);
     if !parts.is_empty() {
-        writeln!(out, "creating {} partitions...", opts.partitions)?;
+        say(out, &format!("creating {} partitions...", opts.partitions))?;
         for q in parts {
             exec(conn, &q, out)?;
         }
@@ -176,15 +200,16 @@ fn generate_client_side(
     opts: &InitOptions,
     terminal: bool,
     out: &mut dyn Write,
+    cancel: &AtomicBool,
 ) -> Result<(), InitError> {
-    writeln!(out, "generating data (client-side)...")?;
+    say(out, "generating data (client-side)...")?;
     in_transaction(conn, out, |conn, out| {
         exec(conn, sql::TRUNCATE_TABLES, out)?;
         let scale = i64::from(opts.scale);
         // Branches, tellers, accounts in that order, in case foreign keys already exist.
         exec_batched(conn, NBRANCHES * scale, sql::insert_branch, out)?;
         exec_batched(conn, NTELLERS * scale, sql::insert_teller, out)?;
-        copy_accounts(conn, opts, terminal, out)
+        copy_accounts(conn, opts, terminal, out, cancel)
     })
 }
 
@@ -193,6 +218,7 @@ fn copy_accounts(
     opts: &InitOptions,
     terminal: bool,
     out: &mut dyn Write,
+    cancel: &AtomicBool,
 ) -> Result<(), InitError> {
     let copy_sql = sql::copy_accounts(
         opts.effective_partition_method().is_some(),
@@ -220,6 +246,11 @@ fn copy_accounts(
             rows::push_account(&mut buf, aid as u64, &suffix);
             progress.row_done(aid, elapsed, out)?;
             if buf.len() >= COPY_CHUNK {
+                if cancel.load(Ordering::Relaxed) {
+                    progress.finish(out)?;
+                    copy.abort("canceled by user").map_err(copy_end)?;
+                    return Err(InitError::Canceled);
+                }
                 copy.write(&buf).map_err(copy_end)?;
                 buf.clear();
             }
@@ -239,7 +270,7 @@ fn generate_server_side(
     opts: &InitOptions,
     out: &mut dyn Write,
 ) -> Result<(), InitError> {
-    writeln!(out, "generating data (server-side)...")?;
+    say(out, "generating data (server-side)...")?;
     in_transaction(conn, out, |conn, out| {
         exec(conn, sql::TRUNCATE_TABLES, out)?;
         for q in sql::server_side_inserts(opts.scale) {
@@ -250,7 +281,7 @@ fn generate_server_side(
 }
 
 fn vacuum(conn: &mut Connection, out: &mut dyn Write) -> Result<(), InitError> {
-    writeln!(out, "vacuuming...")?;
+    say(out, "vacuuming...")?;
     for q in sql::VACUUM {
         exec(conn, q, out)?;
     }
@@ -262,7 +293,7 @@ fn primary_keys(
     opts: &InitOptions,
     out: &mut dyn Write,
 ) -> Result<(), InitError> {
-    writeln!(out, "creating primary keys...")?;
+    say(out, "creating primary keys...")?;
     for q in sql::primary_keys(opts.index_tablespace.as_deref()) {
         exec(conn, &q, out)?;
     }
@@ -270,7 +301,7 @@ fn primary_keys(
 }
 
 fn foreign_keys(conn: &mut Connection, out: &mut dyn Write) -> Result<(), InitError> {
-    writeln!(out, "creating foreign keys...")?;
+    say(out, "creating foreign keys...")?;
     for q in sql::FOREIGN_KEYS {
         exec(conn, q, out)?;
     }
