@@ -62,6 +62,28 @@
 //! evaluates one. [`Value`] renders as pgbench does ([`Value::write_text`],
 //! [`Value::debug_text`]).
 
+//!
+//! # Compatibility with pgbench 15
+//!
+//! Checked against real pgbench by `tests/oracle.rs` (expressions, meta-commands,
+//! errors, several clients/threads/weighted scripts) and `tests/sql_oracle.rs`
+//! (SQL splitting, substitution in both protocols, `-r` command texts):
+//! identical PRNG (`pg_prng` xoroshiro128** + splitmix64), seeding order,
+//! `random*`, `hash*`, `permute`, values and their text, `debug()` lines, error
+//! messages and carets. Differences, all deliberate:
+//! - extensions: `\syncpipeline` (pgbench 17) and psql's `:'name'`/`:"name"`
+//!   (pgbench sends them unchanged);
+//! - expression trees deeper than 200 levels are refused (bounded recursion);
+//! - `\if` structure errors read `file:line: \elif without matching \if`
+//!   (pgbench: `condition error in script "file" command N: …`);
+//! - a SQL command's `first_line` is cut at 127 bytes on a character boundary
+//!   (pgbench may cut inside a UTF-8 sequence); scripts are UTF-8 text;
+//! - an empty-string variable used in an expression reports `malformed variable`
+//!   (pgbench aborts without a message); a NaN `random_zipfian` parameter is an
+//!   error (pgbench loops forever);
+//! - `--random-seed=time` uses wall-clock microseconds, `rand` the std hasher's
+//!   random keys (pgbench: monotonic clock, `pg_strong_random`).
+
 #![warn(missing_docs)]
 // Parse errors are built at most once per run; a flat struct with public
 // fields is easier for callers than a boxed one.

@@ -436,8 +436,9 @@ fn skip_sql_comments(s: &str) -> Option<(&str, usize)> {
     let mut i = 0;
     let mut lines = 0;
     loop {
-        if i < b.len() && b[i].is_ascii_whitespace() || b.get(i) == Some(&0x0b) {
-            if b[i] == b'\n' {
+        let c = b.get(i).copied();
+        if c.is_some_and(|c| c.is_ascii_whitespace() || c == 0x0b) {
+            if c == Some(b'\n') {
                 lines += 1;
             }
             i += 1;
