@@ -498,6 +498,8 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
     if total_weight == 0 {
         return Err(Fail::input("total script weight must not be zero"));
     }
+    // pgbench raises the open-files limit to the number of clients (+ a few).
+    let _ = hotbench_pgserver::limits::raise_nofile_limit();
     let target = target::resolve(ta, false)?;
     let mut conn = connect(&target)?;
     let server_version = conn.server_version().to_string();

@@ -1,0 +1,81 @@
+//! Helpers for the binary's integration tests: a database of its own on the shared harness
+//! server per test, and a way to run the `hotbench` binary against it.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hotbench_pgserver::{testing, ConnInfo};
+
+pub fn hotbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hotbench"))
+}
+
+/// A fresh database on the shared test server.
+pub fn database(tag: &str) -> ConnInfo {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let pg = testing::shared();
+    let name = format!(
+        "t_{tag}_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    );
+    pg.create_database(&name).expect("create test database")
+}
+
+/// `hotbench run` against `db` with `args`; returns the output.
+pub fn run(db: &ConnInfo, args: &[&str]) -> Output {
+    let mut cmd = hotbench();
+    cmd.arg("run")
+        .arg("-h")
+        .arg(&db.socket_dir)
+        .arg("-p")
+        .arg(db.port.to_string())
+        .arg("-U")
+        .arg(&db.user)
+        .args(args)
+        .arg(&db.dbname);
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+        cmd.env_remove(v);
+    }
+    cmd.output().expect("run hotbench")
+}
+
+pub fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Runs SQL on `db` with the harness's psql.
+pub fn psql(db: &ConnInfo, sql: &str) -> String {
+    let pg = testing::shared();
+    hotbench_pgserver::server::psql(pg.binaries(), db, sql).expect("psql")
+}
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hotbench-test-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+pub fn write_script(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write script");
+    p
+}
+
+/// The value after `prefix` on the line starting with it.
+pub fn line_value<'a>(out: &'a str, prefix: &str) -> Option<&'a str> {
+    out.lines()
+        .find(|l| l.starts_with(prefix))
+        .map(|l| l[prefix.len()..].trim())
+}
+
+pub fn json(path: &std::path::Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).expect("read json");
+    serde_json::from_slice(&bytes).expect("result JSON parses")
+}

@@ -1,0 +1,349 @@
+//! `hotbench run` end to end against a real PostgreSQL from the project's harness:
+//! initialization, exact -t totals, retries that add up, -R schedule lag, client groups,
+//! Ctrl-C leaving valid JSON, 1,000 clients, and clear errors with pgbench's exit codes.
+
+mod common;
+
+use common::*;
+
+fn init(db: &hotbench_pgserver::ConnInfo) {
+    let o = run(db, &["-i", "-q"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "init failed:\n{out}\n{err}");
+    assert!(err.contains("done in"), "{err}");
+}
+
+#[test]
+fn transactions_per_client_are_exact() {
+    let db = database("exact");
+    init(&db);
+    let o = run(&db, &["-n", "-t", "25", "-c", "4", "-j", "2", "-r"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert_eq!(
+        line_value(&out, "number of transactions actually processed:"),
+        Some("100/100"),
+        "{out}"
+    );
+    assert!(out.contains("transaction type: <builtin: TPC-B (sort of)>"));
+    assert!(out.contains("number of clients: 4\nnumber of threads: 2\n"));
+    assert!(out.contains("statement latencies in milliseconds and failures:"));
+    assert!(out.contains("latency percentiles: p50 = "));
+    // The database agrees: one history row per committed transaction.
+    assert_eq!(
+        psql(&db, "select count(*) from pgbench_history").trim(),
+        "100"
+    );
+}
+
+#[test]
+fn retries_under_repeatable_read_add_up() {
+    let db = database("retry");
+    psql(
+        &db,
+        "create table hot(id int primary key, v bigint not null); insert into hot values (1, 0);",
+    );
+    let dir = temp_dir("retry");
+    let script = write_script(
+        &dir,
+        "hot.sql",
+        "begin isolation level repeatable read;\nupdate hot set v = v + 1 where id = 1;\nselect pg_sleep(0.001);\ncommit;\n",
+    );
+    let json_path = dir.join("retry.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "3",
+            "-c",
+            "6",
+            "-j",
+            "2",
+            "--max-tries",
+            "5",
+            "--failures-detailed",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = json(&json_path);
+    let c = &v["totals"]["counters"];
+    let cnt = c["cnt"].as_u64().unwrap();
+    let ser = c["serialization_failures"].as_u64().unwrap();
+    let retried = c["retried"].as_u64().unwrap();
+    let retries = c["retries"].as_u64().unwrap();
+    assert!(cnt > 0, "{out}");
+    assert!(
+        retries > 0,
+        "a hot row under repeatable read must cause retries:\n{out}"
+    );
+    assert!(
+        retried <= cnt + ser,
+        "retried {retried} > cnt {cnt} + failed {ser}"
+    );
+    assert!(retries >= retried);
+    // Every committed transaction incremented the row exactly once.
+    let value: u64 = psql(&db, "select v from hot").trim().parse().unwrap();
+    assert_eq!(value, cnt, "row value vs committed transactions");
+    // The text report agrees with the JSON.
+    assert_eq!(
+        line_value(&out, "number of transactions actually processed:"),
+        Some(cnt.to_string().as_str())
+    );
+    assert_eq!(
+        line_value(&out, "total number of retries:"),
+        Some(retries.to_string().as_str())
+    );
+    assert_eq!(v["status"], "completed");
+}
+
+#[test]
+fn rate_limited_latency_includes_schedule_lag() {
+    let db = database("rate");
+    let dir = temp_dir("rate");
+    // 40 ms per transaction at 50/s with one client: the schedule falls behind, and the
+    // measured latency must include that lag (no coordinated omission).
+    let script = write_script(&dir, "slow.sql", "select pg_sleep(0.04);\n");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "3",
+            "-c",
+            "1",
+            "-R",
+            "50",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let lat: f64 = line_value(&out, "latency average =")
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("latency average");
+    let lag_line = line_value(&out, "rate limit schedule lag: avg").expect("lag line");
+    let lag: f64 = lag_line.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(lag > 50.0, "schedule lag should build up: {out}");
+    assert!(
+        lat >= lag + 35.0,
+        "latency {lat} must include lag {lag} plus service time"
+    );
+}
+
+#[test]
+fn two_groups_keep_their_own_rates() {
+    let db = database("groups");
+    let dir = temp_dir("groups");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("groups.json");
+    let s = script.to_str().unwrap();
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "4",
+            "-j",
+            "2",
+            "--group",
+            &format!("slow:file={s},clients=1,rate=20"),
+            "--group",
+            &format!("fast:file={s},clients=2,rate=80"),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = json(&json_path);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    let tps = |i: usize| groups[i]["totals"]["tps"].as_f64().unwrap();
+    assert!((tps(0) - 20.0).abs() < 6.0, "slow group tps {}", tps(0));
+    assert!((tps(1) - 80.0).abs() < 20.0, "fast group tps {}", tps(1));
+    assert!(out.contains("group slow: 1 clients, rate 20 tps"), "{out}");
+    assert!(!v["timeline"][0]["groups"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn ctrl_c_stops_gracefully_with_valid_json() {
+    let db = database("sigint");
+    let dir = temp_dir("sigint");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("sigint.json");
+    let mut cmd = hotbench();
+    cmd.arg("run")
+        .args([
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
+        .args(["-n", "-T", "60", "-c", "2", "-f", script.to_str().unwrap()])
+        .args(["--json", json_path.to_str().unwrap()])
+        .arg(&db.dbname)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: sending SIGINT to our own child.
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(
+        out.contains("number of transactions actually processed:"),
+        "{out}"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    let v = json(&json_path);
+    assert_eq!(v["status"], "interrupted");
+    assert!(v["totals"]["counters"]["cnt"].as_u64().unwrap() > 0);
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn a_thousand_clients_in_one_process() {
+    let db = database("thousand");
+    let dir = temp_dir("thousand");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "2",
+            "-c",
+            "1000",
+            "-j",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert_eq!(
+        line_value(&out, "number of transactions actually processed:"),
+        Some("2000/2000"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_flags_exit_1_with_one_clear_line() {
+    let db = database("flags");
+    for (args, expected) in [
+        (vec!["-c", "zero"], "invalid value \"zero\" for option -c/--clients"),
+        (vec!["-M", "fancy"], "invalid query mode (-M): \"fancy\""),
+        (vec!["-t", "5", "-T", "5"], "specify either a number of transactions (-t) or a duration (-T), not both"),
+        (vec!["--max-tries", "0"], "an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"),
+        (vec!["-i", "-T", "5"], "some of the specified options cannot be used in initialization (-i) mode"),
+        (vec!["-b", "nosuch"], "no builtin script found for name \"nosuch\""),
+        (vec!["--retry-backoff", "soon"], "invalid back-off \"soon\""),
+    ] {
+        let o = run(&db, &args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}\n{out}\n{err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let o = run(&db, &["--no-such-flag"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn missing_tables_suggest_initialization() {
+    let db = database("noinit");
+    let o = run(&db, &["-n", "-t", "1"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("could not count number of branches"), "{err}");
+    assert!(
+        err.contains("Perhaps you need to do initialization (\"hotbench run -i\")"),
+        "{err}"
+    );
+}
+
+#[test]
+fn refused_connection_is_one_clear_error() {
+    let mut cmd = hotbench();
+    let o = cmd
+        .args([
+            "run",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            "1",
+            "-n",
+            "-t",
+            "1",
+            "-S",
+            "postgres",
+        ])
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("hotbench: error: "), "{err}");
+    assert!(
+        err.contains("127.0.0.1") && err.contains("refused"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn script_errors_name_file_and_line() {
+    let db = database("badscript");
+    let dir = temp_dir("badscript");
+    let script = write_script(&dir, "bad.sql", "\\set x 1 +\nselect :x;\n");
+    let o = run(&db, &["-n", "-t", "1", "-f", script.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.sql:1:"), "{err}");
+}
+
+#[test]
+fn sql_error_aborts_client_with_exit_2_and_continue_on_error_counts_it() {
+    let db = database("sqlerr");
+    let dir = temp_dir("sqlerr");
+    let script = write_script(&dir, "err.sql", "select 1/0;\n");
+    let o = run(&db, &["-n", "-t", "3", "-f", script.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("aborted in command 0"), "{err}");
+    assert!(err.contains("division by zero"), "{err}");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "3",
+            "--continue-on-error",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("number of failed transactions: 3 (100.000%)"),
+        "{out}"
+    );
+    assert!(out.contains("errors by SQLSTATE: 22012 = 3"), "{out}");
+}
