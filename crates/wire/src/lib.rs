@@ -20,14 +20,37 @@
 //!
 //! # Non-blocking use (the engine)
 //!
-//! After `connect`, call [`Connection::set_nonblocking`]`(true)` and register
-//! [`Connection::as_raw_fd`](std::os::fd::AsRawFd::as_raw_fd) with the poller. Per
-//! transaction: encode into [`Connection::out_buf`] with [`encode`], call
-//! [`Connection::flush`] (`false` → wait for WRITABLE and flush again); on READABLE call
-//! [`Connection::fill`] (`Ok(0)` = server closed, `WouldBlock` = spurious) and pop
-//! messages with [`Connection::next_message`] until `None`. With TLS, `fill` drains every
-//! decrypted byte out of rustls, so level-triggered readiness stays truthful; after a
-//! `flush` returning `false` keep WRITABLE interest until it returns `true`.
+//! Start-up is blocking (bounded by `connect_timeout`); afterwards:
+//!
+//! 1. [`Connection::set_nonblocking`]`(true)`; register
+//!    [`as_raw_fd`](std::os::fd::AsRawFd::as_raw_fd) with the poller (level-triggered).
+//! 2. Per transaction, encode into [`Connection::out_buf`] with [`encode`] (one Query, or
+//!    Parse/Bind/Describe/Execute…/Sync) and call [`Connection::flush`]: `Ok(true)` = all
+//!    sent; `Ok(false)` = keep WRITABLE interest and call `flush` again when writable.
+//! 3. On READABLE call [`Connection::fill`]: `Ok(0)` = the server closed the connection,
+//!    `Err(WouldBlock)` = spurious wake-up, other errors = connection lost. Then pop
+//!    [`Connection::next_message`] until `Ok(None)`; messages are `Bytes` views into one
+//!    reused buffer (no allocation per message in steady state).
+//! 4. Server errors: [`DbError::from_error_response`], classify with [`sqlstate`];
+//!    [`DbError::is_fatal`] means the session is over. [`Connection::cancel_token`] sends
+//!    a CancelRequest from any thread.
+//!
+//! **TLS caveats.** rustls sits between the socket and the plaintext. `fill` drains every
+//! decrypted byte out of rustls, so after `fill` + popping all messages nothing hides in
+//! rustls and level-triggered readiness stays truthful; if you read some other way, check
+//! [`Connection::has_buffered_input`] before sleeping. Encrypted output can remain inside
+//! rustls after the socket refuses more: `flush` then returns `false` and
+//! [`Connection::wants_write`] stays true until a later `flush` succeeds; keep WRITABLE
+//! interest meanwhile. A read may also make rustls want to write (key update, alert); `fill`
+//! tries that opportunistically, and `wants_write` reports what is left.
+//!
+//! **Blocking use** (setup, probes, `-i`): [`Connection::simple_query`],
+//! [`Connection::execute`], [`Connection::query_params`], [`Connection::copy_in`] /
+//! [`Connection::copy_in_start`]. They work in either socket mode (polling on
+//! `WouldBlock`); [`Connection::set_io_timeout`] bounds them in blocking mode.
+//!
+//! Not supported: GSSAPI/SSPI/Kerberos auth, `service` files, direct TLS negotiation
+//! (`sslnegotiation=direct`), non-blocking start-up, COPY TO STDOUT data (discarded).
 
 mod binding;
 pub mod cancel;
