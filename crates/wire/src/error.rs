@@ -333,6 +333,9 @@ impl Error {
     }
 
     pub(crate) fn io(e: io::Error) -> Error {
+        if let Some(tls) = e.get_ref().and_then(|r| r.downcast_ref::<rustls::Error>()) {
+            return Error::Tls(tls.to_string());
+        }
         match e.kind() {
             io::ErrorKind::UnexpectedEof => Error::Closed,
             io::ErrorKind::InvalidData => Error::Protocol(e.to_string()),

@@ -227,9 +227,10 @@ impl Connector {
                         .map_err(|e| Failure::Final(attempt(ConnectCause::Tls(e.to_string()))))?;
                     stream.tls = Some(Box::new(conn));
                     if let Err(e) = stream.handshake(deadline) {
-                        let cause = match e.kind() {
-                            io::ErrorKind::InvalidData => ConnectCause::Tls(e.to_string()),
-                            _ => io_cause(e),
+                        let cause = match Error::io(e) {
+                            Error::Tls(s) => ConnectCause::Tls(s),
+                            Error::Protocol(s) => ConnectCause::Tls(s),
+                            other => cause_of(other),
                         };
                         return Err(self.retry_if_prefer(attempt(cause)));
                     }

@@ -82,8 +82,10 @@ pub(crate) struct Stream {
     nonblocking: bool,
 }
 
+/// rustls errors travel inside `io::Error` (as rustls itself does); [`crate::Error::io`]
+/// unwraps them into [`crate::Error::Tls`].
 fn tls_err(e: rustls::Error) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}"))
+    io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
 impl Stream {
