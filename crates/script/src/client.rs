@@ -306,3 +306,43 @@ pub fn define(defines: &mut Variables, option: &str) -> Result<(), String> {
         _ => Err(format!("invalid variable definition: \"{option}\"")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_follow_pgbench_rules() {
+        let mut d = Variables::new();
+        assert!(define(&mut d, "a=1").is_ok());
+        assert!(define(&mut d, "b=x=y").is_ok());
+        assert_eq!(d.text("b").as_deref(), Some("x=y"));
+        assert_eq!(
+            define(&mut d, "=1"),
+            Err("invalid variable definition: \"=1\"".to_string())
+        );
+        assert_eq!(
+            define(&mut d, "c="),
+            Err("invalid variable definition: \"c=\"".to_string())
+        );
+        assert_eq!(
+            define(&mut d, "c"),
+            Err("invalid variable definition: \"c\"".to_string())
+        );
+        assert_eq!(
+            define(&mut d, "1x=5"),
+            Err("option: invalid variable name: \"1x\"".to_string())
+        );
+    }
+
+    #[test]
+    fn automatic_variables_respect_defines() {
+        let mut d = Variables::new();
+        define(&mut d, "scale=7").expect("define");
+        let v = client_variables(&d, 3, 1, Some(42), 9);
+        assert_eq!(v.value("scale"), Ok(Value::Int(7)));
+        assert_eq!(v.value("client_id"), Ok(Value::Int(3)));
+        assert_eq!(v.value("default_seed"), Ok(Value::Int(42)));
+        assert_eq!(v.value("random_seed"), Ok(Value::Int(9)));
+    }
+}

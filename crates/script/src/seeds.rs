@@ -183,6 +183,16 @@ mod tests {
         assert!("12 ".parse::<RandomSeed>().is_err());
         assert!("x".parse::<RandomSeed>().is_err());
         assert_eq!("-1".parse(), Ok(RandomSeed::Value(u64::MAX)));
+        // Checked against pgbench 15 (value of :random_seed).
+        assert_eq!("+5".parse(), Ok(RandomSeed::Value(5)));
+        assert_eq!("-5".parse(), Ok(RandomSeed::Value(5u64.wrapping_neg())));
+        assert_eq!(
+            "18446744073709551616".parse(),
+            Ok(RandomSeed::Value(u64::MAX))
+        );
+        assert!("0x10".parse::<RandomSeed>().is_err());
+        assert!("".parse::<RandomSeed>().is_err());
+        assert!("time1".parse::<RandomSeed>().is_err());
     }
 
     #[test]
