@@ -423,6 +423,21 @@ mod tests {
     }
 
     #[test]
+    fn lookup_failure_has_no_prefix() {
+        let a = ConnectAttempt {
+            target: String::new(),
+            unix: false,
+            cause: ConnectCause::Other(
+                "could not translate host name \"x\" to address: Name or service not known".into(),
+            ),
+        };
+        assert_eq!(
+            a.to_string(),
+            "could not translate host name \"x\" to address: Name or service not known"
+        );
+    }
+
+    #[test]
     fn connect_error_wording() {
         let e = ConnectError {
             attempts: vec![ConnectAttempt {
