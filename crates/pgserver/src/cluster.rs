@@ -62,17 +62,12 @@ pub fn init(
 ) -> Result<()> {
     let parent = data.parent().unwrap_or(data);
     check_space(parent)?;
-    let mut cmd = Command::new(bins.program("initdb"));
-    cmd.arg("-D").arg(data).arg("-U").arg(&opts.user).args([
-        "--auth=trust",
-        "--encoding=UTF8",
-        "--locale=C",
-        "--no-instructions",
-    ]);
-    if opts.fast {
-        cmd.arg("--no-sync");
+    let copied = opts.from_template
+        && opts.user == config::DEFAULT_USER
+        && crate::template::copy_into(bins, user, data, log).is_ok();
+    if !copied {
+        initdb(bins, user, data, &opts.user, opts.fast, log)?;
     }
-    run_logged(cmd, user, log, None, "initdb", data)?;
     let conf = data.join("postgresql.conf");
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -102,6 +97,28 @@ pub fn init(
         write_tls(user, data)?;
     }
     Ok(())
+}
+
+/// Run initdb (trust auth, UTF8, C locale) into `data` as `user`.
+pub fn initdb(
+    bins: &PgBinaries,
+    user: &RunAs,
+    data: &Path,
+    superuser: &str,
+    no_sync: bool,
+    log: &Path,
+) -> Result<()> {
+    let mut cmd = Command::new(bins.program("initdb"));
+    cmd.arg("-D").arg(data).arg("-U").arg(superuser).args([
+        "--auth=trust",
+        "--encoding=UTF8",
+        "--locale=C",
+        "--no-instructions",
+    ]);
+    if no_sync {
+        cmd.arg("--no-sync");
+    }
+    run_logged(cmd, user, log, None, "initdb", data)
 }
 
 /// Write `hotbench.conf` for this start (port and socket directory may change between starts).

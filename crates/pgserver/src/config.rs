@@ -78,6 +78,8 @@ pub struct ClusterOptions {
     pub port: Option<u16>,
     /// Extra `name = value` settings, written last (they win).
     pub settings: Vec<(String, String)>,
+    /// Copy a cached, freshly initdb'd cluster instead of running initdb (tests: ~4x faster).
+    pub from_template: bool,
 }
 
 impl Default for ClusterOptions {
@@ -92,6 +94,7 @@ impl Default for ClusterOptions {
             shared_buffers_mb: None,
             port: None,
             settings: Vec::new(),
+            from_template: false,
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod ports;
 pub mod process;
 pub mod server;
 pub mod state;
+pub mod template;
 pub mod testing;
 
 pub use binaries::{BinOptions, PgBinaries};

@@ -28,6 +28,8 @@ pub struct ServerOptions {
     pub cluster: ClusterOptions,
     /// How long to wait for the server to accept connections.
     pub start_timeout: Duration,
+    /// Parent of the `hb-XXXXXX` directory; default [`paths::temp_root`].
+    pub temp_root: Option<PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -36,6 +38,7 @@ impl Default for ServerOptions {
             bins: BinOptions::default(),
             cluster: ClusterOptions::default(),
             start_timeout: Duration::from_secs(60),
+            temp_root: None,
         }
     }
 }
@@ -130,7 +133,7 @@ impl Server {
     pub fn start(opts: &ServerOptions) -> Result<Server> {
         let user = RunAs::get()?;
         let bins = binaries::find(&opts.bins)?;
-        let root = paths::temp_root();
+        let root = opts.temp_root.clone().unwrap_or_else(paths::temp_root);
         cluster::check_space(&root)?;
         let base = make_temp_dir(&root)?;
         // Armed before anything else exists: whatever happens next, the directory goes away.

@@ -5,7 +5,8 @@
 //! process exits, panics or is killed.
 //!
 //! Environment: `HOTBENCH_TEST_PG_BIN=DIR` picks binaries, `HOTBENCH_TEST_PG_VERSION=N` a major
-//! (downloaded if needed; without it tests never download).
+//! (downloaded if needed; without it tests never download), `HOTBENCH_TEST_TMPDIR=DIR` where
+//! clusters go (default `/dev/shm` when roomy, see [`test_temp_root`]).
 //!
 //! ```no_run
 //! let pg = hotbench_pgserver::testing::shared();
@@ -14,7 +15,10 @@
 //! println!("{} / {}", db.socket_conninfo(), db.url());
 //! ```
 
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use crate::account::RunAs;
 
 use crate::binaries::BinOptions;
 use crate::config::ClusterOptions;
@@ -22,11 +26,13 @@ use crate::error::Result;
 use crate::server::{Server, ServerOptions};
 
 /// Cluster options for tests: durability off (`fast`), small shared_buffers, 1,200
-/// connections. Start from this and change what a test needs.
+/// connections, copied from a cached template cluster. Start from this and change what a
+/// test needs.
 pub fn test_cluster_options() -> ClusterOptions {
     ClusterOptions {
         fast: true,
         shared_buffers_mb: Some(128),
+        from_template: true,
         ..ClusterOptions::default()
     }
 }
@@ -44,11 +50,39 @@ pub fn test_bin_options() -> BinOptions {
     }
 }
 
+/// Where test clusters live: `HOTBENCH_TEST_TMPDIR`, else `/dev/shm` when it is a tmpfs with
+/// at least 2 GiB free (test clusters are throwaway and run with fsync off; memory is several
+/// times faster than a loaded virtual disk), else the usual temp dir.
+pub fn test_temp_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("HOTBENCH_TEST_TMPDIR") {
+        return PathBuf::from(d);
+    }
+    let shm = Path::new("/dev/shm");
+    let roomy = crate::cluster::free_bytes(shm)
+        .map(|b| b >= 2 << 30)
+        .unwrap_or(false);
+    let usable = RunAs::get().map(|u| u.can_traverse(shm)).unwrap_or(false);
+    if shm.is_dir() && roomy && usable && is_writable(shm) {
+        shm.to_path_buf()
+    } else {
+        crate::paths::temp_root()
+    }
+}
+
+fn is_writable(dir: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: c is a valid NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
 /// Options for a private test server with `cluster` settings.
 pub fn test_server_options(cluster: ClusterOptions) -> ServerOptions {
     ServerOptions {
         bins: test_bin_options(),
         cluster,
+        temp_root: Some(test_temp_root()),
         ..ServerOptions::default()
     }
 }

@@ -238,7 +238,7 @@ fn run_child(mode: &str) -> Vec<PathBuf> {
     let dirs = vec![PathBuf::from(lines[0]), PathBuf::from(lines[1])];
     for d in &dirs {
         assert!(
-            d.starts_with(std::env::temp_dir()) || d.starts_with("/tmp"),
+            d.starts_with(hotbench_pgserver::testing::test_temp_root()),
             "{}",
             d.display()
         );
