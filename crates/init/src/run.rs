@@ -81,6 +81,10 @@ fn step_name(step: char) -> Option<&'static str> {
 
 /// Runs pgbench's initialization on `conn` as `opts` say, writing pgbench's messages to
 /// `out` (stderr in the CLI). Options are validated first (nothing runs if they are bad).
+///
+/// Server NOTICEs are printed from the connection's kept notices
+/// ([`Connection::take_notices`]); with a notice handler installed on `conn` they go to
+/// the handler instead.
 pub fn run_init(
     conn: &mut Connection,
     opts: &InitOptions,
