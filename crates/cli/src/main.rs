@@ -7,6 +7,7 @@ mod groups;
 mod mask;
 mod run_cmd;
 mod scripts;
+mod server_cmd;
 mod target;
 
 use std::process::ExitCode;
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
                 .unwrap_or_default();
             run_cmd::main(run, &sub, &argv)
         }
+        flags::Command::Server(args) => server_cmd::main(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

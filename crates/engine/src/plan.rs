@@ -78,10 +78,6 @@ impl Plan {
             .collect()
     }
 
-    pub fn total_clients(&self) -> usize {
-        self.groups.iter().map(|g| g.clients).sum()
-    }
-
     /// Per-thread Poisson mean delay (µs) for group `g` on a thread running `here` of its
     /// clients: the group's rate is shared in proportion to clients.
     pub fn throttle_delay_us(&self, g: usize, here: usize) -> Option<f64> {

@@ -31,10 +31,7 @@ const MAX_ERROR_SAMPLES: usize = 20;
 
 pub enum WorkerMsg {
     /// Initial connections done (or failed) after `conn_us`.
-    Connected {
-        thread: usize,
-        result: Result<i64, String>,
-    },
+    Connected { result: Result<i64, String> },
     Interval {
         thread: usize,
         index: u64,
@@ -101,7 +98,6 @@ pub fn run_worker(
         Ok(p) => p,
         Err(e) => {
             let _ = tx.send(WorkerMsg::Connected {
-                thread: tid,
                 result: Err(format!("could not create an epoll set: {e}")),
             });
             shared.barrier.wait();
@@ -151,7 +147,6 @@ pub fn run_worker(
     }
     let conn_us = now_us() - t0;
     let _ = tx.send(WorkerMsg::Connected {
-        thread: tid,
         result: result.map(|_| conn_us),
     });
     shared.barrier.wait();

@@ -2,6 +2,7 @@
 //! real configuration from these plain values happens in the command modules.
 
 pub mod run;
+pub mod server;
 
 use clap::{Parser, Subcommand};
 
@@ -25,4 +26,6 @@ pub enum Command {
     /// Run a pgbench workload: same flags, same report, plus percentiles, retries, JSON
     #[command(allow_hyphen_values = false)]
     Run(Box<run::RunArgs>),
+    /// Manage the default embedded PostgreSQL (start, stop, status, url, reset)
+    Server(server::ServerArgs),
 }

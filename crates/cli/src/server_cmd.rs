@@ -1,0 +1,59 @@
+//! `hotbench server start|stop|status|url|reset`, over `hotbench_pgserver::default_server`.
+
+use hotbench_pgserver::default_server::{
+    server_reset, server_start, server_status, server_stop, server_url,
+};
+use hotbench_pgserver::{BinOptions, DefaultOptions};
+
+use crate::fail::{Fail, Result};
+use crate::flags::server::{ServerAction, ServerArgs, ServerOpts};
+
+fn options(o: &ServerOpts) -> DefaultOptions {
+    DefaultOptions {
+        bins: BinOptions {
+            pg_bin: o.pg_bin.clone(),
+            pg_version: o.pg_version,
+            no_download: false,
+        },
+        dir: o.dir.clone(),
+        ..DefaultOptions::default()
+    }
+}
+
+fn fail(e: hotbench_pgserver::Error) -> Fail {
+    Fail::input(e.to_string())
+}
+
+pub fn main(args: &ServerArgs) -> Result<u8> {
+    match &args.action {
+        ServerAction::Start { opts, fast, port } => {
+            let mut o = options(opts);
+            o.fast = *fast;
+            o.port = *port;
+            let status = server_start(&o).map_err(fail)?;
+            match &status.running {
+                Some(r) => println!("{}", r.conn.url()),
+                None => println!("{}", status.to_string().trim_end()),
+            }
+        }
+        ServerAction::Stop { opts } => {
+            if server_stop(&options(opts)).map_err(fail)? {
+                println!("stopped");
+            } else {
+                println!("not running");
+            }
+        }
+        ServerAction::Status { opts } => {
+            let status = server_status(&options(opts)).map_err(fail)?;
+            println!("{}", status.to_string().trim_end());
+        }
+        ServerAction::Url { opts } => {
+            println!("{}", server_url(&options(opts)).map_err(fail)?);
+        }
+        ServerAction::Reset { opts } => {
+            server_reset(&options(opts)).map_err(fail)?;
+            println!("reset: the default server's data directory was removed");
+        }
+    }
+    Ok(0)
+}
