@@ -7,6 +7,9 @@ use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 
+/// Major downloaded when no PostgreSQL is installed and no `--pg-version` is given.
+pub const DEFAULT_DOWNLOAD_MAJOR: u32 = 17;
+
 /// How to choose binaries (plain values, filled from `--pg-bin` / `--pg-version`).
 #[derive(Debug, Clone, Default)]
 pub struct BinOptions {
@@ -91,7 +94,8 @@ impl PgBinaries {
     }
 }
 
-/// Choose binaries per `opts`; may download (see [`crate::download`]).
+/// Choose binaries per `opts`; downloads (see [`crate::download`]) the asked major when it is
+/// not installed, or [`DEFAULT_DOWNLOAD_MAJOR`] when nothing is installed, unless `no_download`.
 pub fn find(opts: &BinOptions) -> Result<PgBinaries> {
     if let Some(dir) = &opts.pg_bin {
         let b = PgBinaries::from_dir(dir)?;
@@ -116,6 +120,7 @@ pub fn find(opts: &BinOptions) -> Result<PgBinaries> {
     }
     match opts.pg_version {
         Some(want) if !opts.no_download => crate::download::fetch(want),
+        None if !opts.no_download => crate::download::fetch(DEFAULT_DOWNLOAD_MAJOR),
         _ => Err(Error::MissingBinaries {
             wanted: opts
                 .pg_version

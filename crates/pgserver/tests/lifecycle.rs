@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use hotbench_pgserver::default_server::{
     ensure_default_server, server_reset, server_start, server_status, server_stop, server_url,
-    DefaultOptions,
+    DefaultOptions, Keeper,
 };
 use hotbench_pgserver::process::{alive, processes_in};
 use hotbench_pgserver::state::State;
@@ -125,7 +125,7 @@ fn default_server_lifecycle() {
     // `server start` keeps it running across commands.
     let st = server_start(&o).expect("server start");
     let r = st.running.clone().expect("running");
-    assert_eq!(r.owner, None);
+    assert_eq!(r.keeper, Keeper::Kept);
     assert!(format!("{st}").contains("kept running"));
     let url = server_url(&o).expect("url");
     assert_eq!(
@@ -171,11 +171,32 @@ fn command_adopted_by_server_start_keeps_running() {
     let g = ensure_default_server(&o).expect("ensure");
     let pid = g.pid();
     let st = server_start(&o).expect("adopt");
-    assert_eq!(st.running.map(|r| r.owner), Some(None));
+    assert_eq!(st.running.map(|r| r.keeper), Some(Keeper::Kept));
     drop(g);
     assert!(alive(pid), "adopted server must survive its first command");
     assert!(server_stop(&o).expect("stop"));
     wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
+fn last_command_using_it_stops_it() {
+    let b = Base::new();
+    let o = b.opts();
+    let first = ensure_default_server(&o).expect("first command");
+    let second = ensure_default_server(&o).expect("second command");
+    assert!(first.started_here() && !second.started_here());
+    let pid = first.pid();
+    drop(first);
+    assert!(alive(pid), "still used by the second command");
+    let st = server_status(&o).expect("status");
+    assert_eq!(st.running.map(|r| r.keeper), Some(Keeper::LastUser));
+    assert_eq!(
+        psql(second.conninfo(), "select 1").expect("still answers"),
+        "1"
+    );
+    drop(second);
+    wait_no_processes(&b.dir(), 5);
+    assert!(server_status(&o).expect("status").running.is_none());
 }
 
 const CHILD_DIR: &str = "HB_LIFECYCLE_CHILD_DIR";

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::layout::{conninfo_of, locate, reconcile, remove_file, Layout, Lock};
+use super::layout::{conninfo_of, locate, reconcile, remove_file, Layout, Lock, KEPT, LAST_USER};
 use super::startup::{initdb_if_needed, prepare, running_default, start};
 use super::{say, DefaultOptions};
 use crate::account::RunAs;
@@ -12,6 +12,17 @@ use crate::conninfo::ConnInfo;
 use crate::error::{Error, Result};
 use crate::process::{self, StopMode};
 use crate::state::State;
+
+/// Who stops a running default server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keeper {
+    /// Kept running by `hotbench server start` until `hotbench server stop`.
+    Kept,
+    /// Started for this hotbench command (pid); stopped when it ends.
+    Command(u32),
+    /// Its command ended while others used it; the last of them stops it.
+    LastUser,
+}
 
 /// A running default server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +36,7 @@ pub struct Running {
     /// Durability off?
     pub fast: bool,
     /// The command that started it for itself; `None` when kept running by `server start`.
-    pub owner: Option<u32>,
+    pub keeper: Keeper,
 }
 
 /// What `hotbench server status` shows.
@@ -54,9 +65,15 @@ impl fmt::Display for Status {
                 };
                 writeln!(f, "running: {v}pid {} at {}", r.pid, r.conn.url())?;
                 writeln!(f, "socket: {}", r.conn.socket_dir.display())?;
-                match r.owner {
-                    Some(o) => writeln!(f, "started for hotbench pid {o} (stopped when it ends)")?,
-                    None => writeln!(f, "kept running (hotbench server stop to stop it)")?,
+                match r.keeper {
+                    Keeper::Command(o) => {
+                        writeln!(f, "started for hotbench pid {o} (stopped when it ends)")?
+                    }
+                    Keeper::LastUser => writeln!(
+                        f,
+                        "in use by hotbench commands (stopped when the last ends)"
+                    )?,
+                    Keeper::Kept => writeln!(f, "kept running (hotbench server stop to stop it)")?,
                 }
                 if r.fast {
                     writeln!(
@@ -82,7 +99,11 @@ fn status_of(l: &Layout, st: Option<State>, cleaned: Vec<String>) -> Status {
             conn: conninfo_of(&s),
             version: s.version.clone(),
             fast: s.fast,
-            owner: (s.owner != 0).then_some(s.owner),
+            keeper: match s.owner {
+                KEPT => Keeper::Kept,
+                LAST_USER => Keeper::LastUser,
+                pid => Keeper::Command(pid),
+            },
         }),
         cleaned,
     }
@@ -111,8 +132,8 @@ pub fn server_start(opts: &DefaultOptions) -> Result<Status> {
 
 /// Mark a running server as kept running (adopting it from the command that started it).
 fn keep(l: &Layout, mut st: State, opts: &DefaultOptions, cleaned: Vec<String>) -> Result<Status> {
-    if st.owner != 0 {
-        st.owner = 0;
+    if st.owner != KEPT {
+        st.owner = KEPT;
         st.save(&l.state)?;
     }
     say(opts, &format!("already running (pid {})", st.pid));

@@ -5,7 +5,10 @@ use std::process::Child;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::layout::{conninfo_of, reconcile, remove_file, Layout, Lock};
+use super::layout::{
+    conninfo_of, reconcile, remove_file, users_exclusive, users_shared, Layout, Lock, KEPT,
+    LAST_USER,
+};
 use super::startup::{initdb_if_needed, prepare, running_default, start};
 use super::DefaultOptions;
 use crate::conninfo::ConnInfo;
@@ -20,35 +23,60 @@ struct GuardInner {
     layout: Layout,
     state: State,
     owned: bool,
+    /// Our shared lock on `<base>/users` while we use the server.
+    user_lock: Mutex<Option<std::fs::File>>,
+    /// Postmaster child and guardian, when this guard started the server.
     live: Mutex<Option<(Child, Guardian)>>,
+}
+
+fn lock_ignoring_poison<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
 }
 
 impl GuardInner {
     fn stop(&self) {
-        let mut live = match self.live.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        let Some((mut child, mut guardian)) = live.take() else {
-            return;
+        let mut live = lock_ignoring_poison(&self.live);
+        let mut user_lock = lock_ignoring_poison(&self.user_lock);
+        let Some(users) = user_lock.take() else {
+            return; // already stopped
         };
         let _lock = Lock::take(&self.layout.base);
-        // `hotbench server start` may have adopted it meanwhile: then leave it running.
-        let adopted = State::load(&self.layout.state)
-            .map(|s| s.pid == child.id() && s.owner == 0)
-            .unwrap_or(false);
-        if !adopted {
-            process::stop(child.id(), StopMode::Fast, Duration::from_secs(60));
-            let _ = child.wait();
-            if State::load(&self.layout.state)
-                .map(|s| s.pid == child.id())
-                .unwrap_or(false)
-            {
-                let _ = remove_file(&self.layout.state);
+        drop(users);
+        let state = State::load(&self.layout.state).filter(|s| s.pid == self.state.pid);
+        match live.take() {
+            Some((mut child, mut guardian)) => {
+                let pid = child.id();
+                match state {
+                    // `hotbench server start` adopted it meanwhile: leave it running.
+                    Some(s) if s.owner == KEPT => {}
+                    // Another command still uses it: the last one to leave stops it.
+                    Some(mut s) if users_exclusive(&self.layout.base).is_none() => {
+                        s.owner = LAST_USER;
+                        s.guardian = 0;
+                        let _ = s.save(&self.layout.state);
+                    }
+                    _ => {
+                        process::stop(pid, StopMode::Fast, Duration::from_secs(60));
+                        let _ = child.wait();
+                        let _ = remove_file(&self.layout.state);
+                    }
+                }
+                guardian.unwatch(pid);
+                guardian.finish();
+            }
+            None => {
+                // A borrowed server: stop it only if its starter has left and we are the last user.
+                if let Some(s) = state.filter(|s| s.owner == LAST_USER) {
+                    if let Some(_excl) = users_exclusive(&self.layout.base) {
+                        process::stop(s.pid, StopMode::Fast, Duration::from_secs(60));
+                        let _ = remove_file(&self.layout.state);
+                    }
+                }
             }
         }
-        guardian.unwatch(child.id());
-        guardian.finish();
     }
 }
 
@@ -72,18 +100,21 @@ impl Stopper {
 }
 
 impl DefaultGuard {
-    /// A guard on a server someone else started: never stops it.
-    fn borrowed(layout: Layout, state: State) -> DefaultGuard {
+    /// A guard on a server someone else started (stops it only as its last user after the
+    /// starter has left). Called with the base lock held.
+    fn borrowed(layout: Layout, state: State) -> Result<DefaultGuard> {
+        let users = users_shared(&layout.base)?;
         let conn = conninfo_of(&state);
-        DefaultGuard {
+        Ok(DefaultGuard {
             inner: Arc::new(GuardInner {
                 conn,
                 layout,
                 state,
                 owned: false,
+                user_lock: Mutex::new(Some(users)),
                 live: Mutex::new(None),
             }),
-        }
+        })
     }
 
     /// Connection parameters.
@@ -156,13 +187,13 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
     if let Some(l) = running_default(opts) {
         let _lock = Lock::take(&l.base)?;
         if let Some(st) = reconcile(&l, opts, &mut cleaned)? {
-            return Ok(DefaultGuard::borrowed(l, st));
+            return DefaultGuard::borrowed(l, st);
         }
     }
     let (l, bins, user) = prepare(opts)?;
     let _lock = Lock::take(&l.base)?;
     if let Some(st) = reconcile(&l, opts, &mut cleaned)? {
-        return Ok(DefaultGuard::borrowed(l, st));
+        return DefaultGuard::borrowed(l, st);
     }
     initdb_if_needed(&l, &bins, user, opts)?;
     let mut guardian = Guardian::spawn(None, true)?;
@@ -181,12 +212,22 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
         }
     };
     let conn = conninfo_of(&st);
+    let users = match users_shared(&l.base) {
+        Ok(u) => u,
+        Err(e) => {
+            process::stop(child.id(), StopMode::Fast, Duration::from_secs(60));
+            let _ = remove_file(&l.state);
+            guardian.finish();
+            return Err(e);
+        }
+    };
     Ok(DefaultGuard {
         inner: Arc::new(GuardInner {
             conn,
             layout: l,
             state: st,
             owned: true,
+            user_lock: Mutex::new(Some(users)),
             live: Mutex::new(Some((child, guardian))),
         }),
     })

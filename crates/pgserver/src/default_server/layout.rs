@@ -124,6 +124,43 @@ pub(super) fn running_in(base: &Path) -> bool {
             .unwrap_or(false)
 }
 
+/// `State::owner` of a server kept running by `hotbench server start`.
+pub(super) const KEPT: u32 = 0;
+/// `State::owner` of a server whose starting command ended while others still used it: the
+/// last user to leave stops it (users hold a shared `flock` on `<base>/users`).
+pub(super) const LAST_USER: u32 = u32::MAX;
+
+fn users_file(base: &Path) -> Result<std::fs::File> {
+    let p = base.join("users");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| Error::io("cannot open lock file", &p, e))
+}
+
+/// Register as a user of the running server (shared lock held until the file is dropped).
+pub(super) fn users_shared(base: &Path) -> Result<std::fs::File> {
+    let f = users_file(base)?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH) } != 0 {
+        return Err(Error::io(
+            "cannot lock",
+            &base.join("users"),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(f)
+}
+
+/// `Some` (holding an exclusive lock) when no command uses the server.
+pub(super) fn users_exclusive(base: &Path) -> Option<std::fs::File> {
+    let f = users_file(base).ok()?;
+    // SAFETY: flock on a descriptor we own.
+    (unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(f)
+}
+
 /// Base directory for commands that don't need binaries (status, stop, url, reset): `--dir`,
 /// else `--pg-version`, else a running default cluster, else the installed major's.
 pub(super) fn locate(opts: &DefaultOptions) -> Result<PathBuf> {
@@ -159,7 +196,14 @@ pub(super) fn reconcile(
     };
     if let Some(st) = State::load(&l.state) {
         if process::is_postmaster_of(st.pid, &l.data) {
-            if st.owner != 0 && !process::alive(st.owner) {
+            if st.owner == LAST_USER && users_exclusive(&l.base).is_some() {
+                note(format!(
+                    "found an orphan PostgreSQL (pid {}) whose hotbench commands have all ended; stopping it",
+                    st.pid
+                ));
+                process::stop(st.pid, StopMode::Fast, Duration::from_secs(60));
+                remove_file(&l.state)?;
+            } else if st.owner != KEPT && st.owner != LAST_USER && !process::alive(st.owner) {
                 note(format!(
                     "found an orphan PostgreSQL (pid {}) left by hotbench pid {} which no longer runs; stopping it",
                     st.pid, st.owner
@@ -170,7 +214,7 @@ pub(super) fn reconcile(
                 return Ok(Some(st));
             }
         } else {
-            let who = if st.owner != 0 {
+            let who = if st.owner != KEPT && st.owner != LAST_USER {
                 format!(" started by hotbench pid {}", st.owner)
             } else {
                 String::new()
@@ -191,7 +235,7 @@ pub(super) fn reconcile(
             // as a kept-running server.
             let st = State {
                 pid: pf.pid,
-                owner: 0,
+                owner: KEPT,
                 guardian: 0,
                 port: pf.port,
                 socket_dir: pf.socket_dir.clone().unwrap_or_default(),

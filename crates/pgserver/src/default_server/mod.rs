@@ -20,7 +20,7 @@ mod layout;
 mod startup;
 
 pub use commands::{
-    server_reset, server_start, server_status, server_stop, server_url, Running, Status,
+    server_reset, server_start, server_status, server_stop, server_url, Keeper, Running, Status,
 };
 pub use guard::{ensure_default_server, DefaultGuard, Stopper};
 
