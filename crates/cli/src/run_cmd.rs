@@ -14,7 +14,7 @@ use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
-use crate::groups::{parse_goodput, parse_group};
+use crate::groups::{parse_goodput, parse_group, GroupSpec};
 use crate::scripts::{is_builtin, load, specs_in_order, ScriptSpec};
 use crate::target::{self, Target, TargetArgs};
 
@@ -195,13 +195,7 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
 
 /// Everything validated, before touching the database.
 struct Plan {
-    groups: Vec<(
-        String,
-        Vec<ScriptSpec>,
-        usize,
-        Option<f64>,
-        Option<GoodputRule>,
-    )>,
+    groups: Vec<GroupSpec>,
     nclients: usize,
     threads: usize,
     limit: Limit,
@@ -420,7 +414,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         }
         args.group
             .iter()
-            .map(|g| parse_group(g).map(|g| (g.name, g.scripts, g.clients, g.rate, g.goodput)))
+            .map(|g| parse_group(g))
             .collect::<Result<Vec<_>>>()?
     } else {
         let specs = if specs.is_empty() {
@@ -428,9 +422,15 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         } else {
             specs
         };
-        vec![("default".to_string(), specs, nclients, rate, None)]
+        vec![GroupSpec {
+            name: "default".to_string(),
+            scripts: specs,
+            clients: nclients,
+            rate,
+            goodput: None,
+        }]
     };
-    let total: usize = groups.iter().map(|g| g.2).sum();
+    let total: usize = groups.iter().map(|g| g.clients).sum();
     if threads > total {
         threads = total;
     }
@@ -474,9 +474,9 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
     let mut groups = Vec::new();
     let mut any_builtin = false;
     let mut total_weight: u64 = 0;
-    for (name, specs, clients, rate, goodput) in &plan.groups {
+    for gs in &plan.groups {
         let mut scripts = Vec::new();
-        for s in specs {
+        for s in &gs.scripts {
             any_builtin |= is_builtin(s);
             let ws = load(s)?;
             if plan.query_mode != QueryMode::Simple {
@@ -488,11 +488,11 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
             scripts.push(ws);
         }
         groups.push(GroupConfig {
-            name: name.clone(),
+            name: gs.name.clone(),
             scripts,
-            clients: *clients,
-            rate: *rate,
-            goodput: goodput.clone().unwrap_or_else(|| plan.goodput.clone()),
+            clients: gs.clients,
+            rate: gs.rate,
+            goodput: gs.goodput.clone().unwrap_or_else(|| plan.goodput.clone()),
         });
     }
     if total_weight == 0 {

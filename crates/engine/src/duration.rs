@@ -37,7 +37,7 @@ pub fn parse_duration_us(text: &str, default_unit: Unit) -> Result<i64, String> 
         }
     };
     let us = value * factor;
-    if !us.is_finite() || us < 0.0 || us > 1e15 {
+    if !us.is_finite() || !(0.0..=1e15).contains(&us) {
         return Err(format!("invalid duration \"{text}\": out of range"));
     }
     Ok(us.round() as i64)

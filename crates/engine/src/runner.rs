@@ -44,12 +44,16 @@ pub struct RunOutcome {
     pub interrupted: bool,
 }
 
+/// Called at each -P period with `(elapsed or unix seconds, stats of the period)`.
+pub type ProgressHook<'a> = &'a mut dyn FnMut(f64, &IntervalStats);
+/// Called for every timeline interval.
+pub type IntervalHook<'a> = &'a mut dyn FnMut(&IntervalRecord);
+
 /// Callbacks while the run goes.
+#[derive(Default)]
 pub struct Hooks<'a> {
-    /// `(elapsed or unix seconds, stats of the last -P period)` at each -P period.
-    pub on_progress: Option<&'a mut dyn FnMut(f64, &IntervalStats)>,
-    /// Every timeline interval, with the record so far.
-    pub on_interval: Option<&'a mut dyn FnMut(&IntervalRecord)>,
+    pub on_progress: Option<ProgressHook<'a>>,
+    pub on_interval: Option<IntervalHook<'a>>,
 }
 
 /// Rewrite the JSON file every this many intervals.
@@ -281,7 +285,7 @@ pub fn run(
             }
             record.timeline.push(iv);
             next_index += 1;
-            if next_index % JSON_EVERY == 0 {
+            if next_index.is_multiple_of(JSON_EVERY) {
                 let mut running = TxnCounters::default();
                 for g in &running_totals {
                     running.merge(g);
@@ -385,7 +389,7 @@ fn finish_record(
         .collect();
     record.totals = TotalsRecord::from_counters(total, duration_s);
     let mut errors = errors;
-    errors.sort_by(|a, b| b.2.cmp(&a.2));
+    errors.sort_by_key(|e| std::cmp::Reverse(e.2));
     record.errors = errors
         .into_iter()
         .map(|(sqlstate, message, count)| ErrorSample {
