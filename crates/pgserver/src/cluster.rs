@@ -66,7 +66,7 @@ pub fn init(
         && opts.user == config::DEFAULT_USER
         && crate::template::copy_into(bins, user, data, log).is_ok();
     if !copied {
-        initdb(bins, user, data, &opts.user, opts.fast, log)?;
+        initdb_with_extensions(bins, user, data, &opts.user, opts.fast, log)?;
     }
     let conf = data.join("postgresql.conf");
     let mut f = std::fs::OpenOptions::new()
@@ -91,7 +91,7 @@ pub fn init(
             quote_ident(&opts.user),
             config::sql_literal(&pw)
         );
-        single_user(bins, user, data, &sql, log)?;
+        single_user(bins, user, data, "postgres", &sql, log)?;
     }
     if opts.tls != TlsMode::Off {
         write_tls(user, data)?;
@@ -131,6 +131,7 @@ pub fn single_user(
     bins: &PgBinaries,
     user: &RunAs,
     data: &Path,
+    dbname: &str,
     sql: &str,
     log: &Path,
 ) -> Result<()> {
@@ -140,16 +141,39 @@ pub fn single_user(
         "shared_preload_libraries=",
         "-c",
         "exit_on_error=on",
-        "postgres",
+        dbname,
     ]);
-    run_logged(
-        cmd,
-        user,
-        log,
-        Some(sql),
-        "setting the password (postgres --single)",
-        data,
-    )
+    let what = format!(
+        "postgres --single {dbname} ({})",
+        sql.lines().next().unwrap_or("").trim()
+    );
+    run_logged(cmd, user, log, Some(sql), &what, data)
+}
+
+/// initdb, then `CREATE EXTENSION pg_stat_statements` in `template1` and `postgres` when the
+/// extension is installed (so every database, including ones made later, has the view).
+pub fn initdb_with_extensions(
+    bins: &PgBinaries,
+    user: &RunAs,
+    data: &Path,
+    superuser: &str,
+    no_sync: bool,
+    log: &Path,
+) -> Result<()> {
+    initdb(bins, user, data, superuser, no_sync, log)?;
+    if bins.has_pg_stat_statements() {
+        for db in ["template1", "postgres"] {
+            single_user(
+                bins,
+                user,
+                data,
+                db,
+                "CREATE EXTENSION IF NOT EXISTS pg_stat_statements;\n",
+                log,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn run_logged(

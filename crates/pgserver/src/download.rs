@@ -294,7 +294,7 @@ fn download(
     let mut last = Instant::now();
     let mut last_quarter = 0;
     let mib = |b: u64| b as f64 / 1048576.0;
-    let head = format!("hotbench: downloading PostgreSQL {version} ");
+    let head = format!("hotbench: downloading PostgreSQL {version}");
     eprintln!("{head} ({url})");
     loop {
         let n = body

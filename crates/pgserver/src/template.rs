@@ -18,7 +18,8 @@ fn key(bins: &PgBinaries) -> String {
     for b in bins.bin_dir.as_os_str().as_encoded_bytes() {
         h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
     }
-    format!("pg-{}-{:08x}", bins.version, h as u32)
+    // v2: templates carry pg_stat_statements in template1 and postgres.
+    format!("pg-{}-{:08x}-v2", bins.version, h as u32)
 }
 
 /// Path of the template for `bins`, creating it if needed.
@@ -33,7 +34,7 @@ pub fn ensure(bins: &PgBinaries, user: &RunAs, log: &Path) -> Result<PathBuf> {
     user.chown(&root)?;
     let tmp = root.join(format!(".{}.{}.tmp", key(bins), std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let made = cluster::initdb(bins, user, &tmp, DEFAULT_USER, true, log);
+    let made = cluster::initdb_with_extensions(bins, user, &tmp, DEFAULT_USER, true, log);
     if let Err(e) = made {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);

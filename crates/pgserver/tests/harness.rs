@@ -92,6 +92,18 @@ fn shared_server_makes_databases() {
     assert!(a.dbname.starts_with("fresh_db_"));
     let out = psql_tcp(&b.tcp_conninfo(), "select current_database()");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), b.dbname);
+    if shared().binaries().has_pg_stat_statements() {
+        let out = psql_tcp(
+            &b.tcp_conninfo(),
+            "select count(*) >= 0 from pg_stat_statements",
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "t",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 fn check_password_auth(auth: AuthMethod, stored_prefix: &str) {

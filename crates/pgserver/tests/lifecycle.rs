@@ -25,7 +25,7 @@ impl Base {
     fn new() -> Base {
         let tmp = tempfile::Builder::new()
             .prefix("hbl-")
-            .tempdir_in("/tmp")
+            .tempdir_in(hotbench_pgserver::testing::test_temp_root())
             .expect("tempdir");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755))
@@ -96,6 +96,7 @@ fn default_server_lifecycle() {
     )
     .expect("create");
     assert_eq!(psql(g.conninfo(), "show fsync").expect("show"), "on");
+    psql(g.conninfo(), "select count(*) from pg_stat_statements").expect("pg_stat_statements view");
     let port = g.conninfo().port;
     drop(g);
     wait_no_processes(&b.dir(), 5);
