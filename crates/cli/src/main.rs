@@ -6,6 +6,7 @@ mod flags;
 mod groups;
 mod mask;
 mod run_cmd;
+mod scenario_cmd;
 mod scripts;
 mod server_cmd;
 mod target;
@@ -33,6 +34,8 @@ fn main() -> ExitCode {
             run_cmd::main(run, &sub, &argv)
         }
         flags::Command::Server(args) => server_cmd::main(args),
+        flags::Command::Scenario(args) => scenario_cmd::main(args, &argv),
+        flags::Command::Demo(args) => scenario_cmd::demo(args, &argv),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,1 +1,34 @@
-//! hotbench-scenario (placeholder, being written).
+//! hotbench-scenario: the contention experiments as data. A scenario is a directory with a
+//! `scenario.toml` manifest and SQL/script files (built-in ones are compiled in from
+//! `scenarios/`, users add their own with `--dir`). A ladder runs the scenario's variants
+//! on the same data and clients, each from a freshly set-up schema, checks the data after
+//! each, and ranks them against the baseline.
+//!
+//! - [`source`]: built-in and on-disk scenario bundles; [`manifest`]: the format and its
+//!   validation; [`params`]: `{{name}}` parameters and `-D` variables.
+//! - [`ladder::run_ladder`] runs it; [`result`] is what it returns (and writes as JSON);
+//!   [`table::render`] prints the ladder table.
+//!
+//! The format is documented in `docs/scenarios.md`.
+
+pub mod background;
+pub mod db;
+pub mod error;
+pub mod ladder;
+pub mod manifest;
+pub mod params;
+pub mod result;
+pub mod source;
+pub mod sqlsplit;
+pub mod table;
+
+pub use error::{Result, ScenarioError};
+pub use ladder::{run_ladder, LadderOptions, Probe, ProbeRun};
+pub use manifest::{load, Scenario};
+pub use result::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
+pub use source::{all_bundles, find_bundle, Bundle};
+
+/// Loads scenario `name` (user directories first, then the built-in ones).
+pub fn find(name: &str, dirs: &[std::path::PathBuf]) -> Result<Scenario> {
+    load(find_bundle(name, dirs)?)
+}

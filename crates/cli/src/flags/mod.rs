@@ -2,6 +2,7 @@
 //! real configuration from these plain values happens in the command modules.
 
 pub mod run;
+pub mod scenario;
 pub mod server;
 
 use clap::{Parser, Subcommand};
@@ -28,4 +29,8 @@ pub enum Command {
     Run(Box<run::RunArgs>),
     /// Manage the default embedded PostgreSQL (start, stop, status, url, reset)
     Server(server::ServerArgs),
+    /// Scenario ladders: list, show, run (variants ranked, data checked)
+    Scenario(scenario::ScenarioArgs),
+    /// A two-minute tour: the daily-limit and queue ladders on the embedded server
+    Demo(scenario::DemoArgs),
 }

@@ -1,0 +1,111 @@
+//! `hotbench scenario …` and `hotbench demo`: the scenario lab's command line. Parsing
+//! only; `crate::scenario_cmd` loads scenarios and runs ladders.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Subcommand};
+
+/// Where the database is (as `hotbench run`; none = the embedded server).
+#[derive(Debug, Clone, Args)]
+pub struct ConnArgs {
+    /// Database server host or socket directory
+    #[arg(short = 'h', long = "host", value_name = "HOSTNAME")]
+    pub host: Option<String>,
+    /// Database server port number
+    #[arg(short = 'p', long = "port", value_name = "PORT")]
+    pub port: Option<String>,
+    /// Connect as the specified database user
+    #[arg(short = 'U', long = "username", value_name = "USERNAME")]
+    pub username: Option<String>,
+    /// PostgreSQL major version of the embedded server
+    #[arg(long = "pg-version", value_name = "N")]
+    pub pg_version: Option<u32>,
+    /// Directory holding the PostgreSQL binaries of the embedded server
+    #[arg(long = "pg-bin", value_name = "DIR")]
+    pub pg_bin: Option<PathBuf>,
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+}
+
+/// Options of a ladder run shared by `scenario run` and `demo`.
+#[derive(Debug, Clone, Args)]
+pub struct LadderArgs {
+    /// Clients per variant (the scenario's `clients` parameter)
+    #[arg(short = 'c', long = "clients", value_name = "N")]
+    pub clients: Option<String>,
+    /// Duration of each variant (e.g. 20, 30s, 2m)
+    #[arg(short = 'T', long = "time", value_name = "DUR")]
+    pub time: Option<String>,
+    /// Delay added to every round trip (e.g. 1ms)
+    #[arg(long = "rtt", value_name = "DUR")]
+    pub rtt: Option<String>,
+    /// Number of threads (default: one per core, at most one per client)
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<String>,
+    /// Set a scenario parameter (repeatable)
+    #[arg(long = "param", value_name = "NAME=VALUE", action = ArgAction::Append)]
+    pub param: Vec<String>,
+    /// Seed of the scripts' random generators (default: from the time)
+    #[arg(long = "random-seed", value_name = "SEED")]
+    pub random_seed: Option<String>,
+    /// Write the ladder result (every variant's record and checks) as JSON
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a self-contained HTML report
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(disable_help_flag = true)]
+pub struct ScenarioArgs {
+    #[command(subcommand)]
+    pub command: ScenarioCommand,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ScenarioCommand {
+    /// List the scenarios (built-in, and those in --dir)
+    List {
+        /// Also list scenarios in this directory (repeatable)
+        #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
+        dir: Vec<PathBuf>,
+    },
+    /// Show a scenario: what it demonstrates, parameters, variants
+    Show {
+        name: String,
+        #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
+        dir: Vec<PathBuf>,
+    },
+    /// Run a scenario's ladder of variants and check the data after each
+    #[command(disable_help_flag = true)]
+    Run(Box<ScenarioRunArgs>),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ScenarioRunArgs {
+    /// Scenario name (see `hotbench scenario list`)
+    pub name: String,
+    /// Database name or connection string (default: the embedded server)
+    pub dbname: Option<String>,
+    /// Run only these variants (comma-separated)
+    #[arg(long = "variants", value_name = "A,B")]
+    pub variants: Option<String>,
+    /// Load scenarios from this directory too (repeatable; they shadow built-in ones)
+    #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
+    pub dir: Vec<PathBuf>,
+    #[command(flatten)]
+    pub ladder: LadderArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(disable_help_flag = true)]
+pub struct DemoArgs {
+    /// Database name or connection string (default: the embedded server)
+    pub dbname: Option<String>,
+    #[command(flatten)]
+    pub ladder: LadderArgs,
+}

@@ -1,0 +1,335 @@
+//! `hotbench scenario list|show|run` and `hotbench demo`: glue between the command line,
+//! the target database (embedded server when none is named) and the scenario lab's ladder
+//! runner. Exit codes: 1 bad input (unknown scenario, bad manifest, SQL setup error),
+//! 2 a run failed or a check failed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use hotbench_engine::duration::{parse_duration_us, Unit};
+use hotbench_scenario::{
+    all_bundles, params::parse_assignment, table, Ladder, LadderFile, LadderOptions, Scenario,
+    ScenarioError,
+};
+
+use crate::fail::{Fail, Result};
+use crate::flags::scenario::{DemoArgs, LadderArgs, ScenarioArgs, ScenarioCommand};
+use crate::target::{self, TargetArgs};
+
+/// Seconds per variant in `hotbench demo`.
+const DEMO_SECONDS: &str = "8";
+/// Where `hotbench demo` writes its result unless --json says otherwise.
+const DEMO_JSON: &str = "hotbench-demo.json";
+
+fn fail(e: ScenarioError) -> Fail {
+    if e.is_input() {
+        Fail::input(e.to_string())
+    } else {
+        Fail::run(e.to_string())
+    }
+}
+
+pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
+    match &args.command {
+        ScenarioCommand::List { dir } => list(dir),
+        ScenarioCommand::Show { name, dir } => show(name, dir),
+        ScenarioCommand::Run(r) => {
+            let scn = hotbench_scenario::find(&r.name, &r.dir).map_err(fail)?;
+            let variants = r.variants.as_ref().map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            });
+            let ladders = run_ladders(
+                &[(scn, variants)],
+                &r.ladder,
+                r.dbname.clone(),
+                false,
+                argv,
+                None,
+            )?;
+            finish(&ladders)
+        }
+    }
+}
+
+pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
+    let mut ladder_args = args.ladder.clone();
+    if ladder_args.time.is_none() {
+        ladder_args.time = Some(DEMO_SECONDS.into());
+    }
+    let json = ladder_args
+        .json
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEMO_JSON));
+    ladder_args.json = Some(json);
+    let mut list = Vec::new();
+    for name in ["daily-limit", "queue"] {
+        list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));
+    }
+    let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv, None)?;
+    finish(&ladders)
+}
+
+fn list(dirs: &[PathBuf]) -> Result<u8> {
+    let bundles = all_bundles(dirs).map_err(fail)?;
+    let mut out = String::new();
+    for b in bundles {
+        let name = b.name.clone();
+        let origin = if b.builtin {
+            String::new()
+        } else {
+            format!("  [{}]", b.location)
+        };
+        match hotbench_scenario::load(b) {
+            Ok(s) => out.push_str(&format!(
+                "{name:<14} {}  ({} variants){origin}\n",
+                s.manifest.title,
+                s.manifest.variants.len()
+            )),
+            Err(e) => out.push_str(&format!("{name:<14} (invalid: {e}){origin}\n")),
+        }
+    }
+    print!("{out}");
+    Ok(0)
+}
+
+fn show(name: &str, dirs: &[PathBuf]) -> Result<u8> {
+    let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
+    print!("{}", describe(&scn));
+    Ok(0)
+}
+
+/// `scenario show`'s text.
+pub fn describe(scn: &Scenario) -> String {
+    let m = &scn.manifest;
+    let mut s = format!(
+        "{} — {}\n\n{}\n\n",
+        scn.name(),
+        m.title,
+        m.demonstrates.trim()
+    );
+    s.push_str(&format!(
+        "defaults: {} clients, {} s per variant   ({})\n\nparameters (--param NAME=VALUE):\n",
+        m.clients, m.duration, scn.bundle.location
+    ));
+    for (k, p) in &m.params {
+        let values = p
+            .values
+            .as_ref()
+            .map(|v| format!(" [{}]", v.keys().cloned().collect::<Vec<_>>().join("|")))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "  {k:<18} default {}{values}  {}\n",
+            p.default.text(),
+            p.help
+        ));
+    }
+    if !m.modes.is_empty() {
+        s.push_str(&format!(
+            "  {:<18} one of: {}\n",
+            "mode",
+            m.modes.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    s.push_str("\nvariants:\n");
+    for v in &m.variants {
+        let mut extra = Vec::new();
+        if v.baseline {
+            extra.push("baseline".to_string());
+        }
+        if let Some(i) = &v.isolation {
+            extra.push(i.clone());
+        }
+        if let Some(r) = &v.retry {
+            extra.push(if r.max_tries == 0 {
+                "retried".into()
+            } else {
+                format!("up to {} tries", r.max_tries)
+            });
+        }
+        for (e, why) in &v.skip {
+            extra.push(format!("skipped on {e}: {why}"));
+        }
+        let extra = if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", extra.join(", "))
+        };
+        s.push_str(&format!("  {:<18} {}{extra}\n", v.name, v.about));
+    }
+    s
+}
+
+fn target_args(conn: &crate::flags::scenario::ConnArgs, dbname: Option<String>) -> TargetArgs {
+    TargetArgs {
+        host: conn.host.clone(),
+        port: conn.port.clone(),
+        username: conn.username.clone(),
+        dbname,
+        pg_version: conn.pg_version,
+        pg_bin: conn.pg_bin.clone(),
+    }
+}
+
+/// Validates the ladder options, resolves the target, runs each scenario's ladder and
+/// prints its table; the JSON file is rewritten after every variant.
+fn run_ladders(
+    list: &[(Scenario, Option<Vec<String>>)],
+    a: &LadderArgs,
+    dbname: Option<String>,
+    demo: bool,
+    argv: &[String],
+    probe: Option<&dyn hotbench_scenario::Probe>,
+) -> Result<Vec<Ladder>> {
+    let mut params = Vec::new();
+    if let Some(c) = &a.clients {
+        let n: usize =
+            c.trim().parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                Fail::input(format!("invalid value \"{c}\" for option -c/--clients"))
+            })?;
+        params.push(("clients".to_string(), n.to_string()));
+    }
+    if let Some(t) = &a.time {
+        let us = parse_duration_us(t, Unit::Seconds).map_err(Fail::input)?;
+        if us < 1_000_000 {
+            return Err(Fail::input(format!(
+                "invalid -T \"{t}\": each variant must run at least 1 second"
+            )));
+        }
+        params.push(("duration".to_string(), (us / 1_000_000).to_string()));
+    }
+    for p in &a.param {
+        params.push(parse_assignment(p).map_err(fail)?);
+    }
+    let rtt_us = match &a.rtt {
+        Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
+        None => 0,
+    };
+    let threads = match &a.jobs {
+        Some(j) => Some(
+            j.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| {
+                    Fail::input(format!("invalid value \"{j}\" for option -j/--jobs"))
+                })?,
+        ),
+        None => None,
+    };
+    let random_seed = match &a.random_seed {
+        Some(t) => t
+            .parse::<hotbench_script::RandomSeed>()
+            .map_err(|e| {
+                Fail::input(format!("unrecognized random seed option \"{t}\"")).detail(e.0)
+            })?
+            .resolve(),
+        None => hotbench_script::RandomSeed::Time.resolve(),
+    };
+    // Check parameters against every scenario before starting anything.
+    for (scn, _) in list {
+        let own: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
+            .cloned()
+            .collect();
+        hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
+    }
+    let _ = hotbench_pgserver::limits::raise_nofile_limit();
+    let target = target::resolve(&target_args(&a.conn, dbname), false)?;
+    let mut done: Vec<Ladder> = Vec::new();
+    let mut code_fail = None;
+    for (scn, variants) in list {
+        let own: Vec<(String, String)> = params
+            .iter()
+            .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
+            .cloned()
+            .collect();
+        let opts = LadderOptions {
+            conn: target.config.clone(),
+            params: own,
+            variants: variants.clone(),
+            demo,
+            rtt_us,
+            threads,
+            random_seed,
+            interval_us: 1_000_000,
+            target_description: target.describe(),
+            embedded: target.is_embedded(),
+            fast: target.is_fast(),
+            command_line: crate::mask::mask_args(argv),
+            probe,
+        };
+        let mut stderr = std::io::stderr();
+        let json = a.json.clone();
+        let previous = done.clone();
+        let mut write_err = None;
+        let mut on_update = |l: &Ladder| {
+            if let Some(p) = &json {
+                let mut all = previous.clone();
+                all.push(l.clone());
+                if let Err(e) = write_json(p, all) {
+                    write_err = Some(e);
+                }
+            }
+        };
+        match hotbench_scenario::run_ladder(scn, &opts, &mut stderr, &mut on_update) {
+            Ok(l) => {
+                println!();
+                print!("{}", table::render(&l));
+                let _ = std::io::stdout().flush();
+                let interrupted = l.interrupted;
+                done.push(l);
+                if let Some(e) = write_err {
+                    return Err(e);
+                }
+                if interrupted {
+                    code_fail = Some(Fail::run(
+                        "the run was interrupted; the results are incomplete",
+                    ));
+                    break;
+                }
+            }
+            Err(e) => {
+                eprintln!();
+                return Err(fail(e));
+            }
+        }
+    }
+    drop(target);
+    if let Some(p) = &a.json {
+        write_json(p, done.clone())?;
+        println!("result written to {}", p.display());
+    }
+    if a.html.is_some() {
+        println!("HTML reports are not implemented yet");
+    }
+    if let Some(f) = code_fail {
+        return Err(f);
+    }
+    Ok(done)
+}
+
+fn write_json(path: &Path, ladders: Vec<Ladder>) -> Result<()> {
+    hotbench_stats::json_file::write_atomic(path, &LadderFile::new(ladders))
+        .map_err(|e| Fail::run(e.to_string()))
+}
+
+/// Exit code from the ladders' checks.
+fn finish(ladders: &[Ladder]) -> Result<u8> {
+    let failed: usize = ladders.iter().map(|l| l.failed_checks().len()).sum();
+    if failed > 0 {
+        eprintln!("hotbench: error: {failed} check(s) failed (see above)");
+        return Ok(2);
+    }
+    if ladders
+        .iter()
+        .any(|l| l.variants.iter().any(|v| v.aborted_clients > 0))
+    {
+        eprintln!("hotbench: error: clients aborted during the run; the results are incomplete");
+        return Ok(2);
+    }
+    Ok(0)
+}

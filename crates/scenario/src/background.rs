@@ -1,0 +1,100 @@
+//! What runs beside the measured clients: background perturbations (a connection that runs
+//! some SQL when the variant starts and keeps its session, e.g. an open repeatable-read
+//! transaction holding back the xmin horizon) and monitors (one-number queries sampled every
+//! interval over their own connection: queue backlog, age at dequeue).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hotbench_wire::{Config, Connection};
+
+use crate::db;
+use crate::error::Result;
+use crate::result::MonitorSeries;
+
+/// A perturbation's connection, kept open until [`Holder::stop`].
+pub struct Holder {
+    pub name: String,
+    conn: Connection,
+    end: String,
+}
+
+impl Holder {
+    pub fn start(cfg: &Config, name: &str, file: &str, sql: &str, end: &str) -> Result<Holder> {
+        let mut conn = db::connect(cfg)?;
+        db::run_file(&mut conn, file, sql)?;
+        Ok(Holder {
+            name: name.to_string(),
+            conn,
+            end: end.to_string(),
+        })
+    }
+
+    pub fn stop(mut self) {
+        let _ = self.conn.simple_query(&self.end);
+        self.conn.close();
+    }
+}
+
+/// Sampling threads of the monitors.
+pub struct Monitors {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Vec<MonitorSeries>>>,
+}
+
+impl Monitors {
+    /// Starts sampling `(name, sql)` every `interval` (nothing when the list is empty).
+    pub fn start(cfg: &Config, monitors: Vec<(String, String)>, interval: Duration) -> Monitors {
+        let stop = Arc::new(AtomicBool::new(false));
+        if monitors.is_empty() {
+            return Monitors { stop, handle: None };
+        }
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let cfg = cfg.clone();
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut series: Vec<MonitorSeries> = monitors
+                .iter()
+                .map(|(n, _)| MonitorSeries {
+                    name: n.clone(),
+                    samples: Vec::new(),
+                })
+                .collect();
+            let conn = db::connect(&cfg);
+            let _ = ready_tx.send(());
+            let Ok(mut conn) = conn else { return series };
+            let t0 = Instant::now();
+            let mut next = t0;
+            while !flag.load(Ordering::SeqCst) {
+                for (i, (_, sql)) in monitors.iter().enumerate() {
+                    if let Ok(r) = conn.simple_query(sql) {
+                        if let Some(v) = db::scalar(&r) {
+                            series[i].samples.push((t0.elapsed().as_secs_f64(), v));
+                        }
+                    }
+                }
+                next += interval;
+                while Instant::now() < next && !flag.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            conn.close();
+            series
+        });
+        let _ = ready_rx.recv_timeout(Duration::from_secs(10));
+        Monitors {
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    pub fn finish(mut self) -> Vec<MonitorSeries> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    }
+}

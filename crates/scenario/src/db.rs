@@ -1,0 +1,140 @@
+//! The scenario's own blocking connections (setup, checks, background holders, monitors):
+//! connecting with the scenario's schema on the search path, detecting the engine from
+//! `version()`, and running SQL files statement by statement so that a failure names the
+//! file, the line, the statement and the server's message.
+
+use hotbench_wire::{Config, Connection, Connector, QueryResult};
+
+use crate::error::{Result, ScenarioError};
+use crate::sqlsplit;
+
+/// The database engine behind the connection, from `version()`.
+pub fn detect_engine(version: &str) -> &'static str {
+    let v = version.to_ascii_lowercase();
+    if v.contains("-yb-") || v.contains("yugabyte") {
+        "yugabytedb"
+    } else if v.contains("cockroach") {
+        "cockroachdb"
+    } else {
+        "postgresql"
+    }
+}
+
+/// The schema a scenario's objects live in (`hb_daily_limit`).
+pub fn schema_name(scenario: &str) -> String {
+    let s: String = scenario
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("hb_{s}")
+}
+
+/// Escapes a value for the `options` start-up parameter (spaces and backslashes).
+fn escape_option(v: &str) -> String {
+    let mut out = String::new();
+    for c in v.chars() {
+        if c == ' ' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `cfg` with `-c name=value` settings appended to its `options`.
+pub fn with_settings(cfg: &Config, settings: &[(String, String)]) -> Result<Config> {
+    let mut out = cfg.clone();
+    let mut opts = cfg.options.clone().unwrap_or_default();
+    for (k, v) in settings {
+        if !opts.is_empty() {
+            opts.push(' ');
+        }
+        opts.push_str(&format!("-c {k}={}", escape_option(v)));
+    }
+    out.set("options", &opts)
+        .map_err(|e| ScenarioError::Input(format!("invalid session setting: {e}")))?;
+    Ok(out)
+}
+
+pub fn connect(cfg: &Config) -> Result<Connection> {
+    let params = cfg
+        .resolve()
+        .map_err(|e| ScenarioError::Connect(e.to_string()))?;
+    Connector::new(params)
+        .connect()
+        .map_err(|e| ScenarioError::Connect(e.to_string()))
+}
+
+/// Runs every statement of `sql` (already substituted); `file` names it in errors.
+/// Returns each statement's results.
+pub fn run_file(conn: &mut Connection, file: &str, sql: &str) -> Result<Vec<QueryResult>> {
+    let mut out = Vec::new();
+    for st in sqlsplit::split(sql) {
+        match conn.simple_query(&st.text) {
+            Ok(r) => out.extend(r),
+            Err(e) => {
+                let mut statement = st.text.clone();
+                if statement.len() > 300 {
+                    let mut cut = 300;
+                    while !statement.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    statement.truncate(cut);
+                    statement.push_str(" …");
+                }
+                return Err(ScenarioError::Sql {
+                    file: file.to_string(),
+                    line: st.line,
+                    statement,
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The first column of the first row of the last result, as a number.
+pub fn scalar(results: &[QueryResult]) -> Option<f64> {
+    results
+        .iter()
+        .rev()
+        .find(|r| !r.columns.is_empty())
+        .and_then(|r| r.rows.first())
+        .and_then(|row| row.first().cloned().flatten())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engines_from_version() {
+        assert_eq!(detect_engine("PostgreSQL 16.2 on x86_64"), "postgresql");
+        assert_eq!(
+            detect_engine("PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64"),
+            "yugabytedb"
+        );
+        assert_eq!(
+            detect_engine("CockroachDB CCL v23.1.11 (x86_64)"),
+            "cockroachdb"
+        );
+    }
+
+    #[test]
+    fn schema_names_are_identifiers() {
+        assert_eq!(schema_name("daily-limit"), "hb_daily_limit");
+    }
+
+    #[test]
+    fn options_escape_spaces() {
+        assert_eq!(escape_option("repeatable read"), "repeatable\\ read");
+    }
+}

@@ -1,0 +1,740 @@
+//! The ladder runner: for each selected variant, a freshly set-up schema (the scenario's
+//! own `hb_NAME` schema, dropped and recreated), background perturbations, a measured run
+//! on `hotbench-engine`, then the finish SQL and the checks. Returns the [`Ladder`] and
+//! reports it after every variant so callers can write it progressively.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Duration;
+
+use hotbench_engine::{
+    Backoff, GoodputRule, GroupConfig, Hooks, Limit, OnDisconnect, QueryMode, RetryPolicy,
+    RunConfig, WeightedScript,
+};
+use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
+use hotbench_wire::{Config, Connection};
+
+use crate::background::{Holder, Monitors};
+use crate::db;
+use crate::error::{Result, ScenarioError};
+use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
+use crate::params::Params;
+use crate::result::{CheckResult, Ladder, VariantResult};
+
+/// Server-side sampling during each variant (issue 6 plugs its probes in here). What
+/// [`ProbeRun::finish`] returns becomes the variant record's `probes`; the ladder's "top
+/// wait" column reads `probes.top_wait` or `probes.waits[0]`.
+pub trait Probe {
+    fn start(&self, conn: &Config, application_name: &str, tables: &[String]) -> Box<dyn ProbeRun>;
+}
+
+pub trait ProbeRun {
+    fn finish(self: Box<Self>) -> Option<serde_json::Value>;
+}
+
+/// How to run a ladder.
+pub struct LadderOptions<'a> {
+    /// The target database (the scenario adds its schema and session settings).
+    pub conn: Config,
+    /// `--param k=v` (and `clients`/`duration` from `-c`/`-T`), in order.
+    pub params: Vec<(String, String)>,
+    /// `--variants a,b`: these only, in the manifest's order.
+    pub variants: Option<Vec<String>>,
+    /// Only variants not marked `demo = false`.
+    pub demo: bool,
+    pub rtt_us: i64,
+    pub threads: Option<usize>,
+    pub random_seed: u64,
+    /// Timeline granularity (µs).
+    pub interval_us: i64,
+    pub target_description: String,
+    pub embedded: bool,
+    pub fast: bool,
+    pub command_line: Vec<String>,
+    pub probe: Option<&'a dyn Probe>,
+}
+
+/// A variant ready to run: everything user-controlled already validated.
+struct Prepared<'s> {
+    variant: &'s Variant,
+    params: Params,
+    groups: Vec<GroupConfig>,
+    retry: RetryPolicy,
+    settings: Vec<(String, String)>,
+    duration_s: u64,
+    scale: i64,
+}
+
+/// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
+/// variant.
+pub fn run_ladder(
+    scn: &Scenario,
+    opts: &LadderOptions<'_>,
+    log: &mut dyn Write,
+    on_update: &mut dyn FnMut(&Ladder),
+) -> Result<Ladder> {
+    let m = &scn.manifest;
+    let selected = select_variants(scn, opts)?;
+    let base = Params::resolve(m, None, &opts.params)?;
+    let prepared = selected
+        .iter()
+        .map(|v| prepare(scn, v, opts))
+        .collect::<Result<Vec<_>>>()?;
+
+    let schema = db::schema_name(scn.name());
+    let admin_cfg = db::with_settings(&opts.conn, &[("search_path".into(), schema.clone())])?;
+    let mut admin = db::connect(&admin_cfg)?;
+    let version = first_value(&mut admin, "select version()")?.unwrap_or_default();
+    let engine = db::detect_engine(&version).to_string();
+
+    let mut ladder = Ladder {
+        scenario: scn.name().to_string(),
+        title: m.title.clone(),
+        demonstrates: m.demonstrates.trim().to_string(),
+        engine: engine.clone(),
+        server_version: admin.server_version().to_string(),
+        params: base.values.clone(),
+        work_unit: m.work.as_ref().map(|w| w.unit.clone()),
+        variants: Vec::new(),
+        interrupted: false,
+    };
+    for p in prepared {
+        let v = p.variant;
+        if let Some(note) = v.skip.get(&engine) {
+            let _ = writeln!(
+                log,
+                "{} / {}: skipped on {engine}: {note}",
+                scn.name(),
+                v.name
+            );
+            ladder.variants.push(VariantResult {
+                name: v.name.clone(),
+                about: v.about.clone(),
+                baseline: v.baseline,
+                skipped: Some(note.clone()),
+                params: p.params.values.clone(),
+                record: None,
+                checks: Vec::new(),
+                monitors: Vec::new(),
+                work: None,
+                aborted_clients: 0,
+                notes: Vec::new(),
+            });
+            on_update(&ladder);
+            continue;
+        }
+        let (result, interrupted) =
+            run_variant(scn, &p, opts, &mut admin, &admin_cfg, &schema, &ladder, log)?;
+        ladder.variants.push(result);
+        on_update(&ladder);
+        if interrupted {
+            ladder.interrupted = true;
+            break;
+        }
+    }
+    admin.close();
+    Ok(ladder)
+}
+
+fn select_variants<'s>(scn: &'s Scenario, opts: &LadderOptions<'_>) -> Result<Vec<&'s Variant>> {
+    let all = &scn.manifest.variants;
+    let Some(wanted) = &opts.variants else {
+        return Ok(all
+            .iter()
+            .filter(|v| !opts.demo || v.demo != Some(false))
+            .collect());
+    };
+    for w in wanted {
+        if !all.iter().any(|v| &v.name == w) {
+            return Err(ScenarioError::Input(format!(
+                "scenario \"{}\" has no variant \"{w}\" (variants: {})",
+                scn.name(),
+                all.iter()
+                    .map(|v| v.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(all.iter().filter(|v| wanted.contains(&v.name)).collect())
+}
+
+/// `file.sql` → `file.ENGINE.sql` when the scenario has one.
+pub fn engine_file(scn: &Scenario, rel: &str, engine: &str) -> String {
+    if let Some(stem) = rel.strip_suffix(".sql") {
+        let candidate = format!("{stem}.{engine}.sql");
+        if scn.bundle.file(&candidate).is_some() {
+            return candidate;
+        }
+    }
+    rel.to_string()
+}
+
+fn substituted(
+    scn: &Scenario,
+    params: &Params,
+    rel: &str,
+    extra: &BTreeMap<String, String>,
+) -> Result<String> {
+    let file = scn.bundle.display(rel);
+    let text = scn
+        .bundle
+        .file(rel)
+        .ok_or_else(|| ScenarioError::manifest(&file, None, "file not found"))?;
+    params
+        .substitute(text, extra)
+        .map_err(|e| ScenarioError::manifest(&file, None, e))
+}
+
+fn prepare<'s>(
+    scn: &'s Scenario,
+    v: &'s Variant,
+    opts: &LadderOptions<'_>,
+) -> Result<Prepared<'s>> {
+    let m = &scn.manifest;
+    let params = Params::resolve(m, Some(v), &opts.params)?;
+    let none = BTreeMap::new();
+    let ctx = |what: &str| format!("variant \"{}\": {what}", v.name);
+    let default_goodput = match v.goodput.as_ref().or(m.goodput.as_ref()) {
+        Some(g) => parse_goodput(g).map_err(ScenarioError::Input)?,
+        None => GoodputRule::Committed,
+    };
+    let query_mode = query_mode(m.query_mode.as_deref())?;
+    let mut groups = Vec::new();
+    for g in v.group_defs() {
+        let clients_text = g
+            .clients
+            .as_ref()
+            .map(|c| c.text())
+            .unwrap_or_else(|| "{{clients}}".into());
+        let clients = params.number(
+            &clients_text,
+            &ctx(&format!("clients of group \"{}\"", g.name)),
+            &none,
+        )?;
+        if clients < 0.0 || clients.fract() != 0.0 {
+            return Err(ScenarioError::Input(ctx(&format!(
+                "clients of group \"{}\" must be a whole number ≥ 0, not {clients}",
+                g.name
+            ))));
+        }
+        if clients == 0.0 {
+            continue;
+        }
+        let rate = match &g.rate {
+            Some(r) => {
+                let r = params.number(
+                    &r.text(),
+                    &ctx(&format!("rate of group \"{}\"", g.name)),
+                    &none,
+                )?;
+                (r > 0.0).then_some(r)
+            }
+            None => None,
+        };
+        let mut scripts = Vec::new();
+        for spec in g.script_specs() {
+            scripts.push(load_script(scn, &params, &spec, query_mode)?);
+        }
+        let goodput = match &g.goodput {
+            Some(gp) => parse_goodput(gp).map_err(ScenarioError::Input)?,
+            None => default_goodput.clone(),
+        };
+        groups.push(GroupConfig {
+            name: g.name.clone(),
+            scripts,
+            clients: clients as usize,
+            rate,
+            goodput,
+        });
+    }
+    if groups.is_empty() {
+        return Err(ScenarioError::Input(ctx("no clients to run")));
+    }
+    let retry = match &v.retry {
+        Some(r) => RetryPolicy {
+            max_tries: r.max_tries,
+            backoff: match &r.backoff {
+                Some(b) => Backoff::parse(b).map_err(|e| ScenarioError::Input(ctx(&e)))?,
+                None => Backoff::None,
+            },
+            extra_codes: r.retry_on.iter().map(|c| c.to_ascii_uppercase()).collect(),
+            continue_on_error: r.continue_on_error,
+        },
+        None => RetryPolicy::default(),
+    };
+    let mut settings = Vec::new();
+    for (k, val) in m.settings.iter().chain(&v.settings) {
+        let val = params
+            .substitute(&val.text(), &none)
+            .map_err(|e| ScenarioError::Input(ctx(&e)))?;
+        settings.retain(|(n, _): &(String, String)| n != k);
+        settings.push((k.clone(), val));
+    }
+    if let Some(i) = &v.isolation {
+        settings.push(("default_transaction_isolation".into(), i.clone()));
+    }
+    let duration = params.number("{{duration}}", &ctx("duration"), &none)?;
+    if duration < 1.0 {
+        return Err(ScenarioError::Input(ctx(
+            "duration must be at least 1 second",
+        )));
+    }
+    let scale = match &m.pgbench_init {
+        Some(pi) => params.number(&pi.scale.text(), &ctx("pgbench_init.scale"), &none)? as i64,
+        None => 1,
+    };
+    Ok(Prepared {
+        variant: v,
+        params,
+        groups,
+        retry,
+        settings,
+        duration_s: duration as u64,
+        scale,
+    })
+}
+
+fn query_mode(m: Option<&str>) -> Result<QueryMode> {
+    match m {
+        None => Ok(QueryMode::Prepared),
+        Some(s) => QueryMode::parse(s).ok_or_else(|| {
+            ScenarioError::Input(format!(
+                "invalid query_mode \"{s}\": expected simple, extended or prepared"
+            ))
+        }),
+    }
+}
+
+fn load_script(
+    scn: &Scenario,
+    params: &Params,
+    spec: &str,
+    mode: QueryMode,
+) -> Result<WeightedScript> {
+    let (name, weight) = split_weight(spec);
+    let weight: u32 = match weight {
+        Some(w) => w
+            .parse()
+            .map_err(|_| ScenarioError::Input(format!("invalid weight in \"{spec}\"")))?,
+        None => 1,
+    };
+    let script = if let Some(b) = name.strip_prefix("builtin:") {
+        let builtin = hotbench_script::find_builtin(b)
+            .map_err(|e| ScenarioError::Input(format!("{spec}: {e}")))?;
+        hotbench_script::parse_builtin(builtin)
+            .map_err(|e| ScenarioError::Input(format!("{spec}: {e}")))?
+    } else {
+        let text = substituted(scn, params, name, &BTreeMap::new())?;
+        let display = scn.bundle.display(name);
+        hotbench_script::parse_script(name, &text)
+            .map_err(|e| ScenarioError::manifest(&display, None, format!("\n{e}")))?
+    };
+    if mode != QueryMode::Simple {
+        script
+            .check_extended()
+            .map_err(|e| ScenarioError::Input(format!("{spec}: {e}")))?;
+    }
+    Ok(WeightedScript { script, weight })
+}
+
+fn first_value(conn: &mut Connection, sql: &str) -> Result<Option<String>> {
+    let r = conn
+        .simple_query(sql)
+        .map_err(|e| ScenarioError::Connect(e.to_string()))?;
+    Ok(r.first()
+        .and_then(|q| q.rows.first())
+        .and_then(|row| row.first().cloned().flatten()))
+}
+
+fn run_files(
+    scn: &Scenario,
+    conn: &mut Connection,
+    params: &Params,
+    files: &[String],
+    engine: &str,
+    extra: &BTreeMap<String, String>,
+) -> Result<Vec<(String, Vec<hotbench_wire::QueryResult>)>> {
+    let mut out = Vec::new();
+    for f in files {
+        let rel = engine_file(scn, f, engine);
+        let sql = substituted(scn, params, &rel, extra)?;
+        let r = db::run_file(conn, &scn.bundle.display(&rel), &sql)?;
+        let _ = conn.take_notices();
+        out.push((rel, r));
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_variant(
+    scn: &Scenario,
+    p: &Prepared<'_>,
+    opts: &LadderOptions<'_>,
+    admin: &mut Connection,
+    admin_cfg: &Config,
+    schema: &str,
+    ladder: &Ladder,
+    log: &mut dyn Write,
+) -> Result<(VariantResult, bool)> {
+    let m = &scn.manifest;
+    let v = p.variant;
+    let engine = ladder.engine.as_str();
+    let none = BTreeMap::new();
+    let clients: usize = p.groups.iter().map(|g| g.clients).sum();
+    let _ = write!(log, "{} / {}: setting up…", scn.name(), v.name);
+    let _ = log.flush();
+    db::run_file(
+        admin,
+        "(schema reset)",
+        &format!("drop schema if exists {schema} cascade; create schema {schema}"),
+    )?;
+    let _ = admin.take_notices();
+    if m.pgbench_init.is_some() {
+        let init = hotbench_init::InitOptions {
+            scale: p.scale.clamp(1, i32::MAX as i64) as i32,
+            quiet: true,
+            terminal: Some(false),
+            ..Default::default()
+        };
+        hotbench_init::run_init(admin, &init, &mut std::io::sink()).map_err(|e| {
+            ScenarioError::Sql {
+                file: scn.bundle.display("scenario.toml"),
+                line: 0,
+                statement: "pgbench_init".into(),
+                message: e.to_string(),
+            }
+        })?;
+        let _ = admin.take_notices();
+    }
+    let setup: Vec<String> = m.setup.iter().chain(&v.setup).cloned().collect();
+    run_files(scn, admin, &p.params, &setup, engine, &none)?;
+
+    let mut notes = Vec::new();
+    let mut holders = Vec::new();
+    for b in &m.background {
+        let on = match &b.when {
+            Some(w) => {
+                let w = p
+                    .params
+                    .substitute(w, &none)
+                    .map_err(|e| ScenarioError::Input(format!("background \"{}\": {e}", b.name)))?;
+                matches!(
+                    w.trim().to_ascii_lowercase().as_str(),
+                    "on" | "true" | "yes" | "1"
+                )
+            }
+            None => true,
+        };
+        if !on {
+            continue;
+        }
+        let sql = p
+            .params
+            .substitute(&b.sql, &none)
+            .map_err(|e| ScenarioError::Input(format!("background \"{}\": {e}", b.name)))?;
+        let file = format!(
+            "{} [background {}]",
+            scn.bundle.display("scenario.toml"),
+            b.name
+        );
+        let end = b.end.clone().unwrap_or_else(|| "rollback".into());
+        holders.push(Holder::start(admin_cfg, &b.name, &file, &sql, &end)?);
+        notes.push(format!("background \"{}\" ran during the run", b.name));
+    }
+
+    let mut settings = vec![("search_path".to_string(), schema.to_string())];
+    settings.extend(p.settings.iter().cloned());
+    let run_conn = db::with_settings(&opts.conn, &settings)?;
+    let threads = opts
+        .threads
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, clients.max(1));
+    let cfg = RunConfig {
+        groups: p.groups.clone(),
+        limit: Limit::Duration(p.duration_s as i64 * 1_000_000),
+        threads,
+        query_mode: query_mode(m.query_mode.as_deref())?,
+        retry: p.retry.clone(),
+        latency_limit_us: None,
+        progress_s: None,
+        progress_timestamp: false,
+        connect_each_txn: false,
+        random_seed: opts.random_seed,
+        rtt_us: opts.rtt_us,
+        log: None,
+        conn: run_conn.clone(),
+        exit_on_abort: false,
+        verbose_errors: false,
+        failures_detailed: false,
+        report_per_command: false,
+        interval_us: opts.interval_us,
+        json_path: None,
+        on_disconnect: OnDisconnect::Reconnect,
+        defines: p.params.defines(),
+        scale: p.scale,
+        application_name: "hotbench".into(),
+    };
+    let record = record_template(scn, p, &cfg, opts, ladder);
+    let monitors: Vec<(String, String)> = m
+        .monitors
+        .iter()
+        .map(|mo| {
+            p.params
+                .substitute(&mo.sql, &none)
+                .map(|s| (mo.name.clone(), s))
+                .map_err(|e| ScenarioError::Input(format!("monitor \"{}\": {e}", mo.name)))
+        })
+        .collect::<Result<_>>()?;
+    let _ = write!(log, " running {} s with {clients} clients…", p.duration_s);
+    let _ = log.flush();
+    let interval = Duration::from_micros(opts.interval_us.max(10_000) as u64);
+    let sampler = Monitors::start(admin_cfg, monitors, interval);
+    let probe = opts
+        .probe
+        .map(|pr| pr.start(&run_conn, &cfg.application_name, &m.tables));
+    let outcome = hotbench_engine::run(
+        cfg,
+        record,
+        Hooks {
+            on_progress: None,
+            on_interval: None,
+        },
+    );
+    let series = sampler.finish();
+    let probes = probe.and_then(|pr| pr.finish());
+    for h in holders {
+        let _ = &h.name;
+        h.stop();
+    }
+    let outcome = outcome.map_err(|e| ScenarioError::Engine {
+        variant: v.name.clone(),
+        message: e.to_string(),
+    })?;
+    let mut record = outcome.record;
+    if probes.is_some() {
+        record.probes = probes;
+    }
+
+    let mut extra = run_values(&record);
+    let work = match &m.work {
+        Some(w) => {
+            let sql = p
+                .params
+                .substitute(&w.sql, &none)
+                .map_err(|e| ScenarioError::Input(format!("work: {e}")))?;
+            let r = db::run_file(
+                admin,
+                &format!("{} [work]", scn.bundle.display("scenario.toml")),
+                &sql,
+            )?;
+            let n = db::scalar(&r);
+            if let Some(n) = n {
+                extra.insert("work".into(), format!("{n}"));
+            }
+            n
+        }
+        None => None,
+    };
+    run_files(scn, admin, &p.params, &m.finish, engine, &extra)?;
+    let check_files: Vec<String> = m.checks.iter().chain(&v.checks).cloned().collect();
+    let results = run_files(scn, admin, &p.params, &check_files, engine, &extra)?;
+    let mut checks = Vec::new();
+    for (rel, rs) in results {
+        checks.extend(check_rows(&scn.bundle.display(&rel), &rs)?);
+    }
+    for g in &record.groups {
+        let useless = g
+            .totals
+            .counters
+            .cnt
+            .saturating_sub(g.totals.counters.goodput);
+        if useless > 0 && g.totals.counters.cnt > 0 {
+            notes.push(format!(
+                "group {}: {useless} of {} committed transactions did no useful work ({:.0}%)",
+                g.name,
+                g.totals.counters.cnt,
+                100.0 * useless as f64 / g.totals.counters.cnt as f64
+            ));
+        }
+    }
+    for s in &series {
+        if let (Some(first), Some(last)) = (s.samples.first(), s.samples.last()) {
+            let max = s.samples.iter().map(|x| x.1).fold(f64::MIN, f64::max);
+            notes.push(format!(
+                "{}: {:.0} at start, {:.0} at end, max {:.0}",
+                s.name, first.1, last.1, max
+            ));
+        }
+    }
+    let ok = checks.iter().filter(|c| c.ok).count();
+    let _ = writeln!(
+        log,
+        " {:.0} tps, goodput {:.0}/s, checks {ok}/{}",
+        record.totals.tps,
+        record.totals.goodput_per_s,
+        checks.len()
+    );
+    if outcome.aborted_clients > 0 {
+        notes.push(format!("{} clients aborted", outcome.aborted_clients));
+    }
+    Ok((
+        VariantResult {
+            name: v.name.clone(),
+            about: v.about.clone(),
+            baseline: v.baseline,
+            skipped: None,
+            params: p.params.values.clone(),
+            record: Some(record),
+            checks,
+            monitors: series,
+            work,
+            aborted_clients: outcome.aborted_clients,
+            notes,
+        },
+        outcome.interrupted,
+    ))
+}
+
+/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, and per group or
+/// per script file `{{committed:NAME}}`, `{{goodput:NAME}}`.
+pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let c = &r.totals.counters;
+    out.insert("committed".into(), c.cnt.to_string());
+    out.insert("goodput".into(), c.goodput.to_string());
+    out.insert("failed".into(), c.failures().to_string());
+    let mut per: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for g in &r.groups {
+        let e = per.entry(g.name.clone()).or_default();
+        e.0 += g.totals.counters.cnt;
+        e.1 += g.totals.counters.goodput;
+        for s in &g.scripts {
+            let e = per.entry(s.name.clone()).or_default();
+            e.0 += s.totals.counters.cnt;
+            e.1 += s.totals.counters.goodput;
+        }
+    }
+    for (name, (cnt, good)) in per {
+        out.insert(format!("committed:{name}"), cnt.to_string());
+        out.insert(format!("goodput:{name}"), good.to_string());
+    }
+    out
+}
+
+fn check_rows(file: &str, results: &[hotbench_wire::QueryResult]) -> Result<Vec<CheckResult>> {
+    let mut out = Vec::new();
+    for r in results.iter().filter(|r| !r.columns.is_empty()) {
+        let col = |n: &str| r.columns.iter().position(|c| c == n);
+        let (Some(ni), Some(oi)) = (col("name"), col("ok")) else {
+            return Err(ScenarioError::manifest(
+                file,
+                None,
+                format!(
+                    "a check must return columns name, ok, detail (got {})",
+                    r.columns.join(", ")
+                ),
+            ));
+        };
+        let di = col("detail");
+        for row in &r.rows {
+            let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+            let ok = matches!(get(oi).as_str(), "t" | "true" | "1" | "on" | "yes");
+            out.push(CheckResult {
+                name: get(ni),
+                ok,
+                detail: di.map(get).unwrap_or_default(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn record_template(
+    scn: &Scenario,
+    p: &Prepared<'_>,
+    cfg: &RunConfig,
+    opts: &LadderOptions<'_>,
+    ladder: &Ladder,
+) -> RunRecord {
+    let clients = cfg.total_clients();
+    let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
+    let config = serde_json::json!({
+        "scenario": scn.name(),
+        "variant": p.variant.name,
+        "target": cfg.conn.masked(),
+        "clients": clients,
+        "threads": cfg.threads,
+        "limit": cfg.limit,
+        "query_mode": cfg.query_mode,
+        "retry": cfg.retry,
+        "rtt_us": cfg.rtt_us,
+        "random_seed": cfg.random_seed,
+        "interval_us": cfg.interval_us,
+        "params": p.params.values,
+        "settings": p.settings,
+        "groups": cfg.groups.iter().map(|g| serde_json::json!({
+            "name": g.name,
+            "clients": g.clients,
+            "rate": g.rate,
+            "goodput": g.goodput,
+            "scripts": g.scripts.iter().map(|s| serde_json::json!({
+                "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    RunRecord {
+        format: RESULT_FORMAT.into(),
+        tool: "hotbench".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: 0.0,
+        status: "starting".into(),
+        command_line: opts.command_line.clone(),
+        config,
+        bench: BenchInfo {
+            transaction_type,
+            scale: cfg.scale,
+            query_mode: cfg.query_mode.name().into(),
+            clients,
+            threads: cfg.threads,
+            max_tries: cfg.retry.max_tries,
+            duration_s: Some(p.duration_s),
+            transactions_per_client: None,
+            rate: cfg
+                .is_throttled()
+                .then(|| cfg.groups.iter().filter_map(|g| g.rate).sum()),
+            latency_limit_ms: None,
+            progress: false,
+            connect_each_txn: false,
+            failures_detailed: false,
+            report_per_command: false,
+            partition_method: None,
+            partitions: 0,
+            rtt_us: cfg.rtt_us,
+            random_seed: cfg.random_seed,
+        },
+        server: ServerInfo {
+            version: ladder.server_version.clone(),
+            engine: ladder.engine.clone(),
+            target: opts.target_description.clone(),
+            embedded: opts.embedded,
+            fast: opts.fast,
+            settings: p.settings.iter().cloned().collect(),
+        },
+        duration_s: 0.0,
+        conn_time_ms: 0.0,
+        totals: Default::default(),
+        groups: Vec::new(),
+        timeline: Vec::new(),
+        errors: Vec::new(),
+        probes: None,
+        notes: if opts.fast {
+            vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
+        } else {
+            Vec::new()
+        },
+    }
+}

@@ -1,0 +1,418 @@
+//! The scenario manifest (`scenario.toml`): its typed shape, parsing with `file:line`
+//! errors (unknown keys rejected), and the checks that need the whole bundle (referenced
+//! files exist, exactly one baseline, names unique). Documented in `docs/scenarios.md`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::{Result, ScenarioError};
+use crate::source::{Bundle, MANIFEST};
+
+/// A TOML value written as a string, integer, float or boolean; kept as text because it
+/// is substituted into SQL and scripts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Text(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Scalar {
+    pub fn text(&self) -> String {
+        match self {
+            Scalar::Text(s) => s.clone(),
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub title: String,
+    /// What the ladder demonstrates (shown by `scenario show` and in reports).
+    pub demonstrates: String,
+    /// Default clients of groups that do not say (the `clients` parameter; `-c`).
+    #[serde(default = "default_clients")]
+    pub clients: usize,
+    /// Default seconds per variant (the `duration` parameter; `-T`).
+    #[serde(default = "default_duration")]
+    pub duration: u64,
+    /// `simple`, `extended` or `prepared` (default `prepared`).
+    #[serde(default)]
+    pub query_mode: Option<String>,
+    /// The scenario's tables (for probes' table health).
+    #[serde(default)]
+    pub tables: Vec<String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamDef>,
+    /// Named parameter presets, chosen with `--param mode=NAME`.
+    #[serde(default)]
+    pub modes: BTreeMap<String, BTreeMap<String, Scalar>>,
+    /// pgbench's tables created by `hotbench-init` before `setup`.
+    #[serde(default)]
+    pub pgbench_init: Option<PgbenchInit>,
+    #[serde(default)]
+    pub setup: Vec<String>,
+    /// SQL run after the measured run, before the checks (final drain, final rollup).
+    #[serde(default)]
+    pub finish: Vec<String>,
+    #[serde(default)]
+    pub checks: Vec<String>,
+    /// `committed` (default), `rows` or `var:NAME`.
+    #[serde(default)]
+    pub goodput: Option<String>,
+    /// Useful work measured in the database instead of by the client.
+    #[serde(default)]
+    pub work: Option<WorkDef>,
+    /// Session settings for the benchmark's connections (`-c name=value`).
+    #[serde(default)]
+    pub settings: BTreeMap<String, Scalar>,
+    #[serde(default)]
+    pub background: Vec<Background>,
+    #[serde(default)]
+    pub monitors: Vec<Monitor>,
+    pub variants: Vec<Variant>,
+}
+
+fn default_clients() -> usize {
+    8
+}
+
+fn default_duration() -> u64 {
+    20
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamDef {
+    pub default: Scalar,
+    #[serde(default)]
+    pub help: String,
+    /// Allowed values, each expanding to the text substituted for `{{name}}`.
+    #[serde(default)]
+    pub values: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PgbenchInit {
+    pub scale: Scalar,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkDef {
+    /// One statement returning one number: units of work done by the run.
+    pub sql: String,
+    /// Unit name shown in the ladder (`items`).
+    pub unit: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Background {
+    pub name: String,
+    /// Runs only when this (after substitution) is `on`, `true`, `yes` or `1`.
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Run on the background connection when the variant starts (kept open).
+    pub sql: String,
+    /// Run when the variant ends (default `rollback`).
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Monitor {
+    pub name: String,
+    /// One statement returning one number, sampled every interval over its own connection.
+    pub sql: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryDef {
+    /// 0 = unlimited (until the end of the run).
+    #[serde(default = "one")]
+    pub max_tries: u32,
+    #[serde(default)]
+    pub backoff: Option<String>,
+    #[serde(default)]
+    pub retry_on: Vec<String>,
+    #[serde(default)]
+    pub continue_on_error: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupDef {
+    pub name: String,
+    #[serde(default)]
+    pub script: Option<String>,
+    #[serde(default)]
+    pub scripts: Vec<String>,
+    /// Default `{{clients}}`; a group with 0 clients is left out.
+    #[serde(default)]
+    pub clients: Option<Scalar>,
+    /// Transactions per second for the whole group.
+    #[serde(default)]
+    pub rate: Option<Scalar>,
+    #[serde(default)]
+    pub goodput: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    #[serde(default)]
+    pub about: String,
+    #[serde(default)]
+    pub baseline: bool,
+    #[serde(default)]
+    pub script: Option<String>,
+    #[serde(default)]
+    pub scripts: Vec<String>,
+    #[serde(default)]
+    pub groups: Vec<GroupDef>,
+    #[serde(default)]
+    pub setup: Vec<String>,
+    /// Extra checks for this variant, after the scenario's.
+    #[serde(default)]
+    pub checks: Vec<String>,
+    /// `read committed`, `repeatable read` or `serializable`.
+    #[serde(default)]
+    pub isolation: Option<String>,
+    #[serde(default)]
+    pub retry: Option<RetryDef>,
+    #[serde(default)]
+    pub goodput: Option<String>,
+    /// Engine name → why the variant does not apply there.
+    #[serde(default)]
+    pub skip: BTreeMap<String, String>,
+    #[serde(default)]
+    pub settings: BTreeMap<String, Scalar>,
+    /// Parameter values this variant sets (a `--param` still wins).
+    #[serde(default)]
+    pub params: BTreeMap<String, Scalar>,
+    /// Left out of `hotbench demo`.
+    #[serde(default)]
+    pub demo: Option<bool>,
+}
+
+impl Variant {
+    /// The variant's groups, the `script`/`scripts` shorthand becoming one group `main`.
+    pub fn group_defs(&self) -> Vec<GroupDef> {
+        if !self.groups.is_empty() {
+            return self.groups.clone();
+        }
+        vec![GroupDef {
+            name: "main".into(),
+            script: self.script.clone(),
+            scripts: self.scripts.clone(),
+            clients: None,
+            rate: None,
+            goodput: None,
+        }]
+    }
+}
+
+impl GroupDef {
+    pub fn script_specs(&self) -> Vec<String> {
+        self.script
+            .iter()
+            .cloned()
+            .chain(self.scripts.iter().cloned())
+            .collect()
+    }
+}
+
+/// A loaded, validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub bundle: Bundle,
+    pub manifest: Manifest,
+}
+
+impl Scenario {
+    pub fn name(&self) -> &str {
+        &self.bundle.name
+    }
+
+    pub fn baseline(&self) -> Option<&Variant> {
+        self.manifest.variants.iter().find(|v| v.baseline)
+    }
+}
+
+/// Byte offset → 1-based line.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line where `needle` first appears (to point at a manifest entry).
+fn find_line(text: &str, needle: &str) -> Option<usize> {
+    text.find(needle).map(|o| line_of(text, o))
+}
+
+/// Parses and validates `bundle`'s manifest.
+pub fn load(bundle: Bundle) -> Result<Scenario> {
+    let file = bundle.display(MANIFEST);
+    let text = bundle
+        .file(MANIFEST)
+        .ok_or_else(|| ScenarioError::manifest(&file, None, "missing manifest"))?;
+    let manifest: Manifest = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        ScenarioError::manifest(&file, line, e.message().trim())
+    })?;
+    let err =
+        |needle: &str, msg: String| ScenarioError::manifest(&file, find_line(text, needle), msg);
+    if manifest.variants.is_empty() {
+        return Err(ScenarioError::manifest(&file, None, "no [[variants]]"));
+    }
+    let baselines = manifest.variants.iter().filter(|v| v.baseline).count();
+    if baselines != 1 {
+        return Err(ScenarioError::manifest(
+            &file,
+            find_line(text, "baseline"),
+            format!("exactly one variant must have baseline = true (found {baselines})"),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for v in &manifest.variants {
+        let at = format!("\"{}\"", v.name);
+        if !valid_name(&v.name) {
+            return Err(err(
+                &at,
+                format!(
+                    "invalid variant name \"{}\": use letters, digits, - and _",
+                    v.name
+                ),
+            ));
+        }
+        if !seen.insert(v.name.clone()) {
+            return Err(err(&at, format!("variant \"{}\" is defined twice", v.name)));
+        }
+        let groups = v.group_defs();
+        for g in &groups {
+            if g.script_specs().is_empty() {
+                return Err(err(
+                    &at,
+                    format!("variant \"{}\": group \"{}\" has no script", v.name, g.name),
+                ));
+            }
+        }
+        if !v.groups.is_empty() && (v.script.is_some() || !v.scripts.is_empty()) {
+            return Err(err(
+                &at,
+                format!(
+                    "variant \"{}\": give either script(s) or [[variants.groups]], not both",
+                    v.name
+                ),
+            ));
+        }
+        for g in &groups {
+            for s in g.script_specs() {
+                let (file_name, _) = split_weight(&s);
+                if file_name.starts_with("builtin:") {
+                    continue;
+                }
+                if bundle.file(file_name).is_none() {
+                    return Err(err(
+                        &s,
+                        format!("file \"{file_name}\" not found in {}", bundle.location),
+                    ));
+                }
+            }
+        }
+        for f in v.setup.iter().chain(&v.checks) {
+            if bundle.file(f).is_none() {
+                return Err(err(
+                    f,
+                    format!("file \"{f}\" not found in {}", bundle.location),
+                ));
+            }
+        }
+        if let Some(i) = &v.isolation {
+            if !matches!(
+                i.as_str(),
+                "read committed" | "repeatable read" | "serializable"
+            ) {
+                return Err(err(
+                    i,
+                    format!("variant \"{}\": isolation must be read committed, repeatable read or serializable", v.name),
+                ));
+            }
+        }
+        for g in v
+            .goodput
+            .iter()
+            .chain(groups.iter().filter_map(|g| g.goodput.as_ref()))
+        {
+            parse_goodput(g).map_err(|m| err(g, m))?;
+        }
+    }
+    for f in manifest
+        .setup
+        .iter()
+        .chain(&manifest.finish)
+        .chain(&manifest.checks)
+    {
+        if bundle.file(f).is_none() {
+            return Err(err(
+                f,
+                format!("file \"{f}\" not found in {}", bundle.location),
+            ));
+        }
+    }
+    if let Some(g) = &manifest.goodput {
+        parse_goodput(g).map_err(|m| err(g, m))?;
+    }
+    for name in manifest.params.keys() {
+        if matches!(name.as_str(), "clients" | "duration" | "mode") {
+            return Err(err(
+                name,
+                format!("parameter \"{name}\" is built in; set `{name}` at the top level instead"),
+            ));
+        }
+    }
+    Ok(Scenario { bundle, manifest })
+}
+
+pub fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// `file.sql@5` → (`file.sql`, 5).
+pub fn split_weight(spec: &str) -> (&str, Option<&str>) {
+    match spec.rsplit_once('@') {
+        Some((f, w)) if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) => (f, Some(w)),
+        _ => (spec, None),
+    }
+}
+
+pub fn parse_goodput(g: &str) -> std::result::Result<hotbench_engine::GoodputRule, String> {
+    use hotbench_engine::GoodputRule;
+    match g {
+        "committed" => Ok(GoodputRule::Committed),
+        "rows" => Ok(GoodputRule::Rows),
+        _ => match g.strip_prefix("var:") {
+            Some(v) if !v.is_empty() => Ok(GoodputRule::Variable(v.to_string())),
+            _ => Err(format!(
+                "invalid goodput \"{g}\": expected committed, rows or var:NAME"
+            )),
+        },
+    }
+}

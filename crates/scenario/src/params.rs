@@ -1,0 +1,222 @@
+//! Parameters: defaults from the manifest, a mode's preset, the variant's own values, then
+//! the user's `--param k=v` (and `-c`/`-T`, which set `clients`/`duration`). Substituted as
+//! `{{name}}` into SQL, scripts and group settings; also given to scripts as `-D` variables.
+//! A parameter with `values` expands to the chosen value's text; expansions may themselves
+//! use `{{…}}`.
+
+use std::collections::BTreeMap;
+
+use crate::error::{Result, ScenarioError};
+use crate::manifest::{Manifest, Variant};
+
+/// Resolved parameters of one variant.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Params {
+    /// Name → value as chosen (before expansion).
+    pub values: BTreeMap<String, String>,
+    /// Name → allowed values' expansions (for parameters with `values`).
+    #[serde(skip)]
+    pub expansions: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Params {
+    /// Resolves the parameters of `variant` (`None`: scenario defaults only).
+    pub fn resolve(
+        m: &Manifest,
+        variant: Option<&Variant>,
+        user: &[(String, String)],
+    ) -> Result<Params> {
+        let mut p = Params::default();
+        p.values.insert("clients".into(), m.clients.to_string());
+        p.values.insert("duration".into(), m.duration.to_string());
+        for (k, d) in &m.params {
+            p.values.insert(k.clone(), d.default.text());
+            if let Some(v) = &d.values {
+                p.expansions.insert(k.clone(), v.clone());
+            }
+        }
+        let known = |k: &str| p.values.contains_key(k) || (k == "mode" && !m.modes.is_empty());
+        for (k, _) in user {
+            if !known(k) {
+                let mut names: Vec<&str> = p.values.keys().map(String::as_str).collect();
+                if !m.modes.is_empty() {
+                    names.push("mode");
+                }
+                return Err(ScenarioError::Input(format!(
+                    "unknown parameter \"{k}\" (this scenario has: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+        if let Some((_, mode)) = user.iter().rev().find(|(k, _)| k == "mode") {
+            let preset = m.modes.get(mode).ok_or_else(|| {
+                ScenarioError::Input(format!(
+                    "unknown mode \"{mode}\" (modes: {})",
+                    m.modes.keys().cloned().collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            for (k, v) in preset {
+                p.values.insert(k.clone(), v.text());
+            }
+            p.values.insert("mode".into(), mode.clone());
+        } else if !m.modes.is_empty() {
+            p.values.insert("mode".into(), "default".into());
+        }
+        if let Some(v) = variant {
+            for (k, val) in &v.params {
+                p.values.insert(k.clone(), val.text());
+            }
+        }
+        for (k, v) in user {
+            if k != "mode" {
+                p.values.insert(k.clone(), v.clone());
+            }
+        }
+        for (k, allowed) in &p.expansions {
+            if let Some(v) = p.values.get(k) {
+                if !allowed.contains_key(v) {
+                    return Err(ScenarioError::Input(format!(
+                        "invalid value \"{v}\" for parameter \"{k}\" (allowed: {})",
+                        allowed.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// The text `{{name}}` expands to.
+    pub fn expansion(&self, name: &str) -> Option<String> {
+        let v = self.values.get(name)?;
+        match self.expansions.get(name).and_then(|e| e.get(v)) {
+            Some(x) => Some(x.clone()),
+            None => Some(v.clone()),
+        }
+    }
+
+    /// `-D` definitions: every parameter whose name is a script variable name and whose
+    /// expansion is one line.
+    pub fn defines(&self) -> Vec<(String, String)> {
+        self.values
+            .keys()
+            .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .filter_map(|k| {
+                let x = self.expansion(k)?;
+                (!x.contains('\n') && !x.is_empty()).then(|| (k.clone(), x))
+            })
+            .collect()
+    }
+
+    /// A parameter as a number (for clients, rates, scale).
+    pub fn number(&self, text: &str, what: &str, extra: &BTreeMap<String, String>) -> Result<f64> {
+        let s = self.substitute(text, extra).map_err(ScenarioError::Input)?;
+        s.trim().parse::<f64>().map_err(|_| {
+            ScenarioError::Input(format!("{what}: \"{s}\" is not a number (from \"{text}\")"))
+        })
+    }
+
+    /// Replaces every `{{name}}` in `text`; `extra` adds run values (`committed`, …) for
+    /// checks. The error names the unknown parameter.
+    pub fn substitute(
+        &self,
+        text: &str,
+        extra: &BTreeMap<String, String>,
+    ) -> std::result::Result<String, String> {
+        self.subst_depth(text, extra, 0)
+    }
+
+    fn subst_depth(
+        &self,
+        text: &str,
+        extra: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> std::result::Result<String, String> {
+        if depth > 5 {
+            return Err("parameter expansions nest too deeply".into());
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("{{") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let end = after
+                .find("}}")
+                .ok_or_else(|| "unterminated \"{{\" (expected {{name}})".to_string())?;
+            let name = after[..end].trim();
+            let value = match self.expansion(name) {
+                Some(v) => self.subst_depth(&v, extra, depth + 1)?,
+                None => match extra.get(name) {
+                    Some(v) => v.clone(),
+                    None => {
+                        return Err(if is_run_value(name) {
+                            format!("{{{{{name}}}}} is only available in checks")
+                        } else {
+                            format!("unknown parameter {{{{{name}}}}}")
+                        })
+                    }
+                },
+            };
+            out.push_str(&value);
+            rest = &after[end + 2..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+fn is_run_value(name: &str) -> bool {
+    let base = name.split(':').next().unwrap_or(name);
+    matches!(base, "committed" | "goodput" | "failed" | "work")
+}
+
+/// Parses `k=v`.
+pub fn parse_assignment(s: &str) -> Result<(String, String)> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(ScenarioError::Input(format!(
+            "invalid --param \"{s}\": expected NAME=VALUE"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> Params {
+        let mut p = Params::default();
+        for (k, v) in pairs {
+            p.values.insert(k.to_string(), v.to_string());
+        }
+        p
+    }
+
+    #[test]
+    fn substitutes_and_reports_unknown() {
+        let p = params(&[("n", "4")]);
+        let none = BTreeMap::new();
+        assert_eq!(p.substitute("a {{n}} b {{ n }}", &none).unwrap(), "a 4 b 4");
+        assert_eq!(
+            p.substitute("{{m}}", &none).unwrap_err(),
+            "unknown parameter {{m}}"
+        );
+        assert!(p
+            .substitute("{{committed}}", &none)
+            .unwrap_err()
+            .contains("only available in checks"));
+        assert!(p.substitute("{{n", &none).is_err());
+    }
+
+    #[test]
+    fn expansions_nest() {
+        let mut p = params(&[("dist", "u"), ("records", "10")]);
+        p.expansions.insert(
+            "dist".into(),
+            [("u".to_string(), "random(1, {{records}})".to_string())].into(),
+        );
+        assert_eq!(
+            p.substitute("\\set k {{dist}}", &BTreeMap::new()).unwrap(),
+            "\\set k random(1, 10)"
+        );
+    }
+}
