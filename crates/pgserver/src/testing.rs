@@ -26,13 +26,15 @@ use crate::error::Result;
 use crate::server::{Server, ServerOptions};
 
 /// Cluster options for tests: durability off (`fast`), small shared_buffers, 1,200
-/// connections, copied from a cached template cluster. Start from this and change what a
-/// test needs.
+/// connections, max_wal_size 512MB, copied from a cached template cluster. Start from this
+/// and change what a test needs (keep `..test_cluster_options()` last).
 pub fn test_cluster_options() -> ClusterOptions {
     ClusterOptions {
         fast: true,
         shared_buffers_mb: Some(128),
         from_template: true,
+        // Clusters live in memory (/dev/shm): keep WAL from growing to the benchmark default.
+        settings: vec![("max_wal_size".into(), "512MB".into())],
         ..ClusterOptions::default()
     }
 }
