@@ -144,6 +144,8 @@ impl Server {
                 return Err(e);
             }
         };
+        // Lets a later sweep ([`sweep_abandoned`]) recognise our directories and their guardian.
+        let _ = std::fs::write(base.join(GUARDIAN_PID), format!("{}\n", guardian.pid()));
         match Self::start_in(&base, &bins, user, opts, &mut guardian) {
             Ok((child, conn)) => {
                 let pid = child.id();
@@ -343,6 +345,49 @@ pub fn psql(bins: &PgBinaries, conn: &ConnInfo, sql: &str) -> Result<String> {
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// File in a throwaway server's directory naming its guardian's pid.
+pub const GUARDIAN_PID: &str = "guardian.pid";
+
+/// Remove throwaway clusters under `root` whose guardian is gone (it was killed together with
+/// its owner, or the machine went down mid-run): stop their postmaster, delete the directory.
+/// Only directories named `hb-*` holding a [`GUARDIAN_PID`] file are touched. Returns them.
+pub fn sweep_abandoned(root: &Path) -> Vec<PathBuf> {
+    let mut swept = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return swept;
+    };
+    for e in entries.flatten() {
+        let dir = e.path();
+        let named = e
+            .file_name()
+            .to_str()
+            .map(|n| n.starts_with("hb-"))
+            .unwrap_or(false);
+        let Ok(text) = std::fs::read_to_string(dir.join(GUARDIAN_PID)) else {
+            continue;
+        };
+        let Ok(guardian) = text.trim().parse::<u32>() else {
+            continue;
+        };
+        if !named || process::alive(guardian) {
+            continue;
+        }
+        let data = dir.join("data");
+        if let Some(pf) = process::read_pid_file(&data) {
+            if process::is_postmaster_of(pf.pid, &data) {
+                process::stop(pf.pid, StopMode::Immediate, Duration::from_secs(5));
+            }
+        }
+        for pid in process::processes_in(&dir) {
+            process::stop(pid, StopMode::Immediate, Duration::from_secs(1));
+        }
+        if std::fs::remove_dir_all(&dir).is_ok() {
+            swept.push(dir);
+        }
+    }
+    swept
 }
 
 fn make_temp_dir(root: &Path) -> Result<PathBuf> {

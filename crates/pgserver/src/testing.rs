@@ -79,12 +79,22 @@ fn is_writable(dir: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
+/// Once per process: remove test clusters abandoned by earlier runs whose guardian died too.
+fn sweep_once(root: &Path) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        crate::server::sweep_abandoned(root);
+    });
+}
+
 /// Options for a private test server with `cluster` settings.
 pub fn test_server_options(cluster: ClusterOptions) -> ServerOptions {
+    let root = test_temp_root();
+    sweep_once(&root);
     ServerOptions {
         bins: test_bin_options(),
         cluster,
-        temp_root: Some(test_temp_root()),
+        temp_root: Some(root),
         ..ServerOptions::default()
     }
 }

@@ -271,3 +271,31 @@ fn cleanup_after_child_is_killed() {
         wait_clean(&d, 15).expect("no postgres and no directory after SIGKILL of the test process");
     }
 }
+
+#[test]
+fn abandoned_clusters_are_swept() {
+    // A server whose guardian is killed together with its owner leaves a directory and a
+    // postmaster; the next test process sweeps them.
+    let pg = private(test_cluster_options());
+    let dir = pg.base_dir().to_path_buf();
+    let gpid: i32 = std::fs::read_to_string(dir.join(hotbench_pgserver::server::GUARDIAN_PID))
+        .expect("guardian.pid")
+        .trim()
+        .parse()
+        .expect("pid");
+    // SAFETY: plain kill of the guardian we just read.
+    unsafe { libc::kill(gpid, libc::SIGKILL) };
+    let start = Instant::now();
+    while hotbench_pgserver::process::alive(gpid as u32) {
+        assert!(start.elapsed() < Duration::from_secs(5));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let root = dir.parent().expect("root").to_path_buf();
+    let swept = hotbench_pgserver::server::sweep_abandoned(&root);
+    assert!(swept.contains(&dir), "{swept:?}");
+    wait_clean(&dir, 5).expect("swept");
+    // Live servers are left alone.
+    assert!(shared().host().exists());
+    assert_eq!(shared().psql("select 1").expect("shared alive").trim(), "1");
+    std::mem::forget(pg); // its processes and directory are gone already
+}
