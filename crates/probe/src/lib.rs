@@ -1,1 +1,301 @@
-//! hotbench-probe (placeholder, being written).
+//! Server probes: while a run goes, sample the server over one extra connection and record
+//! *why* a variant is fast or slow — the wait events of the run's own backends (found by their
+//! `application_name`), lock waits (types, blocking chains, the hot relation and tuple), table
+//! health (dead tuples, HOT updates, autovacuum, size), commits/rollbacks/deadlocks, WAL
+//! bytes, the oldest xmin, and pg_stat_statements differences — per stats interval and in
+//! total, as a [`ProbeRecord`] for the run's result.
+//!
+//! A probe never fails a run: anything missing (a view, a function, an extension, a
+//! privilege, the connection itself) becomes a one-line note in [`ProbeRecord::notes`].
+//! Its queries are cheap (one grouped `pg_stat_activity` read per wait interval; `pg_locks`
+//! only while backends wait on locks, at most twice a second; a handful of reads per stats
+//! interval) and their cost is recorded in [`ProbeRecord::cost`].
+//!
+//! ```no_run
+//! use hotbench_probe::{Probe, ProbeOptions};
+//! # let params: hotbench_wire::ConnectParams = unimplemented!();
+//! let app = hotbench_probe::unique_application_name();
+//! let probe = Probe::start(&params, ProbeOptions::new(&app));
+//! // … run the benchmark with application_name = app …
+//! probe.set_origin(1_700_000_000.0); // when the benchmark's start is known (optional)
+//! let record = probe.stop();          // every `t` counts from the origin
+//! ```
+
+pub mod classify;
+pub mod health;
+mod sampler;
+mod session;
+pub mod statements;
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+pub use hotbench_stats::probe_record::{self, ProbeRecord};
+use hotbench_wire::{Config, ConnectParams, Connector};
+
+use sampler::{unix_now, Sampler};
+use session::{first_line, Session};
+
+/// `application_name` of the probe's own connection.
+pub const PROBE_APPLICATION_NAME: &str = "hotbench-probe";
+
+/// What to sample and how often.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// The run's backends are those with this `application_name`.
+    pub application_name: String,
+    /// Wait-event sampling period (default 100 ms).
+    pub wait_interval: Duration,
+    /// Table/database/statement period and timeline granularity (default 1 s).
+    pub stats_interval: Duration,
+    /// Tables to follow (names as in SQL, schema-qualified when needed); empty = the
+    /// database's largest user tables (up to 20).
+    pub tables: Vec<String>,
+    /// Unix seconds of the benchmark start, when already known (see [`ProbeHandle::set_origin`]).
+    pub origin: Option<f64>,
+    /// Create pg_stat_statements in the database when it is preloaded but not created
+    /// (for hotbench's own embedded server; never on a user's database).
+    pub create_extensions: bool,
+    /// Statements kept in the summary.
+    pub top_statements: usize,
+}
+
+impl ProbeOptions {
+    pub fn new(application_name: &str) -> ProbeOptions {
+        ProbeOptions {
+            application_name: application_name.to_string(),
+            wait_interval: Duration::from_millis(100),
+            stats_interval: Duration::from_secs(1),
+            tables: Vec::new(),
+            origin: None,
+            create_extensions: false,
+            top_statements: 10,
+        }
+    }
+}
+
+impl Default for ProbeOptions {
+    fn default() -> Self {
+        ProbeOptions::new("hotbench")
+    }
+}
+
+/// `hotbench-<pid>-<n>`: unique per run in this process, so probes see only that run's
+/// backends even when several runs share a server.
+pub fn unique_application_name() -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "hotbench-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The `application_name` the engine's connections will carry: the connection options' own
+/// when they set one (the engine keeps it), else `default`.
+pub fn effective_application_name(params: &ConnectParams, default: &str) -> String {
+    params
+        .application_name
+        .clone()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// Entry points.
+pub struct Probe;
+
+impl Probe {
+    /// Starts sampling on its own thread and connection; returns once the baseline snapshot
+    /// is taken (or after 10 s, or at once when the connection fails — the record then says
+    /// why). The run's connections must carry `opts.application_name`.
+    pub fn start(params: &ConnectParams, opts: ProbeOptions) -> ProbeHandle {
+        let mut params = params.clone();
+        params.application_name = Some(PROBE_APPLICATION_NAME.into());
+        if params.connect_timeout.is_none() {
+            params.connect_timeout = Some(Duration::from_secs(10));
+        }
+        let origin = Arc::new(AtomicU64::new(opts.origin.map_or(0, f64::to_bits)));
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
+        let (ready_tx, ready_rx) = mpsc::channel::<()>();
+        let origin2 = origin.clone();
+        let spawned = std::thread::Builder::new()
+            .name("hotbench-probe".into())
+            .spawn(move || run_thread(params, opts, origin2, stop_rx, ready_tx));
+        match spawned {
+            Ok(join) => {
+                let _ = ready_rx.recv_timeout(Duration::from_secs(10));
+                ProbeHandle {
+                    stop_tx: Some(stop_tx),
+                    join: Some(join),
+                    origin,
+                    failed: None,
+                }
+            }
+            Err(e) => ProbeHandle {
+                stop_tx: None,
+                join: None,
+                origin,
+                failed: Some(format!("could not start the probe thread: {e}")),
+            },
+        }
+    }
+
+    /// As [`Probe::start`] from connection options (resolved as the engine resolves them);
+    /// the filter is [`effective_application_name`] of `opts.application_name`.
+    pub fn start_config(config: &Config, mut opts: ProbeOptions) -> ProbeHandle {
+        match config.resolve() {
+            Ok(params) => {
+                opts.application_name = effective_application_name(&params, &opts.application_name);
+                Probe::start(&params, opts)
+            }
+            Err(e) => ProbeHandle::failed(format!("probe not started: {e}")),
+        }
+    }
+}
+
+/// A running probe. Dropping it without [`ProbeHandle::stop`] ends the thread too.
+pub struct ProbeHandle {
+    stop_tx: Option<mpsc::Sender<()>>,
+    join: Option<JoinHandle<ProbeRecord>>,
+    origin: Arc<AtomicU64>,
+    failed: Option<String>,
+}
+
+impl ProbeHandle {
+    fn failed(note: String) -> ProbeHandle {
+        ProbeHandle {
+            stop_tx: None,
+            join: None,
+            origin: Arc::new(AtomicU64::new(0)),
+            failed: Some(note),
+        }
+    }
+
+    /// Tells the probe when the benchmark started (Unix seconds): later stats intervals end
+    /// on the run's own interval boundaries, and every `t` counts from it.
+    pub fn set_origin(&self, unix_s: f64) {
+        if unix_s.is_finite() && unix_s > 0.0 {
+            self.origin.store(unix_s.to_bits(), Ordering::SeqCst);
+        }
+    }
+
+    /// Stops sampling, takes the final snapshots and returns the record.
+    pub fn stop(mut self) -> ProbeRecord {
+        let origin = load_origin(&self.origin);
+        if let Some(note) = self.failed.take() {
+            return ProbeRecord {
+                origin: origin.unwrap_or_else(unix_now),
+                notes: vec![note],
+                ..Default::default()
+            };
+        }
+        drop(self.stop_tx.take());
+        match self.join.take().map(JoinHandle::join) {
+            Some(Ok(rec)) => rec,
+            _ => ProbeRecord {
+                origin: origin.unwrap_or_else(unix_now),
+                notes: vec!["the probe stopped unexpectedly (internal error)".into()],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// [`ProbeHandle::stop`] as JSON for `RunRecord::probes`.
+    pub fn stop_json(self) -> serde_json::Value {
+        self.stop().to_json()
+    }
+}
+
+fn load_origin(a: &AtomicU64) -> Option<f64> {
+    let bits = a.load(Ordering::SeqCst);
+    (bits != 0).then(|| f64::from_bits(bits))
+}
+
+/// The probe thread: connect, baseline, sample until told to stop (or the handle is gone).
+fn run_thread(
+    params: ConnectParams,
+    opts: ProbeOptions,
+    origin: Arc<AtomicU64>,
+    stop_rx: mpsc::Receiver<()>,
+    ready_tx: mpsc::Sender<()>,
+) -> ProbeRecord {
+    let conn = match Connector::new(params).connect() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = ready_tx.send(());
+            return ProbeRecord {
+                origin: load_origin(&origin).unwrap_or_else(unix_now),
+                application_name: opts.application_name.clone(),
+                notes: vec![format!("probe could not connect: {}", first_line(&e))],
+                ..Default::default()
+            };
+        }
+    };
+    let version = conn.server_version().to_string();
+    let mut conn = conn;
+    let _ = conn.set_io_timeout(Some(Duration::from_secs(10)));
+    let version = match conn.simple_query("select version()") {
+        Ok(r) => r
+            .first()
+            .and_then(|q| q.get(0, 0))
+            .map(str::to_string)
+            .unwrap_or(version),
+        Err(_) => version,
+    };
+    let mut sampler = Sampler::begin(Session::new(conn), &opts, &version);
+    let _ = ready_tx.send(());
+    let wait = opts.wait_interval.as_secs_f64().max(0.001);
+    let stats = opts.stats_interval.as_secs_f64().max(0.01);
+    let mut next_wait = unix_now();
+    let mut next_stats = next_wait + stats;
+    let mut phased_on: Option<f64> = None;
+    loop {
+        let now = unix_now();
+        // Once the benchmark's start is known, end stats intervals on its boundaries.
+        if let Some(o) = load_origin(&origin) {
+            if phased_on != Some(o) {
+                phased_on = Some(o);
+                let k = ((now - o) / stats).floor();
+                let boundary = o + k * stats;
+                // A boundary passed a moment ago (the caller learns the origin at the end of
+                // the first interval): close that interval now.
+                next_stats = if now - boundary < 0.2 * stats && k >= 1.0 {
+                    now
+                } else {
+                    boundary + stats
+                };
+            }
+        }
+        let deadline = next_wait.min(next_stats);
+        let sleep = (deadline - now).max(0.0);
+        match stop_rx.recv_timeout(Duration::from_secs_f64(sleep)) {
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if sampler.is_lost() {
+            // Nothing more to measure; wait for stop.
+            next_wait = f64::INFINITY;
+            next_stats = unix_now() + 3600.0;
+            continue;
+        }
+        let now = unix_now();
+        if now >= next_wait {
+            sampler.sample_waits();
+            next_wait += wait;
+            if next_wait < now {
+                next_wait = now + wait;
+            }
+        }
+        if now >= next_stats {
+            sampler.stats_round();
+            next_stats += stats;
+            if next_stats < now {
+                next_stats = now + stats;
+            }
+        }
+    }
+    sampler.finish(load_origin(&origin))
+}

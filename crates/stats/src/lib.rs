@@ -8,11 +8,13 @@
 pub mod counters;
 pub mod histogram;
 pub mod json_file;
+pub mod probe_record;
 pub mod record;
 pub mod simple;
 
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
+pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, CommandRecord, ErrorSample, GroupRecord, IntervalRecord, IntervalStats, RunRecord,
     ScriptRecord, ServerInfo, TotalsRecord, RESULT_FORMAT,

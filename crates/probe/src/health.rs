@@ -1,0 +1,185 @@
+//! Table and database health: cumulative counters read from `pg_stat_user_tables`,
+//! `pg_stat_database` and the WAL position, turned into per-interval deltas and run totals.
+//! The differencing is pure (tested without a server); the queries live next to it.
+
+use std::collections::BTreeMap;
+
+use hotbench_stats::probe_record::{DatabaseDelta, TableInterval, TableSummary};
+use hotbench_wire::QueryResult;
+
+use crate::classify::int;
+
+/// One table's cumulative counters and gauges at one instant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableSnap {
+    pub name: String,
+    pub ins: i64,
+    pub upd: i64,
+    pub hot_upd: i64,
+    pub del: i64,
+    pub live: i64,
+    pub dead: i64,
+    pub autovacuum: i64,
+    pub size: i64,
+}
+
+/// Tables by oid.
+pub type TablesSnap = BTreeMap<i64, TableSnap>;
+
+pub const TABLES_SQL: &str = "select relid::int8, relid::regclass::text, n_tup_ins, n_tup_upd, \
+     n_tup_hot_upd, n_tup_del, n_live_tup, n_dead_tup, autovacuum_count, \
+     coalesce(pg_relation_size(relid), 0) \
+     from pg_stat_user_tables where relid = any($1::oid[])";
+
+/// Without a table list: the user tables with the most rows, at most `$1`.
+pub const DEFAULT_TABLES_SQL: &str = "select relid::int8 from pg_stat_user_tables \
+     order by n_live_tup + n_dead_tup desc, relid limit $1";
+
+pub const COUNT_TABLES_SQL: &str = "select count(*) from pg_stat_user_tables";
+
+/// Resolves names to oids (`NULL` when missing), in order.
+pub const RESOLVE_SQL: &str = "select to_regclass(n)::int8 from unnest($1::text[]) as n";
+
+pub const DATABASE_SQL: &str =
+    "select xact_commit, xact_rollback, deadlocks from pg_stat_database \
+     where datname = current_database()";
+
+pub const WAL_SQL: &str = "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8";
+
+pub const XMIN_SQL: &str = "select max(age(backend_xmin))::int8, \
+     extract(epoch from now() - min(xact_start))::float8 \
+     from pg_stat_activity where pid <> pg_backend_pid()";
+
+pub fn parse_tables(r: &QueryResult) -> TablesSnap {
+    let mut out = TablesSnap::new();
+    for row in &r.rows {
+        let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+        let Some(oid) = int(cell(0)) else { continue };
+        let n = |i| int(cell(i)).unwrap_or(0);
+        out.insert(
+            oid,
+            TableSnap {
+                name: cell(1).unwrap_or("?").to_string(),
+                ins: n(2),
+                upd: n(3),
+                hot_upd: n(4),
+                del: n(5),
+                live: n(6),
+                dead: n(7),
+                autovacuum: n(8),
+                size: n(9),
+            },
+        );
+    }
+    out
+}
+
+/// PostgreSQL's text form of an oid array.
+pub fn oid_array(oids: &[i64]) -> String {
+    let items: Vec<String> = oids.iter().map(|o| o.to_string()).collect();
+    format!("{{{}}}", items.join(","))
+}
+
+/// Counter difference; a counter that went backwards (stats reset) counts from zero.
+fn d(now: i64, before: i64) -> i64 {
+    if now >= before {
+        now - before
+    } else {
+        now
+    }
+}
+
+/// Per-table deltas between two snapshots (tables present in `now`).
+pub fn table_intervals(before: &TablesSnap, now: &TablesSnap) -> Vec<TableInterval> {
+    now.iter()
+        .map(|(oid, n)| {
+            let b = before.get(oid).cloned().unwrap_or_default();
+            TableInterval {
+                name: n.name.clone(),
+                inserts: d(n.ins, b.ins),
+                updates: d(n.upd, b.upd),
+                hot_updates: d(n.hot_upd, b.hot_upd),
+                deletes: d(n.del, b.del),
+                autovacuums: d(n.autovacuum, b.autovacuum),
+                live_tuples: n.live,
+                dead_tuples: n.dead,
+                size_bytes: n.size,
+            }
+        })
+        .collect()
+}
+
+/// Run totals per table, most written first.
+pub fn table_summaries(first: &TablesSnap, last: &TablesSnap) -> Vec<TableSummary> {
+    let mut v: Vec<TableSummary> = last
+        .iter()
+        .map(|(oid, n)| {
+            let b = first.get(oid).cloned().unwrap_or_default();
+            TableSummary {
+                name: n.name.clone(),
+                inserts: d(n.ins, b.ins),
+                updates: d(n.upd, b.upd),
+                hot_updates: d(n.hot_upd, b.hot_upd),
+                deletes: d(n.del, b.del),
+                autovacuums: d(n.autovacuum, b.autovacuum),
+                live_tuples_end: n.live,
+                dead_tuples_start: b.dead,
+                dead_tuples_end: n.dead,
+                size_bytes_start: b.size,
+                size_bytes_end: n.size,
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        let w = |t: &TableSummary| t.inserts + t.updates + t.deletes;
+        w(b).cmp(&w(a)).then_with(|| a.name.cmp(&b.name))
+    });
+    v
+}
+
+/// `xact_commit, xact_rollback, deadlocks`.
+pub fn parse_database(r: &QueryResult) -> Option<[i64; 3]> {
+    Some([int(r.get(0, 0))?, int(r.get(0, 1))?, int(r.get(0, 2))?])
+}
+
+pub fn database_delta(before: [i64; 3], now: [i64; 3]) -> DatabaseDelta {
+    DatabaseDelta {
+        commits: d(now[0], before[0]),
+        rollbacks: d(now[1], before[1]),
+        deadlocks: d(now[2], before[2]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(name: &str, ins: i64, dead: i64) -> TableSnap {
+        TableSnap {
+            name: name.into(),
+            ins,
+            dead,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn deltas_and_resets() {
+        let mut a = TablesSnap::new();
+        a.insert(1, snap("q", 10, 5));
+        let mut b = TablesSnap::new();
+        b.insert(1, snap("q", 25, 40));
+        b.insert(2, snap("new", 3, 0));
+        let iv = table_intervals(&a, &b);
+        assert_eq!(iv[0].inserts, 15);
+        assert_eq!(iv[0].dead_tuples, 40);
+        assert_eq!(iv[1].inserts, 3);
+        let s = table_summaries(&a, &b);
+        assert_eq!(s[0].name, "q");
+        assert_eq!(s[0].dead_tuples_start, 5);
+        assert_eq!(s[0].dead_tuples_end, 40);
+        // Reset: counts from zero.
+        assert_eq!(database_delta([100, 5, 1], [7, 0, 0]).commits, 7);
+        assert_eq!(oid_array(&[1, 2]), "{1,2}");
+    }
+}

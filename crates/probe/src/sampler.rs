@@ -1,0 +1,737 @@
+//! The probe's measurements, run by its thread over its own connection: a cheap wait sample
+//! of the run's backends every wait interval (plus `pg_locks` only while some wait on locks,
+//! at most twice a second), and a stats round every stats interval (tables, database, WAL,
+//! oldest xmin, statements, blocking chains). [`Sampler::finish`] turns it into the record.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hotbench_stats::probe_record::{
+    self, HotSpot, LockSummary, ProbeInterval, ProbeRecord, WaitShare,
+};
+
+use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
+use crate::health::{self, TablesSnap};
+use crate::session::{Part, Session, TAG};
+use crate::statements::{self, Snapshot};
+use crate::ProbeOptions;
+
+const WAITS_SQL: &str = "select state, wait_event_type, wait_event, count(*)::int8 \
+     from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid() \
+     group by 1, 2, 3";
+
+const LOCK_SPOTS_SQL: &str = "select l.locktype, \
+     coalesce(l.relation::regclass::text, ''), l.page, l.tuple, count(*)::int8 \
+     from pg_locks l where l.pid in (select pid from pg_stat_activity \
+       where application_name = $1 and wait_event_type = 'Lock') \
+     and l.locktype in ('relation', 'page', 'tuple') \
+     and (not l.granted or l.locktype = 'tuple') group by 1, 2, 3, 4";
+
+const CHAINS_SQL: &str = "select pid, pg_blocking_pids(pid)::text from pg_stat_activity \
+     where application_name = $1 and wait_event_type = 'Lock'";
+
+const PIDS_SQL: &str = "select pid from pg_stat_activity where application_name = $1";
+
+const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
+     coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
+     from pg_wait_sampling_profile group by 1, 2";
+
+const YB_ASH_SQL: &str = "select coalesce(wait_event_class, '') || ':' || \
+     coalesce(wait_event, ''), sum(sample_weight)::int8 from yb_active_session_history \
+     where sample_time >= to_timestamp($1::float8) group by 1";
+
+const CRDB_CONTENTION_SQL: &str = "select count(*)::int8, \
+     coalesce(sum(extract(epoch from contention_duration)), 0)::float8 \
+     from crdb_internal.transaction_contention_events \
+     where collection_ts >= to_timestamp($1::float8)";
+
+/// At most this many tables are followed when none are named.
+const MAX_DEFAULT_TABLES: i64 = 20;
+/// Statements kept on the per-interval timeline.
+const TIMELINE_STATEMENTS: usize = 3;
+
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Accumulates the current stats interval's wait samples.
+#[derive(Default)]
+struct Current {
+    samples: u32,
+    waits: BTreeMap<String, u64>,
+    lock_waiting_max: u32,
+}
+
+pub struct Sampler {
+    s: Session,
+    app: String,
+    engine: &'static str,
+    wait_interval_ms: f64,
+    stats_interval_ms: f64,
+    top_statements: usize,
+    started_unix: f64,
+    // Waits.
+    samples: u64,
+    busy: u64,
+    idle: u64,
+    hidden_noted: bool,
+    totals: BTreeMap<String, u64>,
+    max_waiting: u32,
+    longest_chain: u32,
+    /// Lock-waiting samples to skip before the next `pg_locks` read.
+    lock_skip: u64,
+    lock_every: u64,
+    hot_rel: BTreeMap<String, u64>,
+    hot_tuple: BTreeMap<(String, String), u64>,
+    cur: Current,
+    // Stats.
+    table_oids: Vec<i64>,
+    tables_first: Option<TablesSnap>,
+    tables_prev: Option<TablesSnap>,
+    db_first: Option<[i64; 3]>,
+    db_prev: Option<[i64; 3]>,
+    wal_first: Option<i64>,
+    wal_prev: Option<i64>,
+    max_xmin_age: Option<i64>,
+    stmt_sql: String,
+    stmt_first: Option<Snapshot>,
+    stmt_prev: Option<Snapshot>,
+    stmt_intervals: Vec<Snapshot>,
+    last_stats_at: f64,
+    /// `t` holds Unix seconds until [`Sampler::finish`].
+    timeline: Vec<ProbeInterval>,
+    // pg_wait_sampling.
+    ws_first: Option<BTreeMap<(i64, String), u64>>,
+    run_pids: BTreeSet<i64>,
+}
+
+impl Sampler {
+    /// Detects what the server offers and takes the baseline snapshots.
+    pub fn begin(mut s: Session, opts: &ProbeOptions, version: &str) -> Sampler {
+        let engine = engine_of(version);
+        let version_num = s.connection().server_version_num();
+        let wait_ms = opts.wait_interval.as_secs_f64() * 1000.0;
+        let now = unix_now();
+        let mut me = Sampler {
+            app: opts.application_name.clone(),
+            engine,
+            wait_interval_ms: wait_ms,
+            stats_interval_ms: opts.stats_interval.as_secs_f64() * 1000.0,
+            top_statements: opts.top_statements.max(1),
+            started_unix: now,
+            samples: 0,
+            busy: 0,
+            idle: 0,
+            hidden_noted: false,
+            totals: BTreeMap::new(),
+            max_waiting: 0,
+            longest_chain: 0,
+            lock_skip: 0,
+            lock_every: ((500.0 / wait_ms.max(1.0)).ceil() as u64).max(1),
+            hot_rel: BTreeMap::new(),
+            hot_tuple: BTreeMap::new(),
+            cur: Current::default(),
+            table_oids: Vec::new(),
+            tables_first: None,
+            tables_prev: None,
+            db_first: None,
+            db_prev: None,
+            wal_first: None,
+            wal_prev: None,
+            max_xmin_age: None,
+            stmt_sql: statements::snapshot_sql(version_num),
+            stmt_first: None,
+            stmt_prev: None,
+            stmt_intervals: Vec::new(),
+            last_stats_at: now,
+            timeline: Vec::new(),
+            ws_first: None,
+            run_pids: BTreeSet::new(),
+            s: {
+                // Bounded, never in anyone's way; invisible to pg_stat_statements when allowed.
+                for sql in [
+                    "set statement_timeout = '5s'",
+                    "set lock_timeout = '200ms'",
+                    "set pg_stat_statements.track = 'none'",
+                ] {
+                    let _ = s.raw(sql, &[]);
+                }
+                s
+            },
+        };
+        match engine {
+            "cockroachdb" => {
+                for p in [
+                    Part::Waits,
+                    Part::LockSpots,
+                    Part::Chains,
+                    Part::Wal,
+                    Part::Xmin,
+                ] {
+                    me.s.disable_silently(p);
+                }
+                me.s.note(
+                    "cockroachdb: no wait events or pg_locks; contention events from \
+                     crdb_internal.transaction_contention_events instead",
+                );
+            }
+            "yugabytedb" => {
+                me.s.disable(Part::Wal, "yugabytedb: no WAL position (DocDB storage)");
+            }
+            _ => {}
+        }
+        me.check_privileges();
+        me.pick_tables(&opts.tables);
+        me.detect_statements(opts.create_extensions);
+        me.detect_wait_sampling();
+        if me.s.is_lost() {
+            return me;
+        }
+        me.tables_first = me.read_tables();
+        me.tables_prev = me.tables_first.clone();
+        me.db_first = me.read_database();
+        me.db_prev = me.db_first;
+        me.wal_first = me.read_wal();
+        me.wal_prev = me.wal_first;
+        me.stmt_first = me.read_statements();
+        me.stmt_prev = me.stmt_first.clone();
+        if me.s.enabled(Part::WaitSampling) {
+            me.ws_first = me.read_wait_sampling();
+        }
+        me.last_stats_at = unix_now();
+        me
+    }
+
+    pub fn is_lost(&self) -> bool {
+        self.s.is_lost()
+    }
+
+    fn check_privileges(&mut self) {
+        let sql = "select rolsuper or pg_has_role(current_user, 'pg_read_all_stats', 'USAGE'), \
+                   current_user from pg_roles where rolname = current_user";
+        if let Ok(r) = self.s.raw(sql, &[]) {
+            if r.get(0, 0) == Some("f") {
+                let role = r.get(0, 1).unwrap_or("?").to_string();
+                self.s.note(format!(
+                    "role \"{role}\" lacks pg_read_all_stats: other roles' sessions are hidden \
+                     (oldest xmin and lock holders cover this role's sessions only)"
+                ));
+            }
+        }
+    }
+
+    fn pick_tables(&mut self, names: &[String]) {
+        if !names.is_empty() {
+            let arr = text_array(names);
+            if let Some(r) = self.s.run(Part::Tables, health::RESOLVE_SQL, &[Some(&arr)]) {
+                let mut missing = Vec::new();
+                for (i, row) in r.rows.iter().enumerate() {
+                    match int(row.first().and_then(|c| c.as_deref())) {
+                        Some(oid) => self.table_oids.push(oid),
+                        None => missing.push(names.get(i).cloned().unwrap_or_default()),
+                    }
+                }
+                if !missing.is_empty() {
+                    self.s
+                        .note(format!("tables not found: {}", missing.join(", ")));
+                }
+            }
+            return;
+        }
+        let lim = MAX_DEFAULT_TABLES.to_string();
+        if let Some(r) = self
+            .s
+            .run(Part::Tables, health::DEFAULT_TABLES_SQL, &[Some(&lim)])
+        {
+            self.table_oids = r
+                .rows
+                .iter()
+                .filter_map(|row| int(row.first().and_then(|c| c.as_deref())))
+                .collect();
+        }
+        if self.table_oids.len() as i64 >= MAX_DEFAULT_TABLES {
+            if let Some(r) = self.s.run(Part::Tables, health::COUNT_TABLES_SQL, &[]) {
+                let n = int(r.get(0, 0)).unwrap_or(0);
+                if n > MAX_DEFAULT_TABLES {
+                    self.s.note(format!(
+                        "table health follows the {MAX_DEFAULT_TABLES} largest of {n} user tables"
+                    ));
+                }
+            }
+        }
+    }
+
+    fn detect_statements(&mut self, create: bool) {
+        if self.engine == "cockroachdb" {
+            self.s.disable(
+                Part::Statements,
+                "statements: pg_stat_statements does not exist on cockroachdb",
+            );
+            return;
+        }
+        let installed = match self.s.raw(statements::INSTALLED_SQL, &[]) {
+            Ok(r) => !r.rows.is_empty(),
+            Err(_) => false,
+        };
+        if installed {
+            return;
+        }
+        let preloaded = self
+            .s
+            .raw(statements::PRELOADED_SQL, &[])
+            .ok()
+            .and_then(|r| r.get(0, 0).map(|v| v.contains("pg_stat_statements")))
+            .unwrap_or(false);
+        if create
+            && preloaded
+            && self
+                .s
+                .raw("create extension if not exists pg_stat_statements", &[])
+                .is_ok()
+        {
+            return;
+        }
+        let how = if preloaded {
+            "CREATE EXTENSION pg_stat_statements"
+        } else {
+            "add it to shared_preload_libraries and CREATE EXTENSION pg_stat_statements"
+        };
+        self.s.disable(
+            Part::Statements,
+            format!("statements: pg_stat_statements is not installed in this database ({how})"),
+        );
+    }
+
+    fn detect_wait_sampling(&mut self) {
+        let sql = "select 1 from pg_extension where extname = 'pg_wait_sampling'";
+        let installed = matches!(self.s.raw(sql, &[]), Ok(r) if !r.rows.is_empty());
+        if !installed {
+            // Not a degradation worth a note: pg_stat_activity sampling is the default.
+            self.s.disable_silently(Part::WaitSampling);
+        }
+    }
+
+    /// One sample of the run's backends.
+    pub fn sample_waits(&mut self) {
+        let app = self.app.clone();
+        let Some(r) = self.s.run(Part::Waits, WAITS_SQL, &[Some(&app)]) else {
+            return;
+        };
+        self.samples += 1;
+        self.cur.samples += 1;
+        let mut lock_waiting = 0u32;
+        let mut hidden = 0;
+        for row in &r.rows {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            let n = int(cell(3)).unwrap_or(0).max(0) as u64;
+            match classify(cell(0), cell(1), cell(2)) {
+                Sampled::Counted(label) => {
+                    if label.starts_with("Lock:") {
+                        lock_waiting += n as u32;
+                    }
+                    self.busy += n;
+                    *self.cur.waits.entry(label.clone()).or_default() += n;
+                    *self.totals.entry(label).or_default() += n;
+                }
+                Sampled::Idle => self.idle += n,
+                Sampled::Hidden => hidden += n,
+            }
+        }
+        if hidden > 0 && !self.hidden_noted {
+            self.hidden_noted = true;
+            self.s.note(
+                "some of the run's sessions are hidden from the probe's role \
+                 (grant pg_read_all_stats): their waits are not counted",
+            );
+        }
+        self.max_waiting = self.max_waiting.max(lock_waiting);
+        self.cur.lock_waiting_max = self.cur.lock_waiting_max.max(lock_waiting);
+        if lock_waiting > 0 {
+            if self.lock_skip == 0 {
+                self.sample_lock_spots();
+                self.lock_skip = self.lock_every;
+            }
+            self.lock_skip -= 1;
+        }
+    }
+
+    fn sample_lock_spots(&mut self) {
+        let app = self.app.clone();
+        let Some(r) = self.s.run(Part::LockSpots, LOCK_SPOTS_SQL, &[Some(&app)]) else {
+            return;
+        };
+        for row in &r.rows {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            let rel = cell(1).unwrap_or("").to_string();
+            let n = int(cell(4)).unwrap_or(0).max(0) as u64;
+            if rel.is_empty() || n == 0 {
+                continue;
+            }
+            *self.hot_rel.entry(rel.clone()).or_default() += n;
+            if cell(0) == Some("tuple") {
+                let ctid = format!("({},{})", cell(2).unwrap_or("?"), cell(3).unwrap_or("?"));
+                *self.hot_tuple.entry((rel, ctid)).or_default() += n;
+            }
+        }
+    }
+
+    fn read_chains(&mut self) -> Option<u32> {
+        let app = self.app.clone();
+        let r = self.s.run(Part::Chains, CHAINS_SQL, &[Some(&app)])?;
+        let mut g = BTreeMap::new();
+        for row in &r.rows {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            if let Some(pid) = int(cell(0)) {
+                g.insert(pid, parse_int_array(cell(1).unwrap_or("")));
+            }
+        }
+        let c = longest_chain(&g);
+        self.longest_chain = self.longest_chain.max(c);
+        Some(c)
+    }
+
+    fn read_tables(&mut self) -> Option<TablesSnap> {
+        if self.table_oids.is_empty() {
+            return None;
+        }
+        let arr = health::oid_array(&self.table_oids);
+        let r = self
+            .s
+            .run(Part::Tables, health::TABLES_SQL, &[Some(&arr)])?;
+        Some(health::parse_tables(&r))
+    }
+
+    fn read_database(&mut self) -> Option<[i64; 3]> {
+        let r = self.s.run(Part::Database, health::DATABASE_SQL, &[])?;
+        health::parse_database(&r)
+    }
+
+    fn read_wal(&mut self) -> Option<i64> {
+        let r = self.s.run(Part::Wal, health::WAL_SQL, &[])?;
+        int(r.get(0, 0))
+    }
+
+    fn read_xmin(&mut self) -> (Option<i64>, Option<f64>) {
+        match self.s.run(Part::Xmin, health::XMIN_SQL, &[]) {
+            Some(r) => (int(r.get(0, 0)), float(r.get(0, 1))),
+            None => (None, None),
+        }
+    }
+
+    fn read_statements(&mut self) -> Option<Snapshot> {
+        let sql = self.stmt_sql.clone();
+        let r = self.s.run(Part::Statements, &sql, &[])?;
+        Some(statements::parse(&r))
+    }
+
+    fn read_wait_sampling(&mut self) -> Option<BTreeMap<(i64, String), u64>> {
+        let r = self.s.run(Part::WaitSampling, WAIT_SAMPLING_SQL, &[])?;
+        let mut m = BTreeMap::new();
+        for row in &r.rows {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            if let (Some(pid), Some(ev), Some(n)) = (int(cell(0)), cell(1), int(cell(2))) {
+                m.insert((pid, ev.to_string()), n.max(0) as u64);
+            }
+        }
+        Some(m)
+    }
+
+    /// Closes the current interval: table, database, WAL, xmin and statement deltas.
+    pub fn stats_round(&mut self) {
+        if self.s.is_lost() {
+            return;
+        }
+        let now = unix_now();
+        let chain = if self.cur.lock_waiting_max > 0 {
+            self.read_chains()
+        } else {
+            None
+        };
+        let tables = self.read_tables();
+        let db = self.read_database();
+        let wal = self.read_wal();
+        let (xmin_age, oldest_xact_s) = self.read_xmin();
+        if let Some(a) = xmin_age {
+            self.max_xmin_age = Some(self.max_xmin_age.map_or(a, |m| m.max(a)));
+        }
+        let stmts = self.read_statements();
+        if self.s.enabled(Part::WaitSampling) {
+            let app = self.app.clone();
+            if let Some(r) = self.s.run(Part::WaitSampling, PIDS_SQL, &[Some(&app)]) {
+                for row in &r.rows {
+                    if let Some(p) = int(row.first().and_then(|c| c.as_deref())) {
+                        self.run_pids.insert(p);
+                    }
+                }
+            }
+        }
+        let cur = std::mem::take(&mut self.cur);
+        let iv = ProbeInterval {
+            t: now,
+            dt: now - self.last_stats_at,
+            samples: cur.samples,
+            waits: cur.waits,
+            lock_waiting_max: cur.lock_waiting_max,
+            longest_chain: chain,
+            tables: match (&self.tables_prev, &tables) {
+                (Some(p), Some(n)) => health::table_intervals(p, n),
+                (None, Some(n)) => health::table_intervals(&TablesSnap::new(), n),
+                _ => Vec::new(),
+            },
+            database: match (self.db_prev, db) {
+                (Some(p), Some(n)) => Some(health::database_delta(p, n)),
+                _ => None,
+            },
+            wal_bytes: match (self.wal_prev, wal) {
+                (Some(p), Some(n)) => Some((n - p).max(0) as u64),
+                _ => None,
+            },
+            xmin_age,
+            oldest_xact_s,
+            statements: Vec::new(),
+        };
+        self.stmt_intervals.push(match (&self.stmt_prev, &stmts) {
+            (Some(p), Some(n)) => statements::diff(p, n),
+            _ => Snapshot::new(),
+        });
+        self.timeline.push(iv);
+        if tables.is_some() {
+            self.tables_prev = tables;
+        }
+        if db.is_some() {
+            self.db_prev = db;
+        }
+        if wal.is_some() {
+            self.wal_prev = wal;
+        }
+        if stmts.is_some() {
+            self.stmt_prev = stmts;
+        }
+        self.last_stats_at = now;
+    }
+
+    /// Final round and end-of-run summaries; `origin` (Unix s) is what `t` counts from.
+    pub fn finish(mut self, origin: Option<f64>) -> ProbeRecord {
+        self.stats_round();
+        let origin = origin.unwrap_or(self.started_unix);
+        let mut waits = probe_record::shares(&self.totals);
+        let busy_samples = self.busy;
+        let mut wait_source = "pg_stat_activity".to_string();
+        if let Some(first) = self.ws_first.take() {
+            if let Some(last) = self.read_wait_sampling() {
+                let mut m: BTreeMap<String, u64> = BTreeMap::new();
+                for ((pid, ev), n) in &last {
+                    // Idle sessions wait on ClientRead too; pg_wait_sampling cannot tell them
+                    // apart from round trips inside a transaction, so Client waits are left out.
+                    if !self.run_pids.contains(pid) || ev.starts_with("Client:") {
+                        continue;
+                    }
+                    let before = first.get(&(*pid, ev.clone())).copied().unwrap_or(0);
+                    *m.entry(ev.clone()).or_default() += n.saturating_sub(before);
+                }
+                if m.values().sum::<u64>() > 0 {
+                    waits = probe_record::shares(&m);
+                    wait_source = "pg_wait_sampling".into();
+                }
+            }
+        }
+        let engine_waits = self.engine_waits();
+        let statements = self.statement_summary();
+        let locks = self.lock_summary();
+        let tables = match (&self.tables_first, &self.tables_prev) {
+            (Some(f), Some(l)) => health::table_summaries(f, l),
+            _ => Vec::new(),
+        };
+        let database = match (self.db_first, self.db_prev) {
+            (Some(f), Some(l)) => Some(health::database_delta(f, l)),
+            _ => None,
+        };
+        let wal_bytes = match (self.wal_first, self.wal_prev) {
+            (Some(f), Some(l)) => Some((l - f).max(0) as u64),
+            _ => None,
+        };
+        if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
+            self.s.note(format!(
+                "no backend with application_name \"{}\" was seen: no wait events",
+                self.app
+            ));
+        }
+        let mut timeline = std::mem::take(&mut self.timeline);
+        for iv in &mut timeline {
+            iv.t -= origin;
+        }
+        let top_ids: Vec<String> = statements
+            .iter()
+            .take(TIMELINE_STATEMENTS)
+            .map(|s| s.queryid.clone())
+            .collect();
+        for (iv, d) in timeline.iter_mut().zip(&self.stmt_intervals) {
+            iv.statements = top_ids
+                .iter()
+                .filter_map(|id| d.get(id).map(|c| statements::interval(id, c)))
+                .collect();
+        }
+        let record = ProbeRecord {
+            engine: self.engine.to_string(),
+            wait_source,
+            application_name: self.app.clone(),
+            origin,
+            wait_interval_ms: self.wait_interval_ms,
+            stats_interval_ms: self.stats_interval_ms,
+            top_wait: waits.first().map(probe_record::format_share),
+            samples: self.samples,
+            busy_samples,
+            idle_samples: self.idle,
+            waits,
+            locks,
+            tables,
+            database,
+            wal_bytes,
+            max_xmin_age: self.max_xmin_age,
+            statements,
+            engine_waits,
+            timeline,
+            notes: std::mem::take(&mut self.s.notes),
+            cost: self.s.cost.clone(),
+        };
+        self.s.close();
+        record
+    }
+
+    fn lock_summary(&self) -> LockSummary {
+        let by_type: BTreeMap<String, u64> = self
+            .totals
+            .iter()
+            .filter_map(|(k, &v)| k.strip_prefix("Lock:").map(|t| (t.to_string(), v)))
+            .collect();
+        let hot_relation = self
+            .hot_rel
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(rel, &count)| HotSpot {
+                relation: rel.clone(),
+                ctid: None,
+                count,
+            });
+        let hot_tuple = self
+            .hot_tuple
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|((rel, ctid), &count)| HotSpot {
+                relation: rel.clone(),
+                ctid: Some(ctid.clone()),
+                count,
+            });
+        LockSummary {
+            by_type: probe_record::shares(&by_type),
+            max_waiting: self.max_waiting,
+            longest_chain: self.longest_chain,
+            hot_relation,
+            hot_tuple,
+        }
+    }
+
+    fn statement_summary(&mut self) -> Vec<hotbench_stats::probe_record::StatementStats> {
+        let (Some(first), Some(last)) = (&self.stmt_first, &self.stmt_prev) else {
+            return Vec::new();
+        };
+        let total = statements::diff(first, last);
+        // A few extra candidates: the probe's own statements are dropped once texts are known.
+        let candidates = statements::top(&total, self.top_statements + 8);
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        let ids: Vec<&str> = candidates.iter().map(|(id, _)| id.as_str()).collect();
+        let arr = format!("{{{}}}", ids.join(","));
+        let texts: BTreeMap<String, String> =
+            match self
+                .s
+                .run(Part::Statements, statements::TEXT_SQL, &[Some(&arr)])
+            {
+                Some(r) => r
+                    .rows
+                    .iter()
+                    .filter_map(|row| {
+                        let id = row.first()?.as_deref()?;
+                        let q = row.get(1)?.as_deref().unwrap_or("");
+                        Some((id.to_string(), q.to_string()))
+                    })
+                    .collect(),
+                None => BTreeMap::new(),
+            };
+        let tag = TAG.trim();
+        candidates
+            .iter()
+            .filter_map(|(id, c)| {
+                let q = texts.get(id).map(String::as_str).unwrap_or("");
+                if q.trim_start().starts_with(tag) {
+                    return None;
+                }
+                Some(statements::stats(id, q, c))
+            })
+            .take(self.top_statements)
+            .collect()
+    }
+
+    fn engine_waits(&mut self) -> Vec<WaitShare> {
+        let since = format!("{:.3}", self.started_unix);
+        match self.engine {
+            "yugabytedb" => {
+                let Some(r) = self.s.run(Part::EngineWaits, YB_ASH_SQL, &[Some(&since)]) else {
+                    return Vec::new();
+                };
+                let m: BTreeMap<String, u64> = r
+                    .rows
+                    .iter()
+                    .filter_map(|row| {
+                        let ev = row.first()?.as_deref()?;
+                        let n = int(row.get(1)?.as_deref())?;
+                        Some((ev.to_string(), n.max(0) as u64))
+                    })
+                    .collect();
+                probe_record::shares(&m)
+            }
+            "cockroachdb" => {
+                let Some(r) = self
+                    .s
+                    .run(Part::EngineWaits, CRDB_CONTENTION_SQL, &[Some(&since)])
+                else {
+                    return Vec::new();
+                };
+                let n = int(r.get(0, 0)).unwrap_or(0).max(0) as u64;
+                let secs = float(r.get(0, 1)).unwrap_or(0.0);
+                if n > 0 {
+                    self.s.note(format!(
+                        "cockroachdb: {n} transaction contention events, {secs:.3} s waited"
+                    ));
+                }
+                let mut m = BTreeMap::new();
+                m.insert("Contention:transaction".to_string(), n);
+                probe_record::shares(&m)
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// PostgreSQL's text form of a text array, each element quoted.
+fn text_array(items: &[String]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!("{{{}}}", quoted.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn text_array_quotes() {
+        assert_eq!(
+            super::text_array(&["a".into(), "s.\"b\"".into()]),
+            "{\"a\",\"s.\\\"b\\\"\"}"
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! The probe's own connection: every query is timed (the probe reports its cost), and each
+//! kind of measurement is a [`Part`] that a missing view, function, extension or privilege
+//! switches off with one note instead of failing the run.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use hotbench_stats::probe_record::ProbeCost;
+use hotbench_wire::{Connection, Error, QueryResult};
+
+/// What a query measures; a failure disables only its part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    Waits,
+    LockSpots,
+    Chains,
+    Tables,
+    Database,
+    Wal,
+    Xmin,
+    Statements,
+    WaitSampling,
+    EngineWaits,
+}
+
+impl Part {
+    fn what(self) -> &'static str {
+        match self {
+            Part::Waits => "wait events (pg_stat_activity)",
+            Part::LockSpots => "contended relation/tuple (pg_locks)",
+            Part::Chains => "blocking chains (pg_blocking_pids)",
+            Part::Tables => "table health (pg_stat_user_tables)",
+            Part::Database => "commits/rollbacks/deadlocks (pg_stat_database)",
+            Part::Wal => "WAL bytes (pg_current_wal_lsn)",
+            Part::Xmin => "oldest xmin (pg_stat_activity)",
+            Part::Statements => "statements (pg_stat_statements)",
+            Part::WaitSampling => "pg_wait_sampling",
+            Part::EngineWaits => "engine wait history",
+        }
+    }
+}
+
+/// Prefix of every probe query, so the probe's own statements can be told apart in
+/// pg_stat_statements.
+pub const TAG: &str = "/* hotbench-probe */ ";
+
+pub struct Session {
+    conn: Connection,
+    pub cost: ProbeCost,
+    pub notes: Vec<String>,
+    disabled: BTreeSet<Part>,
+    lost: bool,
+}
+
+impl Session {
+    pub fn new(conn: Connection) -> Session {
+        Session {
+            conn,
+            cost: ProbeCost::default(),
+            notes: Vec::new(),
+            disabled: BTreeSet::new(),
+            lost: false,
+        }
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn is_lost(&self) -> bool {
+        self.lost
+    }
+
+    pub fn enabled(&self, part: Part) -> bool {
+        !self.lost && !self.disabled.contains(&part)
+    }
+
+    /// Switches `part` off with `note` (once).
+    pub fn disable(&mut self, part: Part, note: impl Into<String>) {
+        if self.disabled.insert(part) {
+            self.notes.push(note.into());
+        }
+    }
+
+    /// Switches `part` off without a note (not a degradation: e.g. an optional extension).
+    pub fn disable_silently(&mut self, part: Part) {
+        self.disabled.insert(part);
+    }
+
+    /// Adds a note unless it is already there.
+    pub fn note(&mut self, note: impl Into<String>) {
+        let n = note.into();
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
+        }
+    }
+
+    /// Runs one statement (extended protocol when it has parameters), timing it. Errors are
+    /// returned as they are; a lost connection stops all parts.
+    pub fn raw(&mut self, sql: &str, params: &[Option<&str>]) -> Result<QueryResult, Error> {
+        let t0 = Instant::now();
+        let sql = format!("{TAG}{sql}");
+        let r = if params.is_empty() {
+            self.conn
+                .simple_query(&sql)
+                .map(|mut v| v.pop().unwrap_or_default())
+        } else {
+            self.conn.query_params(&sql, params)
+        };
+        self.cost.queries += 1;
+        self.cost.busy_ms += t0.elapsed().as_secs_f64() * 1000.0;
+        if let Err(e) = &r {
+            if e.is_connection_lost() && !self.lost {
+                self.lost = true;
+                self.notes.push(format!(
+                    "probe connection lost, sampling stopped: {}",
+                    first_line(e)
+                ));
+            }
+        }
+        r
+    }
+
+    /// Runs a query for `part`: `None` (and the part switched off with a note) when it fails.
+    pub fn run(&mut self, part: Part, sql: &str, params: &[Option<&str>]) -> Option<QueryResult> {
+        if !self.enabled(part) {
+            return None;
+        }
+        match self.raw(sql, params) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                if !self.lost {
+                    let code = e.sqlstate().unwrap_or("");
+                    let why = match code {
+                        "42501" => "permission denied".to_string(),
+                        "42P01" | "42883" | "42703" => "not available on this server".to_string(),
+                        _ => first_line(&e),
+                    };
+                    let code = if code.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (SQLSTATE {code})")
+                    };
+                    self.disable(part, format!("{}: {why}{code}", part.what()));
+                }
+                None
+            }
+        }
+    }
+
+    pub fn close(self) {
+        self.conn.close();
+    }
+}
+
+/// The first line of an error, without the `ERROR:  ` prefix.
+pub fn first_line(e: &Error) -> String {
+    let text = match e.db_error() {
+        Some(d) => d.message.clone(),
+        None => e.to_string(),
+    };
+    text.lines().next().unwrap_or("").trim().to_string()
+}

@@ -1,0 +1,342 @@
+//! What the server probes recorded during a run (`RunRecord::probes`): wait events sampled from
+//! the run's own backends, lock waits, table health, WAL, statements, per timeline interval and
+//! in total. Typed here so the text, HTML and ladder renderers read the same fields; stored in
+//! the result as JSON (`RunRecord::probes`) so older readers and partial records stay valid.
+//!
+//! Times: every `t` is seconds since `origin` (Unix seconds). Once aligned with
+//! [`align_probes`], `origin` is the run's `started_at` and `t` is on the run's timeline axis.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::RunRecord;
+
+/// The probes' record of one run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProbeRecord {
+    /// `postgresql`, `yugabytedb` or `cockroachdb` (from `version()`).
+    #[serde(default)]
+    pub engine: String,
+    /// Where wait events came from: `pg_stat_activity` or `pg_wait_sampling`.
+    #[serde(default)]
+    pub wait_source: String,
+    /// The `application_name` the run's backends were found by.
+    #[serde(default)]
+    pub application_name: String,
+    /// Unix seconds every `t` is relative to.
+    #[serde(default)]
+    pub origin: f64,
+    #[serde(default)]
+    pub wait_interval_ms: f64,
+    #[serde(default)]
+    pub stats_interval_ms: f64,
+    /// `"Lock:tuple 62%"`: the top wait and its share, for one-column displays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_wait: Option<String>,
+    /// Sampling rounds of `pg_stat_activity`.
+    #[serde(default)]
+    pub samples: u64,
+    /// Backend samples that counted (active, or idle inside a transaction).
+    #[serde(default)]
+    pub busy_samples: u64,
+    /// Backend samples idle outside a transaction (client think time, not in `waits`).
+    #[serde(default)]
+    pub idle_samples: u64,
+    /// Wait events over the whole run, most frequent first. `CPU` = active without a wait
+    /// event; `Client:ClientRead` counts only backends idle *inside* a transaction (a client
+    /// round trip while holding the transaction's locks).
+    #[serde(default)]
+    pub waits: Vec<WaitShare>,
+    #[serde(default)]
+    pub locks: LockSummary,
+    /// Per table: totals over the run and values at the end.
+    #[serde(default)]
+    pub tables: Vec<TableSummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseDelta>,
+    /// WAL written during the run (bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+    /// Largest `age(backend_xmin)` seen (transactions), any session of the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_xmin_age: Option<i64>,
+    /// pg_stat_statements differences over the run, top statements by total time.
+    #[serde(default)]
+    pub statements: Vec<StatementStats>,
+    /// Engine-specific waits (YugabyteDB active session history, CockroachDB contention).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_waits: Vec<WaitShare>,
+    /// Per stats interval.
+    #[serde(default)]
+    pub timeline: Vec<ProbeInterval>,
+    /// One line per thing that could not be measured, and why.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// What the probe itself cost the server.
+    #[serde(default)]
+    pub cost: ProbeCost,
+}
+
+/// One wait event (or lock type) with its count and share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitShare {
+    /// `wait_event_type:wait_event`, or `CPU`.
+    pub event: String,
+    pub count: u64,
+    /// Percent of the counted samples.
+    pub pct: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LockSummary {
+    /// Backend samples waiting on a heavyweight lock, by lock type (`tuple`, `transactionid`…).
+    #[serde(default)]
+    pub by_type: Vec<WaitShare>,
+    /// Most run backends waiting on locks at one sample.
+    #[serde(default)]
+    pub max_waiting: u32,
+    /// Longest chain of blocked backends seen (1 = a waiter blocked by a non-waiting holder).
+    #[serde(default)]
+    pub longest_chain: u32,
+    /// The relation most often involved in lock waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_relation: Option<HotSpot>,
+    /// The tuple most often queued on (`pg_locks` tuple locks), when visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_tuple: Option<HotSpot>,
+}
+
+/// A contended object and how many lock entries on it were seen over the samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HotSpot {
+    pub relation: String,
+    /// `(page,tuple)` for tuples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ctid: Option<String>,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableSummary {
+    pub name: String,
+    pub inserts: i64,
+    pub updates: i64,
+    pub hot_updates: i64,
+    pub deletes: i64,
+    pub autovacuums: i64,
+    pub live_tuples_end: i64,
+    pub dead_tuples_start: i64,
+    pub dead_tuples_end: i64,
+    pub size_bytes_start: i64,
+    pub size_bytes_end: i64,
+}
+
+/// One table over one interval: deltas, and gauges at the interval's end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableInterval {
+    pub name: String,
+    pub inserts: i64,
+    pub updates: i64,
+    pub hot_updates: i64,
+    pub deletes: i64,
+    pub autovacuums: i64,
+    pub live_tuples: i64,
+    pub dead_tuples: i64,
+    pub size_bytes: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DatabaseDelta {
+    pub commits: i64,
+    pub rollbacks: i64,
+    pub deadlocks: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatementStats {
+    pub queryid: String,
+    /// Normalized text (first 300 characters).
+    pub query: String,
+    pub calls: i64,
+    pub total_ms: f64,
+    pub mean_ms: f64,
+    pub rows: i64,
+    pub shared_blks_hit_per_call: f64,
+    pub shared_blks_read_per_call: f64,
+}
+
+/// A top statement over one interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatementInterval {
+    pub queryid: String,
+    pub calls: i64,
+    pub mean_ms: f64,
+    pub shared_blks_hit_per_call: f64,
+    pub shared_blks_read_per_call: f64,
+}
+
+/// One stats interval of the probe timeline, ending at `t`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProbeInterval {
+    /// End of the interval, seconds since `origin`.
+    pub t: f64,
+    /// Length of the interval (s).
+    pub dt: f64,
+    /// Sampling rounds in the interval.
+    pub samples: u32,
+    /// Backend samples per wait event (same labels as `ProbeRecord::waits`).
+    #[serde(default)]
+    pub waits: BTreeMap<String, u64>,
+    /// Most run backends waiting on locks at one sample of the interval.
+    #[serde(default)]
+    pub lock_waiting_max: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_chain: Option<u32>,
+    #[serde(default)]
+    pub tables: Vec<TableInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseDelta>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xmin_age: Option<i64>,
+    /// Age of the oldest open transaction on the server (s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oldest_xact_s: Option<f64>,
+    /// The run's top statements (by total time over the run) in this interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<StatementInterval>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProbeCost {
+    /// Queries the probe sent.
+    pub queries: u64,
+    /// Time spent waiting for their answers (ms).
+    pub busy_ms: f64,
+}
+
+impl ProbeRecord {
+    /// Reads the record from a result's `probes` value (`None` if absent or malformed).
+    pub fn from_json(v: &serde_json::Value) -> Option<ProbeRecord> {
+        serde_json::from_value(v.clone()).ok()
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The `n` most frequent waits.
+    pub fn top_waits(&self, n: usize) -> &[WaitShare] {
+        &self.waits[..self.waits.len().min(n)]
+    }
+
+    /// `"Lock:tuple 62%"`, or `None` when nothing was sampled.
+    pub fn top_wait_label(&self) -> Option<String> {
+        self.waits.first().map(format_share)
+    }
+
+    /// Percent of counted samples waiting on heavyweight locks (`Lock:*`).
+    pub fn lock_wait_pct(&self) -> f64 {
+        self.waits
+            .iter()
+            .filter(|w| w.event.starts_with("Lock:"))
+            .map(|w| w.pct)
+            .sum()
+    }
+
+    /// Shifts every `t` so that it counts from `origin` (Unix seconds).
+    pub fn rebase(&mut self, origin: f64) {
+        if !(origin.is_finite() && origin > 0.0) {
+            return;
+        }
+        let shift = self.origin - origin;
+        for iv in &mut self.timeline {
+            iv.t += shift;
+        }
+        self.origin = origin;
+    }
+}
+
+/// `"Lock:tuple 62%"`.
+pub fn format_share(w: &WaitShare) -> String {
+    format!("{} {:.0}%", w.event, w.pct)
+}
+
+/// Turns counts into shares, most frequent first (ties by name, for stable output).
+pub fn shares(counts: &BTreeMap<String, u64>) -> Vec<WaitShare> {
+    let total: u64 = counts.values().sum();
+    let mut v: Vec<WaitShare> = counts
+        .iter()
+        .filter(|(_, &c)| c > 0)
+        .map(|(e, &c)| WaitShare {
+            event: e.clone(),
+            count: c,
+            pct: if total > 0 {
+                c as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.event.cmp(&b.event)));
+    v
+}
+
+impl RunRecord {
+    /// The probes' record, when probes ran.
+    pub fn probe_record(&self) -> Option<ProbeRecord> {
+        self.probes.as_ref().and_then(ProbeRecord::from_json)
+    }
+}
+
+/// Rewrites `record.probes` so its times count from the run's `started_at` (call after the
+/// run, once `started_at` is known). No-op without probes.
+pub fn align_probes(record: &mut RunRecord) {
+    let Some(mut p) = record.probe_record() else {
+        return;
+    };
+    p.rebase(record.started_at);
+    record.probes = Some(p.to_json());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_sort_and_sum_to_100() {
+        let mut m = BTreeMap::new();
+        m.insert("CPU".to_string(), 10);
+        m.insert("Lock:tuple".to_string(), 30);
+        m.insert("Lock:transactionid".to_string(), 10);
+        let s = shares(&m);
+        assert_eq!(s[0].event, "Lock:tuple");
+        assert_eq!(s[1].event, "CPU");
+        assert!((s.iter().map(|w| w.pct).sum::<f64>() - 100.0).abs() < 1e-9);
+        let rec = ProbeRecord {
+            waits: s,
+            ..Default::default()
+        };
+        assert_eq!(rec.top_wait_label().as_deref(), Some("Lock:tuple 60%"));
+        assert!((rec.lock_wait_pct() - 80.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rebase_shifts_timeline() {
+        let mut rec = ProbeRecord {
+            origin: 100.0,
+            timeline: vec![ProbeInterval {
+                t: 2.0,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        rec.rebase(101.5);
+        assert_eq!(rec.origin, 101.5);
+        assert!((rec.timeline[0].t - 0.5).abs() < 1e-9);
+        let back = ProbeRecord::from_json(&rec.to_json()).unwrap();
+        assert_eq!(back.timeline.len(), 1);
+    }
+}
