@@ -100,17 +100,25 @@ fn resolve() -> Result<RunAs> {
             switch: false,
         });
     }
-    for name in ["postgres", CREATED_USER] {
-        if let Some((uid, gid)) = lookup_name(name) {
-            return Ok(RunAs {
-                name: name.into(),
-                uid,
-                gid,
-                switch: true,
-            });
-        }
+    resolve_root(&["postgres", CREATED_USER], CREATED_USER)
+}
+
+/// As root: the first existing account of `candidates`, else `create` made with `useradd
+/// --system` (no home, no login shell), else `nobody`.
+pub fn resolve_root(candidates: &[&str], create: &str) -> Result<RunAs> {
+    let found = |name: &str| {
+        lookup_name(name).map(|(uid, gid)| RunAs {
+            name: name.into(),
+            uid,
+            gid,
+            switch: true,
+        })
+    };
+    if let Some(r) = candidates.iter().find_map(|n| found(n)) {
+        return Ok(r);
     }
-    let created = Command::new("useradd")
+    // Whether or not useradd succeeds (a parallel process may win the race), look again after.
+    let _ = Command::new("useradd")
         .args([
             "--system",
             "--user-group",
@@ -123,33 +131,17 @@ fn resolve() -> Result<RunAs> {
             "/usr/sbin/nologin",
             "--comment",
             "hotbench embedded PostgreSQL",
-            CREATED_USER,
+            create,
         ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status();
-    // Whether or not useradd succeeded (a parallel process may have won the race), look again.
-    let _ = created;
-    if let Some((uid, gid)) = lookup_name(CREATED_USER) {
-        return Ok(RunAs {
-            name: CREATED_USER.into(),
-            uid,
-            gid,
-            switch: true,
-        });
-    }
-    if let Some((uid, gid)) = lookup_name("nobody") {
-        return Ok(RunAs {
-            name: "nobody".into(),
-            uid,
-            gid,
-            switch: true,
-        });
-    }
-    Err(Error::NoUser(format!(
-        "no `postgres` user, `useradd --system {CREATED_USER}` failed and no `nobody` user exists"
-    )))
+    found(create).or_else(|| found("nobody")).ok_or_else(|| {
+        Error::NoUser(format!(
+            "none of {candidates:?} exists, `useradd --system {create}` failed and there is no `nobody`"
+        ))
+    })
 }
 
 fn lookup_name(name: &str) -> Option<(u32, u32)> {
@@ -190,4 +182,52 @@ fn lookup_uid(uid: u32) -> Option<(String, u32)> {
         .to_string_lossy()
         .into_owned();
     Some((name, pw.pw_gid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fresh-machine path: no `postgres` account, so one is created; initdb runs as it.
+    #[test]
+    fn creates_a_system_user_when_root_and_runs_initdb_as_it() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0
+            || Command::new("useradd").arg("--help").output().is_err()
+        {
+            eprintln!("skipped: needs root and useradd");
+            return;
+        }
+        let name = format!("hbt{}", std::process::id() % 100_000);
+        let r = resolve_root(&["hotbench-no-such-user"], &name).expect("resolve");
+        let cleanup = || {
+            let _ = Command::new("userdel").arg(&name).output();
+        };
+        if r.name != name {
+            cleanup();
+            panic!("expected a created user {name}, got {r:?}");
+        }
+        assert!(r.switch && r.uid != 0);
+        let (found, _) = crate::binaries::installed();
+        let result = found.into_iter().find(|b| !b.downloaded).map(|bins| {
+            let dir = tempfile::Builder::new()
+                .prefix("hbu-")
+                .tempdir_in("/tmp")
+                .expect("tmp");
+            crate::paths::set_mode(dir.path(), 0o755).expect("chmod");
+            r.chown(dir.path()).expect("chown");
+            let log = dir.path().join("log");
+            let data = dir.path().join("data");
+            let res = crate::cluster::initdb(&bins, &r, &data, "postgres", true, &log);
+            use std::os::unix::fs::MetadataExt;
+            let owner = std::fs::metadata(&data).map(|m| m.uid()).ok();
+            (res.map_err(|e| e.to_string()), owner)
+        });
+        cleanup();
+        if let Some((res, owner)) = result {
+            res.expect("initdb as the created user");
+            assert_eq!(owner, Some(r.uid));
+        }
+        assert!(lookup_name(&name).is_none(), "test user removed");
+    }
 }

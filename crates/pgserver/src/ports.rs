@@ -12,3 +12,9 @@ pub fn free_port() -> std::io::Result<u16> {
 pub fn in_use(port: u16) -> bool {
     TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)).is_err()
 }
+
+/// Does something accept TCP connections on 127.0.0.1:`port`?
+pub fn accepts(port: u16) -> bool {
+    let addr = std::net::SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(100)).is_ok()
+}

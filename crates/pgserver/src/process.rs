@@ -202,7 +202,9 @@ pub fn wait_ready(
             ));
         }
         if let Some(pf) = read_pid_file(data) {
-            if pf.pid == child.id() && pf.status == "ready" {
+            // PostgreSQL 10+ writes "ready"; older ones only listen.
+            let listening = pf.status.is_empty() && crate::ports::accepts(port);
+            if pf.pid == child.id() && (pf.status == "ready" || listening) {
                 return Ok(());
             }
         }
