@@ -28,6 +28,7 @@ fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
     cmd.output().expect("run hotbench")
 }
 
+#[allow(dead_code)]
 fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -44,6 +45,7 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
     all.extend(["--json", &j]);
     let o = scenario_run(&db, name, &all);
     let (stdout, stderr) = text(&o);
+    eprintln!("{stdout}");
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -110,4 +112,14 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
         );
         assert_eq!(c["other_failures"], 0);
     }
+}
+
+#[test]
+fn queue_ladder_checks_pass() {
+    ladder_passes("queue", &["-T", "2", "-c", "4", "--param", "rate=200"]);
+}
+
+#[test]
+fn tpcb_hotspot_ladder_checks_pass() {
+    ladder_passes("tpcb-hotspot", &["-T", "2", "-c", "4"]);
 }

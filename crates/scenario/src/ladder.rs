@@ -521,6 +521,11 @@ fn run_variant(
     }
 
     let mut extra = run_values(&record);
+    for g in v.group_defs() {
+        for k in ["committed", "goodput"] {
+            extra.entry(format!("{k}:{}", g.name)).or_insert_with(|| "0".into());
+        }
+    }
     let work = match &m.work {
         Some(w) => {
             let sql = p

@@ -1,0 +1,25 @@
+select 'every enqueued job processed' as name,
+       count(*) = 0 as ok,
+       format('%s enqueued jobs never processed', count(*)) as detail
+from job_enqueued e where not exists (select 1 from job_done d where d.id = e.id);
+
+select 'nothing processed that was not enqueued' as name,
+       count(*) = 0 as ok,
+       format('%s processed jobs were never enqueued', count(*)) as detail
+from job_done d where not exists (select 1 from job_enqueued e where e.id = d.id);
+
+select 'queue empty after the final drain' as name,
+       count(*) = 0 as ok,
+       format('%s jobs left', count(*)) as detail
+from job_queue;
+
+select 'each useful poll processed between 1 and {{batch}} jobs' as name,
+       count(*) filter (where not final_drain) between {{goodput:consumer}} and {{goodput:consumer}} * {{batch}}
+       and count(*) = count(distinct id) as ok,
+       format('%s jobs processed during the run by %s useful polls', count(*) filter (where not final_drain), {{goodput:consumer}}) as detail
+from job_done;
+
+select 'enqueue log = producer commits + backlog' as name,
+       count(*) = {{committed:producer}} + {{backlog}} as ok,
+       format('%s logged, %s committed by the producer, %s prefilled', count(*), {{committed:producer}}, {{backlog}}) as detail
+from job_enqueued;

@@ -1,0 +1,13 @@
+-- Naive: lock the oldest job. Everyone waits for the same row; when its holder deletes it
+-- the waiters find nothing and come back empty (hotbench_ok = 0: an empty poll).
+with claimed as (
+    select id from job_queue order by id {{order}} limit 1 for update
+), gone as (
+    delete from job_queue q using claimed c where q.id = c.id
+    returning q.id, q.shard, q.enqueued_at
+), done as (
+    insert into job_done (id, shard, enqueued_at) select id, shard, enqueued_at from gone
+    returning 1
+)
+select count(*) as hotbench_ok from done
+\gset
