@@ -324,6 +324,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             );
         }
     }
+    o.push_str(&crate::probes::probe_lines(rec));
     for n in &rec.notes {
         let _ = writeln!(o, "note: {n}");
     }

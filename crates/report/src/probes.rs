@@ -1,0 +1,166 @@
+//! The probes' lines in the text report (after pgbench's, which stay untouched) and the "top
+//! wait" a ladder or comparison shows per run. Pure functions of the result record.
+
+use std::fmt::Write;
+
+use hotbench_stats::probe_record::{format_share, ProbeRecord};
+use hotbench_stats::RunRecord;
+
+/// The run's top server wait with its share (`"Lock:tuple 62%"`), when probes sampled any.
+pub fn top_wait(rec: &RunRecord) -> Option<String> {
+    rec.probe_record()?.top_wait_label()
+}
+
+/// `Lock:tuple 61.2%, Lock:transactionid 20.1%, CPU 10.3%`: the `n` top waits.
+pub fn top_waits(p: &ProbeRecord, n: usize) -> String {
+    p.top_waits(n)
+        .iter()
+        .map(|w| format!("{} {:.1}%", w.event, w.pct))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The probe lines: top waits, lock waits, dead tuples at end, probe notes.
+pub fn probe_lines(rec: &RunRecord) -> String {
+    let mut o = String::new();
+    let Some(p) = rec.probe_record() else {
+        return o;
+    };
+    if !p.waits.is_empty() {
+        let _ = writeln!(
+            o,
+            "top waits: {} (of {} backend samples, every {} ms, from {})",
+            top_waits(&p, 3),
+            p.waits.iter().map(|w| w.count).sum::<u64>(),
+            p.wait_interval_ms.round(),
+            p.wait_source
+        );
+    }
+    if !p.engine_waits.is_empty() {
+        let list: Vec<String> = p.engine_waits.iter().take(3).map(format_share).collect();
+        let _ = writeln!(o, "{} waits: {}", p.engine, list.join(", "));
+    }
+    let l = &p.locks;
+    if l.max_waiting > 0 {
+        let mut s = format!(
+            "lock waits: up to {} backends waiting, longest blocking chain {}",
+            l.max_waiting, l.longest_chain
+        );
+        if let Some(t) = &l.hot_tuple {
+            let _ = write!(
+                s,
+                ", hot tuple {} {}",
+                t.relation,
+                t.ctid.as_deref().unwrap_or("")
+            );
+        } else if let Some(r) = &l.hot_relation {
+            let _ = write!(s, ", hot relation {}", r.relation);
+        }
+        let _ = writeln!(o, "{s}");
+    }
+    let mut tables: Vec<_> = p
+        .tables
+        .iter()
+        .filter(|t| t.dead_tuples_end > 0 || t.dead_tuples_start > 0)
+        .collect();
+    tables.sort_by_key(|t| std::cmp::Reverse(t.dead_tuples_end));
+    if !tables.is_empty() {
+        let list: Vec<String> = tables
+            .iter()
+            .take(3)
+            .map(|t| {
+                format!(
+                    "{} {} ({:+} during the run)",
+                    t.name,
+                    t.dead_tuples_end,
+                    t.dead_tuples_end - t.dead_tuples_start
+                )
+            })
+            .collect();
+        let _ = writeln!(o, "dead tuples at end: {}", list.join(", "));
+    } else if !p.tables.is_empty() {
+        let _ = writeln!(o, "dead tuples at end: 0");
+    }
+    for n in &p.notes {
+        let _ = writeln!(o, "note: probe: {n}");
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotbench_stats::probe_record::{HotSpot, LockSummary, TableSummary, WaitShare};
+
+    #[test]
+    fn lines_and_top_wait() {
+        let p = ProbeRecord {
+            wait_source: "pg_stat_activity".into(),
+            wait_interval_ms: 100.0,
+            waits: vec![
+                WaitShare {
+                    event: "Lock:tuple".into(),
+                    count: 60,
+                    pct: 60.0,
+                },
+                WaitShare {
+                    event: "CPU".into(),
+                    count: 40,
+                    pct: 40.0,
+                },
+            ],
+            locks: LockSummary {
+                max_waiting: 7,
+                longest_chain: 2,
+                hot_tuple: Some(HotSpot {
+                    relation: "limits".into(),
+                    ctid: Some("(0,3)".into()),
+                    count: 9,
+                }),
+                ..Default::default()
+            },
+            tables: vec![TableSummary {
+                name: "jobs".into(),
+                dead_tuples_start: 10,
+                dead_tuples_end: 510,
+                ..Default::default()
+            }],
+            notes: vec!["statements: pg_stat_statements is not installed".into()],
+            ..Default::default()
+        };
+        let mut rec = RunRecord {
+            format: hotbench_stats::RESULT_FORMAT.into(),
+            tool: "hotbench".into(),
+            tool_version: "test".into(),
+            started_at: 0.0,
+            status: "completed".into(),
+            command_line: vec![],
+            config: serde_json::Value::Null,
+            bench: Default::default(),
+            server: Default::default(),
+            duration_s: 1.0,
+            conn_time_ms: 0.0,
+            totals: Default::default(),
+            groups: vec![],
+            timeline: vec![],
+            errors: vec![],
+            probes: None,
+            notes: vec![],
+        };
+        assert_eq!(top_wait(&rec), None);
+        assert_eq!(probe_lines(&rec), "");
+        rec.probes = Some(p.to_json());
+        assert_eq!(top_wait(&rec).as_deref(), Some("Lock:tuple 60%"));
+        let text = probe_lines(&rec);
+        assert!(
+            text.starts_with("top waits: Lock:tuple 60.0%, CPU 40.0% (of 100 backend samples"),
+            "{text}"
+        );
+        assert!(text.contains("lock waits: up to 7 backends waiting, longest blocking chain 2, hot tuple limits (0,3)"), "{text}");
+        assert!(
+            text.contains("dead tuples at end: jobs 510 (+500 during the run)"),
+            "{text}"
+        );
+        assert!(text.contains("note: probe: statements: pg_stat_statements is not installed\n"));
+    }
+}
