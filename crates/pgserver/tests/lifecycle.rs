@@ -332,6 +332,21 @@ fn stale_postmaster_pid_is_cleaned() {
 }
 
 #[test]
+fn interrupted_first_use_is_redone() {
+    let b = Base::new();
+    let o = b.opts();
+    // What a killed first initdb leaves: a half-built side directory.
+    std::fs::create_dir_all(b.dir().join("data.initdb/global")).expect("mkdir");
+    std::fs::write(b.dir().join("data.initdb/PG_VERSION"), "15\n").expect("write");
+    assert!(!server_status(&o).expect("status").initialized);
+    let g = ensure_default_server(&o).expect("ensure");
+    assert_eq!(psql(g.conninfo(), "select 1").expect("select"), "1");
+    drop(g);
+    assert!(!b.dir().join("data.initdb").exists());
+    wait_no_processes(&b.dir(), 5);
+}
+
+#[test]
 fn port_in_use_is_one_clear_error() {
     let b = Base::new();
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

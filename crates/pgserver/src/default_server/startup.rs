@@ -78,10 +78,14 @@ pub(super) fn initdb_if_needed(
         }
         return Ok(());
     }
-    if l.data.exists() {
-        // A half-made cluster from an interrupted initdb.
-        std::fs::remove_dir_all(&l.data)
-            .map_err(|e| Error::io("cannot remove incomplete cluster", &l.data, e))?;
+    // initdb into a side directory renamed into place when complete, so an interrupted first
+    // use (Ctrl-C, kill, disk full) never leaves a half-made `data/` that looks initialised.
+    let building = l.base.join("data.initdb");
+    for stale in [&l.data, &building] {
+        if stale.exists() {
+            std::fs::remove_dir_all(stale)
+                .map_err(|e| Error::io("cannot remove incomplete cluster", stale, e))?;
+        }
     }
     say(
         opts,
@@ -96,8 +100,12 @@ pub(super) fn initdb_if_needed(
         fast: false,
         ..ClusterOptions::default()
     };
-    if let Err(e) = cluster::init(bins, user, &l.data, &co, &l.log) {
-        let _ = std::fs::remove_dir_all(&l.data);
+    let made = cluster::init(bins, user, &building, &co, &l.log).and_then(|()| {
+        std::fs::rename(&building, &l.data)
+            .map_err(|e| Error::io("cannot move new cluster into place", &l.data, e))
+    });
+    if let Err(e) = made {
+        let _ = std::fs::remove_dir_all(&building);
         return Err(e);
     }
     say(
