@@ -123,3 +123,13 @@ fn queue_ladder_checks_pass() {
 fn tpcb_hotspot_ladder_checks_pass() {
     ladder_passes("tpcb-hotspot", &["-T", "2", "-c", "4"]);
 }
+
+#[test]
+fn counters_ladder_checks_pass() {
+    ladder_passes("counters", &["-T", "2", "-c", "4"]);
+}
+
+#[test]
+fn ycsb_ladder_checks_pass() {
+    ladder_passes("ycsb", &["-T", "1", "-c", "4", "--param", "records=2000"]);
+}

@@ -521,9 +521,17 @@ fn run_variant(
     }
 
     let mut extra = run_values(&record);
-    for g in v.group_defs() {
-        for k in ["committed", "goodput"] {
-            extra.entry(format!("{k}:{}", g.name)).or_insert_with(|| "0".into());
+    // Groups and scripts of every variant count as 0 where this variant has none, so
+    // scenario-wide checks can name them.
+    for g in m.variants.iter().flat_map(|v| v.group_defs()) {
+        let specs = g.script_specs();
+        let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
+        for name in names {
+            for k in ["committed", "goodput"] {
+                extra
+                    .entry(format!("{k}:{name}"))
+                    .or_insert_with(|| "0".into());
+            }
         }
     }
     let work = match &m.work {

@@ -1,0 +1,9 @@
+select 'read-modify-writes lost no update' as name,
+       sum(counter) = {{committed:rmw.sql}} as ok,
+       format('counters add up to %s, %s read-modify-writes committed', sum(counter), {{committed:rmw.sql}}) as detail
+from usertable;
+
+select 'no key missing' as name,
+       count(*) >= {{records}} as ok,
+       format('%s rows', count(*)) as detail
+from usertable;

@@ -1,0 +1,2 @@
+{{dist}}
+select * from usertable where ycsb_key = :k;
