@@ -49,8 +49,10 @@ pub(super) fn prepare(opts: &DefaultOptions) -> Result<(Layout, PgBinaries, &'st
     paths::create_dir_all(&base)?;
     if fresh {
         paths::set_mode(&base, 0o755)?;
-        user.chown(&base)?;
     }
+    // PostgreSQL creates data.initdb/ and its socket dir in here: it must own the base (an
+    // existing --dir included).
+    user.chown(&base)?;
     Ok((Layout::new(base), bins, user))
 }
 
