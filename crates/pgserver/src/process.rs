@@ -182,12 +182,14 @@ pub fn spawn(
 }
 
 /// Wait until the postmaster `child` reports ready in `postmaster.pid`.
+/// `major` < 10 servers write no status line: for them, accepting TCP counts as ready.
 pub fn wait_ready(
     child: &mut Child,
     data: &Path,
     log: &Path,
     log_from: u64,
     port: u16,
+    major: u32,
     timeout: Duration,
 ) -> Result<()> {
     let start = Instant::now();
@@ -202,8 +204,9 @@ pub fn wait_ready(
             ));
         }
         if let Some(pf) = read_pid_file(data) {
-            // PostgreSQL 10+ writes "ready"; older ones only listen.
-            let listening = pf.status.is_empty() && crate::ports::accepts(port);
+            // PostgreSQL 10+ writes "ready" (it listens earlier, while still starting up);
+            // older ones write no status at all.
+            let listening = major < 10 && crate::ports::accepts(port);
             if pf.pid == child.id() && (pf.status == "ready" || listening) {
                 return Ok(());
             }

@@ -111,7 +111,7 @@ pub(crate) fn launch(
         if let Some(g) = guardian.as_deref_mut() {
             g.watch(child.id());
         }
-        match process::wait_ready(&mut child, data, log, from, port, timeout) {
+        match process::wait_ready(&mut child, data, log, from, port, bins.major, timeout) {
             Ok(()) => return Ok(Launched { child, port }),
             Err(e) => {
                 process::stop(child.id(), StopMode::Immediate, Duration::from_secs(5));
@@ -133,7 +133,11 @@ impl Server {
     pub fn start(opts: &ServerOptions) -> Result<Server> {
         let user = RunAs::get()?;
         let bins = binaries::find(&opts.bins)?;
-        let root = opts.temp_root.clone().unwrap_or_else(paths::temp_root);
+        let mut root = opts.temp_root.clone().unwrap_or_else(paths::temp_root);
+        if !paths::socket_dir_fits(&root.join("hb-XXXXXX/s")) {
+            // The socket lives inside the directory: keep its path under the 107-byte limit.
+            root = PathBuf::from("/tmp");
+        }
         cluster::check_space(&root)?;
         let base = make_temp_dir(&root)?;
         // Armed before anything else exists: whatever happens next, the directory goes away.

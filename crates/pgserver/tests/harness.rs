@@ -299,3 +299,19 @@ fn abandoned_clusters_are_swept() {
     assert_eq!(shared().psql("select 1").expect("shared alive").trim(), "1");
     std::mem::forget(pg); // its processes and directory are gone already
 }
+
+#[test]
+fn long_temp_dir_keeps_socket_path_short() {
+    let long = std::env::temp_dir().join("x".repeat(100));
+    let opts = hotbench_pgserver::ServerOptions {
+        temp_root: Some(long),
+        ..hotbench_pgserver::testing::test_server_options(test_cluster_options())
+    };
+    let pg = hotbench_pgserver::Server::start(&opts).expect("start");
+    assert!(
+        pg.base_dir().starts_with("/tmp"),
+        "{}",
+        pg.base_dir().display()
+    );
+    assert_eq!(pg.psql("select 1").expect("select").trim(), "1");
+}
