@@ -285,7 +285,7 @@ pub fn run(
             }
             record.timeline.push(iv);
             next_index += 1;
-            if next_index.is_multiple_of(JSON_EVERY) {
+            if next_index == 1 || next_index.is_multiple_of(JSON_EVERY) {
                 let mut running = TxnCounters::default();
                 for g in &running_totals {
                     running.merge(g);

@@ -196,6 +196,9 @@ pub fn run_worker(
                 now = now_us();
             }
             if s.is_done() {
+                // pgbench's finishCon: a finished client leaves the poller at once, so a
+                // late message or EOF on its socket can neither spin the loop nor revive it.
+                drop_connection(s, &mut cx);
                 continue;
             }
             alive += 1;
@@ -301,12 +304,21 @@ fn advance(slot: &mut Slot, token: usize, cx: &mut Ctx) {
                     return;
                 }
                 if past_end(cx, now) || signals::stop_requested() {
+                    let gap = (now - slot.disconnected_at).max(0) as u64;
+                    let (g, s) = (slot.group, slot.script);
+                    cx.tally.each(g, s, |c| c.disconnected_us += gap);
                     slot.phase = Phase::Finished;
                     return;
                 }
                 match connect_slot(slot, token, cx) {
                     Ok(()) => {
                         slot.reconnect_attempts = 0;
+                        let gap = (now_us() - slot.disconnected_at).max(0) as u64;
+                        let (g, s) = (slot.group, slot.script);
+                        cx.tally.each(g, s, |c| {
+                            c.reconnects += 1;
+                            c.disconnected_us += gap;
+                        });
                         slot.phase = Phase::ChooseScript;
                     }
                     Err(_) => {
@@ -582,6 +594,10 @@ fn retry_flush(slot: &mut Slot, token: usize, cx: &mut Ctx) {
 }
 
 fn on_readable(slot: &mut Slot, token: usize, cx: &mut Ctx) {
+    if slot.is_done() {
+        drop_connection(slot, cx);
+        return;
+    }
     let Some(conn) = slot.conn.as_mut() else {
         return;
     };
@@ -1035,7 +1051,6 @@ fn lost(slot: &mut Slot, token: usize, cx: &mut Ctx, err: Option<DbError>, what:
                     slot.id
                 );
             }
-            cx.tally.each(g, s, |c| c.reconnects += 1);
             slot.disconnected_at = now_us();
             slot.reconnect_attempts = 0;
             slot.wake_at = now_us() + 10_000;

@@ -293,8 +293,13 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             t.other_failures, t.connection_failures
         );
     }
-    if t.reconnects > 0 {
-        let _ = writeln!(o, "reconnects: {}", t.reconnects);
+    if t.reconnects > 0 || t.disconnected_us > 0 {
+        let _ = writeln!(
+            o,
+            "reconnects: {} (time without connection: {:.3} s over all clients)",
+            t.reconnects,
+            t.disconnected_us as f64 / 1e6
+        );
     }
     if rec.bench.rtt_us > 0 {
         let _ = writeln!(

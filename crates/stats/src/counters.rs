@@ -40,6 +40,9 @@ pub struct TxnCounters {
     /// Transactions whose latency exceeded -L (pgbench's `latency_late`).
     pub late: u64,
     pub reconnects: u64,
+    /// Time clients spent without a connection (lost until re-established), µs.
+    #[serde(default)]
+    pub disconnected_us: u64,
     /// Failed tries and failed transactions by SQLSTATE (retried errors included).
     pub errors_by_sqlstate: BTreeMap<String, u64>,
     /// Latency of successful transactions, µs (pgbench's sums).
@@ -106,6 +109,7 @@ impl TxnCounters {
         self.connection_failures += o.connection_failures;
         self.late += o.late;
         self.reconnects += o.reconnects;
+        self.disconnected_us += o.disconnected_us;
         for (k, v) in &o.errors_by_sqlstate {
             *self.errors_by_sqlstate.entry(k.clone()).or_insert(0) += v;
         }

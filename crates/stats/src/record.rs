@@ -166,6 +166,9 @@ pub struct IntervalStats {
     pub retries: u64,
     pub skipped: u64,
     pub reconnects: u64,
+    /// Client-seconds without a connection in this interval.
+    #[serde(default)]
+    pub disconnected_s: f64,
     pub tps: f64,
     pub goodput_per_s: f64,
     pub lat_mean_ms: f64,
@@ -190,6 +193,7 @@ impl IntervalStats {
             retries: c.retries,
             skipped: c.skipped,
             reconnects: c.reconnects,
+            disconnected_s: c.disconnected_us as f64 / 1e6,
             tps: per_s(c.cnt),
             goodput_per_s: per_s(c.goodput),
             lat_mean_ms: c.latency.mean() / 1000.0,

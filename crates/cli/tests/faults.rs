@@ -1,0 +1,409 @@
+//! Faults during a run (issue: keep measuring, lose nothing): backends terminated mid-run,
+//! a server crash-restart, a stalled server under -R, Ctrl-C twice. Each test checks that the
+//! run finished, that the counts add up against the database, and that the JSON parses.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use hotbench_pgserver::{testing, ConnInfo};
+
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+const SIGINT: i32 = 2;
+const SIGKILL: i32 = 9;
+const SIGCONT: i32 = 18;
+const SIGSTOP: i32 = 19;
+
+fn spawn_run(db: &ConnInfo, args: &[&str]) -> Child {
+    let mut cmd = hotbench();
+    cmd.arg("run")
+        .args([
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
+        .args(args)
+        .arg(&db.dbname)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER"] {
+        cmd.env_remove(v);
+    }
+    cmd.spawn().expect("spawn hotbench")
+}
+
+/// Backends of the benchmark's clients: those whose last query is `query_like`.
+fn backend_pids(db: &ConnInfo, query_like: &str) -> Vec<i32> {
+    psql(
+        db,
+        &format!(
+            "select pid from pg_stat_activity where datname = '{}' and pid <> pg_backend_pid() and backend_type = 'client backend' and query like '{query_like}'",
+            db.dbname
+        ),
+    )
+    .lines()
+    .filter_map(|l| l.trim().parse().ok())
+    .collect()
+}
+
+fn ledger(db: &ConnInfo, dir: &std::path::Path) -> std::path::PathBuf {
+    psql(
+        db,
+        "create table ledger(id bigserial primary key, client int not null);",
+    );
+    write_script(
+        dir,
+        "ledger.sql",
+        "begin;\ninsert into ledger(client) values (:client_id);\nselect pg_sleep(0.005);\ncommit;\n",
+    )
+}
+
+fn counters(v: &serde_json::Value) -> (u64, u64, u64, u64) {
+    let c = &v["totals"]["counters"];
+    (
+        c["cnt"].as_u64().unwrap(),
+        c["connection_failures"].as_u64().unwrap(),
+        c["reconnects"].as_u64().unwrap(),
+        c["disconnected_us"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn terminated_backends_reconnect_and_nothing_is_double_counted() {
+    let db = database("terminate");
+    let dir = temp_dir("terminate");
+    let script = ledger(&db, &dir);
+    let json_path = dir.join("terminate.json");
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "5",
+            "-c",
+            "4",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(2000));
+    let killed = psql(
+        &db,
+        &format!(
+            "select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = '{}' and pid <> pg_backend_pid() and backend_type = 'client backend'",
+            db.dbname
+        ),
+    );
+    let killed: u32 = killed.trim().parse().unwrap();
+    assert!(
+        killed >= 4,
+        "four clients (and maybe a probe) were connected: {killed}"
+    );
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json(&json_path);
+    let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
+    assert_eq!(reconnects, 4, "every client reconnects once:\n{out}");
+    assert!(
+        conn_failed >= 1,
+        "transactions in flight fail as connection failures"
+    );
+    assert!(gap_us > 0);
+    let rows: u64 = psql(&db, "select count(*) from ledger")
+        .trim()
+        .parse()
+        .unwrap();
+    // Committed transactions are in the ledger; a failed one may be in doubt only if the
+    // connection died during COMMIT, never counted twice.
+    assert!(
+        rows >= cnt && rows <= cnt + conn_failed,
+        "rows {rows}, cnt {cnt}, failed {conn_failed}"
+    );
+    assert!(
+        v["totals"]["counters"]["errors_by_sqlstate"]["57P01"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 1
+    );
+    assert!(out.contains("reconnects: 4"), "{out}");
+    // Work went on after the reconnects.
+    let late: u64 = v["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["t"].as_f64().unwrap() > 3.0)
+        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
+        .sum();
+    assert!(late > 0, "transactions after the reconnect");
+}
+
+#[test]
+fn server_crash_restart_mid_run_is_survived() {
+    // Durable commits: with synchronous_commit off a crash legitimately loses acknowledged
+    // transactions, and the ledger could not be compared with the client's count.
+    let options = hotbench_pgserver::ClusterOptions {
+        fast: false,
+        ..testing::test_cluster_options()
+    };
+    let server = match testing::try_private(options) {
+        Ok(s) => s,
+        Err(e) => panic!("private server: {e}"),
+    };
+    let db = server.conninfo().clone();
+    let dir = temp_dir("crash");
+    let script = ledger(&db, &dir);
+    let json_path = dir.join("crash.json");
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "7",
+            "-c",
+            "4",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(2000));
+    // Killing one backend makes the postmaster drop every session and recover: a restart.
+    let pids = backend_pids(&db, "%");
+    assert!(!pids.is_empty());
+    unsafe { kill(pids[0], SIGKILL) };
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json(&json_path);
+    let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
+    assert!(
+        reconnects >= 4,
+        "all clients reconnect after the restart ({reconnects})\n{out}"
+    );
+    assert!(conn_failed >= 1);
+    assert!(gap_us > 0);
+    let rows: u64 = psql(&db, "select count(*) from ledger")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        rows >= cnt && rows <= cnt + conn_failed,
+        "rows {rows}, cnt {cnt}, failed {conn_failed}"
+    );
+    let late: u64 = v["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["t"].as_f64().unwrap() > 4.0)
+        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
+        .sum();
+    assert!(late > 0, "transactions after the restart:\n{out}");
+}
+
+#[test]
+fn abort_on_disconnect_reproduces_pgbench() {
+    let db = database("abortdisc");
+    let dir = temp_dir("abortdisc");
+    let script = ledger(&db, &dir);
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "4",
+            "-c",
+            "2",
+            "--on-disconnect",
+            "abort",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    psql(
+        &db,
+        &format!(
+            "select pg_terminate_backend(pid) from pg_stat_activity where datname = '{}' and pid <> pg_backend_pid() and backend_type = 'client backend'",
+            db.dbname
+        ),
+    );
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("connection lost"), "{err}");
+    assert!(err.contains("Run was aborted"), "{err}");
+}
+
+#[test]
+fn a_stalled_server_shows_in_latency_and_schedule_lag() {
+    let db = database("stall");
+    let dir = temp_dir("stall");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("stall.json");
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "5",
+            "-c",
+            "2",
+            "-R",
+            "100",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let pids = backend_pids(&db, "select 1;%");
+    assert_eq!(pids.len(), 2);
+    for p in &pids {
+        unsafe { kill(*p, SIGSTOP) };
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    for p in &pids {
+        unsafe { kill(*p, SIGCONT) };
+    }
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json(&json_path);
+    let c = &v["totals"]["counters"];
+    let max_lat_ms = v["totals"]["latency"]["max_ms"].as_f64().unwrap();
+    let lag_max_ms = c["lag"]["max"].as_f64().unwrap() / 1000.0;
+    assert!(
+        max_lat_ms >= 900.0,
+        "the 1 s stall must show in latency: max {max_lat_ms} ms"
+    );
+    assert!(
+        lag_max_ms >= 700.0,
+        "and in schedule lag: max {lag_max_ms} ms"
+    );
+    // The schedule was kept: late transactions ran late instead of being dropped.
+    let cnt = c["cnt"].as_u64().unwrap();
+    assert!(
+        (400..=600).contains(&cnt),
+        "about 500 transactions at 100/s for 5 s, got {cnt}"
+    );
+    let p99 = v["totals"]["latency"]["p99_ms"].as_f64().unwrap();
+    assert!(
+        p99 >= 100.0,
+        "the stall affects more than 1% of transactions: p99 {p99}"
+    );
+}
+
+#[test]
+fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
+    let db = database("sigint2");
+    let dir = temp_dir("sigint2");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("sigint2.json");
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "60",
+            "-c",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    unsafe {
+        kill(child.id() as i32, SIGINT);
+        kill(child.id() as i32, SIGINT);
+    }
+    let start = std::time::Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(
+        matches!(o.status.code(), Some(130) | Some(2)),
+        "{:?}",
+        o.status
+    );
+    let v = json(&json_path);
+    assert!(v["format"]
+        .as_str()
+        .unwrap()
+        .starts_with("hotbench-result/"));
+}
+
+#[test]
+fn embedded_server_is_stopped_after_double_ctrl_c() {
+    let home = temp_dir("embedded_sigint");
+    let xdg = home.join("data");
+    std::fs::create_dir_all(&xdg).unwrap();
+    for d in [&home, &xdg] {
+        std::os::unix::fs::PermissionsExt::set_mode(
+            &mut std::fs::metadata(d).unwrap().permissions(),
+            0o755,
+        );
+        let _ = Command::new("chmod").arg("755").arg(d).status();
+    }
+    let env = |c: &mut Command| {
+        c.env("XDG_DATA_HOME", &xdg)
+            .env("XDG_STATE_HOME", &xdg)
+            .env("XDG_RUNTIME_DIR", &xdg);
+        for v in [
+            "PGHOST",
+            "PGPORT",
+            "PGDATABASE",
+            "PGUSER",
+            "PGHOSTADDR",
+            "PGSERVICE",
+        ] {
+            c.env_remove(v);
+        }
+    };
+    let mut init = hotbench();
+    init.args(["run", "-i", "-q"]);
+    env(&mut init);
+    let o = init.output().unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let mut run = hotbench();
+    run.args(["run", "-T", "60", "-c", "2", "-S", "-n"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    env(&mut run);
+    let child = run.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(3000));
+    unsafe {
+        kill(child.id() as i32, SIGINT);
+        kill(child.id() as i32, SIGINT);
+    }
+    let _ = child.wait_with_output().unwrap();
+    // The guardian stops the server shortly after its owner died.
+    let mut stopped = false;
+    for _ in 0..100 {
+        let mut st = hotbench();
+        st.args(["server", "status"]);
+        env(&mut st);
+        let s = String::from_utf8_lossy(&st.output().unwrap().stdout).into_owned();
+        if s.starts_with("stopped") {
+            stopped = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(stopped, "the embedded server must not outlive hotbench");
+    let leftover = hotbench_pgserver::process::processes_in(&xdg);
+    assert!(leftover.is_empty(), "postgres processes left: {leftover:?}");
+    let _ = std::fs::remove_dir_all(&home);
+}
