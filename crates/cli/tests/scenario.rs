@@ -28,7 +28,6 @@ fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
     cmd.output().expect("run hotbench")
 }
 
-#[allow(dead_code)]
 fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -132,4 +131,123 @@ fn counters_ladder_checks_pass() {
 #[test]
 fn ycsb_ladder_checks_pass() {
     ladder_passes("ycsb", &["-T", "1", "-c", "4", "--param", "records=2000"]);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+    }
+}
+
+#[test]
+fn user_directory_runs_without_recompiling() {
+    let db = database("userdir");
+    let root = temp_dir("scn-userdir");
+    let mine = root.join("daily-limit");
+    let _ = std::fs::remove_dir_all(&mine);
+    copy_dir(&repo_path("scenarios/daily-limit"), &mine);
+    let checks = std::fs::read_to_string(mine.join("checks.sql")).unwrap();
+    std::fs::write(
+        mine.join("checks.sql"),
+        format!("{checks}\nselect 'edited by the user' as name, true as ok, '' as detail;\n"),
+    )
+    .unwrap();
+    let d = mine.to_string_lossy().into_owned();
+    let o = scenario_run(
+        &db,
+        "daily-limit",
+        &[
+            "--dir",
+            &d,
+            "--variants",
+            "update-returning",
+            "-T",
+            "1",
+            "-c",
+            "2",
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("✔ 4/4"), "{stdout}");
+
+    // A broken statement is named with its file, line and the server's message.
+    std::fs::write(
+        mine.join("schema.sql"),
+        "create table daily_limit (x int);\n\ncreate tabel oops (x int);\n",
+    )
+    .unwrap();
+    let o = scenario_run(&db, "daily-limit", &["--dir", &d, "-T", "1", "-c", "2"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("daily-limit/schema.sql:3: statement failed: ERROR:  syntax error"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("create tabel oops"), "{stderr}");
+}
+
+#[test]
+fn list_show_and_input_errors() {
+    let o = hotbench().args(["scenario", "list"]).output().unwrap();
+    let (stdout, _) = text(&o);
+    for name in ["counters", "daily-limit", "queue", "tpcb-hotspot", "ycsb"] {
+        assert!(stdout.contains(name), "{stdout}");
+    }
+    let o = hotbench()
+        .args(["scenario", "show", "queue"])
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&o);
+    assert!(
+        stdout.contains("skip-locked-batch") && stdout.contains("xmin_holder"),
+        "{stdout}"
+    );
+
+    let db = database("scn_input");
+    let o = scenario_run(&db, "nope", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("unknown scenario \"nope\""));
+    let o = scenario_run(&db, "queue", &["--param", "colour=red"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("unknown parameter \"colour\""),
+        "{}",
+        text(&o).1
+    );
+    let o = scenario_run(&db, "queue", &["--variants", "fastest"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("has no variant \"fastest\""));
+}
+
+#[test]
+fn demo_writes_both_ladders() {
+    let db = database("demo");
+    let dir = temp_dir("scn-demo");
+    let mut cmd = hotbench();
+    cmd.current_dir(&dir)
+        .args(["demo", "-T", "1", "-c", "4", "--html", "x.html"])
+        .arg("-h")
+        .arg(&db.socket_dir)
+        .arg("-p")
+        .arg(db.port.to_string())
+        .arg("-U")
+        .arg(&db.user)
+        .arg(&db.dbname);
+    let o = cmd.output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("HTML reports are not implemented yet"),
+        "{stdout}"
+    );
+    let v = json(&dir.join("hotbench-demo.json"));
+    let names: Vec<&str> = v["ladders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["daily-limit", "queue"]);
 }

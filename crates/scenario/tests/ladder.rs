@@ -1,0 +1,56 @@
+//! The ladder runner against the harness server: a fixture scenario with a deliberately
+//! broken variant (lost updates) is caught by its check on every run, and the good variant
+//! passes.
+
+use std::path::Path;
+
+use hotbench_pgserver::testing;
+use hotbench_scenario::{run_ladder, source::dir_bundles, LadderOptions};
+
+fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
+    LadderOptions {
+        conn,
+        params: Vec::new(),
+        variants: None,
+        demo: false,
+        rtt_us: 0,
+        threads: Some(2),
+        random_seed: 1,
+        interval_us: 1_000_000,
+        target_description: "test".into(),
+        embedded: false,
+        fast: false,
+        command_line: Vec::new(),
+        probe: None,
+    }
+}
+
+#[test]
+fn broken_variant_is_caught_every_time() {
+    let pg = testing::shared();
+    let db = pg
+        .create_database(&format!("scn_lost_{}", std::process::id()))
+        .expect("database");
+    let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lost-update");
+    let bundle = dir_bundles(&dir).expect("fixture").remove(0);
+    let scn = hotbench_scenario::load(bundle).expect("fixture loads");
+    for round in 0..3 {
+        let mut log = Vec::new();
+        let ladder =
+            run_ladder(&scn, &options(conn.clone()), &mut log, &mut |_| {}).expect("ladder runs");
+        let good = &ladder.variants[0];
+        let bad = &ladder.variants[1];
+        assert!(good.checks_ok(), "round {round}: {:?}", good.checks);
+        assert!(!bad.checks_ok(), "round {round}: lost updates not caught");
+        let failed = ladder.failed_checks();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].0, "read-then-write");
+        assert!(failed[0].1.detail.contains("increments committed"));
+        let table = hotbench_scenario::table::render(&ladder);
+        assert!(
+            table.contains("✘ read-then-write: check \"no increment lost\" failed"),
+            "{table}"
+        );
+    }
+}
