@@ -1,6 +1,6 @@
 //! How the CLI drives this crate: a tiny stand-in for `hotbench server …` and for a command
 //! that needs the default server. Try:
-//! `cargo run -p hotbench-pgserver --example server -- start|url|status|stop|reset|use [--pg-version N] [--dir D] [--fast]`.
+//! `cargo run -p hotbench-pgserver --example server -- start|url|status|stop|reset|use|hold [--pg-version N] [--dir D] [--fast]`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,9 +62,16 @@ fn run(cmd: &str, opts: &DefaultOptions) -> Result<(), hotbench_pgserver::Error>
             );
             drop(guard);
         }
+        "hold" => {
+            // A long "run": holds the default server for 60 s (try kill -9 on it).
+            let guard = ensure_default_server(opts)?;
+            println!("holding {} (pid {})", guard.url(), std::process::id());
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            drop(guard);
+        }
         other => {
             return Err(hotbench_pgserver::Error::Invalid(format!(
-                "unknown command {other:?} (start, url, status, stop, reset, use)"
+                "unknown command {other:?} (start, url, status, stop, reset, use, hold)"
             )))
         }
     }

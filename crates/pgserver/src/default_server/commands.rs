@@ -137,6 +137,7 @@ fn keep(l: &Layout, mut st: State, opts: &DefaultOptions, cleaned: Vec<String>) 
         st.save(&l.state)?;
     }
     say(opts, &format!("already running (pid {})", st.pid));
+    super::guard::note_differences(&st, opts);
     Ok(status_of(l, Some(st), cleaned))
 }
 

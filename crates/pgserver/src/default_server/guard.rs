@@ -10,7 +10,7 @@ use super::layout::{
     LAST_USER,
 };
 use super::startup::{initdb_if_needed, prepare, running_default, start};
-use super::DefaultOptions;
+use super::{say, DefaultOptions};
 use crate::conninfo::ConnInfo;
 use crate::error::Result;
 use crate::guardian::Guardian;
@@ -99,11 +99,42 @@ impl Stopper {
     }
 }
 
+/// Say which of this command's options a server that is already running does not follow.
+pub(super) fn note_differences(state: &State, opts: &DefaultOptions) {
+    if opts.fast != state.fast {
+        let (want, has) = if opts.fast {
+            ("--fast", "on")
+        } else {
+            ("durability", "off (--fast)")
+        };
+        say(
+            opts,
+            &format!(
+                "the running server (pid {}) has fsync {has}; {want} not applied until it restarts",
+                state.pid
+            ),
+        );
+    }
+    if let Some(p) = opts.port.filter(|p| *p != state.port) {
+        say(
+            opts,
+            &format!("the running server listens on port {}, not {p}", state.port),
+        );
+    }
+    if !opts.settings.is_empty() {
+        say(
+            opts,
+            "the server is already running: extra settings are not applied",
+        );
+    }
+}
+
 impl DefaultGuard {
     /// A guard on a server someone else started (stops it only as its last user after the
     /// starter has left). Called with the base lock held.
-    fn borrowed(layout: Layout, state: State) -> Result<DefaultGuard> {
+    fn borrowed(layout: Layout, state: State, opts: &DefaultOptions) -> Result<DefaultGuard> {
         let users = users_shared(&layout.base)?;
+        note_differences(&state, opts);
         let conn = conninfo_of(&state);
         Ok(DefaultGuard {
             inner: Arc::new(GuardInner {
@@ -187,13 +218,13 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
     if let Some(l) = running_default(opts) {
         let _lock = Lock::take(&l.base)?;
         if let Some(st) = reconcile(&l, opts, &mut cleaned)? {
-            return DefaultGuard::borrowed(l, st);
+            return DefaultGuard::borrowed(l, st, opts);
         }
     }
     let (l, bins, user) = prepare(opts)?;
     let _lock = Lock::take(&l.base)?;
     if let Some(st) = reconcile(&l, opts, &mut cleaned)? {
-        return DefaultGuard::borrowed(l, st);
+        return DefaultGuard::borrowed(l, st, opts);
     }
     initdb_if_needed(&l, &bins, user, opts)?;
     let mut guardian = Guardian::spawn(None, true)?;
