@@ -79,6 +79,8 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.retry_backoff.is_some()
         || !a.retry_on.is_empty()
         || a.continue_on_error
+        || a.probe.is_some()
+        || a.probe_interval.is_some()
 }
 
 fn initialization_option_set(a: &RunArgs) -> bool {
@@ -212,6 +214,8 @@ struct Plan {
     on_disconnect: OnDisconnect,
     defines: Vec<(String, String)>,
     scale_given: Option<i64>,
+    /// Probe wait-sampling period (µs); `None` = probes off.
+    probe_wait_us: Option<i64>,
 }
 
 fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
@@ -442,6 +446,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         aggregate_interval: aggregate_interval.unwrap_or(0),
         sampling_rate,
     });
+    let probe_wait_us = parse_probe(args)?;
     Ok(Plan {
         groups,
         nclients: total,
@@ -465,6 +470,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         on_disconnect,
         defines,
         scale_given,
+        probe_wait_us,
     })
 }
 
@@ -571,7 +577,7 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
         on_disconnect: plan.on_disconnect,
         defines: plan.defines.clone(),
         scale,
-        application_name: "hotbench".into(),
+        application_name: hotbench_probe::unique_application_name(),
     };
     let bench = BenchInfo {
         transaction_type,
@@ -648,12 +654,25 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
             )
         );
     };
+    let probe = plan
+        .probe_wait_us
+        .map(|us| start_probe(&cfg, us, target.is_embedded()));
+    // Intervals arrive a little after they end: the earliest of the first few tells the
+    // probe when the benchmark started, so its intervals end on the run's (exact t later).
+    let mut origin_est = f64::INFINITY;
+    let mut on_interval = |iv: &hotbench_stats::IntervalRecord| {
+        let est = unix_now() - iv.t;
+        if let (Some(p), true) = (&probe, iv.t <= 5.0 && est < origin_est - 0.002) {
+            p.set_origin(est);
+            origin_est = est;
+        }
+    };
     let outcome = hotbench_engine::run(
         cfg,
         record,
         Hooks {
             on_progress: Some(&mut on_progress),
-            on_interval: None,
+            on_interval: Some(&mut on_interval),
         },
     )
     .map_err(|e| match e {
@@ -662,6 +681,10 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
         }
         hotbench_engine::EngineError::Internal(m) => Fail::run(m),
     })?;
+    let mut outcome = outcome;
+    if let Some(p) = probe {
+        finish_probe(p, &mut outcome.record, args.json.as_deref());
+    }
     drop(target);
     let rec = &outcome.record;
     print!("{}", hotbench_report::pgbench_report(rec));
@@ -679,6 +702,63 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
         return Ok(2);
     }
     Ok(0)
+}
+
+/// `--probe on|off` and `--probe-interval DUR` (wait sampling period, ≥ 10 ms).
+fn parse_probe(args: &RunArgs) -> Result<Option<i64>> {
+    match args.probe.as_deref() {
+        None | Some("on") => {}
+        Some("off") => return Ok(None),
+        Some(o) => {
+            return Err(Fail::input(format!(
+                "invalid --probe \"{o}\": expected on or off"
+            )))
+        }
+    }
+    match &args.probe_interval {
+        Some(i) => {
+            let us = parse_duration_us(i, Unit::Millis).map_err(Fail::input)?;
+            if us < 10_000 {
+                return Err(Fail::input(format!(
+                    "invalid --probe-interval \"{i}\": must be at least 10ms"
+                )));
+            }
+            Ok(Some(us))
+        }
+        None => Ok(Some(100_000)),
+    }
+}
+
+/// Starts the server probes over their own connection, filtering on the run's
+/// `application_name`; statistics intervals follow the run's timeline interval.
+fn start_probe(cfg: &RunConfig, wait_us: i64, embedded: bool) -> hotbench_probe::ProbeHandle {
+    let mut o = hotbench_probe::ProbeOptions::new(&cfg.application_name);
+    o.wait_interval = std::time::Duration::from_micros(wait_us.max(1) as u64);
+    o.stats_interval = std::time::Duration::from_micros(cfg.interval_us.max(10_000) as u64);
+    o.create_extensions = embedded;
+    hotbench_probe::Probe::start_config(&cfg.conn, o)
+}
+
+/// Stores the probes' record in the result, on the run's time axis, and rewrites the JSON.
+fn finish_probe(
+    probe: hotbench_probe::ProbeHandle,
+    rec: &mut RunRecord,
+    json: Option<&std::path::Path>,
+) {
+    rec.probes = Some(probe.stop_json());
+    hotbench_stats::align_probes(rec);
+    if let Some(path) = json {
+        if let Err(e) = hotbench_stats::json_file::write_atomic(path, rec) {
+            eprintln!("hotbench: warning: {e}");
+        }
+    }
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// pgbench's `tryExecuteStatement`: errors are shown and ignored.

@@ -175,7 +175,8 @@ impl ProbeHandle {
     }
 
     /// Tells the probe when the benchmark started (Unix seconds): later stats intervals end
-    /// on the run's own interval boundaries, and every `t` counts from it.
+    /// on the run's own interval boundaries, and every `t` counts from it. May be called
+    /// again with a better estimate (each call re-phases the next boundary).
     pub fn set_origin(&self, unix_s: f64) {
         if unix_s.is_finite() && unix_s > 0.0 {
             self.origin.store(unix_s.to_bits(), Ordering::SeqCst);
@@ -252,6 +253,7 @@ fn run_thread(
     let mut next_wait = unix_now();
     let mut next_stats = next_wait + stats;
     let mut phased_on: Option<f64> = None;
+    let mut last_round = next_wait;
     loop {
         let now = unix_now();
         // Once the benchmark's start is known, end stats intervals on its boundaries.
@@ -260,9 +262,9 @@ fn run_thread(
                 phased_on = Some(o);
                 let k = ((now - o) / stats).floor();
                 let boundary = o + k * stats;
-                // A boundary passed a moment ago (the caller learns the origin at the end of
-                // the first interval): close that interval now.
-                next_stats = if now - boundary < 0.2 * stats && k >= 1.0 {
+                // A boundary passed a moment ago and its interval is still open (the caller
+                // learns the origin at the end of the first interval): close it now.
+                next_stats = if now - boundary < 0.2 * stats && k >= 1.0 && last_round < boundary {
                     now
                 } else {
                     boundary + stats
@@ -291,6 +293,7 @@ fn run_thread(
         }
         if now >= next_stats {
             sampler.stats_round();
+            last_round = now;
             next_stats += stats;
             if next_stats < now {
                 next_stats = now + stats;

@@ -278,14 +278,14 @@ impl Sampler {
         if installed {
             return;
         }
+        // shared_preload_libraries is readable only with pg_read_all_settings: None = unknown.
         let preloaded = self
             .s
             .raw(statements::PRELOADED_SQL, &[])
             .ok()
-            .and_then(|r| r.get(0, 0).map(|v| v.contains("pg_stat_statements")))
-            .unwrap_or(false);
+            .and_then(|r| r.get(0, 0).map(|v| v.contains("pg_stat_statements")));
         if create
-            && preloaded
+            && preloaded == Some(true)
             && self
                 .s
                 .raw("create extension if not exists pg_stat_statements", &[])
@@ -293,10 +293,12 @@ impl Sampler {
         {
             return;
         }
-        let how = if preloaded {
-            "CREATE EXTENSION pg_stat_statements"
-        } else {
-            "add it to shared_preload_libraries and CREATE EXTENSION pg_stat_statements"
+        let how = match preloaded {
+            Some(true) => "CREATE EXTENSION pg_stat_statements to see statements",
+            Some(false) => {
+                "add it to shared_preload_libraries and CREATE EXTENSION pg_stat_statements"
+            }
+            None => "it needs shared_preload_libraries and CREATE EXTENSION pg_stat_statements",
         };
         self.s.disable(
             Part::Statements,

@@ -20,17 +20,22 @@ pub fn top_waits(p: &ProbeRecord, n: usize) -> String {
         .join(", ")
 }
 
-/// The probe lines: top waits, lock waits, dead tuples at end, probe notes.
+/// The probe lines: top waits, lock waits, dead tuples at end, probe notes (empty without
+/// probes).
 pub fn probe_lines(rec: &RunRecord) -> String {
+    rec.probe_record()
+        .map(|p| probe_record_lines(&p))
+        .unwrap_or_default()
+}
+
+/// [`probe_lines`] of a probe record.
+pub fn probe_record_lines(p: &ProbeRecord) -> String {
     let mut o = String::new();
-    let Some(p) = rec.probe_record() else {
-        return o;
-    };
     if !p.waits.is_empty() {
         let _ = writeln!(
             o,
             "top waits: {} (of {} backend samples, every {} ms, from {})",
-            top_waits(&p, 3),
+            top_waits(p, 3),
             p.waits.iter().map(|w| w.count).sum::<u64>(),
             p.wait_interval_ms.round(),
             p.wait_source
@@ -42,10 +47,10 @@ pub fn probe_lines(rec: &RunRecord) -> String {
     }
     let l = &p.locks;
     if l.max_waiting > 0 {
-        let mut s = format!(
-            "lock waits: up to {} backends waiting, longest blocking chain {}",
-            l.max_waiting, l.longest_chain
-        );
+        let mut s = format!("lock waits: up to {} backends waiting", l.max_waiting);
+        if l.longest_chain > 0 {
+            let _ = write!(s, ", longest blocking chain {}", l.longest_chain);
+        }
         if let Some(t) = &l.hot_tuple {
             let _ = write!(
                 s,
@@ -128,30 +133,8 @@ mod tests {
             notes: vec!["statements: pg_stat_statements is not installed".into()],
             ..Default::default()
         };
-        let mut rec = RunRecord {
-            format: hotbench_stats::RESULT_FORMAT.into(),
-            tool: "hotbench".into(),
-            tool_version: "test".into(),
-            started_at: 0.0,
-            status: "completed".into(),
-            command_line: vec![],
-            config: serde_json::Value::Null,
-            bench: Default::default(),
-            server: Default::default(),
-            duration_s: 1.0,
-            conn_time_ms: 0.0,
-            totals: Default::default(),
-            groups: vec![],
-            timeline: vec![],
-            errors: vec![],
-            probes: None,
-            notes: vec![],
-        };
-        assert_eq!(top_wait(&rec), None);
-        assert_eq!(probe_lines(&rec), "");
-        rec.probes = Some(p.to_json());
-        assert_eq!(top_wait(&rec).as_deref(), Some("Lock:tuple 60%"));
-        let text = probe_lines(&rec);
+        assert_eq!(p.top_wait_label().as_deref(), Some("Lock:tuple 60%"));
+        let text = probe_record_lines(&p);
         assert!(
             text.starts_with("top waits: Lock:tuple 60.0%, CPU 40.0% (of 100 backend samples"),
             "{text}"

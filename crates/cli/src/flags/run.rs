@@ -295,6 +295,14 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub probe: Option<String>,
+    /// Wait-event sampling period of the probes (default 100ms; table and statement
+    /// statistics follow --interval)
+    #[arg(
+        long = "probe-interval",
+        value_name = "DUR",
+        help_heading = "hotbench options"
+    )]
+    pub probe_interval: Option<String>,
     /// Timeline interval of the result (default 1s)
     #[arg(
         long = "interval",
