@@ -17,6 +17,7 @@ pub mod signals;
 mod slot;
 mod tally;
 mod txlog;
+mod usage;
 mod worker;
 
 pub use backoff::Backoff;

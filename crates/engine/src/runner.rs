@@ -154,6 +154,8 @@ pub fn run(
         }
         return Err(EngineError::Connect(e));
     }
+    let rss_start = crate::usage::rss_kib();
+    let cpu_start = crate::usage::cpu_seconds();
     let origin = now_us();
     shared.origin.store(origin, Ordering::SeqCst);
     shared.barrier.wait();
@@ -300,6 +302,7 @@ pub fn run(
         let _ = h.join();
     }
     let duration_s = (now_us() - origin) as f64 / 1e6;
+    let cpu_end = crate::usage::cpu_seconds();
     let interrupted = signals::stop_requested();
     finish_record(
         &mut record,
@@ -312,6 +315,16 @@ pub fn run(
     if cfg.connect_each_txn {
         record.conn_time_ms = conn_total_us as f64 / 1000.0;
     }
+    let c = &record.totals.counters;
+    let txns = (c.cnt + c.failures()).max(1) as f64;
+    let (user, sys) = (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1);
+    record.client = hotbench_stats::ClientUsage {
+        rss_start_kib: rss_start,
+        rss_end_kib: crate::usage::rss_kib(),
+        cpu_user_s: user,
+        cpu_sys_s: sys,
+        cpu_us_per_txn: (user + sys) / txns * 1e6,
+    };
     record.status = if interrupted {
         "interrupted"
     } else if aborted > 0 {

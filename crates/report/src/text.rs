@@ -375,6 +375,7 @@ mod tests {
             errors: vec![],
             probes: None,
             notes: vec![],
+            client: Default::default(),
         }
     }
 

@@ -16,7 +16,7 @@ pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
-    BenchInfo, CommandRecord, ErrorSample, GroupRecord, IntervalRecord, IntervalStats, RunRecord,
-    ScriptRecord, ServerInfo, TotalsRecord, RESULT_FORMAT,
+    BenchInfo, ClientUsage, CommandRecord, ErrorSample, GroupRecord, IntervalRecord, IntervalStats,
+    RunRecord, ScriptRecord, ServerInfo, TotalsRecord, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;

@@ -40,6 +40,22 @@ pub struct RunRecord {
     pub probes: Option<serde_json::Value>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The client process's own resource use (memory flat? CPU per transaction?).
+    #[serde(default)]
+    pub client: ClientUsage,
+}
+
+/// Resource use of the hotbench process during the benchmark.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ClientUsage {
+    /// Resident set size when the benchmark started and when it ended, KiB.
+    pub rss_start_kib: u64,
+    pub rss_end_kib: u64,
+    /// CPU time of the whole process during the benchmark, seconds.
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    /// (user + sys) / (committed + failed transactions), µs.
+    pub cpu_us_per_txn: f64,
 }
 
 /// The run parameters pgbench's report prints, typed so renderers need no config parsing.
@@ -254,6 +270,7 @@ mod tests {
             errors: vec![],
             probes: None,
             notes: vec![],
+            client: Default::default(),
         };
         let text = serde_json::to_string(&rec).unwrap();
         let back: RunRecord = serde_json::from_str(&text).unwrap();
