@@ -638,6 +638,7 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
         } else {
             Vec::new()
         },
+        client: Default::default(),
     };
     let throttled = cfg.is_throttled();
     let latency_limit = cfg.latency_limit_us.is_some();
@@ -834,5 +835,108 @@ mod tests {
                 .message,
             "-c/--clients must be in range 1..2147483647"
         );
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    //! Random command lines built from pgbench's flags and hostile values: parsing and
+    //! validation must answer with a message (exit 1) or succeed, never panic.
+
+    use clap::{CommandFactory, FromArgMatches};
+    use proptest::prelude::*;
+
+    use crate::flags::{Cli, Command};
+
+    const FLAGS: &[&str] = &[
+        "-c",
+        "-j",
+        "-T",
+        "-t",
+        "-R",
+        "-L",
+        "-P",
+        "-M",
+        "-s",
+        "-F",
+        "-I",
+        "-D",
+        "-b",
+        "-f",
+        "--max-tries",
+        "--rate",
+        "--latency-limit",
+        "--aggregate-interval",
+        "--sampling-rate",
+        "--random-seed",
+        "--retry-backoff",
+        "--retry-on",
+        "--group",
+        "--rtt",
+        "--goodput",
+        "--on-disconnect",
+        "--interval",
+        "--partitions",
+        "--partition-method",
+        "--log-prefix",
+    ];
+    const SWITCHES: &[&str] = &[
+        "-i",
+        "-n",
+        "-N",
+        "-S",
+        "-r",
+        "-C",
+        "-l",
+        "-q",
+        "-v",
+        "--failures-detailed",
+        "--progress-timestamp",
+        "--verbose-errors",
+        "--exit-on-abort",
+        "--continue-on-error",
+        "--foreign-keys",
+        "--unlogged-tables",
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            Just("0".to_string()),
+            Just("-1".to_string()),
+            Just("99999999999999999999".to_string()),
+            Just("1e309".to_string()),
+            Just("nan".to_string()),
+            Just("exp:1ms:0s".to_string()),
+            Just("g:clients=0".to_string()),
+            Just("x=".to_string()),
+            "[ -~]{0,12}",
+            (0u32..100000).prop_map(|n| n.to_string()),
+        ]
+    }
+
+    fn arg() -> impl Strategy<Value = Vec<String>> {
+        prop_oneof![
+            (prop::sample::select(FLAGS), value()).prop_map(|(f, v)| vec![f.to_string(), v]),
+            (prop::sample::select(FLAGS), value()).prop_map(|(f, v)| vec![format!("{f}{v}")]),
+            prop::sample::select(SWITCHES).prop_map(|s| vec![s.to_string()]),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn random_command_lines_never_panic(args in prop::collection::vec(arg(), 0..8)) {
+            let mut argv = vec!["hotbench".to_string(), "run".to_string()];
+            argv.extend(args.into_iter().flatten());
+            let Ok(m) = Cli::command().try_get_matches_from(&argv) else { return Ok(()) };
+            let Ok(cli) = Cli::from_arg_matches(&m) else { return Ok(()) };
+            let Command::Run(run) = cli.command else { return Ok(()) };
+            let sub = m.subcommand_matches("run").cloned().unwrap_or_default();
+            if let Err(f) = super::validate(&run, &sub) {
+                prop_assert_eq!(f.code, 1);
+                prop_assert!(!f.message.is_empty());
+            }
+        }
     }
 }
