@@ -1,11 +1,28 @@
 //! Renderers of hotbench result records. Every function here is a pure function of a
 //! [`hotbench_stats::RunRecord`] (or one of its parts): the text report in pgbench's exact
-//! wording, progress lines, and hotbench's extra lines. Nothing here measures or connects.
+//! wording, progress lines, and hotbench's extra lines; the self-contained HTML report
+//! ([`page`]), run comparison ([`compare`]), the concurrency sweep and its USL fit
+//! ([`sweep`], [`usl`]) and the merge of several machines' results ([`merge`]). Nothing here
+//! measures or connects.
 
+pub mod bars;
+pub mod compare;
+pub mod escape;
+pub mod html;
+pub mod ladder;
+pub mod merge;
+pub mod noise;
+pub mod page;
 pub mod probes;
 pub mod progress;
+pub mod run_html;
+pub mod sweep;
+#[cfg(test)]
+mod testdata;
 pub mod text;
+pub mod usl;
 
+pub use page::{parse_document, render_documents, render_html, render_ladder_json, Document};
 pub use probes::{probe_lines, top_wait};
 pub use progress::progress_line;
 pub use text::{extra_lines, pgbench_report};

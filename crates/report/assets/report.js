@@ -1,0 +1,128 @@
+// hotbench report: draws the charts declared in #hotbench-data with uPlot, then reports on
+// <pre id="status"> and <html data-ready>: "ready charts=N drawn=N empty=0 errors=0".
+(function () {
+  "use strict";
+  var errors = [];
+  window.addEventListener("error", function (e) { errors.push(String(e.message)); });
+  var origError = console.error;
+  console.error = function () {
+    errors.push(Array.prototype.map.call(arguments, String).join(" "));
+    return origError.apply(console, arguments);
+  };
+  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"];
+
+  function pctLabel(v) {
+    // x = 1/(1-q): 10 -> 90%, 100 -> 99%, 1000 -> 99.9%.
+    if (v <= 1) return "0%";
+    var q = (1 - 1 / v) * 100;
+    var digits = Math.max(0, Math.ceil(Math.log10(v)) - 2);
+    return q.toFixed(digits) + "%";
+  }
+
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return "–";
+    var a = Math.abs(v);
+    if (a >= 1000) return v.toFixed(0);
+    if (a >= 100) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(2);
+    return v.toPrecision(3);
+  }
+
+  function hasData(spec) {
+    return spec.x.length > 0 && spec.series.some(function (s) {
+      return s.values.some(function (v) { return v != null && isFinite(v); });
+    });
+  }
+
+  function build(spec, el, onDrawn) {
+    var raw = spec.series.map(function (s) { return s.values; });
+    var shown = raw;
+    if (spec.stacked) {
+      // Cumulative sums, drawn top-down so each band covers the ones above it.
+      var acc = spec.x.map(function () { return 0; });
+      var cum = raw.map(function (vals) {
+        return vals.map(function (v, i) { acc[i] += (v || 0); return acc[i]; });
+      });
+      shown = cum.slice().reverse();
+    }
+    var order = spec.stacked ? raw.map(function (_, i) { return raw.length - 1 - i; })
+                             : raw.map(function (_, i) { return i; });
+    var series = [{ label: spec.x_label,
+                    value: spec.x_kind === "quantile" ? function (u, v) { return v == null ? "–" : pctLabel(v); }
+                                                      : function (u, v) { return fmt(v); } }];
+    order.forEach(function (idx) {
+      var s = spec.series[idx];
+      var color = palette[idx % palette.length];
+      var def = {
+        label: s.label,
+        stroke: color,
+        width: 1.5,
+        value: function (u, v, sidx, di) {
+          var r = raw[idx][di];
+          return r == null ? "–" : fmt(r);
+        },
+        spanGaps: !spec.stacked
+      };
+      if (spec.stacked) { def.fill = color + "cc"; def.width = 0.5; }
+      if (s.dashed) def.dash = [6, 4];
+      if (s.points) { def.paths = function () { return null; }; def.points = { show: true, size: 8, fill: color }; }
+      series.push(def);
+    });
+    var xScale = { time: false };
+    if (spec.x_kind === "quantile") { xScale.distr = 3; xScale.log = 10; }
+    var yScale = {};
+    if (spec.y_log) { yScale.distr = 3; yScale.log = 10; }
+    else { yScale.range = function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.05 : 1]; }; }
+    var xAxis = { label: spec.x_label };
+    if (spec.x_kind === "quantile") {
+      xAxis.values = function (u, splits) { return splits.map(pctLabel); };
+    }
+    var width = Math.max(320, Math.min(1100, (el.parentNode.clientWidth || 900) - 10));
+    var opts = {
+      title: spec.title,
+      width: width,
+      height: 260,
+      scales: { x: xScale, y: yScale },
+      axes: [xAxis, { label: spec.y_label, size: 60 }],
+      series: series,
+      legend: { live: true },
+      hooks: { draw: [function () { onDrawn(); }] }
+    };
+    return new uPlot(opts, [spec.x].concat(shown), el);
+  }
+
+  function main() {
+    var status = document.getElementById("status");
+    var specs = [];
+    try {
+      specs = JSON.parse(document.getElementById("hotbench-data").textContent);
+    } catch (e) {
+      errors.push("data: " + e.message);
+    }
+    var drawn = {};
+    var empty = 0;
+    function report() {
+      var n = Object.keys(drawn).length;
+      var text = (n === specs.length - empty ? "ready" : "drawing") +
+        " charts=" + specs.length + " drawn=" + n + " empty=" + empty + " errors=" + errors.length;
+      if (errors.length) text += "\n" + errors.join("\n");
+      status.textContent = text;
+      document.documentElement.setAttribute("data-ready", n === specs.length - empty && errors.length === 0 ? "yes" : "no");
+    }
+    specs.forEach(function (spec, i) {
+      var el = document.getElementById("chart" + i);
+      if (!el) { errors.push("missing element for chart " + i); return; }
+      if (!hasData(spec)) { empty++; return; }
+      try {
+        build(spec, el, function () { drawn[i] = true; report(); });
+      } catch (e) {
+        errors.push("chart " + i + " (" + spec.title + "): " + e.message);
+      }
+    });
+    report();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", main);
+  else main();
+})();

@@ -1,0 +1,103 @@
+//! Horizontal bar charts as inline SVG, for ladders and sets of runs: one bar per run, its
+//! value, a label (escaped) and an optional badge (speedup, check results). Static markup:
+//! no script needed to draw it.
+
+use crate::escape::html;
+use crate::html::num;
+
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    /// Text after the value (e.g. `×2.4  checks ✔`).
+    pub badge: String,
+    pub highlight: bool,
+    /// Drawn in the failure colour (a check failed).
+    pub bad: bool,
+}
+
+/// An SVG chart of `bars` titled `title`, values in `unit`.
+pub fn svg(title: &str, unit: &str, bars: &[Bar]) -> String {
+    if bars.is_empty() {
+        return String::new();
+    }
+    let max = bars
+        .iter()
+        .map(|b| b.value)
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let (label_w, bar_w, row_h, top) = (190.0, 560.0, 26.0, 28.0);
+    let height = top + row_h * bars.len() as f64 + 8.0;
+    let width = label_w + bar_w + 260.0;
+    let mut o = format!(
+        "<svg class=\"bars\" data-bars=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
+         height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\">\n\
+         <text x=\"0\" y=\"16\" font-weight=\"600\">{} ({})</text>\n",
+        bars.len(),
+        html(title),
+        html(unit)
+    );
+    for (i, b) in bars.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let w = if max > 0.0 && b.value.is_finite() {
+            (b.value / max * bar_w).max(1.0)
+        } else {
+            1.0
+        };
+        let fill = if b.bad {
+            "#c62828"
+        } else if b.highlight {
+            "#7f7f7f"
+        } else {
+            "#1f77b4"
+        };
+        o.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
+             <rect x=\"{label_w}\" y=\"{}\" width=\"{w:.1}\" height=\"{}\" fill=\"{fill}\"/>\
+             <text x=\"{}\" y=\"{}\">{} {}</text>\n",
+            label_w - 8.0,
+            y + 16.0,
+            html(&b.label),
+            y + 3.0,
+            row_h - 6.0,
+            label_w + w + 6.0,
+            y + 16.0,
+            html(&num(b.value)),
+            html(&b.badge)
+        ));
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_escaped_and_bars_scaled() {
+        let s = svg(
+            "goodput",
+            "per s",
+            &[
+                Bar {
+                    label: "<script>x</script>".into(),
+                    value: 50.0,
+                    badge: "×1.0".into(),
+                    highlight: true,
+                    bad: false,
+                },
+                Bar {
+                    label: "b".into(),
+                    value: 100.0,
+                    badge: "\"x\"".into(),
+                    highlight: false,
+                    bad: true,
+                },
+            ],
+        );
+        assert!(!s.contains("<script>"));
+        assert!(s.contains("&lt;script&gt;"));
+        assert!(s.contains("width=\"280.0\"") && s.contains("width=\"560.0\""));
+        assert!(s.contains("&quot;x&quot;"));
+    }
+}

@@ -1,0 +1,232 @@
+//! The HTML page shell: one self-contained file (uPlot's JS and CSS, the page's own script
+//! and style, and the data, all inline: it opens offline, from a mail attachment, years
+//! later). Sections are written as escaped markup by the renderers; charts are declared as
+//! data ([`Chart`]) and drawn by `assets/report.js`, which reports on `<pre id="status">`
+//! and `<html data-ready>` when every chart has drawn (the browser test reads that).
+
+use serde::Serialize;
+
+use crate::escape::{html, script_json};
+
+const UPLOT_JS: &str = include_str!("../assets/uPlot.iife.min.js");
+const UPLOT_CSS: &str = include_str!("../assets/uPlot.min.css");
+const REPORT_JS: &str = include_str!("../assets/report.js");
+const REPORT_CSS: &str = include_str!("../assets/report.css");
+
+/// One chart, drawn by `report.js` with uPlot.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// `time` (seconds), `linear`, or `quantile` (x = 1/(1−q) on a log axis, labelled as
+    /// percentiles).
+    pub x_kind: &'static str,
+    pub y_log: bool,
+    /// Series are stacked (each drawn on top of the previous ones).
+    pub stacked: bool,
+    pub x: Vec<f64>,
+    pub series: Vec<Series>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+    /// Draw points only (measured values against a fitted line).
+    pub points: bool,
+    pub dashed: bool,
+}
+
+impl Series {
+    pub fn line(label: impl Into<String>, values: Vec<Option<f64>>) -> Series {
+        Series {
+            label: label.into(),
+            values,
+            points: false,
+            dashed: false,
+        }
+    }
+}
+
+impl Chart {
+    pub fn new(
+        title: impl Into<String>,
+        x_kind: &'static str,
+        x_label: &str,
+        y_label: &str,
+    ) -> Chart {
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            x_kind,
+            y_log: false,
+            stacked: false,
+            x: Vec::new(),
+            series: Vec::new(),
+        }
+    }
+
+    /// True when some series has a finite value to draw.
+    pub fn has_data(&self) -> bool {
+        !self.x.is_empty()
+            && self
+                .series
+                .iter()
+                .any(|s| s.values.iter().any(|v| v.is_some_and(f64::is_finite)))
+    }
+}
+
+/// A page being written: escaped markup plus the charts it places.
+pub struct Doc {
+    title: String,
+    body: String,
+    charts: Vec<Chart>,
+}
+
+impl Doc {
+    pub fn new(title: &str) -> Doc {
+        Doc {
+            title: title.to_string(),
+            body: String::new(),
+            charts: Vec::new(),
+        }
+    }
+
+    /// Appends markup the caller has already escaped.
+    pub fn raw(&mut self, markup: &str) {
+        self.body.push_str(markup);
+    }
+
+    /// A heading of `level` (2–4) with escaped text.
+    pub fn heading(&mut self, level: u8, text: &str) {
+        let l = level.clamp(1, 6);
+        self.body
+            .push_str(&format!("<h{l}>{}</h{l}>\n", html(text)));
+    }
+
+    /// Places `chart` here, when it has data to draw (else nothing).
+    pub fn chart(&mut self, chart: Chart) {
+        if !chart.has_data() {
+            return;
+        }
+        let id = self.charts.len();
+        self.body.push_str(&format!(
+            "<div class=\"chart\" id=\"chart{id}\" data-chart=\"{id}\"></div>\n"
+        ));
+        self.charts.push(chart);
+    }
+
+    pub fn chart_count(&self) -> usize {
+        self.charts.len()
+    }
+
+    /// The complete page.
+    pub fn finish(self) -> String {
+        let mut o = String::with_capacity(UPLOT_JS.len() + self.body.len() + 64 * 1024);
+        o.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+        o.push_str(
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+             script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n",
+        );
+        o.push_str(&format!("<title>{}</title>\n", html(&self.title)));
+        o.push_str("<style>\n");
+        o.push_str(UPLOT_CSS);
+        o.push('\n');
+        o.push_str(REPORT_CSS);
+        o.push_str("\n</style>\n</head>\n<body>\n<main>\n");
+        o.push_str(&self.body);
+        o.push_str("<footer>hotbench ".to_string().as_str());
+        o.push_str(&html(env!("CARGO_PKG_VERSION")));
+        o.push_str(
+            " · charts by uPlot (MIT) · <pre id=\"status\">loading</pre></footer>\n</main>\n",
+        );
+        o.push_str("<script id=\"hotbench-data\" type=\"application/json\">");
+        o.push_str(&script_json(&self.charts));
+        o.push_str("</script>\n<script>\n");
+        o.push_str(UPLOT_JS);
+        o.push_str("\n</script>\n<script>\n");
+        o.push_str(REPORT_JS);
+        o.push_str("\n</script>\n</body>\n</html>\n");
+        o
+    }
+}
+
+/// `<table>` from a header and rows of already-escaped cells.
+pub fn table(class: &str, header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut o = format!("<table class=\"{}\">\n<thead><tr>", html(class));
+    for h in header {
+        o.push_str(&format!("<th>{}</th>", html(h)));
+    }
+    o.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        o.push_str("<tr>");
+        for c in r {
+            o.push_str(&format!("<td>{c}</td>"));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    o
+}
+
+/// A definition list (`<dl>`) of escaped name/value pairs.
+pub fn facts(pairs: &[(&str, String)]) -> String {
+    let mut o = String::from("<dl class=\"facts\">\n");
+    for (k, v) in pairs {
+        o.push_str(&format!("<dt>{}</dt><dd>{}</dd>\n", html(k), html(v)));
+    }
+    o.push_str("</dl>\n");
+    o
+}
+
+/// A number formatted for tables: 3 significant-ish digits, thousands unseparated.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    let a = v.abs();
+    if a >= 1000.0 || v == v.trunc() && a < 1e15 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_is_self_contained_and_escapes_title_and_chart_text() {
+        let mut d = Doc::new("<b>t</b>");
+        let mut c = Chart::new("</script><script>alert(1)</script>", "time", "s", "tps");
+        c.x = vec![1.0, 2.0];
+        c.series.push(Series::line("x", vec![Some(1.0), None]));
+        d.chart(c);
+        let empty = Chart::new("empty", "time", "s", "tps");
+        d.chart(empty);
+        assert_eq!(d.chart_count(), 1);
+        let page = d.finish();
+        assert!(page.contains("<title>&lt;b&gt;t&lt;/b&gt;</title>"));
+        assert!(!page.contains("alert(1)</script>"));
+        assert!(!page.contains("http://") || !page.contains("src=\"http"));
+        assert!(!page.contains("<script src"));
+        assert_eq!(page.matches("<script").count(), 3);
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(num(1234.56), "1235");
+        assert_eq!(num(12.345), "12.35");
+        assert_eq!(num(0.1234), "0.123");
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(f64::NAN), "–");
+    }
+}

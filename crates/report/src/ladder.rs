@@ -1,0 +1,310 @@
+//! Scenario ladders in the HTML report. The report crate reads results only, so it reads
+//! the ladder file (`hotbench-ladder/1`, written by `hotbench scenario run --json`) through
+//! its own view types: the fields it shows, each defaulted so older or partial files render.
+//! A ladder becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a
+//! table, the checks' details, throughput overlays and each variant's own run section.
+
+use std::collections::BTreeMap;
+
+use hotbench_stats::RunRecord;
+use serde::Deserialize;
+
+use crate::bars::{self, Bar};
+use crate::escape::html;
+use crate::html::{facts, num, table, Chart, Doc, Series};
+use crate::run_html::{align_into, hdr_chart, run_section, throughput_overlay};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LadderFileView {
+    #[serde(default)]
+    pub format: String,
+    #[serde(default)]
+    pub ladders: Vec<LadderView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LadderView {
+    pub scenario: String,
+    pub title: String,
+    pub demonstrates: String,
+    pub engine: String,
+    pub server_version: String,
+    pub params: BTreeMap<String, String>,
+    pub work_unit: Option<String>,
+    pub variants: Vec<VariantView>,
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct VariantView {
+    pub name: String,
+    pub about: String,
+    pub baseline: bool,
+    pub skipped: Option<String>,
+    pub params: BTreeMap<String, String>,
+    pub record: Option<RunRecord>,
+    pub checks: Vec<CheckView>,
+    pub monitors: Vec<MonitorView>,
+    pub work: Option<f64>,
+    pub aborted_clients: usize,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckView {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct MonitorView {
+    pub name: String,
+    pub samples: Vec<(f64, f64)>,
+}
+
+impl VariantView {
+    /// Work per second measured in the database when the scenario counts it, else goodput.
+    pub fn useful_per_s(&self) -> Option<f64> {
+        let r = self.record.as_ref()?;
+        match self.work {
+            Some(w) if r.duration_s > 0.0 => Some(w / r.duration_s),
+            _ => Some(r.totals.goodput_per_s),
+        }
+    }
+
+    fn checks_text(&self) -> String {
+        if self.checks.is_empty() {
+            return String::new();
+        }
+        let bad = self.checks.iter().filter(|c| !c.ok).count();
+        if bad == 0 {
+            format!("checks ✔ {}", self.checks.len())
+        } else {
+            format!("checks ✘ {bad}/{}", self.checks.len())
+        }
+    }
+}
+
+impl LadderView {
+    pub fn baseline(&self) -> Option<&VariantView> {
+        self.variants
+            .iter()
+            .find(|v| v.baseline && v.record.is_some())
+    }
+
+    pub fn speedup(&self, v: &VariantView) -> Option<f64> {
+        let base = self.baseline()?.useful_per_s()?;
+        let mine = v.useful_per_s()?;
+        (base > 0.0).then(|| mine / base)
+    }
+}
+
+fn top_wait(r: &RunRecord) -> String {
+    crate::probes::top_wait(r).unwrap_or_default()
+}
+
+/// One ladder's section.
+pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
+    doc.raw("<section class=\"ladder\">\n");
+    let title = if l.title.is_empty() {
+        l.scenario.clone()
+    } else {
+        format!("{} — {}", l.scenario, l.title)
+    };
+    doc.heading(2, &title);
+    if !l.demonstrates.is_empty() {
+        doc.raw(&format!("<p>{}</p>\n", html(l.demonstrates.trim())));
+    }
+    let mut pairs = vec![("server", format!("{} {}", l.engine, l.server_version))];
+    if let Some(r) = l.variants.iter().find_map(|v| v.record.as_ref()) {
+        pairs.push(("target", r.server.target.clone()));
+        pairs.push((
+            "clients",
+            format!("{} clients, {} threads", r.bench.clients, r.bench.threads),
+        ));
+        pairs.push(("duration", format!("{:.1} s per variant", r.duration_s)));
+        pairs.push((
+            "added rtt",
+            if r.bench.rtt_us > 0 {
+                format!("{} ms", r.bench.rtt_us as f64 / 1000.0)
+            } else {
+                "none".into()
+            },
+        ));
+        pairs.push(("random seed", r.bench.random_seed.to_string()));
+        pairs.push(("command line", r.command_line.join(" ")));
+    }
+    let params: Vec<String> = l.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if !params.is_empty() {
+        pairs.push(("parameters", params.join(" ")));
+    }
+    doc.raw(&facts(&pairs));
+    if l.interrupted {
+        doc.raw("<p class=\"note\">interrupted: not every variant ran</p>\n");
+    }
+    let unit = match &l.work_unit {
+        Some(u) => format!("{u}/s"),
+        None => "goodput/s".into(),
+    };
+    let bar_list: Vec<Bar> = l
+        .variants
+        .iter()
+        .filter(|v| v.record.is_some())
+        .map(|v| {
+            let mut badge = match l.speedup(v) {
+                Some(s) => format!("×{s:.2}"),
+                None => String::new(),
+            };
+            if v.baseline {
+                badge.push_str(" baseline");
+            }
+            let ct = v.checks_text();
+            if !ct.is_empty() {
+                badge.push_str("  ");
+                badge.push_str(&ct);
+            }
+            Bar {
+                label: v.name.clone(),
+                value: v.useful_per_s().unwrap_or(0.0),
+                badge,
+                highlight: v.baseline,
+                bad: v.checks.iter().any(|c| !c.ok),
+            }
+        })
+        .collect();
+    doc.raw(&bars::svg("Useful work per variant", &unit, &bar_list));
+    let rows: Vec<Vec<String>> = l
+        .variants
+        .iter()
+        .map(|v| match &v.record {
+            Some(r) => {
+                let t = &r.totals;
+                vec![
+                    html(&v.name)
+                        + if v.baseline {
+                            " <span class=\"muted\">(baseline)</span>"
+                        } else {
+                            ""
+                        },
+                    num(t.tps),
+                    num(v.useful_per_s().unwrap_or(0.0)),
+                    num(t.latency.p50_ms),
+                    num(t.latency.p99_ms),
+                    t.counters.failures().to_string(),
+                    t.counters.retries.to_string(),
+                    html(&top_wait(r)),
+                    checks_cell(v),
+                    l.speedup(v).map(|s| format!("×{s:.2}")).unwrap_or_default(),
+                ]
+            }
+            None => vec![
+                html(&v.name),
+                format!(
+                    "<span class=\"muted\">skipped: {}</span>",
+                    html(v.skipped.as_deref().unwrap_or("did not run"))
+                ),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                checks_cell(v),
+                String::new(),
+            ],
+        })
+        .collect();
+    doc.raw(&table(
+        "ladder",
+        &[
+            "variant", "tps", &unit, "p50 ms", "p99 ms", "failed", "retries", "top wait", "checks",
+            "speedup",
+        ],
+        &rows,
+    ));
+    let failed: Vec<String> = l
+        .variants
+        .iter()
+        .flat_map(|v| {
+            v.checks.iter().filter(|c| !c.ok).map(move |c| {
+                format!(
+                    "<li class=\"bad\">{}: {} — {}</li>",
+                    html(&v.name),
+                    html(&c.name),
+                    html(&c.detail)
+                )
+            })
+        })
+        .collect();
+    if !failed.is_empty() {
+        doc.raw(&format!(
+            "<h3>Failed checks</h3>\n<ul>\n{}\n</ul>\n",
+            failed.join("\n")
+        ));
+    }
+    let runs: Vec<(&str, &RunRecord)> = l
+        .variants
+        .iter()
+        .filter_map(|v| v.record.as_ref().map(|r| (v.name.as_str(), r)))
+        .collect();
+    if runs.len() > 1 {
+        doc.chart(throughput_overlay(&runs, false));
+        doc.chart(throughput_overlay(&runs, true));
+        doc.chart(hdr_chart(&runs));
+    }
+    for v in &l.variants {
+        let Some(r) = &v.record else { continue };
+        let mut title = format!("{} / {}", l.scenario, v.name);
+        if !v.about.is_empty() {
+            title.push_str(&format!(" — {}", v.about));
+        }
+        run_section(doc, &title, r);
+        if !v.checks.is_empty() {
+            let rows: Vec<Vec<String>> = v
+                .checks
+                .iter()
+                .map(|c| {
+                    vec![
+                        html(&c.name),
+                        if c.ok {
+                            "<span class=\"ok\">✔</span>".into()
+                        } else {
+                            "<span class=\"bad\">✘</span>".into()
+                        },
+                        format!("<code>{}</code>", html(&c.detail)),
+                    ]
+                })
+                .collect();
+            doc.raw(&table("checks", &["check", "ok", "detail"], &rows));
+        }
+        for m in &v.monitors {
+            let mut c = Chart::new(format!("{}: {}", v.name, m.name), "time", "s", &m.name);
+            align_into(&mut c, vec![(m.name.clone(), m.samples.clone())]);
+            if let Some(s) = c.series.first_mut() {
+                *s = Series::line(m.name.clone(), s.values.clone());
+            }
+            doc.chart(c);
+        }
+        for n in &v.notes {
+            doc.raw(&format!("<p class=\"note\">{}</p>\n", html(n)));
+        }
+    }
+    doc.raw("</section>\n");
+}
+
+fn checks_cell(v: &VariantView) -> String {
+    if v.checks.is_empty() {
+        return String::new();
+    }
+    let bad = v.checks.iter().filter(|c| !c.ok).count();
+    if bad == 0 {
+        format!("<span class=\"ok\">✔ {}</span>", v.checks.len())
+    } else {
+        format!("<span class=\"bad\">✘ {bad}/{}</span>", v.checks.len())
+    }
+}

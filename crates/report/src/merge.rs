@@ -1,0 +1,324 @@
+//! `hotbench merge`: one result from the results of several client machines that ran the
+//! same workload against the same server at the same time. Counters are summed and HDR
+//! histograms merged exactly (totals, groups, scripts); timelines are aligned on the wall
+//! clock (`started_at + t`) and summed interval by interval. What cannot be merged exactly is
+//! documented in `docs/results.md` (per-interval and per-command percentiles are
+//! count-weighted means; probes are the first input's, since they sample the one server).
+
+use std::collections::BTreeMap;
+
+use hotbench_stats::{
+    GroupRecord, IntervalRecord, IntervalStats, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
+};
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge")]
+    Empty,
+    #[error(
+        "{name} is not a hotbench result (format \"{format}\", expected \"hotbench-result/…\")"
+    )]
+    Format { name: String, format: String },
+}
+
+/// Merges `records` (each with a name for notes and errors, e.g. its file name).
+pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
+    let Some((_, first)) = records.first() else {
+        return Err(MergeError::Empty);
+    };
+    for (name, r) in records {
+        if !r.format.starts_with("hotbench-result/") {
+            return Err(MergeError::Format {
+                name: name.clone(),
+                format: r.format.clone(),
+            });
+        }
+    }
+    let mut out = first.clone();
+    let duration = records
+        .iter()
+        .map(|(_, r)| r.duration_s)
+        .fold(0.0, f64::max);
+    let started = records
+        .iter()
+        .map(|(_, r)| r.started_at)
+        .filter(|s| *s > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    out.started_at = if started.is_finite() { started } else { 0.0 };
+    out.duration_s = duration;
+    out.conn_time_ms = records
+        .iter()
+        .map(|(_, r)| r.conn_time_ms)
+        .fold(0.0, f64::max);
+    out.status = merged_status(records.iter().map(|(_, r)| r.status.as_str()));
+
+    let mut totals = TxnCounters::default();
+    for (_, r) in records {
+        totals.merge(&r.totals.counters);
+    }
+    out.totals = TotalsRecord::from_counters(totals, duration);
+    out.bench.clients = records.iter().map(|(_, r)| r.bench.clients).sum();
+    out.bench.threads = records.iter().map(|(_, r)| r.bench.threads).sum();
+    out.bench.rate = records
+        .iter()
+        .map(|(_, r)| r.bench.rate)
+        .try_fold(0.0, |acc, r| r.map(|r| acc + r));
+    out.groups = merge_groups(records, duration);
+    out.timeline = merge_timelines(records, out.started_at);
+    out.errors = merge_errors(records);
+
+    let mut notes: Vec<String> = Vec::new();
+    for (_, r) in records {
+        for n in &r.notes {
+            if !notes.contains(n) {
+                notes.push(n.clone());
+            }
+        }
+    }
+    let names: Vec<&str> = records.iter().map(|(n, _)| n.as_str()).collect();
+    notes.push(format!(
+        "merged from {} results: {}",
+        records.len(),
+        names.join(", ")
+    ));
+    let versions: Vec<&str> = records
+        .iter()
+        .map(|(_, r)| r.server.version.as_str())
+        .collect();
+    if versions.iter().any(|v| *v != versions[0]) {
+        notes.push(format!("server versions differ: {}", versions.join(", ")));
+    }
+    if records.len() > 1 && records.iter().skip(1).any(|(_, r)| r.probes.is_some()) {
+        notes.push("probes are the first result's (they sample the same server)".into());
+    }
+    out.notes = notes;
+    Ok(out)
+}
+
+fn merged_status<'a>(statuses: impl Iterator<Item = &'a str>) -> String {
+    let rank = |s: &str| match s {
+        "completed" => 0,
+        "interrupted" => 2,
+        "aborted" => 3,
+        _ => 1,
+    };
+    statuses
+        .max_by_key(|s| rank(s))
+        .unwrap_or("completed")
+        .to_string()
+}
+
+fn merge_groups(records: &[(String, RunRecord)], duration: f64) -> Vec<GroupRecord> {
+    let mut out: Vec<GroupRecord> = Vec::new();
+    for (_, r) in records {
+        for g in &r.groups {
+            match out.iter_mut().find(|o| o.name == g.name) {
+                None => out.push(g.clone()),
+                Some(o) => {
+                    o.clients += g.clients;
+                    o.threads += g.threads;
+                    o.rate = match (o.rate, g.rate) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        _ => None,
+                    };
+                    o.totals.counters.merge(&g.totals.counters);
+                    for s in &g.scripts {
+                        match o.scripts.iter_mut().find(|x| x.name == s.name) {
+                            None => o.scripts.push(s.clone()),
+                            Some(x) => merge_script(x, s),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for g in &mut out {
+        g.totals = TotalsRecord::from_counters(std::mem::take(&mut g.totals.counters), duration);
+        for s in &mut g.scripts {
+            s.totals =
+                TotalsRecord::from_counters(std::mem::take(&mut s.totals.counters), duration);
+        }
+    }
+    out
+}
+
+fn merge_script(into: &mut ScriptRecord, s: &ScriptRecord) {
+    into.totals.counters.merge(&s.totals.counters);
+    for c in &s.commands {
+        let Some(x) = into.commands.iter_mut().find(|x| x.index == c.index) else {
+            into.commands.push(c.clone());
+            continue;
+        };
+        let (a, b) = (x.count as f64, c.count as f64);
+        let w = |u: f64, v: f64| {
+            if a + b > 0.0 {
+                (u * a + v * b) / (a + b)
+            } else {
+                0.0
+            }
+        };
+        x.mean_ms = w(x.mean_ms, c.mean_ms);
+        x.latency.mean_ms = w(x.latency.mean_ms, c.latency.mean_ms);
+        x.latency.p50_ms = w(x.latency.p50_ms, c.latency.p50_ms);
+        x.latency.p90_ms = w(x.latency.p90_ms, c.latency.p90_ms);
+        x.latency.p99_ms = w(x.latency.p99_ms, c.latency.p99_ms);
+        x.latency.p999_ms = w(x.latency.p999_ms, c.latency.p999_ms);
+        x.latency.max_ms = x.latency.max_ms.max(c.latency.max_ms);
+        x.latency.count += c.latency.count;
+        x.count += c.count;
+        x.failures += c.failures;
+        x.retries += c.retries;
+    }
+}
+
+/// The interval length of a timeline (median spacing), 1 s when it has fewer than 2 points.
+fn interval_of(t: &[IntervalRecord]) -> f64 {
+    let mut d: Vec<f64> = t
+        .windows(2)
+        .map(|w| w[1].t - w[0].t)
+        .filter(|d| *d > 0.0)
+        .collect();
+    if d.is_empty() {
+        return 1.0;
+    }
+    d.sort_by(f64::total_cmp);
+    d[d.len() / 2]
+}
+
+fn merge_timelines(records: &[(String, RunRecord)], origin: f64) -> Vec<IntervalRecord> {
+    let width = records
+        .first()
+        .map(|(_, r)| interval_of(&r.timeline))
+        .unwrap_or(1.0);
+    let mut buckets: BTreeMap<i64, IntervalRecord> = BTreeMap::new();
+    for (_, r) in records {
+        let shift = if r.started_at > 0.0 && origin > 0.0 {
+            r.started_at - origin
+        } else {
+            0.0
+        };
+        for iv in &r.timeline {
+            let end = iv.t + shift;
+            let key = (end / width).round() as i64;
+            let slot = buckets.entry(key).or_insert_with(|| IntervalRecord {
+                t: key as f64 * width,
+                ..Default::default()
+            });
+            // Keep the last interval's own (possibly partial) end time.
+            if (key as f64 * width - end).abs() > 1e-9 && slot.totals.cnt == 0 {
+                slot.t = end;
+            }
+            add_interval(&mut slot.totals, &iv.totals);
+            if slot.groups.len() < iv.groups.len() {
+                slot.groups
+                    .resize_with(iv.groups.len(), IntervalStats::default);
+            }
+            for (s, g) in slot.groups.iter_mut().zip(&iv.groups) {
+                add_interval(s, g);
+            }
+        }
+    }
+    buckets.into_values().collect()
+}
+
+/// Adds interval `b` into `a`: counts and rates sum (the machines ran concurrently),
+/// latency means and stddev are pooled exactly, percentiles are count-weighted means, maxima
+/// are maxima.
+fn add_interval(a: &mut IntervalStats, b: &IntervalStats) {
+    let (na, nb) = (a.cnt as f64, b.cnt as f64);
+    let n = na + nb;
+    if n > 0.0 {
+        let w = |u: f64, v: f64| (u * na + v * nb) / n;
+        let mean = w(a.lat_mean_ms, b.lat_mean_ms);
+        let second = |m: f64, s: f64| s * s + m * m;
+        let var = w(
+            second(a.lat_mean_ms, a.lat_stddev_ms),
+            second(b.lat_mean_ms, b.lat_stddev_ms),
+        ) - mean * mean;
+        a.lat_stddev_ms = var.max(0.0).sqrt();
+        a.lat_mean_ms = mean;
+        a.lat_p50_ms = w(a.lat_p50_ms, b.lat_p50_ms);
+        a.lat_p90_ms = w(a.lat_p90_ms, b.lat_p90_ms);
+        a.lat_p99_ms = w(a.lat_p99_ms, b.lat_p99_ms);
+        a.lag_mean_ms = w(a.lag_mean_ms, b.lag_mean_ms);
+    }
+    a.lat_max_ms = a.lat_max_ms.max(b.lat_max_ms);
+    a.lag_max_ms = a.lag_max_ms.max(b.lag_max_ms);
+    a.cnt += b.cnt;
+    a.goodput += b.goodput;
+    a.failed += b.failed;
+    a.retried += b.retried;
+    a.retries += b.retries;
+    a.skipped += b.skipped;
+    a.reconnects += b.reconnects;
+    a.tps += b.tps;
+    a.goodput_per_s += b.goodput_per_s;
+}
+
+fn merge_errors(records: &[(String, RunRecord)]) -> Vec<hotbench_stats::ErrorSample> {
+    let mut out: Vec<hotbench_stats::ErrorSample> = Vec::new();
+    for (_, r) in records {
+        for e in &r.errors {
+            match out
+                .iter_mut()
+                .find(|o| o.sqlstate == e.sqlstate && o.message == e.message)
+            {
+                Some(o) => o.count += e.count,
+                None => out.push(e.clone()),
+            }
+        }
+    }
+    out.sort_by_key(|e| std::cmp::Reverse(e.count));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::record;
+
+    #[test]
+    fn counts_and_histograms_add_up_and_timelines_align() {
+        let a = record("a", 100.0, 3, 500, 2.0);
+        let mut b = record("b", 101.0, 3, 300, 4.0);
+        b.errors.push(hotbench_stats::ErrorSample {
+            sqlstate: "40001".into(),
+            message: "could not serialize".into(),
+            count: 2,
+        });
+        let m = merge(&[("a.json".into(), a.clone()), ("b.json".into(), b.clone())]).unwrap();
+        assert_eq!(
+            m.totals.counters.cnt,
+            a.totals.counters.cnt + b.totals.counters.cnt
+        );
+        assert_eq!(
+            m.totals.counters.hist.len(),
+            a.totals.counters.hist.len() + b.totals.counters.hist.len()
+        );
+        assert_eq!(m.bench.clients, a.bench.clients + b.bench.clients);
+        assert_eq!(m.started_at, 100.0);
+        // a covers wall seconds 101..103, b 102..104: four buckets, two overlapping.
+        let ts: Vec<f64> = m.timeline.iter().map(|i| i.t).collect();
+        assert_eq!(ts, vec![1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m.timeline[1].totals.cnt, 500 / 3 + 300 / 3);
+        let sum: u64 = m.timeline.iter().map(|i| i.totals.cnt).sum();
+        let parts: u64 = a
+            .timeline
+            .iter()
+            .chain(&b.timeline)
+            .map(|i| i.totals.cnt)
+            .sum();
+        assert_eq!(sum, parts);
+        assert_eq!(m.groups[0].totals.counters.cnt, m.totals.counters.cnt);
+        assert_eq!(m.errors[0].count, 2);
+        assert!(m.notes.last().unwrap().contains("a.json, b.json"));
+    }
+
+    #[test]
+    fn refuses_other_documents() {
+        let mut a = record("a", 1.0, 1, 10, 1.0);
+        a.format = "hotbench-ladder/1".into();
+        assert!(merge(&[("x".into(), a)]).is_err());
+        assert!(matches!(merge(&[]), Err(MergeError::Empty)));
+    }
+}
