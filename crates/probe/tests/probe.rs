@@ -1,0 +1,172 @@
+//! The probe against a real PostgreSQL from the harness, driven by plain connections (no
+//! engine): a blocked update shows as a lock wait with its chain and hot relation, table and
+//! database deltas add up, and failures (no server, no pg_stat_statements) are notes.
+
+use std::time::Duration;
+
+use hotbench_pgserver::{testing, ConnInfo};
+use hotbench_probe::{Probe, ProbeOptions};
+use hotbench_wire::{Config, ConnectParams, Connection, Connector};
+
+fn params(db: &ConnInfo, app: &str) -> ConnectParams {
+    let mut p = Config::parse(&db.socket_conninfo())
+        .and_then(|c| c.resolve())
+        .expect("conninfo");
+    p.application_name = Some(app.to_string());
+    p
+}
+
+fn connect(db: &ConnInfo, app: &str) -> Connection {
+    Connector::new(params(db, app)).connect().expect("connect")
+}
+
+fn psql(db: &ConnInfo, sql: &str) {
+    hotbench_pgserver::server::psql(testing::shared().binaries(), db, sql).expect("psql");
+}
+
+#[test]
+fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
+    let db = testing::fresh_database("probe_lock");
+    psql(
+        &db,
+        "drop extension if exists pg_stat_statements;
+         create table acct(id int primary key, v int not null);
+         insert into acct select g, 0 from generate_series(1, 10) g;",
+    );
+    let app = hotbench_probe::unique_application_name();
+    let mut opts = ProbeOptions::new(&app);
+    opts.wait_interval = Duration::from_millis(20);
+    opts.stats_interval = Duration::from_millis(300);
+    opts.tables = vec!["acct".into(), "no_such_table".into()];
+    let probe = Probe::start(&params(&db, "setup"), opts);
+
+    // Holder: row 1 locked in an open transaction. Waiters: two backends blocked on it,
+    // from threads (their UPDATE returns once the holder commits).
+    let mut holder = connect(&db, &app);
+    holder
+        .simple_query("begin; update acct set v = v + 1 where id = 1;")
+        .expect("hold");
+    let waiters: Vec<_> = (0..2)
+        .map(|_| {
+            let mut c = connect(&db, &app);
+            std::thread::spawn(move || {
+                c.simple_query("update acct set v = v + 1 where id = 1")
+                    .expect("waiter");
+                c.close();
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1200));
+    holder.simple_query("commit").expect("commit");
+    for w in waiters {
+        w.join().expect("waiter thread");
+    }
+    holder.close();
+    std::thread::sleep(Duration::from_millis(100));
+    let rec = probe.stop();
+
+    eprintln!(
+        "{}",
+        serde_json::to_string_pretty(&rec.to_json()).unwrap_or_default()
+    );
+    assert!(rec.samples >= 20, "{}", rec.samples);
+    // The holder idles in its transaction (a round trip), the first waiter waits for its
+    // transaction, the second queues on the tuple: a third each.
+    assert!(rec.lock_wait_pct() > 60.0, "{:?}", rec.waits);
+    for e in ["Client:ClientRead", "Lock:transactionid", "Lock:tuple"] {
+        let w = rec.waits.iter().find(|w| w.event == e);
+        assert!(w.is_some_and(|w| w.pct > 25.0), "{e}: {:?}", rec.waits);
+    }
+    assert_eq!(rec.locks.max_waiting, 2);
+    assert!(rec.locks.longest_chain >= 1, "{:?}", rec.locks);
+    let hot = rec.locks.hot_relation.as_ref().map(|h| h.relation.as_str());
+    assert_eq!(hot, Some("acct"), "{:?}", rec.locks);
+    // Table and database deltas: three updates of acct, committed.
+    let t = rec.tables.iter().find(|t| t.name == "acct").expect("acct");
+    assert_eq!(t.updates, 3, "{t:?}");
+    assert!(rec.database.as_ref().is_some_and(|d| d.commits >= 3));
+    assert!(rec.wal_bytes.unwrap_or(0) > 0);
+    assert!(rec.timeline.len() >= 3, "{:?}", rec.timeline.len());
+    assert!(rec
+        .timeline
+        .iter()
+        .any(|iv| iv.waits.keys().any(|k| k.starts_with("Lock:"))));
+    // Degradations are single-line notes.
+    assert!(
+        rec.notes
+            .iter()
+            .any(|n| n == "tables not found: no_such_table"),
+        "{:?}",
+        rec.notes
+    );
+    assert!(
+        rec.notes
+            .iter()
+            .any(|n| n.starts_with("statements: pg_stat_statements is not installed")),
+        "{:?}",
+        rec.notes
+    );
+    assert!(rec.notes.iter().all(|n| !n.contains('\n')));
+    assert!(rec.cost.queries > 0);
+}
+
+#[test]
+fn statements_are_diffed_without_reset() {
+    let db = testing::fresh_database("probe_stmts");
+    psql(
+        &db,
+        "create extension if not exists pg_stat_statements;
+         create table q(id bigserial primary key, v int);",
+    );
+    let app = hotbench_probe::unique_application_name();
+    let mut c = connect(&db, &app);
+    // Calls before the probe starts are not counted.
+    for _ in 0..5 {
+        c.simple_query("insert into q(v) values (1)")
+            .expect("insert");
+    }
+    let mut opts = ProbeOptions::new(&app);
+    opts.stats_interval = Duration::from_millis(200);
+    let probe = Probe::start(&params(&db, "setup"), opts);
+    for _ in 0..40 {
+        c.simple_query("insert into q(v) values (1)")
+            .expect("insert");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    c.close();
+    let rec = probe.stop();
+    let s = rec
+        .statements
+        .iter()
+        .find(|s| s.query.starts_with("insert into q"))
+        .unwrap_or_else(|| panic!("{:?} {:?}", rec.statements, rec.notes));
+    assert_eq!(s.calls, 40, "{s:?}");
+    assert!(s.shared_blks_hit_per_call > 0.0);
+    assert!(
+        rec.statements
+            .iter()
+            .all(|s| !s.query.contains("hotbench-probe")),
+        "{:?}",
+        rec.statements
+    );
+}
+
+#[test]
+fn an_unreachable_server_is_a_note_not_an_error() {
+    let db = testing::shared().conninfo().clone();
+    let mut p = params(&db, "x");
+    for t in &mut p.targets {
+        t.port = 1;
+        t.host = hotbench_wire::Host::Tcp("127.0.0.1".into());
+        t.hostaddr = None;
+    }
+    p.connect_timeout = Some(Duration::from_secs(2));
+    let rec = Probe::start(&p, ProbeOptions::new("nobody")).stop();
+    assert_eq!(rec.notes.len(), 1, "{:?}", rec.notes);
+    assert!(
+        rec.notes[0].starts_with("probe could not connect"),
+        "{:?}",
+        rec.notes
+    );
+    assert!(rec.waits.is_empty() && rec.top_wait_label().is_none());
+}
