@@ -347,3 +347,54 @@ fn sql_error_aborts_client_with_exit_2_and_continue_on_error_counts_it() {
     );
     assert!(out.contains("errors by SQLSTATE: 22012 = 3"), "{out}");
 }
+
+#[test]
+fn tls_and_scram_with_a_url_and_the_password_masked() {
+    use hotbench_pgserver::{testing, AuthMethod, ClusterOptions, TlsMode};
+    let server = testing::try_private(ClusterOptions {
+        auth: AuthMethod::ScramSha256,
+        password: Some("s3cret-pw".into()),
+        tls: TlsMode::Required,
+        ..testing::test_cluster_options()
+    })
+    .expect("private TLS server");
+    let url = format!(
+        "postgresql://postgres:s3cret-pw@127.0.0.1:{}/postgres?sslmode=require",
+        server.port()
+    );
+    let dir = temp_dir("tls");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("tls.json");
+    let o = hotbench()
+        .args([
+            "run",
+            "-n",
+            "-t",
+            "20",
+            "-c",
+            "2",
+            "-M",
+            "extended",
+            "-f",
+            script.to_str().unwrap(),
+        ])
+        .args(["--json", json_path.to_str().unwrap(), &url])
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("40/40"), "{out}");
+    let raw = std::fs::read_to_string(&json_path).unwrap();
+    assert!(!raw.contains("s3cret-pw"), "password leaked into the JSON");
+    assert!(!out.contains("s3cret-pw") && !err.contains("s3cret-pw"));
+    // A wrong password is one clear error, exit 1.
+    let bad = url.replace("s3cret-pw", "wrong");
+    let o = hotbench()
+        .args(["run", "-n", "-t", "1", "-f", script.to_str().unwrap(), &bad])
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("password authentication failed"), "{err}");
+    assert!(!err.contains("wrong"), "{err}");
+}

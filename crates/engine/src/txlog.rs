@@ -17,7 +17,6 @@ pub struct TxLog {
     aggregate_us: i64,
     sampling: Option<f64>,
     throttled: bool,
-    latency_limit: bool,
     max_tries: u32,
     failures_detailed: bool,
     agg: Agg,
@@ -56,7 +55,6 @@ impl TxLog {
             aggregate_us: i64::from(log.aggregate_interval) * 1_000_000,
             sampling: log.sampling_rate,
             throttled: cfg.is_throttled(),
-            latency_limit: cfg.latency_limit_us.is_some(),
             max_tries: cfg.retry.max_tries,
             failures_detailed: cfg.failures_detailed,
             agg: Agg::default(),
@@ -151,6 +149,9 @@ impl TxLog {
         );
     }
 
+    /// pgbench 15's aggregate line, always 15 fields: interval_start num_transactions
+    /// sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag
+    /// skipped retried retries serialization_failures deadlock_failures.
     fn write_agg(&mut self) {
         let a = &self.agg;
         let min_max = |s: &SimpleStats| {
@@ -161,36 +162,26 @@ impl TxLog {
             }
         };
         let (lmin, lmax) = min_max(&a.latency);
-        let _ = write!(
+        let (gmin, gmax) = min_max(&a.lag);
+        let _ = writeln!(
             self.out,
-            "{} {} {:.0} {:.0} {:.0} {:.0}",
+            "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} {}",
             a.start / 1_000_000,
             a.cnt,
             a.latency.sum,
             a.latency.sum2,
             lmin,
-            lmax
+            lmax,
+            a.lag.sum,
+            a.lag.sum2,
+            gmin,
+            gmax,
+            a.skipped,
+            a.retried,
+            a.retries,
+            a.serialization,
+            a.deadlock
         );
-        if self.failures_detailed {
-            let _ = write!(self.out, " {} {}", a.serialization, a.deadlock);
-        } else {
-            let _ = write!(self.out, " {}", a.serialization + a.deadlock + a.other);
-        }
-        if self.throttled {
-            let (gmin, gmax) = min_max(&a.lag);
-            let _ = write!(
-                self.out,
-                " {:.0} {:.0} {:.0} {:.0}",
-                a.lag.sum, a.lag.sum2, gmin, gmax
-            );
-            if self.latency_limit {
-                let _ = write!(self.out, " {}", a.skipped);
-            }
-        }
-        if self.max_tries != 1 {
-            let _ = write!(self.out, " {} {}", a.retried, a.retries);
-        }
-        let _ = self.out.write_all(b"\n");
     }
 
     /// Writes the last (partial) aggregate and flushes.

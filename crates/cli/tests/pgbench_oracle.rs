@@ -1,0 +1,243 @@
+//! PostgreSQL's own pgbench is the oracle: the same flags against the same database must give
+//! the same report lines in the same order (numbers aside), and `-l` logs with the same fields.
+//! Skipped with a note when no pgbench binary is found.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::*;
+
+fn pgbench() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()).join("pgbench"));
+    }
+    if let Ok(rd) = std::fs::read_dir("/usr/lib/postgresql") {
+        let mut v: Vec<_> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("bin/pgbench"))
+            .collect();
+        v.sort();
+        v.reverse();
+        candidates.extend(v);
+    }
+    candidates.into_iter().find(|p| p.exists())
+}
+
+/// A report line with its numbers replaced by `#`, so wording and order can be compared.
+fn shape(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_num = false;
+    for c in line.chars() {
+        if c.is_ascii_digit() || (in_num && c == '.') {
+            if !in_num {
+                out.push('#');
+            }
+            in_num = true;
+        } else {
+            in_num = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The pgbench part of a report: from "transaction type:" up to hotbench's extra lines.
+fn report_shapes(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("transaction type:"))
+        .take_while(|l| !l.starts_with("latency percentiles:") && !l.starts_with("goodput ="))
+        .map(|l| {
+            // hotbench's -r rows carry one extra p99 column before the command text.
+            let s = shape(l);
+            if s.starts_with("   ") {
+                let parts: Vec<&str> = s.split_whitespace().collect();
+                parts
+                    .iter()
+                    .filter(|p| **p != "#")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                s
+            }
+        })
+        .collect()
+}
+
+fn run_pgbench(
+    bin: &PathBuf,
+    db: &hotbench_pgserver::ConnInfo,
+    args: &[&str],
+    cwd: &std::path::Path,
+) -> String {
+    let o = Command::new(bin)
+        .args([
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
+        .args(args)
+        .arg(&db.dbname)
+        .current_dir(cwd)
+        .output()
+        .expect("run pgbench");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn run_hotbench(db: &hotbench_pgserver::ConnInfo, args: &[&str], cwd: &std::path::Path) -> String {
+    let o = hotbench()
+        .arg("run")
+        .args([
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
+        .args(args)
+        .arg(&db.dbname)
+        .current_dir(cwd)
+        .output()
+        .expect("run hotbench");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn report_lines_match_pgbench() {
+    let Some(bin) = pgbench() else {
+        eprintln!("skipped: no pgbench binary found");
+        return;
+    };
+    let db = database("oracle");
+    let dir = temp_dir("oracle");
+    assert!(run(&db, &["-i", "-q"]).status.success());
+    let cases: &[&[&str]] = &[
+        &["-n", "-t", "20", "-c", "2", "-r"],
+        &["-n", "-t", "20", "-c", "2", "-j", "2", "-M", "prepared"],
+        &[
+            "-n",
+            "-T",
+            "2",
+            "-c",
+            "2",
+            "-P",
+            "1",
+            "--max-tries",
+            "3",
+            "--failures-detailed",
+        ],
+        &[
+            "-n",
+            "-b",
+            "select-only@2",
+            "-b",
+            "simple-update",
+            "-t",
+            "10",
+            "-c",
+            "2",
+            "-L",
+            "50",
+            "-R",
+            "100",
+            "-r",
+        ],
+        &["-n", "-S", "-t", "5", "-c", "2", "-C"],
+    ];
+    for args in cases {
+        let p = report_shapes(&run_pgbench(&bin, &db, args, &dir));
+        let h = report_shapes(&run_hotbench(&db, args, &dir));
+        assert_eq!(p, h, "report shape differs for {args:?}");
+    }
+}
+
+fn log_fields(dir: &std::path::Path, prefix: &str) -> Vec<usize> {
+    let mut counts = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix) {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            counts.extend(text.lines().map(|l| l.split_whitespace().count()));
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    counts.sort();
+    counts.dedup();
+    counts
+}
+
+#[test]
+fn transaction_logs_have_pgbench_fields() {
+    let Some(bin) = pgbench() else {
+        eprintln!("skipped: no pgbench binary found");
+        return;
+    };
+    let db = database("oracle_log");
+    let dir = temp_dir("oracle_log");
+    assert!(run(&db, &["-i", "-q"]).status.success());
+    let cases: &[&[&str]] = &[
+        &["-n", "-S", "-t", "10", "-c", "2", "-l"],
+        &[
+            "-n",
+            "-S",
+            "-t",
+            "10",
+            "-c",
+            "2",
+            "-l",
+            "-R",
+            "200",
+            "--max-tries",
+            "2",
+        ],
+        &[
+            "-n",
+            "-S",
+            "-T",
+            "2",
+            "-c",
+            "2",
+            "-l",
+            "--aggregate-interval",
+            "1",
+        ],
+        &[
+            "-n",
+            "-S",
+            "-T",
+            "2",
+            "-c",
+            "2",
+            "-l",
+            "--aggregate-interval",
+            "1",
+            "-R",
+            "200",
+            "-L",
+            "50",
+            "--failures-detailed",
+        ],
+    ];
+    for args in cases {
+        let mut p_args = args.to_vec();
+        p_args.extend(["--log-prefix", "p"]);
+        run_pgbench(&bin, &db, &p_args, &dir);
+        let p = log_fields(&dir, "p.");
+        let mut h_args = args.to_vec();
+        h_args.extend(["--log-prefix", "h"]);
+        run_hotbench(&db, &h_args, &dir);
+        let h = log_fields(&dir, "h.");
+        assert!(!p.is_empty());
+        assert_eq!(p, h, "log line field counts differ for {args:?}");
+    }
+}
