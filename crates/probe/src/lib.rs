@@ -262,9 +262,11 @@ fn run_thread(
                 phased_on = Some(o);
                 let k = ((now - o) / stats).floor();
                 let boundary = o + k * stats;
-                // A boundary passed a moment ago and its interval is still open (the caller
-                // learns the origin at the end of the first interval): close it now.
-                next_stats = if now - boundary < 0.2 * stats && k >= 1.0 && last_round < boundary {
+                // A boundary passed a moment ago and a good part of its interval is still open
+                // (the caller learns the origin at the end of the first interval): close it
+                // now. Otherwise the open interval runs to the next boundary.
+                let open_long = last_round < boundary && boundary - last_round >= 0.5 * stats;
+                next_stats = if k >= 1.0 && open_long && now - boundary < 0.2 * stats {
                     now
                 } else {
                     boundary + stats
