@@ -285,9 +285,12 @@ pub fn shares(counts: &BTreeMap<String, u64>) -> Vec<WaitShare> {
 }
 
 impl RunRecord {
-    /// The probes' record, when probes ran.
+    /// The probes' record, when probes ran, with every `t` on the run's axis (seconds since
+    /// `started_at`) even if the record was stored unaligned.
     pub fn probe_record(&self) -> Option<ProbeRecord> {
-        self.probes.as_ref().and_then(ProbeRecord::from_json)
+        let mut p = self.probes.as_ref().and_then(ProbeRecord::from_json)?;
+        p.rebase(self.started_at);
+        Some(p)
     }
 }
 
