@@ -398,3 +398,33 @@ fn tls_and_scram_with_a_url_and_the_password_masked() {
     assert!(err.contains("password authentication failed"), "{err}");
     assert!(!err.contains("wrong"), "{err}");
 }
+
+#[test]
+fn prepared_statement_whose_parse_failed_is_parsed_again() {
+    let db = database("prepfail");
+    let dir = temp_dir("prepfail");
+    let script = write_script(&dir, "missing.sql", "select * from not_there_yet;\n");
+    let json_path = dir.join("prep.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "3",
+            "-M",
+            "prepared",
+            "--continue-on-error",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = json(&json_path);
+    let errors = &v["totals"]["counters"]["errors_by_sqlstate"];
+    // Every execution fails on the missing table, none on a statement believed prepared.
+    assert_eq!(errors["42P01"].as_u64(), Some(3), "{errors}");
+    assert!(errors.get("26000").is_none(), "{errors}");
+}

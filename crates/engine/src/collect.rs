@@ -28,6 +28,8 @@ pub struct Collector {
     pub last_rows: u64,
     /// Transaction status byte of the ReadyForQuery that ended the command.
     pub tx_status: u8,
+    /// A ParseComplete arrived (the statement sent with Parse exists on the server).
+    pub parsed: bool,
 }
 
 /// What a message meant for the command in flight.
@@ -50,6 +52,7 @@ impl Collector {
         self.store_error = None;
         self.last_rows = 0;
         self.tx_status = b'I';
+        self.parsed = false;
     }
 
     /// Handles one backend message for `sql` (None for ROLLBACK or pipeline syncs).
@@ -103,6 +106,7 @@ impl Collector {
                 self.in_result = false;
                 self.pending = false;
             }
+            Message::ParseComplete => self.parsed = true,
             Message::ReadyForQuery(body) => {
                 self.tx_status = body.status();
                 if self.error.is_none() {

@@ -19,7 +19,9 @@ pub struct SendBuffers {
 }
 
 /// Appends the messages for `sql` to `out`. `prepared` tracks whether the named statement
-/// already exists on this connection (updated here). `sync` is false inside a pipeline.
+/// already exists on this connection (set here when a Parse is sent; the caller clears it
+/// again if the server rejected that Parse). `sync` is false inside a pipeline.
+/// Returns whether a named statement was parsed in this batch.
 #[allow(clippy::too_many_arguments)]
 pub fn encode_command(
     out: &mut BytesMut,
@@ -30,12 +32,13 @@ pub fn encode_command(
     statement_key: (usize, usize, usize),
     prepared: &mut bool,
     sync: bool,
-) -> Result<(), hotbench_wire::Error> {
+) -> Result<bool, hotbench_wire::Error> {
     if mode == QueryMode::Simple {
         bufs.sql.clear();
         sql.render_simple(vars, &mut bufs.sql);
-        return encode::query(out, &bufs.sql);
+        return encode::query(out, &bufs.sql).map(|_| false);
     }
+    let mut parsed_named = false;
     let n = sql.param_count();
     while bufs.params.len() < n {
         bufs.params.push(String::new());
@@ -58,6 +61,7 @@ pub fn encode_command(
         if !*prepared {
             encode::parse(out, &bufs.name, sql.extended_text(), &[])?;
             *prepared = true;
+            parsed_named = true;
         }
         encode::bind(out, "", &bufs.name, params)?;
     } else {
@@ -80,5 +84,5 @@ pub fn encode_command(
     if sync {
         encode::sync(out);
     }
-    Ok(())
+    Ok(parsed_named)
 }

@@ -76,6 +76,8 @@ pub struct Slot {
     /// After the ROLLBACK completes: retry (true) or end as failed.
     pub retry_after_rollback: bool,
     pub failure_after_rollback: Option<hotbench_stats::FailureKind>,
+    /// The command in flight sent a Parse for its named statement.
+    pub parsed_named: bool,
     /// Output not yet fully written (socket buffer full).
     pub flush_pending: bool,
     pub jitter: Jitter,
@@ -106,6 +108,7 @@ impl Slot {
             pipeline: None,
             retry_after_rollback: false,
             failure_after_rollback: None,
+            parsed_named: false,
             flush_pending: false,
             jitter: Jitter::new(seed ^ (id as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
             reconnect_attempts: 0,

@@ -526,7 +526,7 @@ fn send_sql(slot: &mut Slot, token: usize, cx: &mut Ctx, sql: &hotbench_script::
     };
     let key = (slot.group, slot.script, slot.cmd);
     let prepared = &mut slot.prepared[slot.script][slot.cmd];
-    if let Err(e) = encode_command(
+    match encode_command(
         conn.out_buf(),
         &mut cx.bufs,
         mode,
@@ -536,12 +536,15 @@ fn send_sql(slot: &mut Slot, token: usize, cx: &mut Ctx, sql: &hotbench_script::
         prepared,
         !in_pipeline,
     ) {
-        eprintln!(
-            "hotbench: error: client {} script {} aborted in command {}: {e}",
-            slot.id, slot.script, slot.cmd
-        );
-        abort(slot, cx);
-        return;
+        Ok(parsed) => slot.parsed_named = parsed,
+        Err(e) => {
+            eprintln!(
+                "hotbench: error: client {} script {} aborted in command {}: {e}",
+                slot.id, slot.script, slot.cmd
+            );
+            abort(slot, cx);
+            return;
+        }
     }
     if in_pipeline {
         // Results are read at \endpipeline; pgbench does not wait either.
@@ -719,6 +722,16 @@ fn process_result(slot: &mut Slot, token: usize, cx: &mut Ctx) {
         slot.pipeline = None;
     }
     if let Some(err) = slot.collector.error.take() {
+        if slot.parsed_named && !slot.collector.parsed {
+            // The server rejected the Parse: the named statement does not exist.
+            if let Some(p) = slot
+                .prepared
+                .get_mut(slot.script)
+                .and_then(|s| s.get_mut(slot.cmd))
+            {
+                *p = false;
+            }
+        }
         handle_sql_error(slot, token, cx, err);
         return;
     }
