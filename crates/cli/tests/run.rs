@@ -428,3 +428,37 @@ fn prepared_statement_whose_parse_failed_is_parsed_again() {
     assert_eq!(errors["42P01"].as_u64(), Some(3), "{errors}");
     assert!(errors.get("26000").is_none(), "{errors}");
 }
+
+#[test]
+fn rtt_emulation_adds_a_delay_to_every_round_trip() {
+    let db = database("rtt");
+    let dir = temp_dir("rtt");
+    // Three round trips per transaction.
+    let script = write_script(&dir, "three.sql", "begin;\nselect 1;\ncommit;\n");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "10",
+            "-c",
+            "2",
+            "--rtt",
+            "20ms",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let p50: f64 = out
+        .lines()
+        .find(|l| l.starts_with("latency percentiles:"))
+        .and_then(|l| l.split("p50 = ").nth(1))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("p50");
+    assert!(p50 >= 60.0, "3 round trips x 20 ms: p50 {p50} ms\n{out}");
+    assert!(p50 < 200.0, "{out}");
+    assert!(out.contains("emulated round-trip time: 20.000 ms"), "{out}");
+}
