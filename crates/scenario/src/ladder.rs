@@ -744,10 +744,12 @@ fn record_template(
         timeline: Vec::new(),
         errors: Vec::new(),
         probes: None,
+        client: Default::default(),
         notes: if opts.fast {
             vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
         } else {
             Vec::new()
         },
+        client: Default::default(),
     }
 }
