@@ -744,7 +744,6 @@ fn record_template(
         timeline: Vec::new(),
         errors: Vec::new(),
         probes: None,
-        client: Default::default(),
         notes: if opts.fast {
             vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
         } else {
