@@ -5,10 +5,12 @@ mod fail;
 mod flags;
 mod groups;
 mod mask;
+mod report_cmd;
 mod run_cmd;
 mod scenario_cmd;
 mod scripts;
 mod server_cmd;
+mod sweep_cmd;
 mod target;
 
 use std::process::ExitCode;
@@ -36,6 +38,16 @@ fn main() -> ExitCode {
         flags::Command::Server(args) => server_cmd::main(args),
         flags::Command::Scenario(args) => scenario_cmd::main(args, &argv),
         flags::Command::Demo(args) => scenario_cmd::demo(args, &argv),
+        flags::Command::Report(args) => report_cmd::report(args),
+        flags::Command::Compare(args) => report_cmd::compare(args),
+        flags::Command::Merge(args) => report_cmd::merge(args),
+        flags::Command::Sweep(args) => {
+            let sub = matches
+                .subcommand_matches("sweep")
+                .cloned()
+                .unwrap_or_default();
+            sweep_cmd::main(args, &sub, &argv)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

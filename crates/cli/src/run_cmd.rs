@@ -120,14 +120,7 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         ))
         .hint("Try \"hotbench run --help\" for more information."));
     }
-    let target_args = TargetArgs {
-        host: args.host.clone(),
-        port: args.port.clone(),
-        username: args.username.clone(),
-        dbname: args.dbname.first().cloned(),
-        pg_version: args.pg_version,
-        pg_bin: args.pg_bin.clone(),
-    };
+    let target_args = target_args(args);
     if args.initialize {
         if benchmarking_option_set(args) {
             return Err(Fail::input(
@@ -142,6 +135,18 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         ));
     }
     benchmark(args, m, argv, &target_args)
+}
+
+/// Where the database is, from `run`'s connection options.
+pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
+    TargetArgs {
+        host: args.host.clone(),
+        port: args.port.clone(),
+        username: args.username.clone(),
+        dbname: args.dbname.first().cloned(),
+        pg_version: args.pg_version,
+        pg_bin: args.pg_bin.clone(),
+    }
 }
 
 fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
@@ -475,6 +480,17 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
 }
 
 fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
+    benchmark_record(args, m, argv, ta).map(|(code, _)| code)
+}
+
+/// Runs the benchmark, prints its report and writes `--json`/`--html`; returns the exit code
+/// and the result record (`hotbench sweep` calls it once per client count).
+pub(crate) fn benchmark_record(
+    args: &RunArgs,
+    m: &ArgMatches,
+    argv: &[String],
+    ta: &TargetArgs,
+) -> Result<(u8, RunRecord)> {
     let plan = validate(args, m)?;
     // Scripts (parse errors are input errors, reported before connecting).
     let mut groups = Vec::new();
@@ -693,16 +709,21 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
     if let Some(p) = &args.json {
         println!("result written to {}", p.display());
     }
+    if let Some(p) = &args.html {
+        crate::report_cmd::write_html(p, &hotbench_report::render_html(std::slice::from_ref(rec)))?;
+        println!("report written to {}", p.display());
+    }
     let _ = std::io::stdout().flush();
-    if outcome.interrupted {
+    let code = if outcome.interrupted {
         eprintln!("hotbench: error: Run was interrupted; the above results are incomplete.");
-        return Ok(2);
-    }
-    if outcome.aborted_clients > 0 {
+        2
+    } else if outcome.aborted_clients > 0 {
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
-        return Ok(2);
-    }
-    Ok(0)
+        2
+    } else {
+        0
+    };
+    Ok((code, outcome.record))
 }
 
 /// `--probe on|off` and `--probe-interval DUR` (wait sampling period, ≥ 10 ms).

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use hotbench_stats::probe_record::ProbeRecord;
-use hotbench_stats::RunRecord;
+use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
 
 use crate::escape::html;
 use crate::html::{facts, num, table, Chart, Doc, Series};
@@ -148,12 +148,30 @@ pub fn kpis(rec: &RunRecord) -> String {
     o
 }
 
-fn xs(rec: &RunRecord) -> Vec<f64> {
-    rec.timeline.iter().map(|i| i.t).collect()
+/// The timeline without a last partial interval shorter than half the usual one (a few
+/// milliseconds after the last full second say little and plot as a spike or a cliff).
+pub fn intervals(rec: &RunRecord) -> &[IntervalRecord] {
+    let tl = &rec.timeline;
+    if tl.len() < 2 {
+        return tl;
+    }
+    let mut widths: Vec<f64> = tl.windows(2).map(|w| w[1].t - w[0].t).collect();
+    let last = widths[widths.len() - 1];
+    widths.sort_by(f64::total_cmp);
+    let nominal = widths[widths.len() / 2];
+    if last < nominal * 0.5 {
+        &tl[..tl.len() - 1]
+    } else {
+        tl
+    }
 }
 
-fn col(rec: &RunRecord, f: impl Fn(&hotbench_stats::IntervalStats) -> f64) -> Vec<Option<f64>> {
-    rec.timeline.iter().map(|i| Some(f(&i.totals))).collect()
+fn xs(rec: &RunRecord) -> Vec<f64> {
+    intervals(rec).iter().map(|i| i.t).collect()
+}
+
+fn col(rec: &RunRecord, f: impl Fn(&IntervalStats) -> f64) -> Vec<Option<f64>> {
+    intervals(rec).iter().map(|i| Some(f(&i.totals))).collect()
 }
 
 pub fn throughput_chart(rec: &RunRecord) -> Chart {
@@ -164,8 +182,7 @@ pub fn throughput_chart(rec: &RunRecord) -> Chart {
         .push(Series::line("goodput/s", col(rec, |s| s.goodput_per_s)));
     if rec.groups.len() > 1 {
         for (gi, g) in rec.groups.iter().enumerate() {
-            let vals = rec
-                .timeline
+            let vals = intervals(rec)
                 .iter()
                 .map(|i| i.groups.get(gi).map(|s| s.tps))
                 .collect();
@@ -180,9 +197,9 @@ pub fn throughput_chart(rec: &RunRecord) -> Chart {
 pub fn latency_chart(rec: &RunRecord) -> Chart {
     let mut c = Chart::new("Latency percentiles per interval", "time", "s", "ms");
     c.x = xs(rec);
-    let has = |s: &hotbench_stats::IntervalStats| s.cnt > 0;
-    let pick = |f: fn(&hotbench_stats::IntervalStats) -> f64| -> Vec<Option<f64>> {
-        rec.timeline
+    let has = |s: &IntervalStats| s.cnt > 0;
+    let pick = |f: fn(&IntervalStats) -> f64| -> Vec<Option<f64>> {
+        intervals(rec)
             .iter()
             .map(|i| has(&i.totals).then(|| f(&i.totals)))
             .collect()
@@ -262,9 +279,7 @@ pub fn failures_chart(rec: &RunRecord) -> Chart {
         .push(Series::line("retried txns", col(rec, |s| s.retried as f64)));
     c.series
         .push(Series::line("retries", col(rec, |s| s.retries as f64)));
-    let any = |f: fn(&hotbench_stats::IntervalStats) -> u64| {
-        rec.timeline.iter().any(|i| f(&i.totals) > 0)
-    };
+    let any = |f: fn(&IntervalStats) -> u64| rec.timeline.iter().any(|i| f(&i.totals) > 0);
     if any(|s| s.skipped) {
         c.series
             .push(Series::line("skipped", col(rec, |s| s.skipped as f64)));
@@ -576,7 +591,7 @@ pub fn throughput_overlay(runs: &[(&str, &RunRecord)], goodput: bool) -> Chart {
         .map(|(name, r)| {
             (
                 name.to_string(),
-                r.timeline
+                intervals(r)
                     .iter()
                     .map(|i| {
                         (

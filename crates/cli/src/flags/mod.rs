@@ -1,9 +1,11 @@
 //! Command-line definition: one clap definition per subcommand. Parsing only; building the
 //! real configuration from these plain values happens in the command modules.
 
+pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod server;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -32,5 +34,13 @@ pub enum Command {
     /// Scenario ladders: list, show, run (variants ranked, data checked)
     Scenario(scenario::ScenarioArgs),
     /// A two-minute tour: the daily-limit and queue ladders on the embedded server
-    Demo(scenario::DemoArgs),
+    Demo(Box<scenario::DemoArgs>),
+    /// Write an HTML report from result files (runs, ladders, sweeps)
+    Report(report::ReportArgs),
+    /// Compare runs side by side: ratios to the first, and whether each is within noise
+    Compare(report::CompareArgs),
+    /// Merge results of the same run from several client machines (histograms exact)
+    Merge(report::MergeArgs),
+    /// Run a workload at several client counts and fit the Universal Scalability Law
+    Sweep(Box<sweep::SweepArgs>),
 }

@@ -1,0 +1,41 @@
+//! `hotbench report`, `hotbench compare` and `hotbench merge`: commands that read result
+//! files only (no database). Parsing only; `crate::report_cmd` does the work.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Result files: run results (--json), scenario ladders or sweeps
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the HTML report here
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Run results to compare; ratios are to the first
+    #[arg(value_name = "RESULT.json", required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// Also write the comparison as an HTML report
+    #[arg(short = 'o', long = "output", value_name = "FILE.html")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// Results of the same workload run from several client machines at the same time
+    #[arg(value_name = "RESULT.json", required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// Write the merged result here
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE.json",
+        required = true
+    )]
+    pub output: PathBuf,
+}

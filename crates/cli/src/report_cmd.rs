@@ -1,0 +1,82 @@
+//! `hotbench report`, `hotbench compare` and `hotbench merge`: read result files, render or
+//! combine them. Exit codes: 1 for unreadable or invalid files, 2 when the output cannot be
+//! written.
+
+use std::path::Path;
+
+use hotbench_report::{compare, merge, Document};
+use hotbench_stats::RunRecord;
+
+use crate::fail::{Fail, Result};
+use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs};
+
+/// Writes an HTML page atomically.
+pub fn write_html(path: &Path, page: &str) -> Result<()> {
+    hotbench_stats::json_file::write_bytes_atomic(path, page.as_bytes())
+        .map_err(|e| Fail::run(e.to_string()))
+}
+
+/// The file's name as shown in tables (the path as given).
+fn display_name(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn read_document(path: &Path) -> Result<Document> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
+    hotbench_report::parse_document(&display_name(path), &text)
+        .map_err(|e| Fail::input(e.to_string()))
+}
+
+/// Reads run results (not ladders or sweeps).
+fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
+    files
+        .iter()
+        .map(|p| match read_document(p)? {
+            Document::Run(name, r) => Ok((name, *r)),
+            _ => Err(Fail::input(format!(
+                "\"{}\" is not a run result (hotbench-result/1); use `hotbench report` for ladders and sweeps",
+                p.display()
+            ))),
+        })
+        .collect()
+}
+
+pub fn report(args: &ReportArgs) -> Result<u8> {
+    let docs = args
+        .files
+        .iter()
+        .map(|p| read_document(p))
+        .collect::<Result<Vec<_>>>()?;
+    write_html(&args.output, &hotbench_report::render_documents(&docs))?;
+    println!("report written to {}", args.output.display());
+    Ok(0)
+}
+
+pub fn compare(args: &CompareArgs) -> Result<u8> {
+    let runs = read_runs(&args.files)?;
+    let c = compare::compare(&runs);
+    print!("{}", compare::render_text(&c));
+    if let Some(out) = &args.output {
+        write_html(out, &compare::render_html(&c, &runs))?;
+        println!("report written to {}", out.display());
+    }
+    Ok(0)
+}
+
+pub fn merge(args: &MergeArgs) -> Result<u8> {
+    let runs = read_runs(&args.files)?;
+    let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
+    hotbench_stats::json_file::write_atomic(&args.output, &merged)
+        .map_err(|e| Fail::run(e.to_string()))?;
+    let t = &merged.totals;
+    println!(
+        "merged {} results: {} transactions, {:.1} tps, p99 {:.3} ms; written to {}",
+        runs.len(),
+        t.counters.cnt,
+        t.tps,
+        t.latency.p99_ms,
+        args.output.display()
+    );
+    Ok(0)
+}

@@ -1,0 +1,348 @@
+//! Reports from real runs against the project's harness server: `run --html` opened in
+//! headless Chromium (no console errors, every chart drawn, a screenshot kept), user text
+//! escaped, `compare` and `merge` on real result files, and a short `sweep` with its USL fit.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+/// `hotbench SUB <connection to db> ARGS… DBNAME`.
+fn sub(name: &str, db: &hotbench_pgserver::ConnInfo, args: &[&str]) -> Output {
+    let mut cmd = hotbench();
+    cmd.arg(name)
+        .arg("-h")
+        .arg(&db.socket_dir)
+        .arg("-p")
+        .arg(db.port.to_string())
+        .arg("-U")
+        .arg(&db.user)
+        .args(args)
+        .arg(&db.dbname);
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+        cmd.env_remove(v);
+    }
+    cmd.output().expect("run hotbench")
+}
+
+fn ok(o: &Output) -> String {
+    let (out, err) = text(o);
+    assert!(o.status.success(), "failed:\n{out}\n{err}");
+    out
+}
+
+fn tool(args: &[&str]) -> Output {
+    hotbench().args(args).output().expect("run hotbench")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Chromium from PATH (Debian's `chromium`), or $HOTBENCH_CHROMIUM.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("HOTBENCH_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome", "chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Runs headless Chromium on `page` with a fresh profile; returns (stdout, stderr).
+fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> (String, String) {
+    let profile = dir.join(format!("profile-{}", extra.len()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let o = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+            "--window-size=1280,4000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("start chromium");
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn html_report_of_a_real_run_draws_every_chart_in_chromium() {
+    let db = database("html");
+    let o = run(&db, &["-i", "-q"]);
+    ok(&o);
+    let dir = temp_dir("html");
+    let html = dir.join("run.html");
+    let json = dir.join("run.json");
+    let out = ok(&run(
+        &db,
+        &[
+            "-T",
+            "3",
+            "-c",
+            "4",
+            "-j",
+            "2",
+            "--rtt",
+            "1ms",
+            "--random-seed",
+            "7",
+            "--json",
+            s(&json),
+            "--html",
+            s(&html),
+        ],
+    ));
+    assert!(
+        out.contains(&format!("report written to {}", html.display())),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(&html).expect("html written");
+    // Self-contained: no external resources at all.
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "<link ",
+        "@import",
+        "<script src",
+    ] {
+        assert!(
+            !page.contains(bad),
+            "page references an external resource: {bad}"
+        );
+    }
+    assert!(page.contains("random seed</dt><dd>7</dd>"));
+    assert!(page.contains("1 ms"), "rtt shown");
+    let charts = page.matches("data-chart=").count();
+    assert!(charts >= 4, "expected at least 4 charts, found {charts}");
+    let Some(browser) = chromium() else {
+        println!(
+            "SKIPPED the browser half of this test: chromium not found \
+             (install it with `apt-get install -y chromium`, or set HOTBENCH_CHROMIUM)"
+        );
+        return;
+    };
+    let (dom, log) = headless(&browser, &dir, &html, &["--dump-dom".to_string()]);
+    let status = dom
+        .split("<pre id=\"status\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or("(no status element)")
+        .to_string();
+    assert!(
+        status.starts_with(&format!(
+            "ready charts={charts} drawn={charts} empty=0 errors=0"
+        )),
+        "page status: {status}\nchromium log:\n{log}"
+    );
+    assert!(dom.contains("data-ready=\"yes\""), "{status}");
+    for line in log.lines() {
+        let l = line.to_ascii_lowercase();
+        assert!(
+            !(l.contains("console") && (l.contains("error") || l.contains("uncaught"))),
+            "console error: {line}"
+        );
+    }
+    let shot = dir.join("report.png");
+    let _ = std::fs::remove_file(&shot);
+    headless(
+        &browser,
+        &dir,
+        &html,
+        &[format!("--screenshot={}", shot.display())],
+    );
+    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 10_000,
+        "screenshot {} is {size} bytes",
+        shot.display()
+    );
+    println!("screenshot: {}", shot.display());
+}
+
+#[test]
+fn user_text_in_the_report_is_escaped() {
+    let db = database("escape");
+    let dir = temp_dir("escape");
+    // The name contains a '/', so the script lives in a directory named "<script>alert(1)<".
+    let evil_dir = dir.join("<script>alert(1)<");
+    std::fs::create_dir_all(&evil_dir).expect("dir");
+    std::fs::write(
+        evil_dir.join("script>.sql"),
+        "select '</script><script>alert(2)</script>';\n",
+    )
+    .expect("script");
+    let script = format!("{}/<script>alert(1)</script>.sql", dir.display());
+    let html = dir.join("evil.html");
+    let json = dir.join("evil.json");
+    ok(&run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "2",
+            "-r",
+            "-f",
+            &script,
+            "--json",
+            s(&json),
+            "--html",
+            s(&html),
+        ],
+    ));
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(
+        !page.contains("<script>alert("),
+        "unescaped user text in the report"
+    );
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;.sql"));
+    assert!(
+        page.contains("&lt;/script&gt;&lt;script&gt;alert(2)"),
+        "SQL text escaped"
+    );
+    assert_eq!(
+        page.matches("<script").count(),
+        3,
+        "only the report's own scripts"
+    );
+    // `report` renders the JSON the same way.
+    let again = dir.join("again.html");
+    ok(&tool(&["report", s(&json), "-o", s(&again)]));
+    let page = std::fs::read_to_string(&again).expect("html");
+    assert!(!page.contains("<script>alert("));
+}
+
+#[test]
+fn compare_and_merge_real_results() {
+    let db = database("cmpmerge");
+    let dir = temp_dir("cmpmerge");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    for (p, c) in [(&a, "2"), (&b, "3")] {
+        ok(&run(
+            &db,
+            &["-n", "-T", "2", "-c", c, "-f", s(&script), "--json", s(p)],
+        ));
+    }
+    let cmp_html = dir.join("cmp.html");
+    let out = ok(&tool(&["compare", s(&a), s(&b), "-o", s(&cmp_html)]));
+    for want in [
+        "tps ↑",
+        "goodput/s ↑",
+        "p50 ms ↓",
+        "p99 ms ↓",
+        "p99.9 ms ↓",
+        "failed ↓",
+        "retries ↓",
+        "×",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    assert!(
+        out.contains(&format!("{} vs {}: tps ×", b.display(), a.display())),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(&cmp_html)
+        .expect("html")
+        .contains("comparison"));
+
+    let all = dir.join("all.json");
+    let out = ok(&tool(&["merge", s(&a), s(&b), "-o", s(&all)]));
+    assert!(out.contains("merged 2 results"), "{out}");
+    let (ja, jb, jm) = (json(&a), json(&b), json(&all));
+    let cnt = |v: &serde_json::Value| v["totals"]["counters"]["cnt"].as_u64().unwrap();
+    assert_eq!(cnt(&jm), cnt(&ja) + cnt(&jb));
+    assert_eq!(jm["bench"]["clients"].as_u64(), Some(5));
+    assert_eq!(jm["format"], "hotbench-result/1");
+    let hist = |v: &serde_json::Value| {
+        hotbench_stats::LatencyHistogram::from_base64(
+            v["totals"]["counters"]["hist"].as_str().unwrap(),
+        )
+        .unwrap()
+        .len()
+    };
+    assert_eq!(hist(&jm), hist(&ja) + hist(&jb));
+    assert_eq!(hist(&jm), cnt(&jm));
+    let tl_sum = |v: &serde_json::Value| {
+        v["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["totals"]["cnt"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(tl_sum(&jm), tl_sum(&ja) + tl_sum(&jb));
+    // Compare refuses what it cannot read, with exit code 1.
+    let bad = write_script(&dir, "bad.json", "{\"format\": \"nope/1\"}");
+    let o = tool(&["compare", s(&a), s(&bad)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("unknown result format \"nope/1\""));
+}
+
+#[test]
+fn sweep_runs_each_client_count_and_fits_the_usl() {
+    let db = database("sweep");
+    let dir = temp_dir("sweep");
+    let script = write_script(&dir, "one.sql", "select pg_sleep(0.002);\n");
+    let html = dir.join("sweep.html");
+    let json = dir.join("sweep.json");
+    let out = ok(&sub(
+        "sweep",
+        &db,
+        &[
+            "-n",
+            "-T",
+            "1",
+            "-c",
+            "1,2,4",
+            "-f",
+            s(&script),
+            "--json",
+            s(&json),
+            "-o",
+            s(&html),
+        ],
+    ));
+    for n in [1, 2, 4] {
+        assert!(
+            out.contains(&format!("=== sweep: {n} clients ===")),
+            "{out}"
+        );
+        assert!(out.contains(&format!("number of clients: {n}\n")), "{out}");
+    }
+    assert!(out.contains("USL fit: λ = "), "{out}");
+    assert!(out.contains("predicted peak"), "{out}");
+    let doc = json_value(&json);
+    assert_eq!(doc["format"], "hotbench-sweep/1");
+    assert_eq!(doc["runs"].as_array().map(Vec::len), Some(3));
+    assert!(std::fs::read_to_string(&html)
+        .expect("html")
+        .contains("measured vs USL fit"));
+}
+
+fn json_value(p: &Path) -> serde_json::Value {
+    json(p)
+}
