@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use hotbench_stats::record::ClientUsage;
 use hotbench_stats::{
     GroupRecord, IntervalRecord, IntervalStats, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
@@ -66,6 +67,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     out.groups = merge_groups(records, duration);
     out.timeline = merge_timelines(records, out.started_at);
     out.errors = merge_errors(records);
+    out.client = merge_client(records, &out.totals.counters);
 
     let mut notes: Vec<String> = Vec::new();
     for (_, r) in records {
@@ -251,8 +253,25 @@ fn add_interval(a: &mut IntervalStats, b: &IntervalStats) {
     a.retries += b.retries;
     a.skipped += b.skipped;
     a.reconnects += b.reconnects;
+    a.disconnected_s += b.disconnected_s;
     a.tps += b.tps;
     a.goodput_per_s += b.goodput_per_s;
+}
+
+/// Resource use of all client processes: sums, CPU per transaction recomputed.
+fn merge_client(records: &[(String, RunRecord)], totals: &TxnCounters) -> ClientUsage {
+    let mut c = ClientUsage::default();
+    for (_, r) in records {
+        c.rss_start_kib += r.client.rss_start_kib;
+        c.rss_end_kib += r.client.rss_end_kib;
+        c.cpu_user_s += r.client.cpu_user_s;
+        c.cpu_sys_s += r.client.cpu_sys_s;
+    }
+    let txns = totals.cnt + totals.failures();
+    if txns > 0 {
+        c.cpu_us_per_txn = (c.cpu_user_s + c.cpu_sys_s) * 1e6 / txns as f64;
+    }
+    c
 }
 
 fn merge_errors(records: &[(String, RunRecord)]) -> Vec<hotbench_stats::ErrorSample> {

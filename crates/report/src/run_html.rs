@@ -106,6 +106,18 @@ pub fn header(rec: &RunRecord) -> String {
     for (k, v) in &s.settings {
         pairs.push(("setting", format!("{k} = {v}")));
     }
+    let cu = &rec.client;
+    if cu.cpu_user_s + cu.cpu_sys_s > 0.0 {
+        pairs.push((
+            "hotbench client",
+            format!(
+                "{:.1} µs CPU per transaction, RSS {:.1} → {:.1} MiB",
+                cu.cpu_us_per_txn,
+                cu.rss_start_kib as f64 / 1024.0,
+                cu.rss_end_kib as f64 / 1024.0
+            ),
+        ));
+    }
     pairs.push(("command line", rec.command_line.join(" ")));
     pairs.push(("tool", format!("{} {}", rec.tool, rec.tool_version)));
     let mut o = facts(&pairs);
