@@ -10,3 +10,6 @@ with claimed as (
 )
 select count(*) as hotbench_ok from done
 \gset
+\if :hotbench_ok = 0
+\sleep {{idle_sleep_ms}} ms
+\endif

@@ -41,14 +41,8 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
                     .filter(|s| !s.is_empty())
                     .collect()
             });
-            let ladders = run_ladders(
-                &[(scn, variants)],
-                &r.ladder,
-                r.dbname.clone(),
-                false,
-                argv,
-                None,
-            )?;
+            let ladders =
+                run_ladders(&[(scn, variants)], &r.ladder, r.dbname.clone(), false, argv)?;
             finish(&ladders)
         }
     }
@@ -68,7 +62,7 @@ pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
     for name in ["daily-limit", "queue"] {
         list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));
     }
-    let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv, None)?;
+    let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv)?;
     finish(&ladders)
 }
 
@@ -181,8 +175,16 @@ fn run_ladders(
     dbname: Option<String>,
     demo: bool,
     argv: &[String],
-    probe: Option<&dyn hotbench_scenario::Probe>,
 ) -> Result<Vec<Ladder>> {
+    let probes_on = match a.probe.as_deref() {
+        None | Some("on") => true,
+        Some("off") => false,
+        Some(o) => {
+            return Err(Fail::input(format!(
+                "invalid --probe \"{o}\": expected on or off"
+            )))
+        }
+    };
     let mut params = Vec::new();
     if let Some(c) = &a.clients {
         let n: usize =
@@ -239,6 +241,10 @@ fn run_ladders(
     }
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
     let target = target::resolve(&target_args(&a.conn, dbname), false)?;
+    let server_probe = ServerProbe {
+        embedded: target.is_embedded(),
+    };
+    let probe: Option<&dyn hotbench_scenario::Probe> = probes_on.then_some(&server_probe as _);
     let mut done: Vec<Ladder> = Vec::new();
     let mut code_fail = None;
     for (scn, variants) in list {
@@ -303,8 +309,9 @@ fn run_ladders(
         write_json(p, done.clone())?;
         println!("result written to {}", p.display());
     }
-    if a.html.is_some() {
-        println!("HTML reports are not implemented yet");
+    if let Some(p) = &a.html {
+        crate::report_cmd::write_ladder_html(p, &done)?;
+        println!("report written to {}", p.display());
     }
     if let Some(f) = code_fail {
         return Err(f);
@@ -332,4 +339,32 @@ fn finish(ladders: &[Ladder]) -> Result<u8> {
         return Ok(2);
     }
     Ok(0)
+}
+
+/// The server probes (`hotbench-probe`) as the ladder's probe hook.
+struct ServerProbe {
+    embedded: bool,
+}
+
+struct ServerProbeRun(hotbench_probe::ProbeHandle);
+
+impl hotbench_scenario::Probe for ServerProbe {
+    fn start(
+        &self,
+        conn: &hotbench_wire::Config,
+        application_name: &str,
+        tables: &[String],
+    ) -> Box<dyn hotbench_scenario::ProbeRun> {
+        let mut o = hotbench_probe::ProbeOptions::new(application_name);
+        o.tables = tables.to_vec();
+        o.create_extensions = self.embedded;
+        Box::new(ServerProbeRun(hotbench_probe::Probe::start_config(conn, o)))
+    }
+}
+
+impl hotbench_scenario::ProbeRun for ServerProbeRun {
+    fn finish(self: Box<Self>, record: &mut hotbench_stats::RunRecord) {
+        record.probes = Some(self.0.stop_json());
+        hotbench_stats::align_probes(record);
+    }
 }

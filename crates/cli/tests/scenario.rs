@@ -115,7 +115,10 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
 
 #[test]
 fn queue_ladder_checks_pass() {
-    ladder_passes("queue", &["-T", "2", "-c", "4", "--param", "rate=200"]);
+    ladder_passes(
+        "queue",
+        &["-T", "2", "-c", "4", "--param", "rate=200", "--param", "backlog=500"],
+    );
 }
 
 #[test]

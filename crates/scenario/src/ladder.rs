@@ -21,15 +21,17 @@ use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
 use crate::result::{CheckResult, Ladder, VariantResult};
 
-/// Server-side sampling during each variant (issue 6 plugs its probes in here). What
-/// [`ProbeRun::finish`] returns becomes the variant record's `probes`; the ladder's "top
-/// wait" column reads `probes.top_wait` or `probes.waits[0]`.
+/// Server-side sampling during each variant (the probes of `hotbench-probe`, plugged in by
+/// the binary). [`ProbeRun::finish`] stores what it sampled in the variant's record
+/// (`record.probes`); the ladder's "top wait" column reads `probes.top_wait` or
+/// `probes.waits[0]`.
 pub trait Probe {
+    /// Starts sampling the backends whose `application_name` is `application_name`.
     fn start(&self, conn: &Config, application_name: &str, tables: &[String]) -> Box<dyn ProbeRun>;
 }
 
 pub trait ProbeRun {
-    fn finish(self: Box<Self>) -> Option<serde_json::Value>;
+    fn finish(self: Box<Self>, record: &mut RunRecord);
 }
 
 /// How to run a ladder.
@@ -477,7 +479,8 @@ fn run_variant(
         on_disconnect: OnDisconnect::Reconnect,
         defines: p.params.defines(),
         scale: p.scale,
-        application_name: "hotbench".into(),
+        // Unique per variant and process, so probes see only this variant's backends.
+        application_name: format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name),
     };
     let record = record_template(scn, p, &cfg, opts, ladder);
     let monitors: Vec<(String, String)> = m
@@ -506,7 +509,6 @@ fn run_variant(
         },
     );
     let series = sampler.finish();
-    let probes = probe.and_then(|pr| pr.finish());
     for h in holders {
         let _ = &h.name;
         h.stop();
@@ -516,8 +518,8 @@ fn run_variant(
         message: e.to_string(),
     })?;
     let mut record = outcome.record;
-    if probes.is_some() {
-        record.probes = probes;
+    if let Some(pr) = probe {
+        pr.finish(&mut record);
     }
 
     let mut extra = run_values(&record);

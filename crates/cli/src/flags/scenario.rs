@@ -49,6 +49,9 @@ pub struct LadderArgs {
     /// Seed of the scripts' random generators (default: from the time)
     #[arg(long = "random-seed", value_name = "SEED")]
     pub random_seed: Option<String>,
+    /// Sample the server during each variant (wait events, locks, table health): on|off
+    #[arg(long = "probe", value_name = "on|off")]
+    pub probe: Option<String>,
     /// Write the ladder result (every variant's record and checks) as JSON
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
