@@ -80,3 +80,11 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
     );
     Ok(0)
 }
+
+/// The HTML report of scenario ladders (`scenario run --html`, `demo --html`).
+pub fn write_ladder_html(path: &Path, ladders: &[hotbench_scenario::Ladder]) -> Result<()> {
+    let doc = serde_json::to_value(hotbench_scenario::LadderFile::new(ladders.to_vec()))
+        .map_err(|e| Fail::run(format!("could not encode the ladders: {e}")))?;
+    let page = hotbench_report::render_ladder_json(&doc).map_err(|e| Fail::run(e.to_string()))?;
+    write_html(path, &page)
+}

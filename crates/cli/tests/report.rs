@@ -138,6 +138,13 @@ fn html_report_of_a_real_run_draws_every_chart_in_chromium() {
     assert!(page.contains("1 ms"), "rtt shown");
     let charts = page.matches("data-chart=").count();
     assert!(charts >= 4, "expected at least 4 charts, found {charts}");
+    check_in_browser(&dir, &html, charts, "report.png");
+}
+
+/// Opens `html` in headless Chromium: the page must report every one of its `charts` drawn
+/// and no errors, with no console errors logged; saves a screenshot `shot` in `dir`. Skips
+/// (with a message) when Chromium is not installed.
+fn check_in_browser(dir: &Path, html: &Path, charts: usize, shot: &str) {
     let Some(browser) = chromium() else {
         println!(
             "SKIPPED the browser half of this test: chromium not found \
@@ -145,7 +152,7 @@ fn html_report_of_a_real_run_draws_every_chart_in_chromium() {
         );
         return;
     };
-    let (dom, log) = headless(&browser, &dir, &html, &["--dump-dom".to_string()]);
+    let (dom, log) = headless(&browser, dir, html, &["--dump-dom".to_string()]);
     let status = dom
         .split("<pre id=\"status\">")
         .nth(1)
@@ -166,12 +173,12 @@ fn html_report_of_a_real_run_draws_every_chart_in_chromium() {
             "console error: {line}"
         );
     }
-    let shot = dir.join("report.png");
+    let shot = dir.join(shot);
     let _ = std::fs::remove_file(&shot);
     headless(
         &browser,
-        &dir,
-        &html,
+        dir,
+        html,
         &[format!("--screenshot={}", shot.display())],
     );
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
@@ -345,4 +352,43 @@ fn sweep_runs_each_client_count_and_fits_the_usl() {
 
 fn json_value(p: &Path) -> serde_json::Value {
     json(p)
+}
+
+#[test]
+fn scenario_ladder_html_report_draws_in_chromium() {
+    let db = database("ladderhtml");
+    let dir = temp_dir("ladderhtml");
+    let html = dir.join("ladder.html");
+    let mut cmd = hotbench();
+    cmd.args([
+        "scenario",
+        "run",
+        "tpcb-hotspot",
+        "--variants",
+        "tpcb,bucketed",
+    ])
+    .args(["-c", "4", "-T", "1", "--html", s(&html)])
+    .arg("-h")
+    .arg(&db.socket_dir)
+    .arg("-p")
+    .arg(db.port.to_string())
+    .arg("-U")
+    .arg(&db.user)
+    .arg(&db.dbname);
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+        cmd.env_remove(v);
+    }
+    let out = ok(&cmd.output().expect("run hotbench"));
+    assert!(out.contains("report written to"), "{out}");
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.contains("class=\"bars\""), "ladder bars");
+    assert!(page.contains("checks ✔"), "check results shown");
+    for v in ["tpcb", "bucketed"] {
+        assert!(
+            page.contains(&format!("tpcb-hotspot / {v}")),
+            "section for {v}"
+        );
+    }
+    let charts = page.matches("data-chart=").count();
+    check_in_browser(&dir, &html, charts, "ladder.png");
 }
