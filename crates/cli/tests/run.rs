@@ -462,3 +462,48 @@ fn rtt_emulation_adds_a_delay_to_every_round_trip() {
     assert!(p50 < 200.0, "{out}");
     assert!(out.contains("emulated round-trip time: 20.000 ms"), "{out}");
 }
+
+#[test]
+fn one_connection_per_thread_still_stops_promptly_on_ctrl_c() {
+    // -c 2 -j 2: each thread owns one connection and waits with a blocking read; a long
+    // statement must not hold up a graceful stop.
+    let db = database("blockingstop");
+    let dir = temp_dir("blockingstop");
+    let script = write_script(&dir, "long.sql", "select pg_sleep(20);\n");
+    let child = hotbench()
+        .arg("run")
+        .args([
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
+        .args([
+            "-n",
+            "-T",
+            "60",
+            "-c",
+            "2",
+            "-j",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            &db.dbname,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let t0 = std::time::Instant::now();
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(3),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+}
