@@ -169,7 +169,7 @@ fn target_args(conn: &crate::flags::scenario::ConnArgs, dbname: Option<String>) 
 
 /// Validates the ladder options, resolves the target, runs each scenario's ladder and
 /// prints its table; the JSON file is rewritten after every variant.
-fn run_ladders(
+pub(crate) fn run_ladders(
     list: &[(Scenario, Option<Vec<String>>)],
     a: &LadderArgs,
     dbname: Option<String>,
