@@ -20,6 +20,8 @@ use crate::target::{self, TargetArgs};
 const DEMO_SECONDS: &str = "8";
 /// Where `hotbench demo` writes its result unless --json says otherwise.
 const DEMO_JSON: &str = "hotbench-demo.json";
+/// … and its HTML report unless --html says otherwise.
+const DEMO_HTML: &str = "hotbench-demo.html";
 
 fn fail(e: ScenarioError) -> Fail {
     if e.is_input() {
@@ -58,6 +60,9 @@ pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEMO_JSON));
     ladder_args.json = Some(json);
+    if ladder_args.html.is_none() {
+        ladder_args.html = Some(PathBuf::from(DEMO_HTML));
+    }
     let mut list = Vec::new();
     for name in ["daily-limit", "queue"] {
         list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));

@@ -117,7 +117,16 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
 fn queue_ladder_checks_pass() {
     ladder_passes(
         "queue",
-        &["-T", "2", "-c", "4", "--param", "rate=200", "--param", "backlog=500"],
+        &[
+            "-T",
+            "2",
+            "-c",
+            "4",
+            "--param",
+            "rate=200",
+            "--param",
+            "backlog=500",
+        ],
     );
 }
 
@@ -241,10 +250,9 @@ fn demo_writes_both_ladders() {
     let o = cmd.output().unwrap();
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("HTML reports are not implemented yet"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("report written to x.html"), "{stdout}");
+    let html = std::fs::read_to_string(dir.join("x.html")).unwrap();
+    assert!(html.contains("daily-limit") && html.contains("queue"));
     let v = json(&dir.join("hotbench-demo.json"));
     let names: Vec<&str> = v["ladders"]
         .as_array()

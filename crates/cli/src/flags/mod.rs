@@ -33,7 +33,7 @@ pub enum Command {
     Server(server::ServerArgs),
     /// Scenario ladders: list, show, run (variants ranked, data checked)
     Scenario(scenario::ScenarioArgs),
-    /// A two-minute tour: the daily-limit and queue ladders on the embedded server
+    /// A two-minute tour: the daily-limit and queue ladders, written to hotbench-demo.json/.html
     Demo(Box<scenario::DemoArgs>),
     /// Write an HTML report from result files (runs, ladders, sweeps)
     Report(report::ReportArgs),
