@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -17,27 +17,6 @@ const SIGINT: i32 = 2;
 const SIGKILL: i32 = 9;
 const SIGCONT: i32 = 18;
 const SIGSTOP: i32 = 19;
-
-fn spawn_run(db: &ConnInfo, args: &[&str]) -> Child {
-    let mut cmd = hotbench();
-    cmd.arg("run")
-        .args([
-            "-h",
-            db.socket_dir.to_str().unwrap(),
-            "-p",
-            &db.port.to_string(),
-            "-U",
-            &db.user,
-        ])
-        .args(args)
-        .arg(&db.dbname)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER"] {
-        cmd.env_remove(v);
-    }
-    cmd.spawn().expect("spawn hotbench")
-}
 
 /// Backends of the benchmark's clients: those whose last query is `query_like`.
 fn backend_pids(db: &ConnInfo, query_like: &str) -> Vec<i32> {

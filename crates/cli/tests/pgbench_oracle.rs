@@ -75,14 +75,7 @@ fn run_pgbench(
     cwd: &std::path::Path,
 ) -> String {
     let o = Command::new(bin)
-        .args([
-            "-h",
-            db.socket_dir.to_str().unwrap(),
-            "-p",
-            &db.port.to_string(),
-            "-U",
-            &db.user,
-        ])
+        .args(conn_args(db))
         .args(args)
         .arg(&db.dbname)
         .current_dir(cwd)
@@ -95,14 +88,7 @@ fn run_pgbench(
 fn run_hotbench(db: &hotbench_pgserver::ConnInfo, args: &[&str], cwd: &std::path::Path) -> String {
     let o = hotbench()
         .arg("run")
-        .args([
-            "-h",
-            db.socket_dir.to_str().unwrap(),
-            "-p",
-            &db.port.to_string(),
-            "-U",
-            &db.user,
-        ])
+        .args(conn_args(db))
         .args(args)
         .arg(&db.dbname)
         .current_dir(cwd)

@@ -179,22 +179,9 @@ fn ctrl_c_stops_gracefully_with_valid_json() {
     let dir = temp_dir("sigint");
     let script = write_script(&dir, "one.sql", "select 1;\n");
     let json_path = dir.join("sigint.json");
-    let mut cmd = hotbench();
-    cmd.arg("run")
-        .args([
-            "-h",
-            db.socket_dir.to_str().unwrap(),
-            "-p",
-            &db.port.to_string(),
-            "-U",
-            &db.user,
-        ])
-        .args(["-n", "-T", "60", "-c", "2", "-f", script.to_str().unwrap()])
-        .args(["--json", json_path.to_str().unwrap()])
-        .arg(&db.dbname)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().unwrap();
+    let mut args = vec!["-n", "-T", "60", "-c", "2", "-f", script.to_str().unwrap()];
+    args.extend(["--json", json_path.to_str().unwrap()]);
+    let child = spawn_run(&db, &args);
     std::thread::sleep(std::time::Duration::from_millis(2500));
     // SAFETY: sending SIGINT to our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
@@ -470,17 +457,9 @@ fn one_connection_per_thread_still_stops_promptly_on_ctrl_c() {
     let db = database("blockingstop");
     let dir = temp_dir("blockingstop");
     let script = write_script(&dir, "long.sql", "select pg_sleep(20);\n");
-    let child = hotbench()
-        .arg("run")
-        .args([
-            "-h",
-            db.socket_dir.to_str().unwrap(),
-            "-p",
-            &db.port.to_string(),
-            "-U",
-            &db.user,
-        ])
-        .args([
+    let child = spawn_run(
+        &db,
+        &[
             "-n",
             "-T",
             "60",
@@ -490,12 +469,8 @@ fn one_connection_per_thread_still_stops_promptly_on_ctrl_c() {
             "2",
             "-f",
             script.to_str().unwrap(),
-            &db.dbname,
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let t0 = std::time::Instant::now();
     unsafe { libc_kill(child.id() as i32, 2) };

@@ -25,22 +25,41 @@ pub fn database(tag: &str) -> ConnInfo {
     pg.create_database(&name).expect("create test database")
 }
 
-/// `hotbench run` against `db` with `args`; returns the output.
-pub fn run(db: &ConnInfo, args: &[&str]) -> Output {
+/// `-h SOCKETDIR -p PORT -U USER`, as pgbench and hotbench take them.
+pub fn conn_args(db: &ConnInfo) -> Vec<String> {
+    vec![
+        "-h".into(),
+        db.socket_dir.to_string_lossy().into_owned(),
+        "-p".into(),
+        db.port.to_string(),
+        "-U".into(),
+        db.user.clone(),
+    ]
+}
+
+/// `hotbench run` against `db` with `args`, not yet started, output piped.
+pub fn run_command(db: &ConnInfo, args: &[&str]) -> Command {
     let mut cmd = hotbench();
     cmd.arg("run")
-        .arg("-h")
-        .arg(&db.socket_dir)
-        .arg("-p")
-        .arg(db.port.to_string())
-        .arg("-U")
-        .arg(&db.user)
+        .args(conn_args(db))
         .args(args)
-        .arg(&db.dbname);
+        .arg(&db.dbname)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
         cmd.env_remove(v);
     }
-    cmd.output().expect("run hotbench")
+    cmd
+}
+
+/// `hotbench run` against `db` with `args`; returns the output.
+pub fn run(db: &ConnInfo, args: &[&str]) -> Output {
+    run_command(db, args).output().expect("run hotbench")
+}
+
+/// `hotbench run` against `db` in the background.
+pub fn spawn_run(db: &ConnInfo, args: &[&str]) -> std::process::Child {
+    run_command(db, args).spawn().expect("spawn hotbench")
 }
 
 pub fn text(o: &Output) -> (String, String) {
