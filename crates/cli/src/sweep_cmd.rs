@@ -1,11 +1,14 @@
 //! `hotbench sweep`: runs `hotbench run`'s workload once per client count (the same code
 //! path as `run`, so the same validation, report and result record), then fits the Universal
-//! Scalability Law to the measured throughput and prints the fit and predicted peak.
+//! Scalability Law to the measured throughput and prints the fit and predicted peak. With
+//! `--scenario`, each count runs the scenario's ladder and every variant gets its own fit
+//! (σ shows which variant serialises on a hot spot).
 
 use clap::ArgMatches;
 use hotbench_report::sweep::{self, SweepDoc};
 
 use crate::fail::{Fail, Result};
+use crate::flags::scenario::{ConnArgs, LadderArgs};
 use crate::flags::sweep::SweepArgs;
 
 /// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped.
@@ -51,10 +54,35 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
     let output = args.output.clone().or_else(|| run.html.clone());
+    let (doc, code) = match &args.scenario {
+        Some(name) => sweep_scenario(args, name, &counts, argv)?,
+        None => sweep_run(args, &counts, m, argv)?,
+    };
+    println!();
+    print!("{}", sweep::render_text(&doc));
+    if let Some(p) = &run.json {
+        hotbench_stats::json_file::write_atomic(p, &doc).map_err(|e| Fail::run(e.to_string()))?;
+        println!("result written to {}", p.display());
+    }
+    if let Some(p) = &output {
+        crate::report_cmd::write_html(p, &sweep::render_html(&doc))?;
+        println!("report written to {}", p.display());
+    }
+    Ok(code)
+}
+
+/// `hotbench run`'s workload at each client count.
+fn sweep_run(
+    args: &SweepArgs,
+    counts: &[usize],
+    m: &ArgMatches,
+    argv: &[String],
+) -> Result<(SweepDoc, u8)> {
+    let run = &args.run;
     let ta = crate::run_cmd::target_args(run);
     let mut records = Vec::new();
     let mut code = 0;
-    for n in &counts {
+    for n in counts {
         println!("\n=== sweep: {n} clients ===");
         let mut one = run.clone();
         one.client = Some(n.to_string());
@@ -68,18 +96,73 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
             break;
         }
     }
-    let doc = SweepDoc::new(records);
-    println!();
-    print!("{}", sweep::render_text(&doc));
-    if let Some(p) = &run.json {
-        hotbench_stats::json_file::write_atomic(p, &doc).map_err(|e| Fail::run(e.to_string()))?;
-        println!("result written to {}", p.display());
+    Ok((SweepDoc::new(records), code))
+}
+
+/// A scenario's ladder at each client count: one USL series per variant.
+fn sweep_scenario(
+    args: &SweepArgs,
+    name: &str,
+    counts: &[usize],
+    argv: &[String],
+) -> Result<(SweepDoc, u8)> {
+    let run = &args.run;
+    let scn = hotbench_scenario::find(name, &args.dir).map_err(|e| {
+        if e.is_input() {
+            Fail::input(e.to_string())
+        } else {
+            Fail::run(e.to_string())
+        }
+    })?;
+    let variants: Option<Vec<String>> = args.variants.as_ref().map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
+    let mut code = 0;
+    for n in counts {
+        println!("\n=== sweep: {name}, {n} clients ===");
+        let ladder_args = LadderArgs {
+            clients: Some(n.to_string()),
+            time: run.time.clone(),
+            rtt: run.rtt.clone(),
+            jobs: run.jobs.clone(),
+            param: args.param.clone(),
+            random_seed: run.random_seed.clone(),
+            probe: run.probe.clone(),
+            json: None,
+            html: None,
+            conn: ConnArgs {
+                host: run.host.clone(),
+                port: run.port.clone(),
+                username: run.username.clone(),
+                pg_version: run.pg_version,
+                pg_bin: run.pg_bin.clone(),
+                help: None,
+            },
+        };
+        let ladders = crate::scenario_cmd::run_ladders(
+            &[(scn.clone(), variants.clone())],
+            &ladder_args,
+            run.dbname.first().cloned(),
+            false,
+            argv,
+        )?;
+        for l in &ladders {
+            if !l.all_checks_ok() {
+                code = 2;
+                eprintln!("hotbench: error: checks failed at {n} clients (see above)");
+            }
+            for v in &l.variants {
+                if let Some(r) = &v.record {
+                    runs.push((v.name.clone(), r.clone()));
+                }
+            }
+        }
     }
-    if let Some(p) = &output {
-        crate::report_cmd::write_html(p, &sweep::render_html(&doc))?;
-        println!("report written to {}", p.display());
-    }
-    Ok(code)
+    Ok((SweepDoc::labelled(runs), code))
 }
 
 #[cfg(test)]

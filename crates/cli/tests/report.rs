@@ -12,15 +12,7 @@ use common::*;
 /// `hotbench SUB <connection to db> ARGS… DBNAME`.
 fn sub(name: &str, db: &hotbench_pgserver::ConnInfo, args: &[&str]) -> Output {
     let mut cmd = hotbench();
-    cmd.arg(name)
-        .arg("-h")
-        .arg(&db.socket_dir)
-        .arg("-p")
-        .arg(db.port.to_string())
-        .arg("-U")
-        .arg(&db.user)
-        .args(args)
-        .arg(&db.dbname);
+    cmd.arg(name).args(conn_args(db)).args(args).arg(&db.dbname);
     for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
         cmd.env_remove(v);
     }
@@ -368,12 +360,7 @@ fn scenario_ladder_html_report_draws_in_chromium() {
         "tpcb,bucketed",
     ])
     .args(["-c", "4", "-T", "1", "--html", s(&html)])
-    .arg("-h")
-    .arg(&db.socket_dir)
-    .arg("-p")
-    .arg(db.port.to_string())
-    .arg("-U")
-    .arg(&db.user)
+    .args(conn_args(&db))
     .arg(&db.dbname);
     for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
         cmd.env_remove(v);
@@ -391,4 +378,57 @@ fn scenario_ladder_html_report_draws_in_chromium() {
     }
     let charts = page.matches("data-chart=").count();
     check_in_browser(&dir, &html, charts, "ladder.png");
+}
+
+/// Issue 7's acceptance: on the tpcb-hotspot scenario the USL reports more contention (σ)
+/// for `tpcb`, whose every transaction updates the one branch row, than for `bucketed`.
+#[test]
+fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
+    let db = database("sweepscn");
+    let dir = temp_dir("sweepscn");
+    let json = dir.join("sweep.json");
+    let html = dir.join("sweep.html");
+    let out = ok(&sub(
+        "sweep",
+        &db,
+        &[
+            "--scenario",
+            "tpcb-hotspot",
+            "--variants",
+            "tpcb,bucketed",
+            "-c",
+            "1,2,4,8,16",
+            "-T",
+            "2",
+            "--rtt",
+            "1ms",
+            "--json",
+            s(&json),
+            "-o",
+            s(&html),
+        ],
+    ));
+    println!("{out}");
+    let doc: hotbench_report::sweep::SweepDoc =
+        serde_json::from_value(json_value(&json)).expect("sweep document");
+    let sigma = |label: &str| {
+        let series = doc.series();
+        let s = series
+            .iter()
+            .find(|s| s.label == label)
+            .unwrap_or_else(|| panic!("no series {label}"));
+        assert_eq!(s.runs.len(), 5, "{label}: one run per client count");
+        s.fit().expect("fit").sigma
+    };
+    let (hot, spread) = (sigma("tpcb"), sigma("bucketed"));
+    println!("σ tpcb = {hot:.4}, σ bucketed = {spread:.4}");
+    assert!(
+        hot > spread,
+        "σ tpcb {hot} should exceed σ bucketed {spread}\n{out}"
+    );
+    let charts = std::fs::read_to_string(&html)
+        .expect("html")
+        .matches("data-chart=")
+        .count();
+    check_in_browser(&dir, &html, charts, "sweep.png");
 }

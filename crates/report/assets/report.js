@@ -76,9 +76,9 @@
     else { yScale.range = function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.05 : 1]; }; }
     var xAxis = { label: spec.x_label };
     if (spec.x_kind === "quantile") {
-      // Ticks at 0%, 50%, 90%, 99%, 99.9% …: x = 1, 2, 10, 100, 1000 …
+      // Ticks at 0%, 90%, 99%, 99.9% …: x = 1, 10, 100, 1000 …
       xAxis.splits = function (u) {
-        var max = u.scales.x.max || 10, out = [1, 2];
+        var max = u.scales.x.max || 10, out = [1];
         for (var v = 10; v <= max * 1.0001; v *= 10) out.push(v);
         return out;
       };

@@ -184,12 +184,10 @@ pub fn render_documents(docs: &[Document]) -> String {
             Document::Sweep(s) => {
                 doc.heading(2, "concurrency sweep");
                 doc.chart(sweep::usl_chart(s));
-                if let Ok(f) = s.fit() {
-                    doc.raw(&format!(
-                        "<pre>{}</pre>\n",
-                        crate::escape::html(&sweep::fit_text(&f))
-                    ));
-                }
+                doc.raw(&format!(
+                    "<pre>{}</pre>\n",
+                    crate::escape::html(&sweep::render_text(s))
+                ));
             }
         }
     }

@@ -167,7 +167,9 @@ pub fn intervals(rec: &RunRecord) -> &[IntervalRecord] {
     if tl.len() < 2 {
         return tl;
     }
-    let mut widths: Vec<f64> = tl.windows(2).map(|w| w[1].t - w[0].t).collect();
+    let mut widths: Vec<f64> = std::iter::once(tl[0].t)
+        .chain(tl.windows(2).map(|w| w[1].t - w[0].t))
+        .collect();
     let last = widths[widths.len() - 1];
     widths.sort_by(f64::total_cmp);
     let nominal = widths[widths.len() / 2];

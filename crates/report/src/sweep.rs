@@ -17,8 +17,12 @@ pub const SWEEP_FORMAT: &str = "hotbench-sweep/1";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepDoc {
     pub format: String,
-    /// One run per client count, in the order they ran.
+    /// One run per client count (and variant), in the order they ran.
     pub runs: Vec<RunRecord>,
+    /// The series (scenario variant) of each run, when a scenario was swept; empty for a
+    /// single workload.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -29,14 +33,13 @@ pub struct SweepPoint {
     pub p99_ms: f64,
 }
 
-impl SweepDoc {
-    pub fn new(runs: Vec<RunRecord>) -> SweepDoc {
-        SweepDoc {
-            format: SWEEP_FORMAT.into(),
-            runs,
-        }
-    }
+/// One curve of a sweep: a label (empty for a plain workload) and its runs.
+pub struct SweepSeries<'a> {
+    pub label: String,
+    pub runs: Vec<&'a RunRecord>,
+}
 
+impl SweepSeries<'_> {
     pub fn points(&self) -> Vec<SweepPoint> {
         self.runs
             .iter()
@@ -57,6 +60,50 @@ impl SweepDoc {
             .map(|p| (p.clients as f64, p.tps))
             .collect();
         usl::fit(&pts)
+    }
+}
+
+impl SweepDoc {
+    pub fn new(runs: Vec<RunRecord>) -> SweepDoc {
+        SweepDoc {
+            format: SWEEP_FORMAT.into(),
+            runs,
+            labels: Vec::new(),
+        }
+    }
+
+    /// A sweep of several series: `runs[i]` belongs to `labels[i]`.
+    pub fn labelled(runs: Vec<(String, RunRecord)>) -> SweepDoc {
+        let (labels, runs) = runs.into_iter().unzip();
+        SweepDoc {
+            format: SWEEP_FORMAT.into(),
+            runs,
+            labels,
+        }
+    }
+
+    /// The series in order of first appearance.
+    pub fn series(&self) -> Vec<SweepSeries<'_>> {
+        let mut out: Vec<SweepSeries<'_>> = Vec::new();
+        for (i, r) in self.runs.iter().enumerate() {
+            let label = self.labels.get(i).cloned().unwrap_or_default();
+            match out.iter_mut().find(|s| s.label == label) {
+                Some(s) => s.runs.push(r),
+                None => out.push(SweepSeries {
+                    label,
+                    runs: vec![r],
+                }),
+            }
+        }
+        out
+    }
+
+    /// The first series' fit (the only one for a plain workload).
+    pub fn fit(&self) -> Result<UslFit, usl::UslError> {
+        match self.series().first() {
+            Some(s) => s.fit(),
+            None => Err(usl::UslError::TooFewPoints(0)),
+        }
     }
 }
 
@@ -94,32 +141,40 @@ pub fn fit_text(fit: &UslFit) -> String {
 
 /// The sweep table and fit, for the terminal.
 pub fn render_text(doc: &SweepDoc) -> String {
-    let fit = doc.fit().ok();
-    let mut o = String::from("clients        tps  goodput/s     p99 ms   fitted tps\n");
-    for p in doc.points() {
-        let fitted = fit
-            .map(|f| num(f.throughput(p.clients as f64)))
-            .unwrap_or_else(|| "–".into());
-        let _ = writeln!(
-            o,
-            "{:>7} {:>10} {:>10} {:>10} {:>12}",
-            p.clients,
-            num(p.tps),
-            num(p.goodput_per_s),
-            num(p.p99_ms),
-            fitted
-        );
-    }
-    match doc.fit() {
-        Ok(f) => o.push_str(&fit_text(&f)),
-        Err(e) => {
-            let _ = writeln!(o, "no USL fit: {e}");
+    let mut o = String::new();
+    for series in doc.series() {
+        if !series.label.is_empty() {
+            let _ = writeln!(o, "{}:", series.label);
         }
+        let fit = series.fit();
+        o.push_str("clients        tps  goodput/s     p99 ms   fitted tps\n");
+        for p in series.points() {
+            let fitted = fit
+                .as_ref()
+                .map(|f| num(f.throughput(p.clients as f64)))
+                .unwrap_or_else(|_| "–".into());
+            let _ = writeln!(
+                o,
+                "{:>7} {:>10} {:>10} {:>10} {:>12}",
+                p.clients,
+                num(p.tps),
+                num(p.goodput_per_s),
+                num(p.p99_ms),
+                fitted
+            );
+        }
+        match fit {
+            Ok(f) => o.push_str(&fit_text(&f)),
+            Err(e) => {
+                let _ = writeln!(o, "no USL fit: {e}");
+            }
+        }
+        o.push('\n');
     }
     o
 }
 
-/// Measured throughput (points) against the fitted curve.
+/// Measured throughput (points) against the fitted curves.
 pub fn usl_chart(doc: &SweepDoc) -> Chart {
     let mut c = Chart::new(
         "Throughput by clients: measured vs USL fit",
@@ -127,39 +182,50 @@ pub fn usl_chart(doc: &SweepDoc) -> Chart {
         "clients",
         "tps",
     );
-    let pts = doc.points();
-    let max_n = pts.iter().map(|p| p.clients).max().unwrap_or(1) as f64;
-    let fit = doc.fit().ok();
-    let top = fit
-        .and_then(|f| f.peak_concurrency())
+    let all = doc.series();
+    let max_n = doc.runs.iter().map(|r| r.bench.clients).max().unwrap_or(1) as f64;
+    let fits: Vec<Option<UslFit>> = all.iter().map(|s| s.fit().ok()).collect();
+    let top = fits
+        .iter()
+        .flatten()
+        .filter_map(|f| f.peak_concurrency())
         .map(|n| n.min(max_n * 4.0))
-        .unwrap_or(0.0)
-        .max(max_n)
+        .fold(max_n, f64::max)
         * 1.15;
     let mut x: Vec<f64> = (0..=60)
         .map(|i| 1.0 + (top - 1.0) * f64::from(i) / 60.0)
         .collect();
-    x.extend(pts.iter().map(|p| p.clients as f64));
+    x.extend(doc.runs.iter().map(|r| r.bench.clients as f64));
     x.sort_by(f64::total_cmp);
     x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    let measured: Vec<Option<f64>> = x
-        .iter()
-        .map(|n| {
-            pts.iter()
-                .find(|p| (p.clients as f64 - n).abs() < 1e-9)
-                .map(|p| p.tps)
-        })
-        .collect();
-    let mut m = Series::line("measured tps", measured);
-    m.points = true;
-    c.series.push(m);
-    if let Some(f) = fit {
-        let mut s = Series::line(
-            "USL fit",
-            x.iter().map(|n| Some(f.throughput(*n))).collect(),
-        );
-        s.dashed = true;
-        c.series.push(s);
+    for (series, fit) in all.iter().zip(&fits) {
+        let name = |what: &str| {
+            if series.label.is_empty() {
+                what.to_string()
+            } else {
+                format!("{} {what}", series.label)
+            }
+        };
+        let pts = series.points();
+        let measured: Vec<Option<f64>> = x
+            .iter()
+            .map(|n| {
+                pts.iter()
+                    .find(|p| (p.clients as f64 - n).abs() < 1e-9)
+                    .map(|p| p.tps)
+            })
+            .collect();
+        let mut m = Series::line(name("measured tps"), measured);
+        m.points = true;
+        c.series.push(m);
+        if let Some(f) = fit {
+            let mut s = Series::line(
+                name("USL fit"),
+                x.iter().map(|n| Some(f.throughput(*n))).collect(),
+            );
+            s.dashed = true;
+            c.series.push(s);
+        }
     }
     c.x = x;
     c
@@ -173,35 +239,38 @@ pub fn render_html(doc: &SweepDoc) -> String {
         page.raw(&header(r));
     }
     page.chart(usl_chart(doc));
-    match doc.fit() {
-        Ok(f) => page.raw(&format!("<pre>{}</pre>\n", html(&fit_text(&f)))),
-        Err(e) => page.raw(&format!(
-            "<p class=\"note\">no USL fit: {}</p>\n",
-            html(&e.to_string())
-        )),
-    }
-    let fit = doc.fit().ok();
-    let rows: Vec<Vec<String>> = doc
-        .points()
-        .iter()
-        .map(|p| {
-            vec![
+    page.raw(&format!("<pre>{}</pre>\n", html(&render_text(doc))));
+    let labels = !doc.labels.is_empty();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for series in doc.series() {
+        let fit = series.fit().ok();
+        for p in series.points() {
+            let mut row = Vec::new();
+            if labels {
+                row.push(html(&series.label));
+            }
+            row.extend([
                 p.clients.to_string(),
                 num(p.tps),
                 num(p.goodput_per_s),
                 num(p.p99_ms),
                 fit.map(|f| num(f.throughput(p.clients as f64)))
                     .unwrap_or_default(),
-            ]
-        })
-        .collect();
-    page.raw(&table(
-        "sweep",
-        &["clients", "tps", "goodput/s", "p99 ms", "fitted tps"],
-        &rows,
-    ));
-    for r in &doc.runs {
-        run_section(&mut page, &format!("{} clients", r.bench.clients), r);
+            ]);
+            rows.push(row);
+        }
+    }
+    let mut head = vec!["clients", "tps", "goodput/s", "p99 ms", "fitted tps"];
+    if labels {
+        head.insert(0, "variant");
+    }
+    page.raw(&table("sweep", &head, &rows));
+    for (i, r) in doc.runs.iter().enumerate() {
+        let title = match doc.labels.get(i) {
+            Some(l) => format!("{l}, {} clients", r.bench.clients),
+            None => format!("{} clients", r.bench.clients),
+        };
+        run_section(&mut page, &title, r);
     }
     page.finish()
 }
@@ -231,5 +300,33 @@ mod tests {
         assert!(c.has_data());
         let page = render_html(&doc);
         assert!(page.contains("concurrency sweep"));
+    }
+
+    #[test]
+    fn labelled_series_are_fitted_separately() {
+        let mut runs = Vec::new();
+        for (label, sigma) in [("hot", 0.3), ("spread", 0.01)] {
+            for n in [1usize, 2, 4, 8, 16] {
+                let x = 100.0 * n as f64 / (1.0 + sigma * (n as f64 - 1.0));
+                let mut r = record("s", 1.0, 2, (x * 2.0) as u64, 1.0);
+                r.bench.clients = n;
+                runs.push((label.to_string(), r));
+            }
+        }
+        let doc = SweepDoc::labelled(runs);
+        let fits: Vec<(String, f64)> = doc
+            .series()
+            .iter()
+            .map(|s| (s.label.clone(), s.fit().unwrap().sigma))
+            .collect();
+        assert_eq!(fits[0].0, "hot");
+        assert!(fits[0].1 > 0.25 && fits[1].1 < 0.05, "{fits:?}");
+        let text = render_text(&doc);
+        assert!(text.starts_with("hot:\n"), "{text}");
+        assert!(text.contains("\nspread:\n"), "{text}");
+        let json = serde_json::to_string(&doc).unwrap();
+        let back: SweepDoc = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.series().len(), 2);
+        assert!(usl_chart(&doc).series.len() == 4);
     }
 }

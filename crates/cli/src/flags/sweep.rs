@@ -1,5 +1,6 @@
 //! `hotbench sweep`: `hotbench run`'s options, with `-c/--clients` taking a list of client
-//! counts. Parsing only; `crate::sweep_cmd` runs the workload at each count and fits the USL.
+//! counts, or `--scenario NAME` to sweep a scenario's variants. Parsing only;
+//! `crate::sweep_cmd` runs the workload at each count and fits the USL.
 
 use std::path::PathBuf;
 
@@ -18,6 +19,19 @@ pub struct SweepArgs {
         help_heading = "sweep options"
     )]
     pub output: Option<PathBuf>,
+    /// Sweep a scenario's variants instead of a script (`-T`, `--rtt`, `-j`, `--random-seed`
+    /// and the connection options apply to every ladder)
+    #[arg(long = "scenario", value_name = "NAME", help_heading = "sweep options")]
+    pub scenario: Option<String>,
+    /// With --scenario: only these variants (comma-separated)
+    #[arg(long = "variants", value_name = "A,B", help_heading = "sweep options")]
+    pub variants: Option<String>,
+    /// With --scenario: set a scenario parameter (repeatable)
+    #[arg(long = "param", value_name = "NAME=VALUE", action = clap::ArgAction::Append, help_heading = "sweep options")]
+    pub param: Vec<String>,
+    /// With --scenario: also look for scenarios in this directory (repeatable)
+    #[arg(long = "dir", value_name = "D", action = clap::ArgAction::Append, help_heading = "sweep options")]
+    pub dir: Vec<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
 }
