@@ -65,7 +65,7 @@
         spanGaps: !spec.stacked
       };
       if (spec.stacked) { def.fill = color + "cc"; def.width = 0.5; }
-      if (s.dashed) def.dash = [6, 4];
+      if (s.dashed) { def.dash = [6, 4]; def.points = { show: false }; }
       if (s.points) { def.paths = function () { return null; }; def.points = { show: true, size: 8, fill: color }; }
       series.push(def);
     });

@@ -235,6 +235,14 @@ pub fn usl_chart(doc: &SweepDoc) -> Chart {
 pub fn render_html(doc: &SweepDoc) -> String {
     let mut page = Doc::new("hotbench sweep");
     page.heading(1, "hotbench: concurrency sweep");
+    let mut counts: Vec<usize> = doc.runs.iter().map(|r| r.bench.clients).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let counts: Vec<String> = counts.iter().map(|n| n.to_string()).collect();
+    page.raw(&format!(
+        "<p>Client counts {}; the header below is the first run's.</p>\n",
+        html(&counts.join(", "))
+    ));
     if let Some(r) = doc.runs.first() {
         page.raw(&header(r));
     }
