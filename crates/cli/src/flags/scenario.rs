@@ -63,7 +63,6 @@ pub struct LadderArgs {
 }
 
 #[derive(Debug, Clone, Args)]
-#[command(disable_help_flag = true)]
 pub struct ScenarioArgs {
     #[command(subcommand)]
     pub command: ScenarioCommand,
