@@ -5,6 +5,7 @@ mod fail;
 mod flags;
 mod groups;
 mod mask;
+mod metrics_server;
 mod report_cmd;
 mod run_cmd;
 mod scenario_cmd;

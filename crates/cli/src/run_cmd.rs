@@ -81,6 +81,7 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.continue_on_error
         || a.probe.is_some()
         || a.probe_interval.is_some()
+        || a.prometheus.is_some()
 }
 
 fn initialization_option_set(a: &RunArgs) -> bool {
@@ -677,7 +678,25 @@ pub(crate) fn benchmark_record(
     // Intervals arrive a little after they end: the earliest of the first few tells the
     // probe when the benchmark started, so its intervals end on the run's (exact t later).
     let mut origin_est = f64::INFINITY;
+    let metrics = match &args.prometheus {
+        Some(spec) => {
+            let m = crate::metrics_server::MetricsServer::start(
+                spec,
+                hotbench_report::prometheus::LiveMetrics {
+                    clients: plan.nclients,
+                    server_version: record.server.version.clone(),
+                    ..Default::default()
+                },
+            )?;
+            eprintln!("prometheus metrics at http://{}/metrics", m.addr);
+            Some(m)
+        }
+        None => None,
+    };
     let mut on_interval = |iv: &hotbench_stats::IntervalRecord| {
+        if let Some(m) = &metrics {
+            m.update(|l| l.add_interval(iv.t, &iv.totals));
+        }
         let est = unix_now() - iv.t;
         if let (Some(p), true) = (&probe, iv.t <= 5.0 && est < origin_est - 0.002) {
             p.set_origin(est);

@@ -54,6 +54,9 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
     let output = args.output.clone().or_else(|| run.html.clone());
+    if run.prometheus.is_some() {
+        eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
+    }
     let (doc, code) = match &args.scenario {
         Some(name) => sweep_scenario(args, name, &counts, argv)?,
         None => sweep_run(args, &counts, m, argv)?,
@@ -88,6 +91,7 @@ fn sweep_run(
         one.client = Some(n.to_string());
         one.json = None;
         one.html = None;
+        one.prometheus = None;
         let (c, rec) = crate::run_cmd::benchmark_record(&one, m, argv, &ta)?;
         records.push(rec);
         if c != 0 {

@@ -432,3 +432,56 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
         .count();
     check_in_browser(&dir, &html, charts, "sweep.png");
 }
+
+/// `run --prometheus`: the endpoint serves live counters while the run is going.
+#[test]
+fn prometheus_endpoint_serves_live_metrics_during_a_run() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let db = database("prom");
+    let dir = temp_dir("prom");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let mut child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "3",
+            "-c",
+            "2",
+            "-f",
+            s(&script),
+            "--prometheus",
+            "127.0.0.1:0",
+        ],
+    );
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("prometheus line before stderr closes")
+            .expect("read stderr");
+        if let Some(rest) = line.strip_prefix("prometheus metrics at http://") {
+            break rest.trim_end_matches("/metrics").to_string();
+        }
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1800));
+    let mut conn = std::net::TcpStream::connect(&addr).expect("connect to the endpoint");
+    write!(conn, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").expect("request");
+    let mut body = String::new();
+    conn.read_to_string(&mut body).expect("response");
+    let out = child.wait_with_output().expect("run ends");
+    assert!(out.status.success());
+    assert!(body.starts_with("HTTP/1.1 200 OK"), "{body}");
+    assert!(body.contains("hotbench_clients 2\n"), "{body}");
+    let total: f64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix("hotbench_transactions_total "))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    assert!(total > 0.0, "no transactions counted yet:\n{body}");
+    assert!(
+        body.contains("hotbench_latency_milliseconds{quantile=\"0.99\"}"),
+        "{body}"
+    );
+}

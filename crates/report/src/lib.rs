@@ -15,6 +15,7 @@ pub mod noise;
 pub mod page;
 pub mod probes;
 pub mod progress;
+pub mod prometheus;
 pub mod run_html;
 pub mod sweep;
 #[cfg(test)]

@@ -303,6 +303,13 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub probe_interval: Option<String>,
+    /// Serve live metrics for Prometheus at [HOST]:PORT/metrics (e.g. :9187) during the run
+    #[arg(
+        long = "prometheus",
+        value_name = "[HOST]:PORT",
+        help_heading = "hotbench options"
+    )]
+    pub prometheus: Option<String>,
     /// Timeline interval of the result (default 1s)
     #[arg(
         long = "interval",
