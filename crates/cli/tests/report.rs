@@ -243,7 +243,19 @@ fn compare_and_merge_real_results() {
     for (p, c) in [(&a, "2"), (&b, "3")] {
         ok(&run(
             &db,
-            &["-n", "-T", "2", "-c", c, "-f", s(&script), "--json", s(p)],
+            &[
+                "-n",
+                "-T",
+                "2",
+                "--interval",
+                "250ms",
+                "-c",
+                c,
+                "-f",
+                s(&script),
+                "--json",
+                s(p),
+            ],
         ));
     }
     let cmp_html = dir.join("cmp.html");

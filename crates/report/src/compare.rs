@@ -14,6 +14,8 @@ use crate::noise::welch_p;
 use crate::run_html::{hdr_chart, run_section, throughput_overlay};
 
 const ALPHA: f64 = 0.05;
+/// Fewest full intervals per run for a noise verdict.
+const MIN_INTERVALS: usize = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -39,6 +41,8 @@ pub struct Cell {
 pub struct Row {
     pub metric: &'static str,
     pub higher_is_better: bool,
+    /// The metric has a per-interval series (so a noise test is possible).
+    pub tested: bool,
     pub cells: Vec<Cell>,
 }
 
@@ -130,7 +134,13 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
                 };
                 let base = total(first);
                 let ratio = (base != 0.0).then(|| value / base);
-                let p = per_interval.and_then(|f| welch_p(&series(first, f), &series(r, f)));
+                let p = per_interval.and_then(|f| {
+                    let (a, b) = (series(first, f), series(r, f));
+                    // Two or three intervals say nothing about noise: no verdict.
+                    (a.len() >= MIN_INTERVALS && b.len() >= MIN_INTERVALS)
+                        .then(|| welch_p(&a, &b))
+                        .flatten()
+                });
                 let verdict = if value == base {
                     Verdict::Noise
                 } else {
@@ -157,6 +167,7 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
         rows.push(Row {
             metric,
             higher_is_better: higher,
+            tested: per_interval.is_some(),
             cells,
         });
     }
@@ -249,9 +260,15 @@ pub fn render_text(c: &Comparison) -> String {
     );
     for (i, name) in c.names.iter().enumerate().skip(1) {
         let mut parts = Vec::new();
+        let mut short = false;
         for r in &c.rows {
             let cell = &r.cells[i];
-            let Some(p) = cell.p else { continue };
+            let Some(p) = cell.p else {
+                if r.tested && cell.verdict == Verdict::Untested {
+                    short = true;
+                }
+                continue;
+            };
             let word = match cell.verdict {
                 Verdict::Noise => "within noise",
                 Verdict::Better => "better",
@@ -265,6 +282,11 @@ pub fn render_text(c: &Comparison) -> String {
                     .map(|x| format!("×{x:.2}"))
                     .unwrap_or_else(|| "–".into()),
                 fmt_p(p)
+            ));
+        }
+        if short {
+            parts.push(format!(
+                "too few full intervals (< {MIN_INTERVALS}) to tell differences from noise"
             ));
         }
         if !parts.is_empty() {
@@ -369,5 +391,11 @@ mod tests {
         assert!(text.contains("b vs a: tps ×1.00 (within noise"), "{text}");
         let page = render_html(&cmp, &runs);
         assert!(page.contains("class=\"better\""));
+        let short = compare(&[
+            ("x".to_string(), record("x", 1.0, 2, 200, 1.0)),
+            ("y".to_string(), record("y", 1.0, 2, 400, 1.0)),
+        ]);
+        assert_eq!(short.rows[0].cells[1].verdict, Verdict::Untested);
+        assert!(render_text(&short).contains("y vs x: too few full intervals"));
     }
 }
