@@ -83,6 +83,18 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         records.len(),
         names.join(", ")
     ));
+    let known: Vec<(f64, f64)> = records
+        .iter()
+        .filter(|(_, r)| r.started_at > 0.0)
+        .map(|(_, r)| (r.started_at, r.started_at + r.duration_s))
+        .collect();
+    let latest_start = known.iter().map(|w| w.0).fold(f64::NEG_INFINITY, f64::max);
+    let earliest_end = known.iter().map(|w| w.1).fold(f64::INFINITY, f64::min);
+    if known.len() > 1 && latest_start >= earliest_end {
+        notes.push(
+            "the inputs did not run at the same time: totals per second assume they did".into(),
+        );
+    }
     let versions: Vec<&str> = records
         .iter()
         .map(|(_, r)| r.server.version.as_str())
