@@ -8,7 +8,7 @@
 //! A probe never fails a run: anything missing (a view, a function, an extension, a
 //! privilege, the connection itself) becomes a one-line note in [`ProbeRecord::notes`].
 //! Its queries are cheap (one grouped `pg_stat_activity` read per wait interval; `pg_locks`
-//! only while backends wait on locks, at most twice a second; a handful of reads per stats
+//! only while backends wait on locks, about once a second; a handful of reads per stats
 //! interval) and their cost is recorded in [`ProbeRecord::cost`].
 //!
 //! ```no_run
@@ -223,6 +223,13 @@ fn run_thread(
     stop_rx: mpsc::Receiver<()>,
     ready_tx: mpsc::Sender<()>,
 ) -> ProbeRecord {
+    let local = params.targets.iter().all(|t| match &t.host {
+        hotbench_wire::Host::Unix(_) => true,
+        hotbench_wire::Host::Tcp(h) => {
+            matches!(h.as_str(), "localhost" | "127.0.0.1" | "::1")
+                && !matches!(t.hostaddr, Some(a) if !a.is_loopback())
+        }
+    });
     let conn = match Connector::new(params).connect() {
         Ok(c) => c,
         Err(e) => {
@@ -246,7 +253,7 @@ fn run_thread(
             .unwrap_or(version),
         Err(_) => version,
     };
-    let mut sampler = Sampler::begin(Session::new(conn), &opts, &version);
+    let mut sampler = Sampler::begin(Session::new(conn), &opts, &version, local);
     let _ = ready_tx.send(());
     let wait = opts.wait_interval.as_secs_f64().max(0.001);
     let stats = opts.stats_interval.as_secs_f64().max(0.01);

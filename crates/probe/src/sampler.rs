@@ -1,6 +1,6 @@
 //! The probe's measurements, run by its thread over its own connection: a cheap wait sample
 //! of the run's backends every wait interval (plus `pg_locks` only while some wait on locks,
-//! at most twice a second), and a stats round every stats interval (tables, database, WAL,
+//! about once a second), and a stats round every stats interval (tables, database, WAL,
 //! oldest xmin, statements, blocking chains). [`Sampler::finish`] turns it into the record.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,6 +72,7 @@ pub struct Sampler {
     stats_interval_ms: f64,
     top_statements: usize,
     started_unix: f64,
+    local_server: bool,
     // Waits.
     samples: u64,
     busy: u64,
@@ -109,7 +110,13 @@ pub struct Sampler {
 
 impl Sampler {
     /// Detects what the server offers and takes the baseline snapshots.
-    pub fn begin(mut s: Session, opts: &ProbeOptions, version: &str) -> Sampler {
+    /// `local_server`: the server runs on this machine (its backend's CPU time is readable).
+    pub fn begin(
+        mut s: Session,
+        opts: &ProbeOptions,
+        version: &str,
+        local_server: bool,
+    ) -> Sampler {
         let engine = engine_of(version);
         let version_num = s.connection().server_version_num();
         let wait_ms = opts.wait_interval.as_secs_f64() * 1000.0;
@@ -121,6 +128,7 @@ impl Sampler {
             stats_interval_ms: opts.stats_interval.as_secs_f64() * 1000.0,
             top_statements: opts.top_statements.max(1),
             started_unix: now,
+            local_server,
             samples: 0,
             busy: 0,
             idle: 0,
@@ -129,7 +137,7 @@ impl Sampler {
             max_waiting: 0,
             longest_chain: 0,
             lock_skip: 0,
-            lock_every: ((500.0 / wait_ms.max(1.0)).ceil() as u64).max(1),
+            lock_every: ((1000.0 / wait_ms.max(1.0)).ceil() as u64).max(1),
             hot_rel: BTreeMap::new(),
             hot_tuple: BTreeMap::new(),
             cur: Current::default(),
@@ -596,7 +604,15 @@ impl Sampler {
             engine_waits,
             timeline,
             notes: std::mem::take(&mut self.s.notes),
-            cost: self.s.cost.clone(),
+            cost: {
+                let mut c = self.s.cost.clone();
+                if self.local_server {
+                    let pid = self.s.connection().backend_pid();
+                    c.server_cpu_ms = proc_cpu_ms(&format!("/proc/{pid}/stat"), "postgres");
+                }
+                c.client_cpu_ms = proc_cpu_ms("/proc/thread-self/stat", "");
+                c
+            },
         };
         self.s.close();
         record
@@ -718,6 +734,23 @@ impl Sampler {
     }
 }
 
+/// User + system CPU time (ms) of the process or thread whose `/proc/…/stat` is `path`, when
+/// its command name contains `comm` (PostgreSQL backends are `postgres`). `None` elsewhere.
+fn proc_cpu_ms(path: &str, comm: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    if !text.get(open + 1..close)?.contains(comm) {
+        return None;
+    }
+    // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15, in
+    // USER_HZ (100 per second on Linux).
+    let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) * 10.0)
+}
+
 /// PostgreSQL's text form of a text array, each element quoted.
 fn text_array(items: &[String]) -> String {
     let quoted: Vec<String> = items
@@ -729,6 +762,15 @@ fn text_array(items: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn own_thread_cpu_is_readable_on_linux() {
+        if std::path::Path::new("/proc/thread-self/stat").exists() {
+            assert!(super::proc_cpu_ms("/proc/thread-self/stat", "").is_some());
+            assert!(super::proc_cpu_ms("/proc/thread-self/stat", "no such comm").is_none());
+        }
+        assert!(super::proc_cpu_ms("/nonexistent", "").is_none());
+    }
+
     #[test]
     fn text_array_quotes() {
         assert_eq!(

@@ -108,6 +108,11 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
     );
     assert!(rec.notes.iter().all(|n| !n.contains('\n')));
     assert!(rec.cost.queries > 0);
+    if cfg!(target_os = "linux") {
+        // The harness server is local: its backend's CPU time is readable.
+        assert!(rec.cost.server_cpu_ms.is_some(), "{:?}", rec.cost);
+        assert!(rec.cost.client_cpu_ms.is_some(), "{:?}", rec.cost);
+    }
 }
 
 #[test]

@@ -215,6 +215,12 @@ pub struct ProbeCost {
     pub queries: u64,
     /// Time spent waiting for their answers (ms).
     pub busy_ms: f64,
+    /// CPU time of the probe's server backend (ms), when the server runs on this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_ms: Option<f64>,
+    /// CPU time of the probe's own thread in hotbench (ms), on Linux.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_ms: Option<f64>,
 }
 
 impl ProbeRecord {
