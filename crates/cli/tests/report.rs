@@ -413,7 +413,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             "-T",
             "2",
             "--rtt",
-            "1ms",
+            "3ms",
             "--json",
             s(&json),
             "-o",
