@@ -122,7 +122,7 @@ impl Sampler {
         let wait_ms = opts.wait_interval.as_secs_f64() * 1000.0;
         let now = unix_now();
         let mut me = Sampler {
-            app: opts.application_name.clone(),
+            app: server_name(&opts.application_name),
             engine,
             wait_interval_ms: wait_ms,
             stats_interval_ms: opts.stats_interval.as_secs_f64() * 1000.0,
@@ -734,6 +734,16 @@ impl Sampler {
     }
 }
 
+/// `name` as the server stores it: at most 63 bytes (NAMEDATALEN - 1), cut at a character
+/// boundary, so a long application_name still matches.
+fn server_name(name: &str) -> String {
+    let mut end = name.len().min(63);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
+}
+
 /// User + system CPU time (ms) of the process or thread whose `/proc/…/stat` is `path`, when
 /// its command name contains `comm` (PostgreSQL backends are `postgres`). `None` elsewhere.
 fn proc_cpu_ms(path: &str, comm: &str) -> Option<f64> {
@@ -769,6 +779,14 @@ mod tests {
             assert!(super::proc_cpu_ms("/proc/thread-self/stat", "no such comm").is_none());
         }
         assert!(super::proc_cpu_ms("/nonexistent", "").is_none());
+    }
+
+    #[test]
+    fn long_names_are_cut_as_the_server_does() {
+        assert_eq!(super::server_name("hotbench-1-a"), "hotbench-1-a");
+        let long = "x".repeat(62) + "éé";
+        assert_eq!(super::server_name(&long), "x".repeat(62));
+        assert_eq!(super::server_name(&"y".repeat(80)).len(), 63);
     }
 
     #[test]
