@@ -75,6 +75,7 @@ fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> (Strin
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("start chromium");
+    let _ = std::fs::remove_dir_all(&profile);
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
@@ -363,6 +364,7 @@ fn scenario_ladder_html_report_draws_in_chromium() {
     let db = database("ladderhtml");
     let dir = temp_dir("ladderhtml");
     let html = dir.join("ladder.html");
+    let json = dir.join("ladder.json");
     let mut cmd = hotbench();
     cmd.args([
         "scenario",
@@ -371,7 +373,7 @@ fn scenario_ladder_html_report_draws_in_chromium() {
         "--variants",
         "tpcb,bucketed",
     ])
-    .args(["-c", "4", "-T", "1", "--html", s(&html)])
+    .args(["-c", "4", "-T", "1", "--html", s(&html), "--json", s(&json)])
     .args(conn_args(&db))
     .arg(&db.dbname);
     for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
@@ -388,6 +390,15 @@ fn scenario_ladder_html_report_draws_in_chromium() {
             "section for {v}"
         );
     }
+    // `report` renders the ladder file the same way.
+    let again = dir.join("again.html");
+    ok(&tool(&["report", s(&json), "-o", s(&again)]));
+    let page2 = std::fs::read_to_string(&again).expect("html");
+    assert_eq!(
+        page2.matches("data-chart=").count(),
+        page.matches("data-chart=").count()
+    );
+    assert!(page2.contains("class=\"bars\""));
     let charts = page.matches("data-chart=").count();
     check_in_browser(&dir, &html, charts, "ladder.png");
 }
