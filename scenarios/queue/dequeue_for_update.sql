@@ -1,15 +1,7 @@
--- Naive: lock the oldest job. Everyone waits for the same row; when its holder deletes it
--- the waiters find nothing and come back empty (hotbench_ok = 0: an empty poll).
-with claimed as (
+-- Naive: lock the oldest job. Every consumer queues behind the same row lock.
+select take_jobs(array(
     select id from job_queue order by id {{order}} limit 1 for update
-), gone as (
-    delete from job_queue q using claimed c where q.id = c.id
-    returning q.id, q.shard, q.enqueued_at
-), done as (
-    insert into job_done (id, shard, enqueued_at) select id, shard, enqueued_at from gone
-    returning 1
-)
-select count(*) as hotbench_ok from done
+)) as hotbench_ok
 \gset
 \if :hotbench_ok = 0
 \sleep {{idle_sleep_ms}} ms

@@ -1,16 +1,9 @@
 -- Each consumer owns the shard numbered after its client id: no two consumers compete.
 \set shard :client_id % :clients
-with claimed as (
+select take_jobs(array(
     select id from job_queue where shard = :shard
      order by id {{order}} limit 1 for update skip locked
-), gone as (
-    delete from job_queue q using claimed c where q.id = c.id
-    returning q.id, q.shard, q.enqueued_at
-), done as (
-    insert into job_done (id, shard, enqueued_at) select id, shard, enqueued_at from gone
-    returning 1
-)
-select count(*) as hotbench_ok from done
+)) as hotbench_ok
 \gset
 \if :hotbench_ok = 0
 \sleep {{idle_sleep_ms}} ms

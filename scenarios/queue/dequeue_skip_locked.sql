@@ -1,14 +1,7 @@
 -- Take the first job nobody else holds.
-with claimed as (
+select take_jobs(array(
     select id from job_queue order by id {{order}} limit 1 for update skip locked
-), gone as (
-    delete from job_queue q using claimed c where q.id = c.id
-    returning q.id, q.shard, q.enqueued_at
-), done as (
-    insert into job_done (id, shard, enqueued_at) select id, shard, enqueued_at from gone
-    returning 1
-)
-select count(*) as hotbench_ok from done
+)) as hotbench_ok
 \gset
 \if :hotbench_ok = 0
 \sleep {{idle_sleep_ms}} ms

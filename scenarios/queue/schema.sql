@@ -18,6 +18,21 @@ create table job_done (
     final_drain boolean not null default false
 );
 
+-- Processes the claimed jobs: removes them from the queue and records them as done, in
+-- the caller's transaction (its locks still held). Returns how many were processed (0 = an
+-- empty poll, or jobs someone else finished first).
+create function take_jobs(claimed bigint[]) returns bigint language sql as $fn$
+    with gone as (
+        delete from job_queue where id = any(claimed)
+        returning id, shard, enqueued_at
+    ), done as (
+        insert into job_done (id, shard, enqueued_at)
+        select id, shard, enqueued_at from gone
+        returning 1
+    )
+    select count(*) from done;
+$fn$;
+
 with j as (
     insert into job_queue (shard, payload)
     select g % {{clients}}, md5(g::text) from generate_series(1, {{backlog}}) as g

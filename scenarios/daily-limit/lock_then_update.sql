@@ -1,10 +1,12 @@
--- Baseline: lock the limit row, decide in the client, write it back.
+-- Lock the limit row (FOR UPDATE, or FOR SHARE: two payers holding the share lock both
+-- want to upgrade it and one is chosen as the deadlock victim), decide in the client,
+-- write it back.
 \set customer random(1, :customers)
 \set amount random(1, :max_amount)
 begin;
 select remaining from daily_limit
  where customer_id = :customer and day = current_date
-   for update
+   for {{lock}}
 \gset
 \if :remaining >= :amount
 \set remaining :remaining - :amount
