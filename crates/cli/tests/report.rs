@@ -420,7 +420,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             "--variants",
             "tpcb,bucketed",
             "-c",
-            "1,2,4,8,16",
+            "1,2,4,8,16,32",
             "-T",
             "2",
             "--rtt",
@@ -440,7 +440,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             .iter()
             .find(|s| s.label == label)
             .unwrap_or_else(|| panic!("no series {label}"));
-        assert_eq!(s.runs.len(), 5, "{label}: one run per client count");
+        assert_eq!(s.runs.len(), 6, "{label}: one run per client count");
         s.fit().expect("fit").sigma
     };
     let (hot, spread) = (sigma("tpcb"), sigma("bucketed"));
