@@ -238,10 +238,12 @@ pub fn run(
                 }
                 break;
             };
-            let end = origin + (next_index as i64 + 1) * interval_us;
+            let begin = origin + next_index as i64 * interval_us;
+            let end = begin + interval_us;
             let now = now_us().min(end);
             let t = ((now - origin) as f64 / 1e6).max(0.0);
-            let dur = interval_us as f64 / 1e6;
+            // The last interval of a run is usually partial: rates over its real length.
+            let dur = ((now - begin) as f64 / 1e6).max(1e-3);
             let mut total = TxnCounters::default();
             for g in &groups {
                 total.merge(g);
