@@ -11,7 +11,7 @@ use hotbench_stats::probe_record::{
 
 use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
 use crate::health::{self, TablesSnap};
-use crate::session::{Part, Session, TAG};
+use crate::session::{literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
 use crate::ProbeOptions;
 
@@ -67,6 +67,8 @@ struct Current {
 pub struct Sampler {
     s: Session,
     app: String,
+    /// `app` as an SQL literal (prepared statements carry it inline).
+    app_lit: String,
     engine: &'static str,
     wait_interval_ms: f64,
     stats_interval_ms: f64,
@@ -123,6 +125,7 @@ impl Sampler {
         let now = unix_now();
         let mut me = Sampler {
             app: server_name(&opts.application_name),
+            app_lit: literal(&server_name(&opts.application_name)),
             engine,
             wait_interval_ms: wait_ms,
             stats_interval_ms: opts.stats_interval.as_secs_f64() * 1000.0,
@@ -325,8 +328,11 @@ impl Sampler {
 
     /// One sample of the run's backends.
     pub fn sample_waits(&mut self) {
-        let app = self.app.clone();
-        let Some(r) = self.s.run(Part::Waits, WAITS_SQL, &[Some(&app)]) else {
+        let sql = WAITS_SQL.replace("$1", &self.app_lit);
+        let Some(r) = self
+            .s
+            .run_prepared(Part::Waits, "hotbench_probe_waits", &sql)
+        else {
             return;
         };
         self.samples += 1;
@@ -368,8 +374,11 @@ impl Sampler {
     }
 
     fn sample_lock_spots(&mut self) {
-        let app = self.app.clone();
-        let Some(r) = self.s.run(Part::LockSpots, LOCK_SPOTS_SQL, &[Some(&app)]) else {
+        let sql = LOCK_SPOTS_SQL.replace("$1", &self.app_lit);
+        let Some(r) = self
+            .s
+            .run_prepared(Part::LockSpots, "hotbench_probe_locks", &sql)
+        else {
             return;
         };
         for row in &r.rows {
@@ -388,8 +397,10 @@ impl Sampler {
     }
 
     fn read_chains(&mut self) -> Option<u32> {
-        let app = self.app.clone();
-        let r = self.s.run(Part::Chains, CHAINS_SQL, &[Some(&app)])?;
+        let sql = CHAINS_SQL.replace("$1", &self.app_lit);
+        let r = self
+            .s
+            .run_prepared(Part::Chains, "hotbench_probe_chains", &sql)?;
         let mut g = BTreeMap::new();
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
@@ -406,25 +417,33 @@ impl Sampler {
         if self.table_oids.is_empty() {
             return None;
         }
-        let arr = health::oid_array(&self.table_oids);
+        let arr = format!("'{}'", health::oid_array(&self.table_oids));
+        let sql = health::TABLES_SQL.replace("$1", &arr);
         let r = self
             .s
-            .run(Part::Tables, health::TABLES_SQL, &[Some(&arr)])?;
+            .run_prepared(Part::Tables, "hotbench_probe_tables", &sql)?;
         Some(health::parse_tables(&r))
     }
 
     fn read_database(&mut self) -> Option<[i64; 3]> {
-        let r = self.s.run(Part::Database, health::DATABASE_SQL, &[])?;
+        let r = self
+            .s
+            .run_prepared(Part::Database, "hotbench_probe_db", health::DATABASE_SQL)?;
         health::parse_database(&r)
     }
 
     fn read_wal(&mut self) -> Option<i64> {
-        let r = self.s.run(Part::Wal, health::WAL_SQL, &[])?;
+        let r = self
+            .s
+            .run_prepared(Part::Wal, "hotbench_probe_wal", health::WAL_SQL)?;
         int(r.get(0, 0))
     }
 
     fn read_xmin(&mut self) -> (Option<i64>, Option<f64>) {
-        match self.s.run(Part::Xmin, health::XMIN_SQL, &[]) {
+        match self
+            .s
+            .run_prepared(Part::Xmin, "hotbench_probe_xmin", health::XMIN_SQL)
+        {
             Some(r) => (int(r.get(0, 0)), float(r.get(0, 1))),
             None => (None, None),
         }
@@ -432,7 +451,9 @@ impl Sampler {
 
     fn read_statements(&mut self) -> Option<Snapshot> {
         let sql = self.stmt_sql.clone();
-        let r = self.s.run(Part::Statements, &sql, &[])?;
+        let r = self
+            .s
+            .run_prepared(Part::Statements, "hotbench_probe_statements", &sql)?;
         Some(statements::parse(&r))
     }
 
@@ -468,8 +489,11 @@ impl Sampler {
         }
         let stmts = self.read_statements();
         if self.s.enabled(Part::WaitSampling) {
-            let app = self.app.clone();
-            if let Some(r) = self.s.run(Part::WaitSampling, PIDS_SQL, &[Some(&app)]) {
+            let sql = PIDS_SQL.replace("$1", &self.app_lit);
+            if let Some(r) = self
+                .s
+                .run_prepared(Part::WaitSampling, "hotbench_probe_pids", &sql)
+            {
                 for row in &r.rows {
                     if let Some(p) = int(row.first().and_then(|c| c.as_deref())) {
                         self.run_pids.insert(p);

@@ -50,6 +50,8 @@ pub struct Session {
     pub notes: Vec<String>,
     disabled: BTreeSet<Part>,
     lost: bool,
+    prepared: BTreeSet<String>,
+    no_prepare: bool,
 }
 
 impl Session {
@@ -60,6 +62,8 @@ impl Session {
             notes: Vec::new(),
             disabled: BTreeSet::new(),
             lost: false,
+            prepared: BTreeSet::new(),
+            no_prepare: false,
         }
     }
 
@@ -126,7 +130,42 @@ impl Session {
         if !self.enabled(part) {
             return None;
         }
-        match self.raw(sql, params) {
+        let r = self.raw(sql, params);
+        self.outcome(part, r)
+    }
+
+    /// As [`Session::run`] for a query repeated all run long (`sql` without parameters):
+    /// prepared once as `name` (SQL `PREPARE`, so planning is paid once — it is most of the
+    /// cost of reading `pg_stat_activity`), then `EXECUTE`d. Servers without `PREPARE` get the
+    /// plain query.
+    pub fn run_prepared(&mut self, part: Part, name: &str, sql: &str) -> Option<QueryResult> {
+        if !self.enabled(part) {
+            return None;
+        }
+        let execute = format!("execute {name}");
+        let r = if self.no_prepare {
+            self.raw(sql, &[])
+        } else if self.prepared.contains(name) {
+            self.raw(&execute, &[])
+        } else {
+            match self.raw(&format!("prepare {name} as {sql}"), &[]) {
+                Ok(_) => {
+                    self.prepared.insert(name.to_string());
+                    self.raw(&execute, &[])
+                }
+                Err(e) if !self.lost && matches!(e.sqlstate(), Some("42601" | "0A000")) => {
+                    self.no_prepare = true;
+                    self.raw(sql, &[])
+                }
+                Err(e) => Err(e),
+            }
+        };
+        self.outcome(part, r)
+    }
+
+    /// A query's rows, or `None` with `part` switched off and a note.
+    fn outcome(&mut self, part: Part, r: Result<QueryResult, Error>) -> Option<QueryResult> {
+        match r {
             Ok(r) => Some(r),
             Err(e) => {
                 if !self.lost {
@@ -153,6 +192,11 @@ impl Session {
     }
 }
 
+/// An SQL string literal that reads the same whatever `standard_conforming_strings` is.
+pub fn literal(s: &str) -> String {
+    format!("E'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+}
+
 /// The first line of an error, without the `ERROR:  ` prefix.
 pub fn first_line(e: &Error) -> String {
     let text = match e.db_error() {
@@ -160,4 +204,13 @@ pub fn first_line(e: &Error) -> String {
         None => e.to_string(),
     };
     text.lines().next().unwrap_or("").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn literals_escape_quotes_and_backslashes() {
+        assert_eq!(super::literal("hotbench-1-0"), "E'hotbench-1-0'");
+        assert_eq!(super::literal(r"a'b\c"), r"E'a''b\\c'");
+    }
 }
