@@ -126,6 +126,8 @@ fn queue_ladder_checks_pass() {
             "rate=200",
             "--param",
             "backlog=500",
+            "--param",
+            "xmin_holder=on",
         ],
     );
 }

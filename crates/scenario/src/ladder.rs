@@ -88,6 +88,7 @@ pub fn run_ladder(
     let mut admin = db::connect(&admin_cfg)?;
     let version = first_value(&mut admin, "select version()")?.unwrap_or_default();
     let engine = db::detect_engine(&version).to_string();
+    claim_schema(&mut admin, &schema, scn.name())?;
 
     let mut ladder = Ladder {
         scenario: scn.name().to_string(),
@@ -136,6 +137,32 @@ pub fn run_ladder(
     }
     admin.close();
     Ok(ladder)
+}
+
+/// One ladder per scenario and database at a time: two would drop each other's schema
+/// mid-run. A session advisory lock on the admin connection (released when it closes);
+/// engines without advisory locks go unguarded.
+fn claim_schema(admin: &mut Connection, schema: &str, name: &str) -> Result<()> {
+    let sql = format!("select pg_try_advisory_lock(hashtext('hotbench:{schema}'))");
+    match admin.simple_query(&sql) {
+        Ok(r) => {
+            let got = r
+                .first()
+                .and_then(|q| q.rows.first())
+                .and_then(|row| row.first().cloned().flatten());
+            if got.as_deref() == Some("f") {
+                return Err(ScenarioError::Input(format!(
+                    "scenario \"{name}\" is already running on this database (another hotbench \
+                     is using schema {schema}); wait for it to finish or use another database"
+                )));
+            }
+            Ok(())
+        }
+        Err(_) => {
+            let _ = admin.simple_query("rollback");
+            Ok(())
+        }
+    }
 }
 
 fn select_variants<'s>(scn: &'s Scenario, opts: &LadderOptions<'_>) -> Result<Vec<&'s Variant>> {
@@ -400,12 +427,10 @@ fn run_variant(
             ..Default::default()
         };
         hotbench_init::run_init(admin, &init, &mut std::io::sink()).map_err(|e| {
-            ScenarioError::Sql {
-                file: scn.bundle.display("scenario.toml"),
-                line: 0,
-                statement: "pgbench_init".into(),
-                message: e.to_string(),
-            }
+            ScenarioError::Connect(format!(
+                "{}: pgbench_init (creating pgbench's tables) failed: {e}",
+                scn.bundle.display("scenario.toml")
+            ))
         })?;
         let _ = admin.take_notices();
     }
@@ -510,7 +535,6 @@ fn run_variant(
     );
     let series = sampler.finish();
     for h in holders {
-        let _ = &h.name;
         h.stop();
     }
     let outcome = outcome.map_err(|e| ScenarioError::Engine {

@@ -54,3 +54,30 @@ fn broken_variant_is_caught_every_time() {
         );
     }
 }
+
+#[test]
+fn a_second_ladder_on_the_same_database_stops_at_once() {
+    let pg = testing::shared();
+    let db = pg
+        .create_database(&format!("scn_busy_{}", std::process::id()))
+        .expect("database");
+    let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
+    // Another hotbench holding the scenario's lock.
+    let mut other = hotbench_wire::Connector::new(conn.resolve().expect("resolve"))
+        .connect()
+        .expect("connect");
+    other
+        .simple_query("select pg_advisory_lock(hashtext('hotbench:hb_lost_update'))")
+        .expect("lock");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lost-update");
+    let scn = hotbench_scenario::load(dir_bundles(&dir).expect("fixture").remove(0)).unwrap();
+    let err =
+        run_ladder(&scn, &options(conn), &mut Vec::new(), &mut |_| {}).expect_err("must refuse");
+    assert!(
+        err.to_string()
+            .contains("is already running on this database"),
+        "{err}"
+    );
+    assert!(err.is_input());
+    other.close();
+}
