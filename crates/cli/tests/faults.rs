@@ -386,3 +386,85 @@ fn embedded_server_is_stopped_after_double_ctrl_c() {
     assert!(leftover.is_empty(), "postgres processes left: {leftover:?}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[test]
+fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
+    let db = database("blocked");
+    let dir = temp_dir("blocked");
+    psql(
+        &db,
+        "create table t(id int primary key, v int); insert into t values (1, 0);",
+    );
+    // Another session holds the row lock for 30 s.
+    let pg = testing::shared();
+    let psql_bin = pg.binaries().program("psql");
+    let mut holder = Command::new(psql_bin)
+        .args([
+            "-X",
+            "-q",
+            "-h",
+            db.socket_dir.to_str().unwrap(),
+            "-p",
+            &db.port.to_string(),
+        ])
+        .args(["-U", &db.user, "-d", &db.dbname])
+        .args([
+            "-c",
+            "begin; update t set v = v + 1 where id = 1; select pg_sleep(30); commit;",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("lock holder");
+    std::thread::sleep(Duration::from_millis(500));
+    let script = write_script(&dir, "upd.sql", "update t set v = v + 1 where id = 1;\n");
+    let json_path = dir.join("blocked.json");
+    let t0 = std::time::Instant::now();
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "2",
+            "-c",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let elapsed = t0.elapsed();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "the run must end soon after -T: {elapsed:?}"
+    );
+    let v = json(&json_path);
+    assert_eq!(
+        v["totals"]["counters"]["unfinished"].as_u64(),
+        Some(2),
+        "{out}"
+    );
+    assert!(out.contains("unfinished transactions: 2"), "{out}");
+    // Cancelled on the server: nothing of ours is still waiting for the lock.
+    let mut waiting = String::new();
+    for _ in 0..20 {
+        waiting = psql(
+            &db,
+            &format!("select count(*) from pg_stat_activity where datname = '{}' and query like 'update t set%' and state = 'active' and pid <> pg_backend_pid()", db.dbname),
+        );
+        if waiting.trim() == "0" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        waiting.trim(),
+        "0",
+        "our blocked updates must have been cancelled"
+    );
+}

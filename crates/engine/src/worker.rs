@@ -76,6 +76,9 @@ struct Ctx {
     blocking: bool,
 }
 
+/// How long transactions may run past the end of a -T run before they are cancelled.
+const END_GRACE_US: i64 = 2_000_000;
+
 /// Upper bound of one blocking read, so interval reports and Ctrl-C are never held up.
 const BLOCKING_READ_TIMEOUT_US: i64 = 100_000;
 
@@ -184,7 +187,16 @@ pub fn run_worker(
         if signals::stop_requested() {
             for s in slots.iter_mut() {
                 if !s.is_done() {
-                    s.phase = Phase::Finished;
+                    abandon(s, &mut cx);
+                }
+            }
+        }
+        if cx.end_us.is_some_and(|e| now >= e + END_GRACE_US) {
+            // Transactions blocked past the end (e.g. in a lock queue) would keep the run
+            // going forever: cancel them on the server and report them as unfinished.
+            for s in slots.iter_mut() {
+                if !s.is_done() {
+                    abandon(s, &mut cx);
                 }
             }
         }
@@ -233,6 +245,8 @@ pub fn run_worker(
         if let Some(end) = cx.end_us {
             if end > now {
                 next_wake = next_wake.min(end);
+            } else {
+                next_wake = next_wake.min(end + END_GRACE_US);
             }
         }
         if cx.blocking {
@@ -1063,6 +1077,22 @@ fn is_useful(slot: &Slot, cx: &Ctx) -> bool {
         GoodputRule::Variable(name) => truthy(name).unwrap_or(false),
         GoodputRule::Rows => slot.collector.last_rows > 0,
     }
+}
+
+/// Ends a client at the end of the run: a transaction still in flight is cancelled on the
+/// server (so its locks go away at once) and counted as unfinished.
+fn abandon(slot: &mut Slot, cx: &mut Ctx) {
+    if slot.in_transaction() {
+        if matches!(slot.phase, Phase::WaitResult | Phase::WaitRollback) {
+            if let Some(conn) = slot.conn.as_ref() {
+                let _ = conn.cancel_token().cancel();
+            }
+        }
+        let (g, s) = (slot.group, slot.script);
+        cx.tally.each(g, s, |c| c.unfinished += 1);
+    }
+    drop_connection(slot, cx);
+    slot.phase = Phase::Finished;
 }
 
 fn abort(slot: &mut Slot, cx: &mut Ctx) {

@@ -293,6 +293,13 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             t.other_failures, t.connection_failures
         );
     }
+    if t.unfinished > 0 {
+        let _ = writeln!(
+            o,
+            "unfinished transactions: {} (still running at the end; cancelled, not counted)",
+            t.unfinished
+        );
+    }
     if t.reconnects > 0 || t.disconnected_us > 0 {
         let _ = writeln!(
             o,

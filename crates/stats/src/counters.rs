@@ -40,6 +40,10 @@ pub struct TxnCounters {
     /// Transactions whose latency exceeded -L (pgbench's `latency_late`).
     pub late: u64,
     pub reconnects: u64,
+    /// Transactions still in flight when the run ended (past -T plus a grace period, or at
+    /// Ctrl-C): cancelled on the server and counted nowhere else.
+    #[serde(default)]
+    pub unfinished: u64,
     /// Time clients spent without a connection (lost until re-established), µs.
     #[serde(default)]
     pub disconnected_us: u64,
@@ -110,6 +114,7 @@ impl TxnCounters {
         self.late += o.late;
         self.reconnects += o.reconnects;
         self.disconnected_us += o.disconnected_us;
+        self.unfinished += o.unfinished;
         for (k, v) in &o.errors_by_sqlstate {
             *self.errors_by_sqlstate.entry(k.clone()).or_insert(0) += v;
         }
