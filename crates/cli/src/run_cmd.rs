@@ -562,7 +562,7 @@ pub(crate) fn benchmark_record(
             eprintln!("end.");
         }
     }
-    let engine_name = detect_engine(&server_version);
+    let engine_name = hotbench_wire::engine_of(&server_version).to_string();
     conn.close();
 
     let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
@@ -808,18 +808,6 @@ fn try_execute(conn: &mut hotbench_wire::Connection, sql: &str) {
         eprintln!("hotbench: error: {e}");
         eprintln!("hotbench: detail: (ignoring this error and continuing anyway)");
     }
-}
-
-fn detect_engine(version: &str) -> String {
-    let v = version.to_ascii_lowercase();
-    if v.contains("-yb-") || v.contains("yugabyte") {
-        "yugabytedb"
-    } else if v.contains("cockroach") {
-        "cockroachdb"
-    } else {
-        "postgresql"
-    }
-    .into()
 }
 
 fn config_json(cfg: &RunConfig, plan: &Plan) -> serde_json::Value {

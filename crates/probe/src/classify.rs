@@ -92,17 +92,7 @@ pub fn longest_chain(blocked_by: &BTreeMap<i64, Vec<i64>>) -> u32 {
         .unwrap_or(0)
 }
 
-/// The engine behind a `version()` string.
-pub fn engine_of(version: &str) -> &'static str {
-    let v = version.to_ascii_lowercase();
-    if v.contains("-yb-") || v.contains("yugabyte") {
-        "yugabytedb"
-    } else if v.contains("cockroach") {
-        "cockroachdb"
-    } else {
-        "postgresql"
-    }
-}
+pub use hotbench_wire::engine_of;
 
 #[cfg(test)]
 mod tests {

@@ -10,14 +10,7 @@ use crate::sqlsplit;
 
 /// The database engine behind the connection, from `version()`.
 pub fn detect_engine(version: &str) -> &'static str {
-    let v = version.to_ascii_lowercase();
-    if v.contains("-yb-") || v.contains("yugabyte") {
-        "yugabytedb"
-    } else if v.contains("cockroach") {
-        "cockroachdb"
-    } else {
-        "postgresql"
-    }
+    hotbench_wire::engine_of(version)
 }
 
 /// The schema a scenario's objects live in (`hb_daily_limit`).
