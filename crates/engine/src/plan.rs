@@ -7,7 +7,7 @@ use hotbench_script::Script;
 
 use crate::config::{GoodputRule, RunConfig};
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct GroupPlan {
     pub name: String,
     pub scripts: Vec<Script>,
@@ -25,7 +25,7 @@ pub struct ThreadPlan {
     pub clients: Vec<(usize, usize)>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Plan {
     pub cfg: RunConfig,
     pub groups: Vec<GroupPlan>,

@@ -90,7 +90,9 @@ pub fn run_worker(
     vars: Vec<hotbench_script::Variables>,
     tx: Sender<WorkerMsg>,
 ) {
-    let plan = shared.plan.clone();
+    // A private copy: the hot path clones this Arc per command, and a reference count shared
+    // by all threads would bounce one cache line between cores on every clone.
+    let plan = Arc::new((*shared.plan).clone());
     let assigned = plan.threads[tid].clients.clone();
     let shape = plan.shape();
     let mut slots: Vec<Slot> = assigned
@@ -326,6 +328,20 @@ fn connect_slot(slot: &mut Slot, token: usize, cx: &mut Ctx) -> Result<(), hotbe
     Ok(())
 }
 
+/// stderr for `debug()`, locked only when something is written: taking the process-wide
+/// stderr lock for every meta-command would make all threads contend on it.
+struct LazyStderr;
+
+impl io::Write for LazyStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        io::stderr().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
 /// SO_RCVTIMEO: a blocking read returns WouldBlock after `us` without data.
 fn set_read_timeout(fd: std::os::fd::RawFd, us: i64) -> io::Result<()> {
     let tv = libc::timeval {
@@ -505,9 +521,9 @@ fn advance(slot: &mut Slot, token: usize, cx: &mut Ctx) {
                     }
                     CommandKind::Meta(_) => {
                         let t0 = now;
-                        let mut err = io::stderr().lock();
-                        let r = slot.interp.execute(script, slot.script, slot.cmd, &mut err);
-                        drop(err);
+                        let r = slot
+                            .interp
+                            .execute(script, slot.script, slot.cmd, &mut LazyStderr);
                         if cx.plan.cfg.report_per_command {
                             let dt = now_us() - t0;
                             if let Some(c) = cx.tally.command(slot.group, slot.script, slot.cmd) {
