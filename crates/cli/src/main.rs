@@ -10,6 +10,7 @@ mod report_cmd;
 mod run_cmd;
 mod scenario_cmd;
 mod scripts;
+mod seed;
 mod server_cmd;
 mod sweep_cmd;
 mod target;

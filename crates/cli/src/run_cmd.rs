@@ -211,7 +211,6 @@ struct Plan {
     retry: RetryPolicy,
     latency_limit_us: Option<i64>,
     progress_s: Option<u32>,
-    rate: Option<f64>,
     log: Option<LogConfig>,
     random_seed: u64,
     rtt_us: i64,
@@ -357,21 +356,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             extra_codes.push(code.to_ascii_uppercase());
         }
     }
-    let random_seed = {
-        let text = args
-            .random_seed
-            .clone()
-            .or_else(|| std::env::var("PGBENCH_RANDOM_SEED").ok());
-        match text {
-            Some(t) => t
-                .parse::<hotbench_script::RandomSeed>()
-                .map_err(|e| {
-                    Fail::input(format!("unrecognized random seed option \"{t}\"")).detail(e.0)
-                })?
-                .resolve(),
-            None => hotbench_script::RandomSeed::Time.resolve(),
-        }
-    };
+    let random_seed = crate::seed::resolve(args.random_seed.as_deref())?;
     let rtt_us = match &args.rtt {
         Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
         None => 0,
@@ -467,7 +452,6 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         },
         latency_limit_us,
         progress_s,
-        rate,
         log,
         random_seed,
         rtt_us,
@@ -633,7 +617,7 @@ pub(crate) fn benchmark_record(
         started_at: 0.0,
         status: "starting".into(),
         command_line: crate::mask::mask_args(argv),
-        config: config_json(&cfg, &plan),
+        config: cfg.to_json(),
         bench,
         server: ServerInfo {
             version: server_version,
@@ -808,33 +792,6 @@ fn try_execute(conn: &mut hotbench_wire::Connection, sql: &str) {
         eprintln!("hotbench: error: {e}");
         eprintln!("hotbench: detail: (ignoring this error and continuing anyway)");
     }
-}
-
-fn config_json(cfg: &RunConfig, plan: &Plan) -> serde_json::Value {
-    serde_json::json!({
-        "target": cfg.conn.masked(),
-        "clients": plan.nclients,
-        "threads": cfg.threads,
-        "limit": cfg.limit,
-        "query_mode": cfg.query_mode,
-        "retry": cfg.retry,
-        "latency_limit_us": cfg.latency_limit_us,
-        "rate": plan.rate,
-        "rtt_us": cfg.rtt_us,
-        "random_seed": cfg.random_seed,
-        "interval_us": cfg.interval_us,
-        "on_disconnect": cfg.on_disconnect,
-        "connect_each_txn": cfg.connect_each_txn,
-        "groups": cfg.groups.iter().map(|g| serde_json::json!({
-            "name": g.name,
-            "clients": g.clients,
-            "rate": g.rate,
-            "goodput": g.goodput,
-            "scripts": g.scripts.iter().map(|s| serde_json::json!({
-                "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "defines": cfg.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-    })
 }
 
 #[cfg(test)]

@@ -226,15 +226,7 @@ pub(crate) fn run_ladders(
         ),
         None => None,
     };
-    let random_seed = match &a.random_seed {
-        Some(t) => t
-            .parse::<hotbench_script::RandomSeed>()
-            .map_err(|e| {
-                Fail::input(format!("unrecognized random seed option \"{t}\"")).detail(e.0)
-            })?
-            .resolve(),
-        None => hotbench_script::RandomSeed::Time.resolve(),
-    };
+    let random_seed = crate::seed::resolve(a.random_seed.as_deref())?;
     // Check parameters against every scenario before starting anything.
     for (scn, _) in list {
         let own: Vec<(String, String)> = params

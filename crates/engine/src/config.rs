@@ -161,4 +161,33 @@ impl RunConfig {
     pub fn is_throttled(&self) -> bool {
         self.groups.iter().any(|g| g.rate.is_some())
     }
+
+    /// The configuration as stored in the result record (password masked): what every
+    /// command that runs the engine records, so results compare field by field.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "target": self.conn.masked(),
+            "clients": self.total_clients(),
+            "threads": self.threads,
+            "limit": self.limit,
+            "query_mode": self.query_mode,
+            "retry": self.retry,
+            "latency_limit_us": self.latency_limit_us,
+            "rate": self.is_throttled().then(|| self.groups.iter().filter_map(|g| g.rate).sum::<f64>()),
+            "rtt_us": self.rtt_us,
+            "random_seed": self.random_seed,
+            "interval_us": self.interval_us,
+            "on_disconnect": self.on_disconnect,
+            "connect_each_txn": self.connect_each_txn,
+            "groups": self.groups.iter().map(|g| serde_json::json!({
+                "name": g.name,
+                "clients": g.clients,
+                "rate": g.rate,
+                "goodput": g.goodput,
+                "scripts": g.scripts.iter().map(|s| serde_json::json!({
+                    "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "defines": self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+        })
+    }
 }

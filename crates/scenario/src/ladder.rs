@@ -702,29 +702,19 @@ fn record_template(
 ) -> RunRecord {
     let clients = cfg.total_clients();
     let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
-    let config = serde_json::json!({
-        "scenario": scn.name(),
-        "variant": p.variant.name,
-        "target": cfg.conn.masked(),
-        "clients": clients,
-        "threads": cfg.threads,
-        "limit": cfg.limit,
-        "query_mode": cfg.query_mode,
-        "retry": cfg.retry,
-        "rtt_us": cfg.rtt_us,
-        "random_seed": cfg.random_seed,
-        "interval_us": cfg.interval_us,
-        "params": p.params.values,
-        "settings": p.settings,
-        "groups": cfg.groups.iter().map(|g| serde_json::json!({
-            "name": g.name,
-            "clients": g.clients,
-            "rate": g.rate,
-            "goodput": g.goodput,
-            "scripts": g.scripts.iter().map(|s| serde_json::json!({
-                "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    });
+    let mut config = cfg.to_json();
+    if let Some(o) = config.as_object_mut() {
+        o.insert("scenario".into(), scn.name().into());
+        o.insert("variant".into(), p.variant.name.clone().into());
+        o.insert(
+            "params".into(),
+            serde_json::to_value(&p.params.values).unwrap_or_default(),
+        );
+        o.insert(
+            "settings".into(),
+            serde_json::to_value(&p.settings).unwrap_or_default(),
+        );
+    }
     RunRecord {
         format: RESULT_FORMAT.into(),
         tool: "hotbench".into(),
