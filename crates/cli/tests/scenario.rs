@@ -58,12 +58,21 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
         if variant["skipped"].is_string() {
             continue;
         }
-        let committed = variant["record"]["totals"]["counters"]["cnt"]
-            .as_u64()
-            .unwrap_or(0);
+        // Every variant must have ended transactions; a variant whose point is failure
+        // (for-share deadlocks) may legitimately commit none in a 2-second run.
+        let counters = &variant["record"]["totals"]["counters"];
+        let committed = counters["cnt"].as_u64().unwrap_or(0);
+        let failed = [
+            "serialization_failures",
+            "deadlock_failures",
+            "other_failures",
+        ]
+        .iter()
+        .map(|k| counters[*k].as_u64().unwrap_or(0))
+        .sum::<u64>();
         assert!(
-            committed > 0,
-            "{name}/{}: nothing committed",
+            committed + failed > 0,
+            "{name}/{}: no transaction ended",
             variant["name"]
         );
         let checks = variant["checks"].as_array().expect("checks");
@@ -84,6 +93,32 @@ fn daily_limit_ladder_checks_pass() {
     let v = ladder_passes("daily-limit", &["-T", "2", "-c", "8"]);
     let variants = v["ladders"][0]["variants"].as_array().unwrap();
     assert_eq!(variants.len(), 5);
+    // FOR SHARE then UPDATE: lock upgrades deadlock, which is what the variant shows.
+    let share = variants.iter().find(|v| v["name"] == "for-share").unwrap();
+    let deadlocks = share["record"]["totals"]["counters"]["errors_by_sqlstate"]["40P01"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(
+        deadlocks > 0,
+        "for-share must deadlock: {}",
+        share["record"]["totals"]
+    );
+    // The single-statement variants commit work.
+    for name in [
+        "select-for-update",
+        "update-returning",
+        "procedure",
+        "escrow",
+    ] {
+        let v = variants.iter().find(|v| v["name"] == name).unwrap();
+        assert!(
+            v["record"]["totals"]["counters"]["cnt"]
+                .as_u64()
+                .unwrap_or(0)
+                > 0,
+            "{name}"
+        );
+    }
 }
 
 #[test]
