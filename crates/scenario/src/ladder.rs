@@ -135,8 +135,17 @@ pub fn run_ladder(
             break;
         }
     }
+    release_schema(&mut admin, &schema);
     admin.close();
     Ok(ladder)
+}
+
+/// Releases the claim synchronously: closing the connection alone releases it only when the
+/// server gets round to the Terminate, too late for a ladder started right after (`sweep`).
+fn release_schema(admin: &mut Connection, schema: &str) {
+    let _ = admin.simple_query(&format!(
+        "select pg_advisory_unlock(hashtext('hotbench:{schema}'))"
+    ));
 }
 
 /// One ladder per scenario and database at a time: two would drop each other's schema
@@ -144,7 +153,21 @@ pub fn run_ladder(
 /// engines without advisory locks go unguarded.
 fn claim_schema(admin: &mut Connection, schema: &str, name: &str) -> Result<()> {
     let sql = format!("select pg_try_advisory_lock(hashtext('hotbench:{schema}'))");
-    match admin.simple_query(&sql) {
+    // A ladder that is just ending may still hold it for a moment: ask a few times.
+    let mut attempt = 0;
+    let result = loop {
+        let r = admin.simple_query(&sql);
+        let taken = matches!(&r, Ok(q) if q.first()
+            .and_then(|q| q.rows.first())
+            .and_then(|row| row.first().cloned().flatten())
+            .as_deref() == Some("f"));
+        if !taken || attempt >= 20 {
+            break r;
+        }
+        attempt += 1;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    match result {
         Ok(r) => {
             let got = r
                 .first()
