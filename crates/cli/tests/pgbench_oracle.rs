@@ -50,21 +50,7 @@ fn report_shapes(stdout: &str) -> Vec<String> {
         .lines()
         .skip_while(|l| !l.starts_with("transaction type:"))
         .take_while(|l| !l.starts_with("latency percentiles:") && !l.starts_with("goodput ="))
-        .map(|l| {
-            // hotbench's -r rows carry one extra p99 column before the command text.
-            let s = shape(l);
-            if s.starts_with("   ") {
-                let parts: Vec<&str> = s.split_whitespace().collect();
-                parts
-                    .iter()
-                    .filter(|p| **p != "#")
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            } else {
-                s
-            }
-        })
+        .map(shape)
         .collect()
 }
 
@@ -144,6 +130,60 @@ fn report_lines_match_pgbench() {
         let p = report_shapes(&run_pgbench(&bin, &db, args, &dir));
         let h = report_shapes(&run_hotbench(&db, args, &dir));
         assert_eq!(p, h, "report shape differs for {args:?}");
+    }
+}
+
+/// The `-r` rows of a report, each split on whitespace as a parser of pgbench output splits
+/// them, numbers replaced by `#`, plus the whole line's shape (same columns, same spacing).
+fn per_command_rows(stdout: &str) -> Vec<(Vec<String>, String)> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.contains("statement latencies in milliseconds"))
+        .skip(1)
+        .take_while(|l| l.starts_with("   "))
+        .map(|l| {
+            let fields = l.split_whitespace().map(shape).collect();
+            (fields, shape(l))
+        })
+        .collect()
+}
+
+#[test]
+fn per_command_lines_split_exactly_as_pgbench() {
+    let Some(bin) = pgbench() else {
+        eprintln!("skipped: no pgbench binary found");
+        return;
+    };
+    let db = database("oracle_r");
+    let dir = temp_dir("oracle_r");
+    assert!(run(&db, &["-i", "-q"]).status.success());
+    let script = write_script(
+        &dir,
+        "multi.sql",
+        "\\set aid random(1, 100000)\n\\set delta random(-5, 5)\nBEGIN;\nUPDATE pgbench_accounts\n   SET abalance = abalance + :delta\n WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nEND;\n",
+    );
+    let script = script.to_string_lossy().into_owned();
+    let cases: &[&[&str]] = &[
+        &["-n", "-t", "20", "-c", "2", "-r", "-f", &script],
+        &[
+            "-n",
+            "-t",
+            "20",
+            "-c",
+            "2",
+            "-r",
+            "--max-tries",
+            "3",
+            "-f",
+            &script,
+        ],
+        &["-n", "-S", "-t", "20", "-c", "2", "-r"],
+    ];
+    for args in cases {
+        let p = per_command_rows(&run_pgbench(&bin, &db, args, &dir));
+        let h = per_command_rows(&run_hotbench(&db, args, &dir));
+        assert!(!p.is_empty(), "pgbench printed no -r rows for {args:?}");
+        assert_eq!(p, h, "-r rows split differently for {args:?}");
     }
 }
 

@@ -242,20 +242,35 @@ fn command_section(o: &mut String, s: &ScriptRecord, per_script: bool, max_tries
             ", failures and retries"
         }
     );
+    // pgbench's exact columns (parsers split these lines); hotbench's per-command p99 is on
+    // separate, labeled lines in `extra_lines`.
     for c in &s.commands {
-        // pgbench's columns, then hotbench's p99 (ms) just before the command text.
         if max_tries == 1 {
-            let _ = writeln!(
-                o,
-                "   {:11.3}  {:10} {:10.3}  {}",
-                c.mean_ms, c.failures, c.latency.p99_ms, c.text
-            );
+            let _ = writeln!(o, "   {:11.3}  {:10}  {}", c.mean_ms, c.failures, c.text);
         } else {
             let _ = writeln!(
                 o,
-                "   {:11.3}  {:10} {:10} {:10.3}  {}",
-                c.mean_ms, c.failures, c.retries, c.latency.p99_ms, c.text
+                "   {:11.3}  {:10}  {:10}  {}",
+                c.mean_ms, c.failures, c.retries, c.text
             );
+        }
+    }
+}
+
+/// hotbench's per-command p99, one labeled line per command (`p99 = 0.367 ms: SELECT ...`),
+/// so pgbench's `-r` lines stay exactly as pgbench prints them.
+fn command_p99_lines(o: &mut String, rec: &RunRecord) {
+    let scripts: Vec<&ScriptRecord> = rec.groups.iter().flat_map(|g| &g.scripts).collect();
+    let per_script = scripts.len() > 1;
+    for (i, s) in scripts.iter().enumerate() {
+        let which = if per_script {
+            format!(" of script {}", i + 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "statement latency p99{which}:");
+        for c in &s.commands {
+            let _ = writeln!(o, "   p99 = {:.3} ms: {}", c.latency.p99_ms, c.text);
         }
     }
 }
@@ -278,6 +293,9 @@ pub fn extra_lines(rec: &RunRecord) -> String {
         "goodput = {:.6} per s ({} useful of {} committed transactions)",
         rec.totals.goodput_per_s, t.goodput, t.cnt
     );
+    if rec.bench.report_per_command {
+        command_p99_lines(&mut o, rec);
+    }
     if !t.errors_by_sqlstate.is_empty() {
         let list: Vec<String> = t
             .errors_by_sqlstate
@@ -417,6 +435,7 @@ mod tests {
                 ..Default::default()
             },
         };
+        let cmd_clone = cmd.clone();
         let text = pgbench_report(&record(bench, c, vec![cmd]));
         let expected = "\
 transaction type: <builtin: TPC-B (sort of)>
@@ -433,9 +452,22 @@ latency stddev = 0.000 ms
 initial connection time = 15.923 ms
 tps = 652.000000 (without initial connection time)
 statement latencies in milliseconds and failures:
-         0.146           0      0.500  BEGIN;
+         0.146           0  BEGIN;
 ";
         assert_eq!(text, expected);
+        let rec = record(
+            BenchInfo {
+                report_per_command: true,
+                ..Default::default()
+            },
+            TxnCounters::default(),
+            vec![cmd_clone],
+        );
+        let extra = extra_lines(&rec);
+        assert!(
+            extra.contains("statement latency p99:\n   p99 = 0.500 ms: BEGIN;\n"),
+            "{extra}"
+        );
     }
 
     #[test]
