@@ -264,6 +264,7 @@ pub(crate) fn run_ladders(
             fast: target.is_fast(),
             command_line: crate::mask::mask_args(argv),
             probe,
+            keep_schema: a.keep_schema,
         };
         let mut stderr = std::io::stderr();
         let json = a.json.clone();

@@ -138,6 +138,7 @@ fn sweep_scenario(
             probe: run.probe.clone(),
             json: None,
             html: None,
+            keep_schema: false,
             conn: ConnArgs {
                 host: run.host.clone(),
                 port: run.port.clone(),

@@ -2,9 +2,9 @@
 //! `pg_stat_database` and the WAL position, turned into per-interval deltas and run totals.
 //! The differencing is pure (tested without a server); the queries live next to it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{DatabaseDelta, TableInterval, TableSummary};
+use hotbench_stats::probe_record::{DatabaseDelta, ProbeInterval, TableInterval, TableSummary};
 use hotbench_wire::QueryResult;
 
 use crate::classify::int;
@@ -137,6 +137,17 @@ pub fn table_summaries(first: &TablesSnap, last: &TablesSnap) -> Vec<TableSummar
     v
 }
 
+/// Keeps the tables the run wrote to (inserts, updates or deletes), in the summaries and on
+/// the timeline. Used when no table was named: the probe then follows the database's largest
+/// tables, and one left behind by an earlier run is not this workload's.
+pub fn keep_written(summaries: &mut Vec<TableSummary>, timeline: &mut [ProbeInterval]) {
+    summaries.retain(|t| t.inserts + t.updates + t.deletes > 0);
+    let keep: BTreeSet<String> = summaries.iter().map(|t| t.name.clone()).collect();
+    for iv in timeline {
+        iv.tables.retain(|t| keep.contains(&t.name));
+    }
+}
+
 /// `xact_commit, xact_rollback, deadlocks`.
 pub fn parse_database(r: &QueryResult) -> Option<[i64; 3]> {
     Some([int(r.get(0, 0))?, int(r.get(0, 1))?, int(r.get(0, 2))?])
@@ -181,5 +192,24 @@ mod tests {
         // Reset: counts from zero.
         assert_eq!(database_delta([100, 5, 1], [7, 0, 0]).commits, 7);
         assert_eq!(oid_array(&[1, 2]), "{1,2}");
+    }
+
+    #[test]
+    fn only_written_tables_are_kept() {
+        let mut a = TablesSnap::new();
+        a.insert(1, snap("queue_left_behind", 0, 53475));
+        a.insert(2, snap("accounts", 10, 0));
+        let mut b = a.clone();
+        b.insert(2, snap("accounts", 30, 4));
+        let mut summaries = table_summaries(&a, &b);
+        let mut timeline = vec![ProbeInterval {
+            tables: table_intervals(&a, &b),
+            ..Default::default()
+        }];
+        keep_written(&mut summaries, &mut timeline);
+        let names: Vec<&str> = summaries.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["accounts"]);
+        let names: Vec<&str> = timeline[0].tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["accounts"]);
     }
 }

@@ -91,6 +91,8 @@ pub struct Sampler {
     cur: Current,
     // Stats.
     table_oids: Vec<i64>,
+    /// No table was named: only the tables the run wrote to are reported.
+    only_written: bool,
     tables_first: Option<TablesSnap>,
     tables_prev: Option<TablesSnap>,
     db_first: Option<[i64; 3]>,
@@ -145,6 +147,7 @@ impl Sampler {
             hot_tuple: BTreeMap::new(),
             cur: Current::default(),
             table_oids: Vec::new(),
+            only_written: opts.tables.is_empty(),
             tables_first: None,
             tables_prev: None,
             db_first: None,
@@ -574,7 +577,7 @@ impl Sampler {
         let engine_waits = self.engine_waits();
         let statements = self.statement_summary();
         let locks = self.lock_summary();
-        let tables = match (&self.tables_first, &self.tables_prev) {
+        let mut tables = match (&self.tables_first, &self.tables_prev) {
             (Some(f), Some(l)) => health::table_summaries(f, l),
             _ => Vec::new(),
         };
@@ -593,6 +596,9 @@ impl Sampler {
             ));
         }
         let mut timeline = std::mem::take(&mut self.timeline);
+        if self.only_written {
+            health::keep_written(&mut tables, &mut timeline);
+        }
         for iv in &mut timeline {
             iv.t -= origin;
         }

@@ -54,6 +54,8 @@ pub struct LadderOptions<'a> {
     pub fast: bool,
     pub command_line: Vec<String>,
     pub probe: Option<&'a dyn Probe>,
+    /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
+    pub keep_schema: bool,
 }
 
 /// A variant ready to run: everything user-controlled already validated.
@@ -126,8 +128,14 @@ pub fn run_ladder(
             on_update(&ladder);
             continue;
         }
-        let (result, interrupted) =
-            run_variant(scn, &p, opts, &mut admin, &admin_cfg, &schema, &ladder, log)?;
+        let outcome = run_variant(scn, &p, opts, &mut admin, &admin_cfg, &schema, &ladder, log);
+        let (result, interrupted) = match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                end_ladder(admin, &schema, opts.keep_schema);
+                return Err(e);
+            }
+        };
         ladder.variants.push(result);
         on_update(&ladder);
         if interrupted {
@@ -135,9 +143,19 @@ pub fn run_ladder(
             break;
         }
     }
-    release_schema(&mut admin, &schema);
-    admin.close();
+    end_ladder(admin, &schema, opts.keep_schema);
     Ok(ladder)
+}
+
+/// Drops the scenario's schema (unless kept: later runs' probes would otherwise report its
+/// tables), then releases the claim and closes the admin connection.
+fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
+    if !keep_schema {
+        let _ = admin.simple_query("rollback");
+        let _ = admin.simple_query(&format!("drop schema if exists {schema} cascade"));
+    }
+    release_schema(&mut admin, schema);
+    admin.close();
 }
 
 /// Releases the claim synchronously: closing the connection alone releases it only when the

@@ -58,6 +58,9 @@ pub struct LadderArgs {
     /// Write a self-contained HTML report
     #[arg(long = "html", value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Keep the scenario's hb_NAME schema (the last variant's data) after the ladder
+    #[arg(long = "keep-schema")]
+    pub keep_schema: bool,
     #[command(flatten)]
     pub conn: ConnArgs,
 }
