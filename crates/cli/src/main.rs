@@ -7,6 +7,7 @@ mod groups;
 mod mask;
 mod metrics_server;
 mod report_cmd;
+mod retry_profile;
 mod run_cmd;
 mod scenario_cmd;
 mod scripts;

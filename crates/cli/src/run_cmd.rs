@@ -77,6 +77,7 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || !a.group.is_empty()
         || a.rtt.is_some()
         || a.retry_backoff.is_some()
+        || a.retry_profile.is_some()
         || !a.retry_on.is_empty()
         || a.continue_on_error
         || a.probe.is_some()
@@ -209,6 +210,7 @@ struct Plan {
     limit: Limit,
     query_mode: QueryMode,
     retry: RetryPolicy,
+    retry_profile: crate::retry_profile::RetryProfile,
     latency_limit_us: Option<i64>,
     progress_s: Option<u32>,
     log: Option<LogConfig>,
@@ -356,6 +358,8 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             extra_codes.push(code.to_ascii_uppercase());
         }
     }
+    crate::retry_profile::check_retry_on(&extra_codes)?;
+    let retry_profile = crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
     let random_seed = crate::seed::resolve(args.random_seed.as_deref())?;
     let rtt_us = match &args.rtt {
         Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
@@ -450,6 +454,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             extra_codes,
             continue_on_error: args.continue_on_error,
         },
+        retry_profile,
         latency_limit_us,
         progress_s,
         log,
@@ -546,21 +551,29 @@ pub(crate) fn benchmark_record(
             eprintln!("end.");
         }
     }
-    let engine_name = hotbench_wire::engine_of(&server_version).to_string();
+    let engine = hotbench_wire::Engine::of_version(&server_version);
+    let engine_name = engine.name().to_string();
     conn.close();
+    let retry = crate::retry_profile::apply(
+        plan.retry_profile,
+        engine,
+        args.max_tries.is_some(),
+        args.retry_backoff.is_some(),
+        plan.retry.clone(),
+    )?;
 
     let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
         groups[0].scripts[0].script.name().to_string()
     } else {
         "multiple scripts".to_string()
     };
-    let max_tries = plan.retry.max_tries;
+    let max_tries = retry.max_tries;
     let cfg = RunConfig {
         groups,
         limit: plan.limit,
         threads: plan.threads,
         query_mode: plan.query_mode,
-        retry: plan.retry.clone(),
+        retry,
         latency_limit_us: plan.latency_limit_us,
         progress_s: plan.progress_s,
         progress_timestamp: args.progress_timestamp,

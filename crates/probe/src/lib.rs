@@ -22,6 +22,7 @@
 //! ```
 
 pub mod classify;
+pub mod engine_views;
 pub mod health;
 mod sampler;
 mod session;

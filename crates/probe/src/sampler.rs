@@ -10,6 +10,7 @@ use hotbench_stats::probe_record::{
 };
 
 use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
+use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::session::{literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
@@ -34,15 +35,6 @@ const PIDS_SQL: &str = "select pid from pg_stat_activity where application_name 
 const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
      from pg_wait_sampling_profile group by 1, 2";
-
-const YB_ASH_SQL: &str = "select coalesce(wait_event_class, '') || ':' || \
-     coalesce(wait_event, ''), sum(sample_weight)::int8 from yb_active_session_history \
-     where sample_time >= to_timestamp($1::float8) group by 1";
-
-const CRDB_CONTENTION_SQL: &str = "select count(*)::int8, \
-     coalesce(sum(extract(epoch from contention_duration)), 0)::float8 \
-     from crdb_internal.transaction_contention_events \
-     where collection_ts >= to_timestamp($1::float8)";
 
 /// At most this many tables are followed when none are named.
 const MAX_DEFAULT_TABLES: i64 = 20;

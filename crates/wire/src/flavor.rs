@@ -3,14 +3,7 @@
 
 /// `"postgresql"`, `"yugabytedb"` or `"cockroachdb"`.
 pub fn engine_of(version: &str) -> &'static str {
-    let v = version.to_ascii_lowercase();
-    if v.contains("-yb-") || v.contains("yugabyte") {
-        "yugabytedb"
-    } else if v.contains("cockroach") {
-        "cockroachdb"
-    } else {
-        "postgresql"
-    }
+    crate::engine_profile::Engine::of_version(version).name()
 }
 
 #[cfg(test)]

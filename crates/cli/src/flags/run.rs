@@ -262,7 +262,14 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub retry_backoff: Option<String>,
-    /// Also retry these SQLSTATEs (comma-separated, e.g. 55P03,40003,57014)
+    /// Retry defaults to follow: pgbench (1 try) | auto (the detected engine's) | postgresql | yugabytedb | cockroachdb
+    #[arg(
+        long = "retry-profile",
+        value_name = "PROFILE",
+        help_heading = "hotbench options"
+    )]
+    pub retry_profile: Option<String>,
+    /// Also retry these SQLSTATEs (comma-separated, e.g. 55P03,57014)
     #[arg(long = "retry-on", value_name = "SQLSTATE,...", action = ArgAction::Append, help_heading = "hotbench options")]
     pub retry_on: Vec<String>,
     /// Count other SQL errors as failed transactions (by SQLSTATE) instead of aborting the client
