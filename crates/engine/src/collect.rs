@@ -9,7 +9,7 @@ use hotbench_wire::backend::{DataRowBody, RowDescriptionBody};
 use hotbench_wire::DbError;
 use postgres_protocol::message::backend::Message;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Collector {
     /// Index of the result being received within the command.
     query: usize,
@@ -30,6 +30,28 @@ pub struct Collector {
     pub tx_status: u8,
     /// A ParseComplete arrived (the statement sent with Parse exists on the server).
     pub parsed: bool,
+}
+
+impl Default for Collector {
+    /// Idle before any command: a script made only of meta-commands ends its transaction
+    /// outside any block, as in pgbench.
+    fn default() -> Self {
+        Collector {
+            query: 0,
+            ntuples: 0,
+            has_rows: false,
+            in_result: false,
+            pending: false,
+            want_values: false,
+            cols: Vec::new(),
+            vals: Vec::new(),
+            error: None,
+            store_error: None,
+            last_rows: 0,
+            tx_status: b'I',
+            parsed: false,
+        }
+    }
 }
 
 /// What a message meant for the command in flight.

@@ -1023,14 +1023,8 @@ fn finished(slot: &Slot, cx: &Ctx, now: i64) -> bool {
 fn end_transaction(slot: &mut Slot, cx: &mut Ctx, outcome: Outcome) {
     let now = now_us();
     let (g, s) = (slot.group, slot.script);
-    if outcome == Outcome::Committed && slot.collector.tx_status != b'I' {
-        eprintln!(
-            "hotbench: error: client {} aborted: end of script reached without completing the last transaction",
-            slot.id
-        );
-        abort(slot, cx);
-        return;
-    }
+    // pgbench counts the transaction first, then aborts a client left inside a block.
+    let incomplete = outcome == Outcome::Committed && slot.collector.tx_status != b'I';
     let throttled = cx.delay[g].is_some();
     let latency = (now - slot.txn_scheduled).max(0) as u64;
     let lag = throttled.then(|| (slot.txn_begin - slot.txn_scheduled).max(0) as u64);
@@ -1076,6 +1070,14 @@ fn end_transaction(slot: &mut Slot, cx: &mut Ctx, outcome: Outcome) {
         );
     }
     slot.txns_done += 1;
+    if incomplete {
+        eprintln!(
+            "hotbench: error: client {} aborted: end of script reached without completing the last transaction",
+            slot.id
+        );
+        abort(slot, cx);
+        return;
+    }
     if cx.plan.cfg.connect_each_txn {
         drop_connection(slot, cx);
     }

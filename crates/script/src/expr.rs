@@ -77,6 +77,7 @@ pub(crate) enum Arity {
 
 /// Callable names, as in pgbench's table (matched case-insensitively).
 pub(crate) const FUNCTIONS: &[(&str, Arity, Func)] = &[
+    ("mod", Arity::Fixed(2), Func::Mod),
     ("abs", Arity::Fixed(1), Func::Abs),
     ("least", Arity::Variable, Func::Least),
     ("greatest", Arity::Variable, Func::Greatest),
