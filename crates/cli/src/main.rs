@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         flags::Command::Report(args) => report_cmd::report(args),
         flags::Command::Compare(args) => report_cmd::compare(args),
         flags::Command::Merge(args) => report_cmd::merge(args),
+        flags::Command::Usl(args) => report_cmd::usl(args),
         flags::Command::Sweep(args) => {
             let sub = matches
                 .subcommand_matches("sweep")

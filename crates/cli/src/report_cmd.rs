@@ -1,5 +1,5 @@
-//! `hotbench report`, `hotbench compare` and `hotbench merge`: read result files, render or
-//! combine them. Exit codes: 1 for unreadable or invalid files, 2 when the output cannot be
+//! `hotbench report`, `compare`, `merge` and `usl`: read result files (or, for `usl`, CSV
+//! measurements), render, combine or fit them. Exit codes: 1 for unreadable or invalid files, 2 when the output cannot be
 //! written.
 
 use std::path::Path;
@@ -8,7 +8,7 @@ use hotbench_report::{compare, merge, Document};
 use hotbench_stats::RunRecord;
 
 use crate::fail::{Fail, Result};
-use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs};
+use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs, UslArgs};
 
 /// Writes an HTML page atomically.
 pub fn write_html(path: &Path, page: &str) -> Result<()> {
@@ -78,6 +78,38 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
         t.latency.p99_ms,
         args.output.display()
     );
+    Ok(0)
+}
+
+/// Fits the USL to the files' points: one fit per series (sweep or ladder variant).
+pub fn usl(args: &UslArgs) -> Result<u8> {
+    use hotbench_report::{usl_input, usl_report};
+    let mut points = Vec::new();
+    for p in &args.files {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", p.display())))?;
+        points.extend(
+            usl_input::read_points(&display_name(p), &text)
+                .map_err(|e| Fail::input(e.to_string()))?,
+        );
+    }
+    let fits = usl_input::group(points)
+        .into_iter()
+        .map(usl_report::SeriesFit::new)
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(Fail::input)?;
+    let Some(json) = usl_report::to_json(&fits) else {
+        return Err(Fail::input("no measurements in the given files"));
+    };
+    print!("{}", usl_report::render_text(&fits));
+    if let Some(p) = &args.json {
+        hotbench_stats::json_file::write_atomic(p, &json).map_err(|e| Fail::run(e.to_string()))?;
+        println!("result written to {}", p.display());
+    }
+    if let Some(p) = &args.html {
+        write_html(p, &usl_report::render_html(&fits))?;
+        println!("report written to {}", p.display());
+    }
     Ok(0)
 }
 

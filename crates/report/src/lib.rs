@@ -22,6 +22,8 @@ pub mod sweep;
 mod testdata;
 pub mod text;
 pub mod usl;
+pub mod usl_input;
+pub mod usl_report;
 
 pub use page::{parse_document, render_documents, render_html, render_ladder_json, Document};
 pub use probes::{probe_lines, top_wait};

@@ -8,9 +8,11 @@ use hotbench_stats::RunRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::escape::html;
-use crate::html::{num, table, Chart, Doc, Series};
+use crate::html::{num, table, Chart, Doc};
 use crate::run_html::{header, run_section};
 use crate::usl::{self, UslFit};
+use crate::usl_input::PointSeries;
+use crate::usl_report::{fit_chart, Curve};
 
 pub const SWEEP_FORMAT: &str = "hotbench-sweep/1";
 
@@ -164,7 +166,20 @@ pub fn render_text(doc: &SweepDoc) -> String {
             );
         }
         match fit {
-            Ok(f) => o.push_str(&fit_text(&f)),
+            Ok(f) => {
+                o.push_str(&fit_text(&f));
+                let max_n = series
+                    .runs
+                    .iter()
+                    .map(|r| r.bench.clients)
+                    .max()
+                    .unwrap_or(1);
+                let _ = writeln!(
+                    o,
+                    "dominant constraint at {max_n} clients: {}",
+                    f.dominant_constraint(max_n as f64).name()
+                );
+            }
             Err(e) => {
                 let _ = writeln!(o, "no USL fit: {e}");
             }
@@ -176,59 +191,29 @@ pub fn render_text(doc: &SweepDoc) -> String {
 
 /// Measured throughput (points) against the fitted curves.
 pub fn usl_chart(doc: &SweepDoc) -> Chart {
-    let mut c = Chart::new(
-        "Throughput by clients: measured vs USL fit",
-        "linear",
-        "clients",
-        "tps",
-    );
     let all = doc.series();
-    let max_n = doc.runs.iter().map(|r| r.bench.clients).max().unwrap_or(1) as f64;
-    let fits: Vec<Option<UslFit>> = all.iter().map(|s| s.fit().ok()).collect();
-    let top = fits
+    let data: Vec<PointSeries> = all
         .iter()
-        .flatten()
-        .filter_map(|f| f.peak_concurrency())
-        .map(|n| n.min(max_n * 4.0))
-        .fold(max_n, f64::max)
-        * 1.15;
-    let mut x: Vec<f64> = (0..=60)
-        .map(|i| 1.0 + (top - 1.0) * f64::from(i) / 60.0)
+        .map(|s| PointSeries {
+            label: s.label.clone(),
+            points: s
+                .points()
+                .iter()
+                .map(|p| (p.clients as f64, p.tps))
+                .collect(),
+        })
         .collect();
-    x.extend(doc.runs.iter().map(|r| r.bench.clients as f64));
-    x.sort_by(f64::total_cmp);
-    x.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    for (series, fit) in all.iter().zip(&fits) {
-        let name = |what: &str| {
-            if series.label.is_empty() {
-                what.to_string()
-            } else {
-                format!("{} {what}", series.label)
-            }
-        };
-        let pts = series.points();
-        let measured: Vec<Option<f64>> = x
-            .iter()
-            .map(|n| {
-                pts.iter()
-                    .find(|p| (p.clients as f64 - n).abs() < 1e-9)
-                    .map(|p| p.tps)
-            })
-            .collect();
-        let mut m = Series::line(name("measured tps"), measured);
-        m.points = true;
-        c.series.push(m);
-        if let Some(f) = fit {
-            let mut s = Series::line(
-                name("USL fit"),
-                x.iter().map(|n| Some(f.throughput(*n))).collect(),
-            );
-            s.dashed = true;
-            c.series.push(s);
-        }
-    }
-    c.x = x;
-    c
+    let fits: Vec<Option<UslFit>> = all.iter().map(|s| s.fit().ok()).collect();
+    let list: Vec<Curve<'_>> = data
+        .iter()
+        .zip(&fits)
+        .map(|(s, f)| Curve {
+            label: &s.label,
+            points: &s.points,
+            fit: f.as_ref(),
+        })
+        .collect();
+    fit_chart("Throughput by clients: measured vs USL fit", "tps", &list)
 }
 
 /// The sweep's HTML page.

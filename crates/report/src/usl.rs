@@ -37,6 +37,42 @@ impl UslFit {
     }
 }
 
+/// Which term of the USL's denominator costs more at a given concurrency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Constraint {
+    /// σ(N−1) ≥ κN(N−1): queueing for a shared resource (a hot row, a lock).
+    Contention,
+    /// κN(N−1) > σ(N−1): crosstalk between clients (cache lines, lock managers, retries).
+    Coherency,
+    /// σ = κ = 0: linear scaling.
+    None,
+}
+
+impl Constraint {
+    pub fn name(self) -> &'static str {
+        match self {
+            Constraint::Contention => "contention",
+            Constraint::Coherency => "coherency",
+            Constraint::None => "none",
+        }
+    }
+}
+
+impl UslFit {
+    /// The constraint that dominates at `n` clients (the largest measured count, normally):
+    /// contention σ(N−1) against coherency κN(N−1), i.e. σ against κN.
+    pub fn dominant_constraint(&self, n: f64) -> Constraint {
+        if self.sigma <= 0.0 && self.kappa <= 0.0 {
+            Constraint::None
+        } else if self.sigma >= self.kappa * n {
+            Constraint::Contention
+        } else {
+            Constraint::Coherency
+        }
+    }
+}
+
 fn usl(lambda: f64, sigma: f64, kappa: f64, n: f64) -> f64 {
     lambda * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
 }
@@ -178,7 +214,7 @@ fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn synthetic(lambda: f64, sigma: f64, kappa: f64, noise: f64) -> Vec<(f64, f64)> {
@@ -251,5 +287,58 @@ mod tests {
             fit(&[(1.0, 10.0), (2.0, 18.0), (2.0, 19.0)]),
             Err(UslError::TooFewPoints(2))
         );
+    }
+
+    /// Baron Schwartz, "Practical Scalability Analysis with the Universal Scalability Law"
+    /// (VividCortex, 2015): the Cisco benchmark (throughput at 1..32 concurrency) and its
+    /// published nonlinear least-squares fit, σ = 0.02671591, κ = 7.690945e-4,
+    /// λ = 995.6486, N_max = 35, X_max = 12341 (the values codahale/usl4j's tests use too).
+    pub(crate) const CISCO: [(f64, f64); 32] = [
+        (1.0, 955.16),
+        (2.0, 1878.91),
+        (3.0, 2688.01),
+        (4.0, 3548.68),
+        (5.0, 4315.54),
+        (6.0, 5130.43),
+        (7.0, 5931.37),
+        (8.0, 6531.08),
+        (9.0, 7219.8),
+        (10.0, 7867.61),
+        (11.0, 8278.71),
+        (12.0, 8646.7),
+        (13.0, 9047.84),
+        (14.0, 9426.55),
+        (15.0, 9645.37),
+        (16.0, 9897.24),
+        (17.0, 10097.6),
+        (18.0, 10240.5),
+        (19.0, 10532.39),
+        (20.0, 10798.52),
+        (21.0, 11151.43),
+        (22.0, 11518.63),
+        (23.0, 11806.0),
+        (24.0, 12089.37),
+        (25.0, 12075.41),
+        (26.0, 12177.29),
+        (27.0, 12211.41),
+        (28.0, 12158.93),
+        (29.0, 12155.27),
+        (30.0, 12118.04),
+        (31.0, 12140.4),
+        (32.0, 12074.39),
+    ];
+
+    #[test]
+    fn reproduces_the_published_cisco_fit_within_0_1_percent() {
+        let f = fit(&CISCO).unwrap();
+        assert!(within(f.sigma, 0.02671591, 1e-3), "σ {f:?}");
+        assert!(within(f.kappa, 7.690945e-4, 1e-3), "κ {f:?}");
+        assert!(within(f.lambda, 995.6486, 1e-3), "λ {f:?}");
+        // The book gives N_max as whole clients (35.57 → 35) and X_max at that N.
+        assert_eq!(f.peak_concurrency().unwrap().floor(), 35.0);
+        assert!(within(f.throughput(35.0), 12341.0, 1e-3), "{f:?}");
+        // Schwartz: the Cisco system is contention-bound, not coherency-bound.
+        assert_eq!(f.dominant_constraint(32.0), Constraint::Contention);
+        assert_eq!(f.dominant_constraint(64.0), Constraint::Coherency);
     }
 }

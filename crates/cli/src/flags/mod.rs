@@ -43,4 +43,6 @@ pub enum Command {
     Merge(report::MergeArgs),
     /// Run a workload at several client counts and fit the Universal Scalability Law
     Sweep(Box<sweep::SweepArgs>),
+    /// Fit the Universal Scalability Law to measurements (CSV of clients,tps or result files)
+    Usl(report::UslArgs),
 }

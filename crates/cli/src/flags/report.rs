@@ -1,4 +1,4 @@
-//! `hotbench report`, `hotbench compare` and `hotbench merge`: commands that read result
+//! `hotbench report`, `compare`, `merge` and `usl`: commands that read result
 //! files only (no database). Parsing only; `crate::report_cmd` does the work.
 
 use std::path::PathBuf;
@@ -38,4 +38,18 @@ pub struct MergeArgs {
         required = true
     )]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct UslArgs {
+    /// Measurements: CSV files of `clients,throughput` (header optional), or hotbench
+    /// result, sweep or ladder JSON files
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the fit as JSON (sigma, kappa, lambda, n_max, x_max, r2, constraint, points)
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write an HTML page: the measured points and the fitted curve
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }

@@ -1,0 +1,65 @@
+//! `hotbench usl` on files (no database): the published Cisco fit reproduced from a CSV
+//! through the binary, `--json` fields, `--html`, and bad input as exit 1 with `file:line`.
+
+mod common;
+
+use common::*;
+
+/// Baron Schwartz, "Practical Scalability Analysis with the Universal Scalability Law"
+/// (VividCortex, 2015), Cisco benchmark: published σ = 0.02671591, κ = 7.690945e-4,
+/// λ = 995.6486.
+const CISCO_CSV: &str = "clients,tps\n1,955.16\n2,1878.91\n3,2688.01\n4,3548.68\n5,4315.54\n\
+6,5130.43\n7,5931.37\n8,6531.08\n9,7219.8\n10,7867.61\n11,8278.71\n12,8646.7\n13,9047.84\n\
+14,9426.55\n15,9645.37\n16,9897.24\n17,10097.6\n18,10240.5\n19,10532.39\n20,10798.52\n\
+21,11151.43\n22,11518.63\n23,11806\n24,12089.37\n25,12075.41\n26,12177.29\n27,12211.41\n\
+28,12158.93\n29,12155.27\n30,12118.04\n31,12140.4\n32,12074.39\n";
+
+#[test]
+fn usl_reproduces_the_published_cisco_fit_from_csv() {
+    let dir = temp_dir("usl-cisco");
+    let csv = write_script(&dir, "cisco.csv", CISCO_CSV);
+    let (json, page) = (dir.join("fit.json"), dir.join("fit.html"));
+    let o = hotbench()
+        .arg("usl")
+        .arg(&csv)
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("contention dominates"), "{out}");
+    let v = common::json(&json);
+    for (k, want) in [
+        ("sigma", 0.02671591),
+        ("kappa", 7.690945e-4),
+        ("lambda", 995.6486),
+    ] {
+        let got = v[k].as_f64().expect(k);
+        assert!(((got - want) / want).abs() < 1e-3, "{k}: {got} vs {want}");
+    }
+    for k in ["n_max", "x_max", "r2"] {
+        assert!(v[k].as_f64().is_some(), "{k} in {v}");
+    }
+    let html = std::fs::read_to_string(&page).expect("html written");
+    assert!(html.contains("USL fit"));
+}
+
+#[test]
+fn usl_bad_csv_is_exit_1_with_file_and_line() {
+    let dir = temp_dir("usl-bad");
+    let csv = write_script(&dir, "bad.csv", "clients,tps\n1,100\n2,lots\n");
+    let o = hotbench().arg("usl").arg(&csv).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("bad.csv:3: not a number in \"2,lots\""),
+        "{err}"
+    );
+    let two = write_script(&dir, "two.csv", "1,100\n2,190\n");
+    let o = hotbench().arg("usl").arg(&two).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("at least 3 distinct client counts"));
+}
