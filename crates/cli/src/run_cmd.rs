@@ -199,7 +199,7 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
         .map_err(|e| Fail::input(e.to_string()))?;
     hotbench_wire::Connector::new(params)
         .connect()
-        .map_err(|e| Fail::input(e.to_string()))
+        .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), target))
 }
 
 /// Everything validated, before touching the database.

@@ -227,8 +227,9 @@ pub(crate) fn run_ladders(
         None => None,
     };
     let random_seed = crate::seed::resolve(a.random_seed.as_deref())?;
-    // Check parameters against every scenario before starting anything.
-    for (scn, _) in list {
+    // Check parameters and variant names against every scenario before starting anything.
+    for (scn, variants) in list {
+        hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
         let own: Vec<(String, String)> = params
             .iter()
             .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
@@ -297,8 +298,13 @@ pub(crate) fn run_ladders(
                 }
             }
             Err(e) => {
-                eprintln!();
-                return Err(fail(e));
+                let connect = matches!(e, ScenarioError::Connect(_));
+                let f = fail(e);
+                return Err(if connect {
+                    crate::target::with_named_hint(f, &target)
+                } else {
+                    f
+                });
             }
         }
     }

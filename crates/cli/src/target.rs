@@ -22,6 +22,8 @@ pub struct TargetArgs {
 pub struct Target {
     pub config: Config,
     pub embedded: Option<DefaultGuard>,
+    /// What named the database (`-h`, `the database name "mydb"`, `PGHOST`), when one was.
+    named_by: Option<String>,
 }
 
 impl Target {
@@ -43,18 +45,44 @@ impl Target {
 
 const TARGET_ENV: [&str; 5] = ["PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGSERVICE"];
 
-/// True when the user named a database (so no embedded server is started).
-pub fn names_a_database(args: &TargetArgs) -> bool {
-    args.host.is_some()
-        || args.port.is_some()
-        || args.dbname.is_some()
-        || TARGET_ENV
-            .iter()
-            .any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()))
+/// What named a database (so no embedded server is started), for the hint on a failed
+/// connection.
+fn named_by(args: &TargetArgs) -> Option<String> {
+    if args.host.is_some() {
+        return Some("-h".into());
+    }
+    if args.port.is_some() {
+        return Some("-p".into());
+    }
+    if let Some(db) = &args.dbname {
+        let shown = if db.contains('=') || db.contains("://") {
+            "a connection string".to_string()
+        } else {
+            format!("the database name \"{db}\"")
+        };
+        return Some(shown);
+    }
+    TARGET_ENV
+        .iter()
+        .find(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()))
+        .map(|v| v.to_string())
+}
+
+/// Adds the one-line hint to a connection failure when the user's naming of a database is
+/// what turned the embedded server off: otherwise `hotbench run -i mydb` on a fresh machine
+/// fails with a socket error and nothing says why.
+pub fn with_named_hint(f: Fail, target: &Target) -> Fail {
+    match (&target.named_by, &f.hint) {
+        (Some(by), None) => f.hint(format!(
+            "{by} selects a server you run, so the embedded server was not started; \
+             leave out the database name, -h, -p and PG* variables to use it"
+        )),
+        _ => f,
+    }
 }
 
 pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
-    if names_a_database(args) {
+    if let Some(by) = named_by(args) {
         let config = Config::from_cli(
             args.host.as_deref(),
             args.port.as_deref(),
@@ -65,6 +93,7 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
         return Ok(Target {
             config,
             embedded: None,
+            named_by: Some(by),
         });
     }
     let opts = DefaultOptions {
@@ -88,5 +117,6 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
     Ok(Target {
         config,
         embedded: Some(guard),
+        named_by: None,
     })
 }

@@ -78,7 +78,7 @@ pub fn run_ladder(
     on_update: &mut dyn FnMut(&Ladder),
 ) -> Result<Ladder> {
     let m = &scn.manifest;
-    let selected = select_variants(scn, opts)?;
+    let selected = select_variants(scn, opts.variants.as_deref(), opts.demo)?;
     let base = Params::resolve(m, None, &opts.params)?;
     let prepared = selected
         .iter()
@@ -206,12 +206,19 @@ fn claim_schema(admin: &mut Connection, schema: &str, name: &str) -> Result<()> 
     }
 }
 
-fn select_variants<'s>(scn: &'s Scenario, opts: &LadderOptions<'_>) -> Result<Vec<&'s Variant>> {
+/// The variants a ladder runs: `wanted` (`--variants`) in the manifest's order, or all (those
+/// not marked `demo = false` in a demo). An unknown name is an input error, so callers can
+/// check before starting a server.
+pub fn select_variants<'s>(
+    scn: &'s Scenario,
+    wanted: Option<&[String]>,
+    demo: bool,
+) -> Result<Vec<&'s Variant>> {
     let all = &scn.manifest.variants;
-    let Some(wanted) = &opts.variants else {
+    let Some(wanted) = wanted else {
         return Ok(all
             .iter()
-            .filter(|v| !opts.demo || v.demo != Some(false))
+            .filter(|v| !demo || v.demo != Some(false))
             .collect());
     };
     for w in wanted {

@@ -23,7 +23,7 @@ pub mod sqlsplit;
 pub mod table;
 
 pub use error::{Result, ScenarioError};
-pub use ladder::{run_ladder, LadderOptions, Probe, ProbeRun};
+pub use ladder::{run_ladder, select_variants, LadderOptions, Probe, ProbeRun};
 pub use manifest::{load, Scenario};
 pub use result::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use source::{all_bundles, find_bundle, Bundle};

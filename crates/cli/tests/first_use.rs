@@ -1,0 +1,86 @@
+//! What a first-time user meets before any measurement: a database name that turns the
+//! embedded server off says so, bad `--variants` are refused before a server starts, and a
+//! scenario's error is the first line of its stderr block (no blank line before it).
+
+mod common;
+
+use std::path::Path;
+
+use common::{conn_args, database, hotbench, temp_dir, text};
+
+#[test]
+fn a_failed_connection_to_a_named_database_says_the_embedded_server_is_off() {
+    let dir = temp_dir("named_hint");
+    let sock = dir.to_string_lossy().into_owned();
+    for args in [
+        vec!["run", "-i", "-h", &sock, "-p", "1", "mydb"],
+        vec!["scenario", "run", "queue", "-h", &sock, "-p", "1", "mydb"],
+    ] {
+        let o = hotbench()
+            .args(&args)
+            .env_remove("PGHOST")
+            .env_remove("PGPORT")
+            .output()
+            .expect("run hotbench");
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {stderr}");
+        let hints: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("hotbench: hint:"))
+            .collect();
+        assert_eq!(hints.len(), 1, "{args:?}: {stderr}");
+        assert!(
+            hints[0].contains("-h selects a server you run")
+                && hints[0].contains("embedded server was not started"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn unknown_variants_are_refused_before_a_server_starts() {
+    // --pg-bin points nowhere: had the server been started first, that would be the error.
+    let o = hotbench()
+        .args(["scenario", "run", "queue", "--variants", "escrw"])
+        .args(["--pg-bin", "/nonexistent/hotbench-bin"])
+        .env_remove("PGHOST")
+        .env_remove("PGPORT")
+        .env_remove("PGDATABASE")
+        .output()
+        .expect("run hotbench");
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("hotbench: error: scenario \"queue\" has no variant \"escrw\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_scenario_error_is_not_preceded_by_a_blank_line() {
+    let db = database("blank_err");
+    let dir = temp_dir("blank_err").join("broken");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenario/tests/fixtures/lost-update");
+    for e in std::fs::read_dir(&fixture).expect("fixture") {
+        let e = e.expect("entry");
+        std::fs::copy(e.path(), dir.join(e.file_name())).expect("copy");
+    }
+    std::fs::write(dir.join("schema.sql"), "create table t(;\n").expect("write");
+    let o = hotbench()
+        .args(["scenario", "run", "broken", "--dir"])
+        .arg(dir.parent().expect("parent"))
+        .args(conn_args(&db))
+        .arg(&db.dbname)
+        .output()
+        .expect("run hotbench");
+    let (_, stderr) = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{stderr}");
+    let at = stderr.find("hotbench: error:").expect("an error line");
+    assert!(
+        !stderr[..at].ends_with("\n\n") && !stderr.starts_with('\n'),
+        "blank line before the error:\n{stderr:?}"
+    );
+    assert!(stderr[at..].contains("schema.sql:1:"), "{stderr}");
+}
