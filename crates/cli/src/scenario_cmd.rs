@@ -156,7 +156,11 @@ pub fn describe(scn: &Scenario) -> String {
         } else {
             format!(" ({})", extra.join(", "))
         };
-        s.push_str(&format!("  {:<18} {}{extra}\n", v.name, v.about));
+        // `about` with the defaults filled in (`claiming up to 10 jobs`, not `{{batch}}`).
+        let about = hotbench_scenario::params::Params::resolve(m, Some(v), &[])
+            .map(|p| p.describe(&v.about))
+            .unwrap_or_else(|_| v.about.clone());
+        s.push_str(&format!("  {:<18} {about}{extra}\n", v.name));
     }
     s
 }

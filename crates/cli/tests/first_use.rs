@@ -84,3 +84,55 @@ fn a_scenario_error_is_not_preceded_by_a_blank_line() {
     );
     assert!(stderr[at..].contains("schema.sql:1:"), "{stderr}");
 }
+
+#[test]
+fn scenario_texts_show_parameter_values_not_placeholders() {
+    for name in ["counters", "daily-limit", "queue", "tpcb-hotspot", "ycsb"] {
+        let o = hotbench()
+            .args(["scenario", "show", name])
+            .output()
+            .expect("run hotbench");
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stderr}");
+        assert!(!stdout.contains("{{"), "{name}:\n{stdout}");
+    }
+    let db = database("about");
+    let dir = temp_dir("about");
+    let (j, h) = (dir.join("q.json"), dir.join("q.html"));
+    let o = hotbench()
+        .args([
+            "scenario",
+            "run",
+            "queue",
+            "--variants",
+            "skip-locked-batch",
+        ])
+        .args([
+            "-T",
+            "1",
+            "-c",
+            "2",
+            "--param",
+            "backlog=2000",
+            "--param",
+            "batch=7",
+        ])
+        .arg("--json")
+        .arg(&j)
+        .arg("--html")
+        .arg(&h)
+        .args(conn_args(&db))
+        .arg(&db.dbname)
+        .output()
+        .expect("run hotbench");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let v = common::json(&j);
+    let about = v["ladders"][0]["variants"][0]["about"]
+        .as_str()
+        .unwrap_or("");
+    assert!(about.contains("up to 7 jobs"), "{about}");
+    let html = std::fs::read_to_string(&h).expect("html");
+    assert!(html.contains("up to 7 jobs"), "about missing from the HTML");
+    assert!(!html.contains("{{batch}}"), "placeholder in the HTML");
+}

@@ -114,7 +114,7 @@ pub fn run_ladder(
             );
             ladder.variants.push(VariantResult {
                 name: v.name.clone(),
-                about: v.about.clone(),
+                about: p.params.describe(&v.about),
                 baseline: v.baseline,
                 skipped: Some(note.clone()),
                 params: p.params.values.clone(),
@@ -672,7 +672,7 @@ fn run_variant(
     Ok((
         VariantResult {
             name: v.name.clone(),
-            about: v.about.clone(),
+            about: p.params.describe(&v.about),
             baseline: v.baseline,
             skipped: None,
             params: p.params.values.clone(),

@@ -115,6 +115,13 @@ impl Params {
         })
     }
 
+    /// A variant's `about` with its parameters filled in (`claiming up to 10 jobs`), for people
+    /// to read: text that cannot be expanded (a run value) is left as written.
+    pub fn describe(&self, about: &str) -> String {
+        self.substitute(about, &BTreeMap::new())
+            .unwrap_or_else(|_| about.to_string())
+    }
+
     /// Replaces every `{{name}}` in `text`; `extra` adds run values (`committed`, …) for
     /// checks. The error names the unknown parameter.
     pub fn substitute(
@@ -218,5 +225,15 @@ mod tests {
             p.substitute("\\set k {{dist}}", &BTreeMap::new()).unwrap(),
             "\\set k random(1, 10)"
         );
+    }
+
+    #[test]
+    fn describe_fills_parameters_and_leaves_run_values() {
+        let p = params(&[("batch", "10")]);
+        assert_eq!(
+            p.describe("claiming up to {{batch}} jobs"),
+            "claiming up to 10 jobs"
+        );
+        assert_eq!(p.describe("{{committed}} done"), "{{committed}} done");
     }
 }
