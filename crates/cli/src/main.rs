@@ -6,6 +6,7 @@ mod flags;
 mod groups;
 mod mask;
 mod metrics_server;
+mod outputs;
 mod report_cmd;
 mod retry_profile;
 mod run_cmd;

@@ -10,20 +10,15 @@ use hotbench_stats::RunRecord;
 use crate::fail::{Fail, Result};
 use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs, UslArgs};
 
-/// Writes an HTML page atomically.
-pub fn write_html(path: &Path, page: &str) -> Result<()> {
-    hotbench_stats::json_file::write_bytes_atomic(path, page.as_bytes())
-        .map_err(|e| Fail::run(e.to_string()))
-}
-
 /// The file's name as shown in tables (the path as given).
 fn display_name(p: &Path) -> String {
     p.display().to_string()
 }
 
 fn read_document(path: &Path) -> Result<Document> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
+    let text =
+        hotbench_stats::input_file::read_text(path, hotbench_stats::input_file::RESULT_LIMIT)
+            .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
     hotbench_report::parse_document(&display_name(path), &text)
         .map_err(|e| Fail::input(e.to_string()))
 }
@@ -43,28 +38,29 @@ fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
 }
 
 pub fn report(args: &ReportArgs) -> Result<u8> {
+    crate::outputs::check(&[Some(&args.output)])?;
     let docs = args
         .files
         .iter()
         .map(|p| read_document(p))
         .collect::<Result<Vec<_>>>()?;
-    write_html(&args.output, &hotbench_report::render_documents(&docs))?;
-    println!("report written to {}", args.output.display());
+    crate::outputs::write_html(&args.output, &hotbench_report::render_documents(&docs))?;
     Ok(0)
 }
 
 pub fn compare(args: &CompareArgs) -> Result<u8> {
+    crate::outputs::check(&[args.output.as_deref()])?;
     let runs = read_runs(&args.files)?;
     let c = compare::compare(&runs);
     print!("{}", compare::render_text(&c));
     if let Some(out) = &args.output {
-        write_html(out, &compare::render_html(&c, &runs))?;
-        println!("report written to {}", out.display());
+        crate::outputs::write_html(out, &compare::render_html(&c, &runs))?;
     }
     Ok(0)
 }
 
 pub fn merge(args: &MergeArgs) -> Result<u8> {
+    crate::outputs::check(&[Some(&args.output)])?;
     let runs = read_runs(&args.files)?;
     let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
     hotbench_stats::json_file::write_atomic(&args.output, &merged)
@@ -118,5 +114,5 @@ pub fn write_ladder_html(path: &Path, ladders: &[hotbench_scenario::Ladder]) -> 
     let doc = serde_json::to_value(hotbench_scenario::LadderFile::new(ladders.to_vec()))
         .map_err(|e| Fail::run(format!("could not encode the ladders: {e}")))?;
     let page = hotbench_report::render_ladder_json(&doc).map_err(|e| Fail::run(e.to_string()))?;
-    write_html(path, &page)
+    crate::outputs::write_html(path, &page)
 }

@@ -482,6 +482,7 @@ pub(crate) fn benchmark_record(
     ta: &TargetArgs,
 ) -> Result<(u8, RunRecord)> {
     let plan = validate(args, m)?;
+    crate::outputs::check(&[args.json.as_deref(), args.html.as_deref()])?;
     // Scripts (parse errors are input errors, reported before connecting).
     let mut groups = Vec::new();
     let mut any_builtin = false;
@@ -716,20 +717,22 @@ pub(crate) fn benchmark_record(
     })?;
     let mut outcome = outcome;
     if let Some(p) = probe {
-        finish_probe(p, &mut outcome.record, args.json.as_deref());
+        finish_probe(p, &mut outcome.record);
     }
     drop(target);
     let rec = &outcome.record;
     print!("{}", hotbench_report::pgbench_report(rec));
     print!("{}", hotbench_report::extra_lines(rec));
-    if let Some(p) = &args.json {
-        println!("result written to {}", p.display());
-    }
-    if let Some(p) = &args.html {
-        crate::report_cmd::write_html(p, &hotbench_report::render_html(std::slice::from_ref(rec)))?;
-        println!("report written to {}", p.display());
-    }
+    let written = crate::outputs::all(vec![
+        args.json
+            .as_deref()
+            .map_or(Ok(()), |p| crate::outputs::write_json(p, rec, "result")),
+        args.html.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &hotbench_report::render_html(std::slice::from_ref(rec)))
+        }),
+    ]);
     let _ = std::io::stdout().flush();
+    written?;
     let code = if outcome.interrupted {
         eprintln!("hotbench: error: Run was interrupted; the above results are incomplete.");
         2
@@ -777,19 +780,10 @@ fn start_probe(cfg: &RunConfig, wait_us: i64, embedded: bool) -> hotbench_probe:
     hotbench_probe::Probe::start_config(&cfg.conn, o)
 }
 
-/// Stores the probes' record in the result, on the run's time axis, and rewrites the JSON.
-fn finish_probe(
-    probe: hotbench_probe::ProbeHandle,
-    rec: &mut RunRecord,
-    json: Option<&std::path::Path>,
-) {
+/// Stores the probes' record in the result, on the run's time axis.
+fn finish_probe(probe: hotbench_probe::ProbeHandle, rec: &mut RunRecord) {
     rec.probes = Some(probe.stop_json());
     hotbench_stats::align_probes(rec);
-    if let Some(path) = json {
-        if let Err(e) = hotbench_stats::json_file::write_atomic(path, rec) {
-            eprintln!("hotbench: warning: {e}");
-        }
-    }
 }
 
 fn unix_now() -> f64 {

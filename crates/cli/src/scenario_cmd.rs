@@ -4,7 +4,7 @@
 //! 2 a run failed or a check failed.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_scenario::{
@@ -231,6 +231,7 @@ pub(crate) fn run_ladders(
         None => None,
     };
     let random_seed = crate::seed::resolve(a.random_seed.as_deref())?;
+    crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()])?;
     // Check parameters and variant names against every scenario before starting anything.
     for (scn, variants) in list {
         hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
@@ -279,8 +280,9 @@ pub(crate) fn run_ladders(
             if let Some(p) = &json {
                 let mut all = previous.clone();
                 all.push(l.clone());
-                if let Err(e) = write_json(p, all) {
-                    write_err = Some(e);
+                if let Err(e) = hotbench_stats::json_file::write_snapshot(p, &LadderFile::new(all))
+                {
+                    write_err = Some(Fail::run(e.to_string()));
                 }
             }
         };
@@ -313,23 +315,18 @@ pub(crate) fn run_ladders(
         }
     }
     drop(target);
-    if let Some(p) = &a.json {
-        write_json(p, done.clone())?;
-        println!("result written to {}", p.display());
-    }
-    if let Some(p) = &a.html {
-        crate::report_cmd::write_ladder_html(p, &done)?;
-        println!("report written to {}", p.display());
-    }
+    crate::outputs::all(vec![
+        a.json.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_json(p, &LadderFile::new(done.clone()), "result")
+        }),
+        a.html
+            .as_deref()
+            .map_or(Ok(()), |p| crate::report_cmd::write_ladder_html(p, &done)),
+    ])?;
     if let Some(f) = code_fail {
         return Err(f);
     }
     Ok(done)
-}
-
-fn write_json(path: &Path, ladders: Vec<Ladder>) -> Result<()> {
-    hotbench_stats::json_file::write_atomic(path, &LadderFile::new(ladders))
-        .map_err(|e| Fail::run(e.to_string()))
 }
 
 /// Exit code from the ladders' checks.

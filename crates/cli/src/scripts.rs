@@ -59,13 +59,12 @@ pub fn load(spec: &ScriptSpec) -> Result<WeightedScript> {
         }
         ScriptSpec::File(option) => {
             let (path, weight) = parse_weight(option).map_err(|e| Fail::input(e.to_string()))?;
+            let limit = hotbench_stats::input_file::SCRIPT_LIMIT;
             let text = if path == "-" {
-                let mut s = String::new();
-                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                    .map_err(|e| Fail::input(format!("could not read file \"-\": {e}")))?;
-                s
+                hotbench_stats::input_file::read_limited(std::io::stdin(), limit)
+                    .map_err(|e| Fail::input(format!("could not read file \"-\": {e}")))?
             } else {
-                std::fs::read_to_string(&path)
+                hotbench_stats::input_file::read_text(std::path::Path::new(&path), limit)
                     .map_err(|e| Fail::input(format!("could not open file \"{path}\": {e}")))?
             };
             let script = parse_script(&path, &text).map_err(|e| Fail::input(e.to_string()))?;

@@ -57,20 +57,21 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     if run.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
+    crate::outputs::check(&[run.json.as_deref(), output.as_deref()])?;
     let (doc, code) = match &args.scenario {
         Some(name) => sweep_scenario(args, name, &counts, argv)?,
         None => sweep_run(args, &counts, m, argv)?,
     };
     println!();
     print!("{}", sweep::render_text(&doc));
-    if let Some(p) = &run.json {
-        hotbench_stats::json_file::write_atomic(p, &doc).map_err(|e| Fail::run(e.to_string()))?;
-        println!("result written to {}", p.display());
-    }
-    if let Some(p) = &output {
-        crate::report_cmd::write_html(p, &sweep::render_html(&doc))?;
-        println!("report written to {}", p.display());
-    }
+    crate::outputs::all(vec![
+        run.json
+            .as_deref()
+            .map_or(Ok(()), |p| crate::outputs::write_json(p, &doc, "result")),
+        output.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &sweep::render_html(&doc))
+        }),
+    ])?;
     Ok(code)
 }
 

@@ -345,7 +345,8 @@ pub fn run(
 
 fn write_json(cfg: &RunConfig, record: &RunRecord) {
     if let Some(path) = &cfg.json_path {
-        if let Err(e) = hotbench_stats::json_file::write_atomic(path, record) {
+        // Snapshots only: the command writes the final document and reports its failure.
+        if let Err(e) = hotbench_stats::json_file::write_snapshot(path, record) {
             eprintln!("hotbench: error: {e}");
         }
     }

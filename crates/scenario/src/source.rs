@@ -147,7 +147,11 @@ fn collect_disk(
         if !text_like {
             continue;
         }
-        let text = std::fs::read_to_string(&p).map_err(|e| io(&p, e))?;
+        let text =
+            hotbench_stats::input_file::read_text(&p, hotbench_stats::input_file::SCRIPT_LIMIT)
+                .map_err(|e| {
+                    ScenarioError::Input(format!("could not read \"{}\": {e}", p.display()))
+                })?;
         if let Ok(rel) = p.strip_prefix(root) {
             files.insert(rel.to_string_lossy().into_owned(), text);
         }

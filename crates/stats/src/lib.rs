@@ -3,11 +3,15 @@
 //! every renderer (text, JSON, HTML) reads.
 //!
 //! Nothing here does I/O except [`json_file`], which writes result files atomically so that a
-//! crash or Ctrl-C never leaves a half-written JSON behind.
+//! crash or Ctrl-C never leaves a half-written JSON behind, [`output_path`], which decides
+//! where an output may go (never over a non-regular file), and [`input_file`], which reads
+//! inputs with a size limit.
 
 pub mod counters;
 pub mod histogram;
+pub mod input_file;
 pub mod json_file;
+pub mod output_path;
 pub mod probe_record;
 pub mod record;
 pub mod simple;
