@@ -15,10 +15,14 @@ fn display_name(p: &Path) -> String {
     p.display().to_string()
 }
 
+/// A result file's text, read with the result-size limit.
+fn read_text(path: &Path) -> Result<String> {
+    hotbench_stats::input_file::read_text(path, hotbench_stats::input_file::RESULT_LIMIT)
+        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))
+}
+
 fn read_document(path: &Path) -> Result<Document> {
-    let text =
-        hotbench_stats::input_file::read_text(path, hotbench_stats::input_file::RESULT_LIMIT)
-            .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
+    let text = read_text(path)?;
     hotbench_report::parse_document(&display_name(path), &text)
         .map_err(|e| Fail::input(e.to_string()))
 }
@@ -80,10 +84,10 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
 /// Fits the USL to the files' points: one fit per series (sweep or ladder variant).
 pub fn usl(args: &UslArgs) -> Result<u8> {
     use hotbench_report::{usl_input, usl_report};
+    crate::outputs::check(&[args.json.as_deref(), args.html.as_deref()])?;
     let mut points = Vec::new();
     for p in &args.files {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", p.display())))?;
+        let text = read_text(p)?;
         points.extend(
             usl_input::read_points(&display_name(p), &text)
                 .map_err(|e| Fail::input(e.to_string()))?,
@@ -98,14 +102,14 @@ pub fn usl(args: &UslArgs) -> Result<u8> {
         return Err(Fail::input("no measurements in the given files"));
     };
     print!("{}", usl_report::render_text(&fits));
-    if let Some(p) = &args.json {
-        hotbench_stats::json_file::write_atomic(p, &json).map_err(|e| Fail::run(e.to_string()))?;
-        println!("result written to {}", p.display());
-    }
-    if let Some(p) = &args.html {
-        write_html(p, &usl_report::render_html(&fits))?;
-        println!("report written to {}", p.display());
-    }
+    crate::outputs::all(vec![
+        args.json
+            .as_deref()
+            .map_or(Ok(()), |p| crate::outputs::write_json(p, &json, "result")),
+        args.html.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &usl_report::render_html(&fits))
+        }),
+    ])?;
     Ok(0)
 }
 
