@@ -14,6 +14,7 @@ mod scenario_cmd;
 mod scripts;
 mod seed;
 mod server_cmd;
+mod shard;
 mod sweep_cmd;
 mod target;
 

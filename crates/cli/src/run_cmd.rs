@@ -78,6 +78,8 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.rtt.is_some()
         || a.retry_backoff.is_some()
         || a.retry_profile.is_some()
+        || a.shard.is_some()
+        || a.start_at.is_some()
         || !a.retry_on.is_empty()
         || a.continue_on_error
         || a.probe.is_some()
@@ -223,6 +225,8 @@ struct Plan {
     scale_given: Option<i64>,
     /// Probe wait-sampling period (µs); `None` = probes off.
     probe_wait_us: Option<i64>,
+    shard: Option<hotbench_engine::ShardConfig>,
+    start_at_us: Option<i64>,
 }
 
 fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
@@ -360,7 +364,28 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
     }
     crate::retry_profile::check_retry_on(&extra_codes)?;
     let retry_profile = crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
-    let random_seed = crate::seed::resolve(args.random_seed.as_deref())?;
+    let start_at_us = args
+        .start_at
+        .as_deref()
+        .map(crate::shard::parse_start_at)
+        .transpose()?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(crate::shard::Shard::parse)
+        .transpose()?;
+    let seed_given =
+        args.random_seed.is_some() || std::env::var_os("PGBENCH_RANDOM_SEED").is_some();
+    let random_seed = match (shard, start_at_us, seed_given) {
+        // Shards must draw from one seed: without one given, the common start time is it.
+        (Some(_), Some(at), false) => at as u64,
+        (Some(_), None, false) => {
+            return Err(Fail::input(
+                "--shard needs --random-seed N or --start-at TIME, so that every shard derives the same random seeds",
+            ))
+        }
+        _ => crate::seed::resolve(args.random_seed.as_deref())?,
+    };
     let rtt_us = match &args.rtt {
         Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
         None => 0,
@@ -429,6 +454,22 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             goodput: None,
         }]
     };
+    let mut groups = groups;
+    let shard = match shard {
+        Some(sh) => {
+            let shared = format!(
+                "{random_seed}|{limit:?}|{query_mode:?}|{start_at_us:?}|{:?}|{:?}",
+                groups
+                    .iter()
+                    .map(|g| (&g.name, g.clients, g.rate.map(f64::to_bits), &g.scripts))
+                    .collect::<Vec<_>>(),
+                args.define
+            );
+            let key = crate::shard::run_key(sh.count, &shared);
+            Some(crate::shard::split(&mut groups, sh, key)?)
+        }
+        None => None,
+    };
     let total: usize = groups.iter().map(|g| g.clients).sum();
     if threads > total {
         threads = total;
@@ -455,6 +496,8 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             continue_on_error: args.continue_on_error,
         },
         retry_profile,
+        shard,
+        start_at_us,
         latency_limit_us,
         progress_s,
         log,
@@ -593,6 +636,8 @@ pub(crate) fn benchmark_record(
         defines: plan.defines.clone(),
         scale,
         application_name: hotbench_probe::unique_application_name(),
+        shard: plan.shard.clone(),
+        start_at_us: plan.start_at_us,
     };
     let bench = BenchInfo {
         transaction_type,

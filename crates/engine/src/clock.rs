@@ -27,6 +27,30 @@ pub fn to_unix_us(t: i64) -> i64 {
     origin().1 + t
 }
 
+/// Current Unix time in microseconds, from the wall clock (what `--start-at` refers to).
+pub fn unix_now_us() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
+/// Sleeps until the wall clock reads `at` (Unix µs), waking every 50 ms to check `stop`.
+/// Returns how late the caller already was (µs; 0 when it waited).
+pub fn wait_until_unix_us(at: i64, stop: impl Fn() -> bool) -> i64 {
+    let late = unix_now_us() - at;
+    if late >= 0 {
+        return late;
+    }
+    loop {
+        let left = at - unix_now_us();
+        if left <= 0 || stop() {
+            return 0;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(left.min(50_000) as u64));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

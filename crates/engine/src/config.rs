@@ -151,6 +151,26 @@ pub struct RunConfig {
     pub scale: i64,
     /// `application_name` given to the benchmark's connections (probes find them by it).
     pub application_name: String,
+    /// This process's part of a run spread over several processes (`--shard I/N`).
+    pub shard: Option<ShardConfig>,
+    /// Common start (Unix µs, `--start-at`): connect first, then begin the benchmark at this
+    /// instant, so several processes make one run.
+    pub start_at_us: Option<i64>,
+}
+
+/// This process's part of a run spread over several processes or machines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShardConfig {
+    /// 0-based, as Kubernetes' `JOB_COMPLETION_INDEX`.
+    pub index: usize,
+    pub count: usize,
+    /// Global id of this shard's first client: `client_id`s stay distinct across shards.
+    pub first_client: usize,
+    /// Clients of the whole run. Per-client random seeds are derived as for one process
+    /// running them all, so a shard's client k draws what client `first_client + k` would.
+    pub run_clients: usize,
+    /// Identifies the run: equal in every shard of one run (`merge` checks it).
+    pub run_key: String,
 }
 
 impl RunConfig {
@@ -188,6 +208,8 @@ impl RunConfig {
                     "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "defines": self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+            "shard": self.shard,
+            "start_at_us": self.start_at_us,
         })
     }
 }

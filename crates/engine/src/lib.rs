@@ -21,8 +21,9 @@ mod usage;
 mod worker;
 
 pub use backoff::Backoff;
+pub use clock::unix_now_us;
 pub use config::{
     GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
-    WeightedScript, GOODPUT_VARIABLE,
+    ShardConfig, WeightedScript, GOODPUT_VARIABLE,
 };
 pub use runner::{run, EngineError, Hooks, RunOutcome};

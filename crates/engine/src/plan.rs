@@ -35,7 +35,9 @@ pub struct Plan {
 impl Plan {
     pub fn new(cfg: RunConfig) -> Arc<Plan> {
         let mut groups = Vec::new();
-        let mut first = 0;
+        // Client ids are global: a shard's clients continue the previous shards' numbering.
+        let base = cfg.shard.as_ref().map_or(0, |s| s.first_client);
+        let mut first = base;
         for g in &cfg.groups {
             groups.push(GroupPlan {
                 name: g.name.clone(),
@@ -53,9 +55,9 @@ impl Plan {
             first += g.clients;
         }
         let total = first;
-        let counts = hotbench_script::clients_per_thread(total.max(1), cfg.threads.max(1));
+        let counts = hotbench_script::clients_per_thread((total - base).max(1), cfg.threads.max(1));
         let mut threads = Vec::new();
-        let mut next = 0;
+        let mut next = base;
         for n in counts {
             let clients = (next..(next + n).min(total))
                 .map(|id| (id, group_of(&groups, id)))

@@ -89,9 +89,13 @@ pub fn run(
     let plan = Plan::new(cfg);
     let cfg = &plan.cfg;
     let nthreads = plan.threads.len();
+    let seed_clients = cfg
+        .shard
+        .as_ref()
+        .map_or(nclients, |s| s.run_clients.max(s.first_client + nclients));
     let seeds = derive_seeds(
         cfg.random_seed,
-        nclients,
+        seed_clients,
         nthreads,
         !defines.contains("default_seed"),
     );
@@ -153,6 +157,14 @@ pub fn run(
             let _ = h.join();
         }
         return Err(EngineError::Connect(e));
+    }
+    if let Some(at) = cfg.start_at_us {
+        let late_s = crate::clock::wait_until_unix_us(at, signals::stop_requested) as f64 / 1e6;
+        if late_s > 0.5 {
+            record.notes.push(format!(
+                "started {late_s:.1} s after --start-at (connecting took longer)"
+            ));
+        }
     }
     let rss_start = crate::usage::rss_kib();
     let cpu_start = crate::usage::cpu_seconds();

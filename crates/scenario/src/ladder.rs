@@ -554,6 +554,8 @@ fn run_variant(
         scale: p.scale,
         // Unique per variant and process, so probes see only this variant's backends.
         application_name: format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name),
+        shard: None,
+        start_at_us: None,
     };
     let record = record_template(scn, p, &cfg, opts, ladder);
     let monitors: Vec<(String, String)> = m

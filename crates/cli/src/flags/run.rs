@@ -317,6 +317,17 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub prometheus: Option<String>,
+    /// Run this process's part I/N (0-based) of a run spread over N processes or machines
+    #[arg(long = "shard", value_name = "I/N", help_heading = "hotbench options")]
+    pub shard: Option<String>,
+    /// Connect, then start the benchmark at this time (RFC 3339 or @UNIX_SECONDS), as the
+    /// other shards do
+    #[arg(
+        long = "start-at",
+        value_name = "TIME",
+        help_heading = "hotbench options"
+    )]
+    pub start_at: Option<String>,
     /// Timeline interval of the result (default 1s)
     #[arg(
         long = "interval",
