@@ -17,6 +17,7 @@ pub mod probes;
 pub mod progress;
 pub mod prometheus;
 pub mod run_html;
+pub mod shards;
 pub mod sweep;
 #[cfg(test)]
 mod testdata;

@@ -20,6 +20,8 @@ pub enum MergeError {
         "{name} is not a hotbench result (format \"{format}\", expected \"hotbench-result/…\")"
     )]
     Format { name: String, format: String },
+    #[error("{0}")]
+    Shards(String),
 }
 
 /// Merges `records` (each with a name for notes and errors, e.g. its file name).
@@ -35,6 +37,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
             });
         }
     }
+    let shards = crate::shards::check(records).map_err(MergeError::Shards)?;
     let mut out = first.clone();
     let duration = records
         .iter()
@@ -104,6 +107,13 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     }
     if records.len() > 1 && records.iter().skip(1).any(|(_, r)| r.probes.is_some()) {
         notes.push("probes are the first result's (they sample the same server)".into());
+    }
+    if let Some(shards) = shards {
+        notes.extend(shards.note());
+        if let Some(cfg) = out.config.as_object_mut() {
+            cfg.insert("shard".into(), serde_json::Value::Null);
+            cfg.insert("shards".into(), shards.to_json());
+        }
     }
     out.notes = notes;
     Ok(out)

@@ -1,0 +1,227 @@
+//! Several processes make one run: three `hotbench run --shard I/3 --start-at T` against one
+//! server equal one process with all the clients — the same client ids, the same random
+//! draws per client, the same transaction counts — and `merge` combines them exactly.
+
+mod common;
+
+use common::*;
+
+fn unix_now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// `(client_id, draw)` rows of `table`, sorted.
+fn draws(db: &hotbench_pgserver::ConnInfo, table: &str) -> Vec<String> {
+    let out = psql(
+        db,
+        &format!("select c || ':' || r from {table} order by c, r"),
+    );
+    out.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn three_shards_equal_one_process_and_merge_exactly() {
+    let db = database("shards");
+    psql(
+        &db,
+        "create table one(c int, r bigint); create table sharded(c int, r bigint);",
+    );
+    let dir = temp_dir("shards");
+    let script = |table: &str| {
+        write_script(
+            &dir,
+            &format!("{table}.sql"),
+            &format!(
+                "\\set r random(1, 1000000000)\ninsert into {table} values (:client_id, :r);\n"
+            ),
+        )
+    };
+    let (one, sharded) = (script("one"), script("sharded"));
+
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-c",
+            "6",
+            "-t",
+            "5",
+            "--random-seed",
+            "42",
+            "-f",
+            one.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+
+    let start = format!("@{}", unix_now_s() + 4);
+    let jsons: Vec<_> = (0..3).map(|i| dir.join(format!("shard{i}.json"))).collect();
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            let shard = format!("{i}/3");
+            spawn_run(
+                &db,
+                &[
+                    "-n",
+                    "-c",
+                    "6",
+                    "-t",
+                    "5",
+                    "--random-seed",
+                    "42",
+                    "--shard",
+                    &shard,
+                    "--start-at",
+                    &start,
+                    "-f",
+                    sharded.to_str().unwrap(),
+                    "--json",
+                    jsons[i].to_str().unwrap(),
+                ],
+            )
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{:?}", text(&o));
+        let (out, _) = text(&o);
+        assert_eq!(
+            line_value(&out, "number of transactions actually processed:"),
+            Some("10/10"),
+            "{out}"
+        );
+    }
+    // Same client ids, same draws per client, same counts as one process.
+    let expected = draws(&db, "one");
+    assert_eq!(expected.len(), 30);
+    assert_eq!(draws(&db, "sharded"), expected);
+
+    // The shards started together and merge into one run of 6 clients.
+    let starts: Vec<f64> = jsons
+        .iter()
+        .map(|p| json(p)["started_at"].as_f64().unwrap())
+        .collect();
+    let spread = starts.iter().cloned().fold(f64::MIN, f64::max)
+        - starts.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(
+        spread < 1.0,
+        "shards started {spread:.3} s apart: {starts:?}"
+    );
+    let merged = dir.join("merged.json");
+    let o = hotbench()
+        .arg("merge")
+        .args(jsons.iter().map(|p| p.to_str().unwrap()))
+        .args(["-o", merged.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let m = json(&merged);
+    assert_eq!(m["totals"]["counters"]["cnt"], 30);
+    assert_eq!(m["bench"]["clients"], 6);
+    assert_eq!(m["config"]["shards"]["parts"].as_array().unwrap().len(), 3);
+    assert_eq!(m["config"]["shards"]["missing"], serde_json::json!([]));
+
+    // A shard of another run (other seed) is refused.
+    let stranger = dir.join("stranger.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-c",
+            "6",
+            "-t",
+            "1",
+            "--random-seed",
+            "7",
+            "--shard",
+            "1/3",
+            "-f",
+            sharded.to_str().unwrap(),
+            "--json",
+            stranger.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = hotbench()
+        .arg("merge")
+        .args([jsons[0].to_str().unwrap(), stranger.to_str().unwrap()])
+        .args(["-o", dir.join("bad.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("another run"), "{err}");
+}
+
+#[test]
+fn sharded_time_runs_add_up_to_one_process_throughput() {
+    let db = database("shards_tps");
+    let dir = temp_dir("shards_tps");
+    let script = write_script(&dir, "sel.sql", "select 1;\n");
+    let single = dir.join("single.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-c",
+            "4",
+            "-T",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            single.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let start = format!("@{}", unix_now_s() + 3);
+    let jsons: Vec<_> = (0..2).map(|i| dir.join(format!("s{i}.json"))).collect();
+    let children: Vec<_> = (0..2)
+        .map(|i| {
+            spawn_run(
+                &db,
+                &[
+                    "-n",
+                    "-c",
+                    "4",
+                    "-T",
+                    "2",
+                    "--shard",
+                    &format!("{i}/2"),
+                    "--start-at",
+                    &start,
+                    "-f",
+                    script.to_str().unwrap(),
+                    "--json",
+                    jsons[i].to_str().unwrap(),
+                ],
+            )
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{:?}", text(&o));
+    }
+    let merged = dir.join("merged.json");
+    let o = hotbench()
+        .arg("merge")
+        .args(jsons.iter().map(|p| p.to_str().unwrap()))
+        .args(["-o", merged.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let tps = |p: &std::path::Path| json(p)["totals"]["tps"].as_f64().unwrap();
+    let (one, both) = (tps(&single), tps(&merged));
+    // Same clients on the same server at the same time: the merged rate is one run's rate,
+    // not a sum over separate durations nor one shard's share. The band is wide because two
+    // shared cores swing ±15% between runs; a merge error is a factor of 2.
+    let ratio = both / one;
+    assert!(
+        (0.6..1.6).contains(&ratio),
+        "merged {both:.0} tps vs one process {one:.0} tps (ratio {ratio:.2})"
+    );
+    assert_eq!(json(&merged)["bench"]["clients"], 4);
+}
