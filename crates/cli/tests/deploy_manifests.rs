@@ -51,9 +51,7 @@ fn manifests() -> Vec<(String, Yaml)> {
 }
 
 fn str_at<'a>(y: &'a Yaml, path: &[&str]) -> Option<&'a str> {
-    path.iter()
-        .fold(Some(y), |y, k| y.map(|y| &y[*k]))
-        .and_then(Yaml::as_str)
+    path.iter().fold(y, |y, k| &y[*k]).as_str()
 }
 
 fn check_pod_spec(name: &str, spec: &Yaml) -> Vec<String> {
