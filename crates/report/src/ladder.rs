@@ -77,9 +77,22 @@ impl VariantView {
         }
     }
 
+    /// `Some(why)` when the variant committed nothing: no latency, speed-up or ✔ to show.
+    fn no_commit_reason(&self) -> Option<String> {
+        self.record.as_ref()?.totals.counters.no_commit_reason()
+    }
+
+    /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
+    fn checks_say_nothing(&self) -> bool {
+        self.no_commit_reason().is_some() && self.checks.iter().all(|c| c.ok)
+    }
+
     fn checks_text(&self) -> String {
         if self.checks.is_empty() {
             return String::new();
+        }
+        if self.checks_say_nothing() {
+            return "checks –".into();
         }
         let bad = self.checks.iter().filter(|c| !c.ok).count();
         if bad == 0 {
@@ -98,6 +111,9 @@ impl LadderView {
     }
 
     pub fn speedup(&self, v: &VariantView) -> Option<f64> {
+        if v.no_commit_reason().is_some() {
+            return None;
+        }
         let base = self.baseline()?.useful_per_s()?;
         let mine = v.useful_per_s()?;
         (base > 0.0).then(|| mine / base)
@@ -193,13 +209,15 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
                         },
                     num(t.tps),
                     num(v.useful_per_s().unwrap_or(0.0)),
-                    num(t.latency.p50_ms),
-                    num(t.latency.p99_ms),
+                    ms_cell(v, t.latency.p50_ms),
+                    ms_cell(v, t.latency.p99_ms),
                     t.counters.failures().to_string(),
                     t.counters.retries.to_string(),
                     html(&top_wait(r)),
                     checks_cell(v),
-                    l.speedup(v).map(|s| format!("×{s:.2}")).unwrap_or_default(),
+                    l.speedup(v)
+                        .map(|s| format!("×{s:.2}"))
+                        .unwrap_or_else(|| "–".into()),
                 ]
             }
             None => vec![
@@ -290,6 +308,9 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
             }
             doc.chart(c);
         }
+        if let Some(why) = v.no_commit_reason() {
+            doc.raw(&format!("<p class=\"note\">– {}</p>\n", html(&why)));
+        }
         for n in &v.notes {
             doc.raw(&format!("<p class=\"note\">{}</p>\n", html(n)));
         }
@@ -297,14 +318,65 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
     doc.raw("</section>\n");
 }
 
+/// A latency cell: `–` with the reason as a tooltip when the variant committed nothing.
+fn ms_cell(v: &VariantView, ms: f64) -> String {
+    match v.no_commit_reason() {
+        Some(why) => format!("<span title=\"{}\">–</span>", html(&why)),
+        None => num(ms),
+    }
+}
+
 fn checks_cell(v: &VariantView) -> String {
     if v.checks.is_empty() {
         return String::new();
+    }
+    if v.checks_say_nothing() {
+        return "–".into();
     }
     let bad = v.checks.iter().filter(|c| !c.ok).count();
     if bad == 0 {
         format!("<span class=\"ok\">✔ {}</span>", v.checks.len())
     } else {
         format!("<span class=\"bad\">✘ {bad}/{}</span>", v.checks.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant(name: &str, baseline: bool, count: u64) -> VariantView {
+        let mut r = crate::testdata::record(name, 1.0, 2, count, 2.0);
+        r.totals.counters.deadlock_failures = if count == 0 { 12 } else { 0 };
+        VariantView {
+            name: name.into(),
+            baseline,
+            record: Some(r),
+            checks: vec![CheckView {
+                name: "never negative".into(),
+                ok: true,
+                detail: String::new(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_variant_without_commits_shows_dashes_and_why_never_a_tick() {
+        let l = LadderView {
+            scenario: "daily-limit".into(),
+            variants: vec![variant("update", true, 400), variant("for-share", false, 0)],
+            ..Default::default()
+        };
+        let html = crate::page::render_ladders(&[l]);
+        let row_start = html.find("<td>for-share").expect("for-share row");
+        let row = &html[row_start..row_start + html[row_start..].find("</tr>").expect("row end")];
+        assert!(!row.contains('✔') && !row.contains("0.00"), "{row}");
+        assert!(row.matches('–').count() >= 4, "{row}");
+        assert!(
+            html.contains("– no transaction committed: 12 deadlock failures"),
+            "reason missing"
+        );
+        assert!(!html.contains("for-share  checks ✔"), "bar badge ticks");
     }
 }

@@ -29,26 +29,35 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
         return vec![name, format!("skipped: {why}")];
     };
     let t = &r.totals;
+    // Nothing committed: no latency, no speed-up, and passing checks prove nothing (the
+    // reason is printed under the table).
+    let none = t.counters.no_commit_reason().is_some();
+    let dash = || "–".to_string();
     let checks = if v.checks.is_empty() {
         "-".to_string()
     } else {
         let ok = v.checks.iter().filter(|c| c.ok).count();
-        let mark = if ok == v.checks.len() { '✔' } else { '✘' };
-        format!("{mark} {ok}/{}", v.checks.len())
+        if ok == v.checks.len() && none {
+            dash()
+        } else {
+            let mark = if ok == v.checks.len() { '✔' } else { '✘' };
+            format!("{mark} {ok}/{}", v.checks.len())
+        }
     };
+    let ms = |x: f64| if none { dash() } else { format!("{x:.2}") };
     vec![
         name,
         format!("{:.0}", t.tps),
         format!("{:.0}", v.useful_per_s().unwrap_or(0.0)),
-        format!("{:.2}", t.latency.p50_ms),
-        format!("{:.2}", t.latency.p99_ms),
+        ms(t.latency.p50_ms),
+        ms(t.latency.p99_ms),
         (t.counters.failures()).to_string(),
         t.counters.retries.to_string(),
         top_wait(r).unwrap_or_else(|| "-".into()),
         checks,
         match l.speedup(v) {
-            Some(s) => format!("{s:.2}×"),
-            None => "-".into(),
+            Some(s) if !none => format!("{s:.2}×"),
+            _ => dash(),
         },
     ]
 }
@@ -101,6 +110,13 @@ pub fn render(l: &Ladder) -> String {
         ));
     }
     for v in &l.variants {
+        if let Some(why) = v
+            .record
+            .as_ref()
+            .and_then(|r| r.totals.counters.no_commit_reason())
+        {
+            out.push_str(&format!("– {}: {why}\n", v.name));
+        }
         for n in &v.notes {
             out.push_str(&format!("  {}: {n}\n", v.name));
         }
@@ -109,4 +125,93 @@ pub fn render(l: &Ladder) -> String {
         out.push_str("(interrupted: not every variant ran)\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::CheckResult;
+    use hotbench_stats::{FailureKind, RunRecord, TotalsRecord, TxnCounters};
+
+    fn variant(name: &str, baseline: bool, committed: u64, deadlocks: u64) -> VariantResult {
+        let mut c = TxnCounters::default();
+        for _ in 0..committed {
+            c.record_success(2000, None, true);
+        }
+        for _ in 0..deadlocks {
+            c.record_failure(FailureKind::Deadlock);
+        }
+        c.unfinished = 3;
+        let record = RunRecord {
+            format: String::new(),
+            tool: String::new(),
+            tool_version: String::new(),
+            started_at: 0.0,
+            status: "completed".into(),
+            command_line: vec![],
+            config: serde_json::Value::Null,
+            bench: Default::default(),
+            server: Default::default(),
+            duration_s: 2.0,
+            conn_time_ms: 0.0,
+            totals: TotalsRecord::from_counters(c, 2.0),
+            groups: vec![],
+            timeline: vec![],
+            errors: vec![],
+            probes: None,
+            notes: vec![],
+            client: Default::default(),
+        };
+        VariantResult {
+            name: name.into(),
+            about: String::new(),
+            baseline,
+            skipped: None,
+            params: Default::default(),
+            record: Some(record),
+            checks: vec![CheckResult {
+                name: "never negative".into(),
+                ok: true,
+                detail: String::new(),
+            }],
+            monitors: vec![],
+            work: None,
+            aborted_clients: 0,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn a_variant_without_commits_shows_dashes_and_why() {
+        let l = Ladder {
+            scenario: "daily-limit".into(),
+            title: "t".into(),
+            demonstrates: String::new(),
+            engine: "postgresql".into(),
+            server_version: String::new(),
+            params: Default::default(),
+            work_unit: None,
+            variants: vec![
+                variant("update", true, 100, 0),
+                variant("for-share", false, 0, 12),
+            ],
+            interrupted: false,
+        };
+        let text = render(&l);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("for-share"))
+            .expect("row");
+        assert!(!row.contains('✔') && !row.contains("0.00"), "{row}");
+        assert_eq!(row.matches('–').count(), 4, "{row}");
+        assert!(
+            text.contains(
+                "– for-share: no transaction committed: 12 deadlock failures, \
+                 3 unfinished (still running at the end)"
+            ),
+            "{text}"
+        );
+        let base = text.lines().find(|l| l.starts_with("update")).expect("row");
+        assert!(base.contains("✔ 1/1") && base.contains("1.00×"), "{base}");
+    }
 }

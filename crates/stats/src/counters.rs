@@ -65,6 +65,32 @@ impl TxnCounters {
             + self.connection_failures
     }
 
+    /// Why a run has no latency or speed-up to show: `None` when it committed something,
+    /// else what its transactions did instead (`no transaction committed: 12 deadlock
+    /// failures, 4 unfinished`), so a report prints `–` and this, never `0.00` beside a ✔.
+    pub fn no_commit_reason(&self) -> Option<String> {
+        if self.cnt > 0 {
+            return None;
+        }
+        let parts: Vec<String> = [
+            (self.deadlock_failures, "deadlock failures"),
+            (self.serialization_failures, "serialization failures"),
+            (self.other_failures, "other failures"),
+            (self.connection_failures, "connection failures"),
+            (self.skipped, "skipped"),
+            (self.unfinished, "unfinished (still running at the end)"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        Some(if parts.is_empty() {
+            "no transaction committed (none ended)".to_string()
+        } else {
+            format!("no transaction committed: {}", parts.join(", "))
+        })
+    }
+
     /// All transactions that were scheduled: committed + skipped + failed.
     pub fn total(&self) -> u64 {
         self.cnt + self.skipped + self.failures()
@@ -176,5 +202,22 @@ mod tests {
         assert_eq!(a.total(), 0);
         assert!(a.hist.is_empty());
         assert!(a.errors_by_sqlstate.is_empty());
+    }
+
+    #[test]
+    fn no_commit_reason_names_what_happened_instead() {
+        let mut c = TxnCounters::default();
+        assert_eq!(
+            c.no_commit_reason().as_deref(),
+            Some("no transaction committed (none ended)")
+        );
+        c.record_failure(FailureKind::Deadlock);
+        c.unfinished = 4;
+        assert_eq!(
+            c.no_commit_reason().as_deref(),
+            Some("no transaction committed: 1 deadlock failures, 4 unfinished (still running at the end)")
+        );
+        c.record_success(1000, None, true);
+        assert_eq!(c.no_commit_reason(), None);
     }
 }
