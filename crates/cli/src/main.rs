@@ -1,5 +1,6 @@
 //! The `hotbench` binary: command-line definition and glue over the library crates.
-//! Exit codes follow pgbench: 0 success, 1 bad input, 2 the run failed.
+//! Exit codes follow pgbench: 0 success, 1 bad input, 2 the run failed; hotbench adds 3, a
+//! `--threshold` crossed.
 
 mod fail;
 mod flags;
@@ -17,6 +18,7 @@ mod server_cmd;
 mod shard;
 mod sweep_cmd;
 mod target;
+mod thresholds;
 
 use std::process::ExitCode;
 

@@ -513,7 +513,13 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
 }
 
 fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
-    benchmark_record(args, m, argv, ta).map(|(code, _)| code)
+    let thresholds = crate::thresholds::parse(&args.threshold)?;
+    let (code, rec) = benchmark_record(args, m, argv, ta)?;
+    let subject = hotbench_report::threshold::Subject::run("", &rec);
+    let ok = crate::thresholds::check(&thresholds, &[subject], args.json.as_deref(), || {
+        serde_json::to_value(&rec)
+    })?;
+    Ok(crate::thresholds::exit_code(code, ok))
 }
 
 /// Runs the benchmark, prints its report and writes `--json`/`--html`; returns the exit code

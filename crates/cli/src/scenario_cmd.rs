@@ -43,9 +43,17 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
                     .filter(|s| !s.is_empty())
                     .collect()
             });
+            let thresholds = crate::thresholds::parse(&r.ladder.threshold)?;
+            let names: Vec<&str> = scn
+                .manifest
+                .variants
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect();
+            crate::thresholds::check_variants(&thresholds, &names)?;
             let ladders =
                 run_ladders(&[(scn, variants)], &r.ladder, r.dbname.clone(), false, argv)?;
-            finish(&ladders)
+            finish_checked(&ladders, &thresholds, r.ladder.json.as_deref())
         }
     }
 }
@@ -67,8 +75,9 @@ pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
     for name in ["daily-limit", "queue"] {
         list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));
     }
+    let thresholds = crate::thresholds::parse(&ladder_args.threshold)?;
     let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv)?;
-    finish(&ladders)
+    finish_checked(&ladders, &thresholds, ladder_args.json.as_deref())
 }
 
 fn list(dirs: &[PathBuf]) -> Result<u8> {
@@ -327,6 +336,24 @@ pub(crate) fn run_ladders(
         return Err(f);
     }
     Ok(done)
+}
+
+/// Exit code from the ladders' checks and the `--threshold`s (stored in the ladder file).
+fn finish_checked(
+    ladders: &[Ladder],
+    thresholds: &[hotbench_report::threshold::Threshold],
+    json: Option<&std::path::Path>,
+) -> Result<u8> {
+    if thresholds.is_empty() {
+        return finish(ladders);
+    }
+    let file = || serde_json::to_value(LadderFile::new(ladders.to_vec()));
+    let view: hotbench_report::ladder::LadderFileView = file()
+        .and_then(serde_json::from_value)
+        .map_err(|e| Fail::run(format!("could not read back the ladders: {e}")))?;
+    let subjects = hotbench_report::threshold::ladder_subjects(&view.ladders);
+    let ok = crate::thresholds::check(thresholds, &subjects, json, file)?;
+    Ok(crate::thresholds::exit_code(finish(ladders)?, ok))
 }
 
 /// Exit code from the ladders' checks.

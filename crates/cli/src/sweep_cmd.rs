@@ -50,6 +50,7 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         )));
     }
     let counts = parse_clients(run.client.as_deref().unwrap_or("1,2,4,8"))?;
+    let thresholds = crate::thresholds::parse(&run.threshold)?;
     if counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
@@ -72,7 +73,29 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
             crate::outputs::write_html(p, &sweep::render_html(&doc))
         }),
     ])?;
-    Ok(code)
+    let ok = crate::thresholds::check(&thresholds, &subjects(&doc), run.json.as_deref(), || {
+        serde_json::to_value(&doc)
+    })?;
+    Ok(crate::thresholds::exit_code(code, ok))
+}
+
+/// Each run of the sweep as a threshold subject (a scenario sweep's variant scopes match
+/// the variant's runs at every client count).
+fn subjects(doc: &SweepDoc) -> Vec<hotbench_report::threshold::Subject<'_>> {
+    doc.runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let label = doc.labels.get(i).cloned();
+            let name = match &label {
+                Some(l) => format!("{l} @ {} clients", r.bench.clients),
+                None => format!("{} clients", r.bench.clients),
+            };
+            let mut s = hotbench_report::threshold::Subject::run(name, r);
+            s.variant = label;
+            s
+        })
+        .collect()
 }
 
 /// `hotbench run`'s workload at each client count.
@@ -140,6 +163,7 @@ fn sweep_scenario(
             json: None,
             html: None,
             keep_schema: false,
+            threshold: Vec::new(),
             conn: ConnArgs {
                 host: run.host.clone(),
                 port: run.port.clone(),

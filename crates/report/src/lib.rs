@@ -22,6 +22,7 @@ pub mod sweep;
 #[cfg(test)]
 mod testdata;
 pub mod text;
+pub mod threshold;
 pub mod usl;
 pub mod usl_input;
 pub mod usl_report;

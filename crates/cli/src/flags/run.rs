@@ -255,6 +255,10 @@ pub struct RunArgs {
     /// Write a self-contained HTML report
     #[arg(long = "html", value_name = "FILE", help_heading = "hotbench options")]
     pub html: Option<PathBuf>,
+    /// Pass/fail check on the result, e.g. p99<50ms, tps>=1000, failed=0, retries<1%
+    /// (repeatable; exit code 3 when one fails)
+    #[arg(long = "threshold", value_name = "EXPR", action = clap::ArgAction::Append, help_heading = "hotbench options")]
+    pub threshold: Vec<String>,
     /// Back-off between retries: none | fixed:DUR | exp:MIN:MAX[:MULT] (full jitter)
     #[arg(
         long = "retry-backoff",

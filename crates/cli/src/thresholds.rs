@@ -1,0 +1,79 @@
+//! `--threshold EXPR` on `run`, `scenario run`, `demo` and `sweep`: expressions are parsed
+//! before anything runs (a bad one is exit 1 with its text), checked on the final results
+//! (the logic is `hotbench_report::threshold`), printed ✔/✘ with the measured values, stored
+//! in the JSON file as `thresholds[]`, and a crossed one makes the exit code 3 (unless the run
+//! itself failed: 2 wins).
+
+use std::path::Path;
+
+use hotbench_report::threshold::{self, Outcome, Subject, Threshold};
+
+use crate::fail::{Fail, Result};
+
+/// Exit code when every run succeeded but a threshold was crossed.
+pub const EXIT_THRESHOLD_FAILED: u8 = 3;
+
+pub fn parse(texts: &[String]) -> Result<Vec<Threshold>> {
+    threshold::parse_all(texts).map_err(|e| Fail::input(e.to_string()))
+}
+
+/// Refuses a `VARIANT:` scope naming none of the scenario's variants (before running).
+pub fn check_variants(thresholds: &[Threshold], variants: &[&str]) -> Result<()> {
+    for t in thresholds {
+        if let threshold::Scope::Variant(v) = &t.scope {
+            if !variants.contains(&v.as_str()) {
+                return Err(Fail::input(format!(
+                    "invalid --threshold \"{}\": the scenario has no variant \"{v}\" (variants: {})",
+                    t.text,
+                    variants.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the thresholds, prints the outcome and adds it to the JSON file (rewritten from
+/// `doc`, the document already written there, as JSON). Returns true when all passed.
+pub fn check(
+    thresholds: &[Threshold],
+    subjects: &[Subject<'_>],
+    json: Option<&Path>,
+    doc: impl FnOnce() -> serde_json::Result<serde_json::Value>,
+) -> Result<bool> {
+    if thresholds.is_empty() {
+        return Ok(true);
+    }
+    let outcomes = threshold::evaluate(thresholds, subjects);
+    print!("{}", threshold::render(&outcomes));
+    if let Some(p) = json {
+        write_with(p, doc, &outcomes)?;
+    }
+    Ok(threshold::all_ok(&outcomes))
+}
+
+fn write_with(
+    path: &Path,
+    doc: impl FnOnce() -> serde_json::Result<serde_json::Value>,
+    outcomes: &[Outcome],
+) -> Result<()> {
+    let encode = |e: serde_json::Error| Fail::run(format!("could not encode the result: {e}"));
+    let mut v = doc().map_err(encode)?;
+    if let Some(map) = v.as_object_mut() {
+        map.insert(
+            "thresholds".into(),
+            serde_json::to_value(outcomes).map_err(encode)?,
+        );
+    }
+    hotbench_stats::json_file::write_atomic(path, &v).map_err(|e| Fail::run(e.to_string()))
+}
+
+/// The command's exit code: its own when not 0, else 3 when a threshold failed.
+pub fn exit_code(code: u8, thresholds_ok: bool) -> u8 {
+    if code == 0 && !thresholds_ok {
+        eprintln!("hotbench: error: thresholds crossed (see above)");
+        EXIT_THRESHOLD_FAILED
+    } else {
+        code
+    }
+}

@@ -1,0 +1,154 @@
+//! `--threshold` against the harness server: a run that crosses one exits 3 with ✔/✘ lines
+//! and `thresholds[]` in its JSON, one that meets all exits 0, a bad expression is exit 1
+//! naming it before anything runs, and a queue ladder checks per variant and best-vs-baseline.
+
+mod common;
+
+use common::*;
+
+/// A script whose every transaction takes ≥ 20 ms.
+const SLOW: &str = "\\sleep 20 ms\nselect 1;\n";
+
+#[test]
+fn crossed_threshold_exits_3_and_is_stored() {
+    let db = database("thr_run");
+    let dir = temp_dir("thr-run");
+    let script = write_script(&dir, "slow.sql", SLOW);
+    let out = dir.join("r.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "2",
+            "-c",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            out.to_str().unwrap(),
+            "--threshold",
+            "tps>=1",
+            "--threshold",
+            "p99<5ms",
+            "--threshold",
+            "failed=0",
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stdout.contains("✔ tps>=1"), "{stdout}");
+    assert!(stdout.contains("✘ p99<5ms"), "{stdout}");
+    assert!(stdout.contains("✔ failed=0"), "{stdout}");
+    assert!(stderr.contains("thresholds crossed"), "{stderr}");
+    let v = json(&out);
+    assert_eq!(v["format"], "hotbench-result/1");
+    let t = v["thresholds"].as_array().expect("thresholds stored");
+    assert_eq!(t.len(), 3);
+    assert_eq!(t[1]["threshold"], "p99<5ms");
+    assert_eq!(t[1]["ok"], false);
+    assert!(t[1]["measured"].as_f64().unwrap() >= 20.0, "{}", t[1]);
+    // The stored record still reads back as a result (hotbench report/compare accept it).
+    let page = dir.join("r.html");
+    let o = hotbench()
+        .args([
+            "report",
+            out.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+}
+
+#[test]
+fn met_thresholds_exit_0() {
+    let db = database("thr_ok");
+    let dir = temp_dir("thr-ok");
+    let script = write_script(&dir, "slow.sql", SLOW);
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "1",
+            "-c",
+            "2",
+            "-f",
+            script.to_str().unwrap(),
+            "--threshold",
+            "p50>=20ms",
+            "--threshold",
+            "retries<1%",
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("✔ p50>=20ms"), "{stdout}");
+    assert!(!stdout.contains('✘'), "{stdout}");
+}
+
+#[test]
+fn bad_threshold_is_exit_1_with_its_text() {
+    // No database: the expression is refused before connecting.
+    for args in [
+        vec!["run", "-T", "1", "--threshold", "p99<<5ms", "nosuchdb"],
+        vec![
+            "scenario",
+            "run",
+            "queue",
+            "--threshold",
+            "tps>=x",
+            "nosuchdb",
+        ],
+        vec!["sweep", "-c", "1,2,4", "--threshold", "p98<1ms", "nosuchdb"],
+    ] {
+        let o = hotbench().args(&args).output().unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("invalid --threshold \""), "{err}");
+    }
+    let o = hotbench()
+        .args(["scenario", "run", "queue", "--threshold", "nope:tps>1", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("no variant \"nope\""), "{}", text(&o).1);
+}
+
+#[test]
+fn ladder_thresholds_per_variant_and_best() {
+    let db = database("thr_ladder");
+    let dir = temp_dir("thr-ladder");
+    let out = dir.join("l.json");
+    let mut cmd = hotbench();
+    cmd.args(["scenario", "run", "queue"])
+        .args(conn_args(&db))
+        .args(["--variants", "for-update,skip-locked", "-T", "2", "-c", "4"])
+        .args(["--param", "rate=200", "--param", "backlog=500"])
+        .args(["--json", out.to_str().unwrap()])
+        .args(["--threshold", "skip-locked:jobs/s>=1"])
+        .args(["--threshold", "best:vs_baseline>=0.01"])
+        .args(["--threshold", "checks=pass"])
+        .args(["--threshold", "for-update:p99<0.001ms"])
+        .arg(&db.dbname);
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+        cmd.env_remove(v);
+    }
+    let o = cmd.output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stdout.contains("✔ skip-locked:jobs/s>=1"), "{stdout}");
+    assert!(stdout.contains("best:vs_baseline>=0.01"), "{stdout}");
+    assert!(stdout.contains("✘ for-update:p99<0.001ms"), "{stdout}");
+    let v = json(&out);
+    assert_eq!(v["format"], "hotbench-ladder/1");
+    let t = v["thresholds"].as_array().expect("thresholds stored");
+    // checks=pass is checked on both variants.
+    assert_eq!(t.len(), 5, "{t:?}");
+    assert!(t
+        .iter()
+        .filter(|x| x["threshold"] == "checks=pass")
+        .all(|x| x["ok"] == true));
+}

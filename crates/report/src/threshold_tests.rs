@@ -1,0 +1,152 @@
+//! Unit tests of [`super`]: parsing (units, scopes, errors naming the text) and evaluation
+//! on synthetic runs and ladders.
+
+use super::*;
+use crate::ladder::{CheckView, VariantView};
+use crate::testdata::record;
+
+#[test]
+fn parses_metrics_units_and_scopes() {
+    let t = parse("p99<50ms").unwrap();
+    assert_eq!(t.metric, Metric::Latency(Latency::P99));
+    assert_eq!((t.op, t.limit), (Op::Lt, Limit::Number(50.0)));
+    assert_eq!(parse("p50 <= 1.5s").unwrap().limit, Limit::Number(1500.0));
+    assert_eq!(parse("p(99)<800us").unwrap().limit, Limit::Number(0.8));
+    assert_eq!(parse("tps>=1000").unwrap().op, Op::Ge);
+    assert_eq!(parse("goodput/s>=900").unwrap().metric, Metric::Goodput);
+    assert_eq!(parse("failed=0").unwrap().limit, Limit::Number(0.0));
+    assert_eq!(parse("retries<1%").unwrap().limit, Limit::Percent(1.0));
+    assert_eq!(parse("checks=pass").unwrap().limit, Limit::Pass(true));
+    let t = parse("skip-locked:jobs/s>=3000").unwrap();
+    assert_eq!(t.scope, Scope::Variant("skip-locked".into()));
+    assert_eq!(t.metric, Metric::WorkPerS("jobs".into()));
+    let t = parse("best:vs_baseline>=3").unwrap();
+    assert_eq!((t.scope, t.metric), (Scope::Best, Metric::VsBaseline));
+    assert_eq!(parse("baseline:tps>1").unwrap().scope, Scope::Baseline);
+}
+
+#[test]
+fn bad_expressions_name_the_offending_text() {
+    for (bad, why) in [
+        ("p99<<5ms", "malformed value"),
+        ("p99 50ms", "no comparison"),
+        ("p98<5ms", "unknown metric \"p98\""),
+        ("p99<fast", "\"fast\" is not a duration"),
+        ("tps>=lots", "\"lots\" is not a number"),
+        ("checks=maybe", "pass or fail"),
+        ("checks<pass", "checks take = or !="),
+        (":tps>1", "empty variant name"),
+        ("tps>=", "missing or malformed value"),
+    ] {
+        let e = parse(bad).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!("invalid --threshold \"{bad}\": ")),
+            "{msg}"
+        );
+        assert!(msg.contains(why), "{bad}: {msg}");
+    }
+}
+
+#[test]
+fn run_thresholds_pass_and_fail() {
+    // 6000 transactions in 6 s, latencies 2.0..2.5 ms, retries 0+1+…+5 = 15.
+    let r = record("a", 1.0, 6, 6000, 2.0);
+    let ts = parse_all(
+        &[
+            "tps>=900",
+            "tps>=1001",
+            "p99<3ms",
+            "p50<1ms",
+            "failed=0",
+            "retries<1%",
+            "retries<10",
+            "checks=pass",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let out = evaluate(&ts, &[Subject::run("", &r)]);
+    let ok: Vec<bool> = out.iter().map(|o| o.ok).collect();
+    assert_eq!(
+        ok,
+        vec![true, false, true, false, true, true, false, false],
+        "{out:#?}"
+    );
+    assert_eq!(out[5].measured, Some(0.25));
+    assert_eq!(out[7].measured, None);
+    assert!(out[7].shown.contains("no checks"));
+    let text = render(&out);
+    assert!(text.starts_with("thresholds:\n  ✔ tps>=900"), "{text}");
+    assert!(text.contains("✘ p50<1ms       p50 = 2.249 ms"), "{text}");
+    assert!(text.contains("4 of 8 threshold checks failed"), "{text}");
+    assert!(!all_ok(&out));
+    let json = serde_json::to_value(&out).unwrap();
+    assert_eq!(json[0]["threshold"], "tps>=900");
+    assert_eq!(json[0]["ok"], true);
+}
+
+fn variant(name: &str, baseline: bool, count: u64, checks_ok: bool) -> VariantView {
+    VariantView {
+        name: name.into(),
+        baseline,
+        record: Some(record(name, 1.0, 4, count, 1.0)),
+        checks: vec![CheckView {
+            name: "conserved".into(),
+            ok: checks_ok,
+            detail: String::new(),
+        }],
+        work: Some(count as f64),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn ladder_thresholds_by_variant_best_and_baseline() {
+    let ladder = LadderView {
+        scenario: "queue".into(),
+        work_unit: Some("jobs".into()),
+        variants: vec![
+            variant("for-update", true, 400, true),
+            variant("skip-locked", false, 4000, true),
+            variant("advisory", false, 2000, false),
+        ],
+        ..Default::default()
+    };
+    let ladders = [ladder];
+    let subjects = ladder_subjects(&ladders);
+    let ts = parse_all(
+        &[
+            "skip-locked:jobs/s>=1000",
+            "best:vs_baseline>=3",
+            "baseline:tps<50",
+            "checks=pass",
+            "nope:tps>1",
+            "skip-locked:items/s>1",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let out = evaluate(&ts, &subjects);
+    let summary: Vec<(String, String, bool)> = out
+        .iter()
+        .map(|o| (o.threshold.clone(), o.subject.clone(), o.ok))
+        .collect();
+    let row = |t: &str, s: &str, ok: bool| (t.to_string(), s.to_string(), ok);
+    assert_eq!(
+        summary,
+        vec![
+            row("skip-locked:jobs/s>=1000", "skip-locked", true),
+            row("best:vs_baseline>=3", "skip-locked", true),
+            row("baseline:tps<50", "for-update", false),
+            row("checks=pass", "for-update", true),
+            row("checks=pass", "skip-locked", true),
+            row("checks=pass", "advisory", false),
+            row("nope:tps>1", "", false),
+            row("skip-locked:items/s>1", "skip-locked", false),
+        ]
+    );
+    assert_eq!(out[1].measured, Some(10.0));
+    assert!(out[6].shown.contains("no variant \"nope\" ran"));
+    assert!(out[7].shown.contains("work is counted in jobs"));
+}
