@@ -111,6 +111,38 @@ impl FromStr for TargetSessionAttrs {
     }
 }
 
+/// libpq `load_balance_hosts` (PostgreSQL 16+): `random` spreads connections over the hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadBalanceHosts {
+    /// Hosts are tried in the order given.
+    #[default]
+    Disable,
+    /// Each connection tries the hosts starting from a random one.
+    Random,
+}
+
+impl LoadBalanceHosts {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadBalanceHosts::Disable => "disable",
+            LoadBalanceHosts::Random => "random",
+        }
+    }
+}
+
+impl FromStr for LoadBalanceHosts {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        match s {
+            "disable" => Ok(LoadBalanceHosts::Disable),
+            "random" => Ok(LoadBalanceHosts::Random),
+            _ => Err(ConfigError::new(format!(
+                "invalid load_balance_hosts value: \"{s}\""
+            ))),
+        }
+    }
+}
+
 /// The form a [`Config`] was written in, so [`Config::masked`] can answer in kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Form {
@@ -145,7 +177,6 @@ pub(crate) const IGNORED_KEYWORDS: &[&str] = &[
     "ssl_max_protocol_version",
     "require_auth",
     "replication",
-    "load_balance_hosts",
     "min_protocol_version",
     "max_protocol_version",
 ];
@@ -190,6 +221,8 @@ pub struct Config {
     pub client_encoding: Option<String>,
     /// `target_session_attrs`.
     pub target_session_attrs: Option<TargetSessionAttrs>,
+    /// `load_balance_hosts`.
+    pub load_balance_hosts: Option<LoadBalanceHosts>,
     /// `channel_binding` (SCRAM over TLS).
     pub channel_binding: Option<ChannelBindingMode>,
     /// The form this was parsed from.
@@ -278,6 +311,7 @@ impl Config {
             "options" => self.options = v,
             "client_encoding" => self.client_encoding = v,
             "target_session_attrs" => self.target_session_attrs = Some(value.parse()?),
+            "load_balance_hosts" => self.load_balance_hosts = Some(value.parse()?),
             "channel_binding" => self.channel_binding = Some(value.parse()?),
             k if IGNORED_KEYWORDS.contains(&k) => {}
             k => {
@@ -316,6 +350,7 @@ impl Config {
         ov(&mut self.options, &other.options);
         ov(&mut self.client_encoding, &other.client_encoding);
         ov(&mut self.target_session_attrs, &other.target_session_attrs);
+        ov(&mut self.load_balance_hosts, &other.load_balance_hosts);
         ov(&mut self.channel_binding, &other.channel_binding);
     }
 
@@ -353,6 +388,10 @@ impl Config {
         push(
             "channel_binding",
             self.channel_binding.map(|m| m.as_str().to_string()),
+        );
+        push(
+            "load_balance_hosts",
+            self.load_balance_hosts.map(|m| m.as_str().to_string()),
         );
         out
     }

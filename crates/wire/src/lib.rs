@@ -71,7 +71,7 @@ mod stream;
 mod tls;
 
 pub use cancel::CancelToken;
-pub use config::{ChannelBindingMode, Config, Form, SslMode, TargetSessionAttrs};
+pub use config::{ChannelBindingMode, Config, Form, LoadBalanceHosts, SslMode, TargetSessionAttrs};
 pub use conn::{Connection, NoticeHandler, TxStatus};
 pub use engine_profile::Engine;
 pub use error::{ConfigError, ConnectAttempt, ConnectCause, ConnectError, DbError, Error};

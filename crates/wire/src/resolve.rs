@@ -38,6 +38,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("PGCLIENTENCODING", "client_encoding"),
     ("PGTARGETSESSIONATTRS", "target_session_attrs"),
     ("PGCHANNELBINDING", "channel_binding"),
+    ("PGLOADBALANCEHOSTS", "load_balance_hosts"),
 ];
 
 /// What resolution reads from the outside world.
@@ -206,6 +207,8 @@ pub struct ConnectParams {
     pub connect_timeout: Option<Duration>,
     /// Which kind of server is acceptable.
     pub target_session_attrs: TargetSessionAttrs,
+    /// `load_balance_hosts`.
+    pub load_balance_hosts: crate::config::LoadBalanceHosts,
     /// SCRAM channel binding policy.
     pub channel_binding: ChannelBindingMode,
     /// Warnings to print (pgpass permissions, …), libpq wording.
@@ -422,6 +425,7 @@ impl Config {
             client_encoding: c.client_encoding.clone().filter(|s| !s.is_empty()),
             connect_timeout,
             target_session_attrs: c.target_session_attrs.unwrap_or_default(),
+            load_balance_hosts: c.load_balance_hosts.unwrap_or_default(),
             channel_binding: c.channel_binding.unwrap_or_default(),
             warnings,
         })

@@ -72,8 +72,22 @@ impl Connector {
             .clone()
     }
 
-    /// Connects to the first host that accepts (and matches `target_session_attrs`).
+    /// Connects to the first host that accepts (and matches `target_session_attrs`); with
+    /// `load_balance_hosts=random`, starting from a random host.
     pub fn connect(&self) -> Result<Connection, Error> {
+        let first = match self.params.load_balance_hosts {
+            crate::config::LoadBalanceHosts::Disable => 0,
+            crate::config::LoadBalanceHosts::Random => random_index(self.params.targets.len()),
+        };
+        self.connect_from(first).map(|(conn, _)| conn)
+    }
+
+    /// Tries the hosts in order starting at host `first` (modulo their number) and wrapping
+    /// around, so clients spread over several hosts still fall back to the others; returns
+    /// the connection and the index of the host that took it.
+    pub fn connect_from(&self, first: usize) -> Result<(Connection, usize), Error> {
+        let n = self.params.targets.len().max(1);
+        let order: Vec<usize> = (0..n).map(|k| (first + k) % n).collect();
         let mut attempts = Vec::new();
         let passes: &[TargetSessionAttrs] = match self.params.target_session_attrs {
             TargetSessionAttrs::PreferStandby => {
@@ -82,7 +96,10 @@ impl Connector {
             _ => std::slice::from_ref(&self.params.target_session_attrs),
         };
         for &attrs in passes {
-            for target in &self.params.targets {
+            for &index in &order {
+                let Some(target) = self.params.targets.get(index) else {
+                    continue;
+                };
                 let addrs: Vec<Option<SocketAddr>> = match (&target.host, target.hostaddr) {
                     (Host::Unix(_), _) => vec![None],
                     (Host::Tcp(_), Some(ip)) => vec![Some(SocketAddr::new(ip, target.port))],
@@ -106,7 +123,7 @@ impl Connector {
                 for addr in addrs {
                     match self.connect_addr(target, addr.as_ref()) {
                         Ok(mut conn) => match check_session_attrs(&mut conn, attrs) {
-                            Ok(()) => return Ok(conn),
+                            Ok(()) => return Ok((conn, index)),
                             Err(cause) => {
                                 attempts.push(ConnectAttempt {
                                     target: target.describe(addr.as_ref()),
@@ -122,6 +139,11 @@ impl Connector {
             }
         }
         Err(Error::Connect(ConnectError { attempts }))
+    }
+
+    /// The number of hosts clients can be spread over.
+    pub fn host_count(&self) -> usize {
+        self.params.targets.len()
     }
 
     /// One address, with libpq's TLS fallbacks for `allow` and `prefer`.
@@ -601,4 +623,21 @@ impl Connection {
         }
         Connection::connect(&params)
     }
+}
+
+/// A random index below `n` (0 when `n` is 0), from the standard library's per-process
+/// random hash keys: good enough to spread connections, no dependency.
+pub(crate) fn random_index(n: usize) -> usize {
+    use std::hash::{BuildHasher, Hasher};
+    if n == 0 {
+        return 0;
+    }
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    );
+    (h.finish() % n as u64) as usize
 }
