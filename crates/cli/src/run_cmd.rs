@@ -699,10 +699,19 @@ pub(crate) fn benchmark_record(
         timeline: Vec::new(),
         errors: Vec::new(),
         probes: None,
-        notes: if target.is_fast() {
-            vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
-        } else {
-            Vec::new()
+        notes: {
+            let mut n = Vec::new();
+            if target.is_fast() {
+                n.push("embedded server ran with fsync and synchronous_commit off (--fast)".into());
+            }
+            if target.is_shared() {
+                n.push(
+                    "another hotbench command was using the embedded server when this run \
+                     started: the two shared its CPU and disk"
+                        .into(),
+                );
+            }
+            n
         },
         client: Default::default(),
     };

@@ -31,6 +31,13 @@ impl Target {
         self.embedded.is_some()
     }
 
+    /// Another hotbench was using the embedded server when this command joined it.
+    pub fn is_shared(&self) -> bool {
+        self.embedded
+            .as_ref()
+            .is_some_and(|g| g.shared_with_another())
+    }
+
     pub fn is_fast(&self) -> bool {
         self.embedded.as_ref().is_some_and(|g| g.is_fast())
     }

@@ -175,6 +175,10 @@ fn command_adopted_by_server_start_keeps_running() {
     assert_eq!(st.running.map(|r| r.keeper), Some(Keeper::Kept));
     drop(g);
     assert!(alive(pid), "adopted server must survive its first command");
+    // A kept server with no command using it: the next command is alone on it.
+    let next = ensure_default_server(&o).expect("next command");
+    assert!(!next.shared_with_another());
+    drop(next);
     assert!(server_stop(&o).expect("stop"));
     wait_no_processes(&b.dir(), 5);
 }
@@ -186,6 +190,8 @@ fn last_command_using_it_stops_it() {
     let first = ensure_default_server(&o).expect("first command");
     let second = ensure_default_server(&o).expect("second command");
     assert!(first.started_here() && !second.started_here());
+    // The second joined while the first used it: it is told so (warning and run note).
+    assert!(!first.shared_with_another() && second.shared_with_another());
     let pid = first.pid();
     drop(first);
     assert!(alive(pid), "still used by the second command");
@@ -195,7 +201,11 @@ fn last_command_using_it_stops_it() {
         psql(second.conninfo(), "select 1").expect("still answers"),
         "1"
     );
+    // A third joins while the second still uses it: also told.
+    let third = ensure_default_server(&o).expect("third command");
+    assert!(third.shared_with_another(), "the second still uses it");
     drop(second);
+    drop(third);
     wait_no_processes(&b.dir(), 5);
     assert!(server_status(&o).expect("status").running.is_none());
 }

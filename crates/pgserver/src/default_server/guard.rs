@@ -23,6 +23,8 @@ struct GuardInner {
     layout: Layout,
     state: State,
     owned: bool,
+    /// Another command was using the server when this one joined.
+    shared: bool,
     /// Our shared lock on `<base>/users` while we use the server.
     user_lock: Mutex<Option<std::fs::File>>,
     /// Postmaster child and guardian, when this guard started the server.
@@ -99,6 +101,14 @@ impl Stopper {
     }
 }
 
+/// The warning a command prints when it joins a default server another command is using.
+pub fn shared_warning(pid: u32) -> String {
+    format!(
+        "warning: another hotbench command is using the default server (pid {pid}) right now: \
+         both share its CPU and disk, so neither measures the server alone"
+    )
+}
+
 /// Say which of this command's options a server that is already running does not follow.
 pub(super) fn note_differences(state: &State, opts: &DefaultOptions) {
     if opts.fast != state.fast {
@@ -133,7 +143,13 @@ impl DefaultGuard {
     /// A guard on a server someone else started (stops it only as its last user after the
     /// starter has left). Called with the base lock held.
     fn borrowed(layout: Layout, state: State, opts: &DefaultOptions) -> Result<DefaultGuard> {
+        // Someone else registered as a user: two benchmarks on one server halve each other
+        // without a word otherwise.
+        let shared = users_exclusive(&layout.base).is_none();
         let users = users_shared(&layout.base)?;
+        if shared {
+            say(opts, &shared_warning(state.pid));
+        }
         note_differences(&state, opts);
         let conn = conninfo_of(&state);
         Ok(DefaultGuard {
@@ -142,6 +158,7 @@ impl DefaultGuard {
                 layout,
                 state,
                 owned: false,
+                shared,
                 user_lock: Mutex::new(Some(users)),
                 live: Mutex::new(None),
             }),
@@ -161,6 +178,12 @@ impl DefaultGuard {
     /// Did this guard start the server (so it stops it)?
     pub fn started_here(&self) -> bool {
         self.inner.owned
+    }
+
+    /// Was another hotbench command using the server when this one joined? (Its results and
+    /// this one's share the server's CPU and disk.)
+    pub fn shared_with_another(&self) -> bool {
+        self.inner.shared
     }
 
     /// Was the running server started with durability off (`--fast`)? Reports must say so.
@@ -258,6 +281,7 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
             layout: l,
             state: st,
             owned: true,
+            shared: false,
             user_lock: Mutex::new(Some(users)),
             live: Mutex::new(Some((child, guardian))),
         }),
