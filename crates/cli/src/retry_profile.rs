@@ -40,9 +40,9 @@ impl RetryProfile {
 }
 
 /// `--retry-on` codes the profile refuses (an ambiguous outcome may already be committed).
-pub fn check_retry_on(codes: &[String]) -> Result<()> {
+pub fn check_retry_on(codes: &[hotbench_wire::SqlState]) -> Result<()> {
     for code in codes {
-        if let Some(why) = hotbench_wire::engine_profile::refuse_retry_of(code) {
+        if let Some(why) = hotbench_wire::engine_profile::refuse_retry_of(code.as_str()) {
             return Err(Fail::input(format!("invalid --retry-on: {why}")));
         }
     }
@@ -73,6 +73,10 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn code(text: &str) -> hotbench_wire::SqlState {
+        hotbench_wire::SqlState::parse(text).unwrap()
+    }
 
     #[test]
     fn pgbench_profile_changes_nothing_and_explicit_values_win() {
@@ -126,8 +130,8 @@ mod tests {
             RetryProfile::parse(Some("yb")).unwrap(),
             RetryProfile::Engine(Engine::YugabyteDb)
         );
-        let e = check_retry_on(&["55P03".into(), "40003".into()]).unwrap_err();
+        let e = check_retry_on(&[code("55P03"), code("40003")]).unwrap_err();
         assert!(e.message.contains("never retried"), "{}", e.message);
-        assert!(check_retry_on(&["55P03".into()]).is_ok());
+        assert!(check_retry_on(&[code("55P03")]).is_ok());
     }
 }

@@ -354,12 +354,13 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
     let mut extra_codes = Vec::new();
     for list in &args.retry_on {
         for code in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-            if code.len() != 5 || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
-                return Err(Fail::input(format!(
-                    "invalid SQLSTATE \"{code}\" in --retry-on: expected five characters such as 55P03"
-                )));
-            }
-            extra_codes.push(code.to_ascii_uppercase());
+            let code = hotbench_wire::SqlState::parse(code)
+                .map_err(|_| {
+                    Fail::input(format!(
+                        "invalid SQLSTATE \"{code}\" in --retry-on: expected five characters such as 55P03"
+                    ))
+                })?;
+            extra_codes.push(code);
         }
     }
     crate::retry_profile::check_retry_on(&extra_codes)?;

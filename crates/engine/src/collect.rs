@@ -6,8 +6,8 @@
 
 use hotbench_script::{QueryResult, ResultError, SqlCommand, Variables};
 use hotbench_wire::backend::{DataRowBody, RowDescriptionBody};
-use hotbench_wire::DbError;
-use postgres_protocol::message::backend::Message;
+use hotbench_wire::results::{column_names, interpret, row_values, Progress, ResultSink};
+use hotbench_wire::{DbError, Message};
 
 #[derive(Debug)]
 pub struct Collector {
@@ -78,67 +78,24 @@ impl Collector {
     }
 
     /// Handles one backend message for `sql` (None for ROLLBACK or pipeline syncs).
+    #[inline]
     pub fn on_message(
         &mut self,
         msg: &Message,
         sql: Option<&SqlCommand>,
         vars: &mut Variables,
     ) -> Result<Step, hotbench_wire::Error> {
-        match msg {
-            Message::RowDescription(body) => {
-                self.begin_result(sql, vars);
-                self.has_rows = true;
-                if self.want_values {
-                    self.read_columns(body)?;
-                }
-            }
-            Message::DataRow(body) => {
-                if !self.in_result {
-                    self.begin_result(sql, vars);
-                    self.has_rows = true;
-                }
-                self.ntuples += 1;
-                if self.want_values {
-                    self.read_row(body)?;
-                }
-            }
-            Message::CommandComplete(body) => {
-                if !self.in_result {
-                    self.begin_result(sql, vars);
-                }
-                let affected = body
-                    .tag()
-                    .ok()
-                    .and_then(hotbench_wire::query::rows_affected)
-                    .unwrap_or(0);
-                self.last_rows = (self.ntuples as u64).max(affected);
-                self.end_result();
-            }
-            Message::EmptyQueryResponse => {
-                if !self.in_result {
-                    self.begin_result(sql, vars);
-                }
-                self.last_rows = 0;
-                self.end_result();
-            }
-            Message::ErrorResponse(body) => {
-                if self.error.is_none() {
-                    self.error = Some(DbError::from_error_response(body)?);
-                }
-                self.in_result = false;
-                self.pending = false;
-            }
-            Message::ParseComplete => self.parsed = true,
-            Message::ReadyForQuery(body) => {
-                self.tx_status = body.status();
+        let mut sink = Sink { c: self, sql, vars };
+        match interpret(msg, &mut sink)? {
+            Progress::More => Ok(Step::More),
+            Progress::Ready(status) => {
+                self.tx_status = status;
                 if self.error.is_none() {
                     self.flush_pending(sql, vars, true);
                 }
-                return Ok(Step::Done);
+                Ok(Step::Done)
             }
-            _ => {}
         }
-        Ok(Step::More)
     }
 
     fn begin_result(&mut self, sql: Option<&SqlCommand>, vars: &mut Variables) {
@@ -190,38 +147,81 @@ impl Collector {
     }
 
     fn read_columns(&mut self, body: &RowDescriptionBody) -> Result<(), hotbench_wire::Error> {
-        use fallible_iterator::FallibleIterator;
         self.cols.clear();
-        let mut fields = body.fields();
-        while let Some(f) = fields
-            .next()
-            .map_err(|e| hotbench_wire::Error::Protocol(e.to_string()))?
-        {
-            self.cols.push(f.name().to_string());
+        column_names(body, &mut self.cols)
+    }
+
+    fn read_row(&mut self, body: &DataRowBody) -> Result<(), hotbench_wire::Error> {
+        let vals = &mut self.vals;
+        let n = row_values(body, |i, value| {
+            if vals.len() <= i {
+                vals.push(String::new());
+            }
+            let v = &mut vals[i];
+            v.clear();
+            if let Some(bytes) = value {
+                v.push_str(&String::from_utf8_lossy(bytes));
+            }
+        })?;
+        vals.truncate(n);
+        Ok(())
+    }
+}
+
+/// The collector's view of one message of the command in flight.
+struct Sink<'a, 'v> {
+    c: &'a mut Collector,
+    sql: Option<&'a SqlCommand>,
+    vars: &'v mut Variables,
+}
+
+impl ResultSink for Sink<'_, '_> {
+    fn columns(&mut self, body: &RowDescriptionBody) -> Result<(), hotbench_wire::Error> {
+        self.c.begin_result(self.sql, self.vars);
+        self.c.has_rows = true;
+        if self.c.want_values {
+            self.c.read_columns(body)?;
         }
         Ok(())
     }
 
-    fn read_row(&mut self, body: &DataRowBody) -> Result<(), hotbench_wire::Error> {
-        use fallible_iterator::FallibleIterator;
-        let buf = body.buffer();
-        let mut ranges = body.ranges();
-        let mut i = 0;
-        while let Some(range) = ranges
-            .next()
-            .map_err(|e| hotbench_wire::Error::Protocol(e.to_string()))?
-        {
-            if self.vals.len() <= i {
-                self.vals.push(String::new());
-            }
-            let v = &mut self.vals[i];
-            v.clear();
-            if let Some(r) = range {
-                v.push_str(&String::from_utf8_lossy(&buf[r]));
-            }
-            i += 1;
+    fn row(&mut self, body: &DataRowBody) -> Result<(), hotbench_wire::Error> {
+        if !self.c.in_result {
+            self.c.begin_result(self.sql, self.vars);
+            self.c.has_rows = true;
         }
-        self.vals.truncate(i);
+        self.c.ntuples += 1;
+        if self.c.want_values {
+            self.c.read_row(body)?;
+        }
         Ok(())
+    }
+
+    fn complete(&mut self, _tag: &str, rows: Option<u64>) {
+        if !self.c.in_result {
+            self.c.begin_result(self.sql, self.vars);
+        }
+        self.c.last_rows = (self.c.ntuples as u64).max(rows.unwrap_or(0));
+        self.c.end_result();
+    }
+
+    fn empty(&mut self) {
+        if !self.c.in_result {
+            self.c.begin_result(self.sql, self.vars);
+        }
+        self.c.last_rows = 0;
+        self.c.end_result();
+    }
+
+    fn error(&mut self, err: DbError) {
+        if self.c.error.is_none() {
+            self.c.error = Some(err);
+        }
+        self.c.in_result = false;
+        self.c.pending = false;
+    }
+
+    fn parsed(&mut self) {
+        self.c.parsed = true;
     }
 }

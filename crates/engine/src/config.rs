@@ -84,9 +84,18 @@ pub struct RetryPolicy {
     pub max_tries: u32,
     pub backoff: Backoff,
     /// SQLSTATEs retried besides 40001 and 40P01.
-    pub extra_codes: Vec<String>,
+    #[serde(serialize_with = "codes_as_text")]
+    pub extra_codes: Vec<hotbench_wire::SqlState>,
     /// Count other SQL errors as failed transactions instead of aborting the client.
     pub continue_on_error: bool,
+}
+
+/// SQLSTATEs are written as their five-character text in the result record.
+fn codes_as_text<S: serde::Serializer>(
+    codes: &[hotbench_wire::SqlState],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(codes.iter().map(|c| c.as_str()))
 }
 
 impl Default for RetryPolicy {

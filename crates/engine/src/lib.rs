@@ -4,13 +4,20 @@
 //! `-R` scheduling from the scheduled start (no coordinated omission), client groups with
 //! their own rates, round-trip emulation, and statistics merged by a coordinator.
 
+mod accounting;
 pub mod backoff;
+mod client_core;
+#[cfg(test)]
+mod client_core_tests;
 pub mod clock;
 mod collect;
 pub mod config;
 pub mod duration;
+mod env;
+mod machine;
 mod plan;
 mod poller;
+mod retry;
 pub mod runner;
 mod send;
 pub mod signals;

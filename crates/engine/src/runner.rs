@@ -185,7 +185,7 @@ pub fn run(
     let mut tally = Tally::new(&plan.shape());
     let mut aborted = 0;
     let mut conn_total_us = 0;
-    let mut errors: Vec<(String, String, u64)> = Vec::new();
+    let mut errors: Vec<ErrorSample> = Vec::new();
     let mut running_totals: Vec<TxnCounters> = vec![TxnCounters::default(); ngroups];
     let progress_us = cfg.progress_s.map(|p| i64::from(p) * 1_000_000);
     let mut progress_acc = TxnCounters::default();
@@ -224,11 +224,14 @@ pub fn run(
                 tally.merge(&t);
                 aborted += a;
                 conn_total_us += c;
-                for (code, m, n) in e {
-                    if let Some(x) = errors.iter_mut().find(|x| x.0 == code && x.1 == m) {
-                        x.2 += n;
+                for sample in e {
+                    if let Some(x) = errors
+                        .iter_mut()
+                        .find(|x| x.sqlstate == sample.sqlstate && x.message == sample.message)
+                    {
+                        x.count += sample.count;
                     } else {
-                        errors.push((code, m, n));
+                        errors.push(sample);
                     }
                 }
             }
@@ -370,7 +373,7 @@ fn finish_record(
     tally: &Tally,
     duration_s: f64,
     _conn_total_us: i64,
-    errors: Vec<(String, String, u64)>,
+    errors: Vec<ErrorSample>,
 ) {
     record.duration_s = duration_s;
     let mut total = TxnCounters::default();
@@ -417,13 +420,6 @@ fn finish_record(
         .collect();
     record.totals = TotalsRecord::from_counters(total, duration_s);
     let mut errors = errors;
-    errors.sort_by_key(|e| std::cmp::Reverse(e.2));
-    record.errors = errors
-        .into_iter()
-        .map(|(sqlstate, message, count)| ErrorSample {
-            sqlstate,
-            message,
-            count,
-        })
-        .collect();
+    errors.sort_by_key(|e| std::cmp::Reverse(e.count));
+    record.errors = errors;
 }

@@ -1,8 +1,10 @@
-//! One benchmark client as a worker sees it: its connection, its position in the script,
-//! its timing marks and the result collector of the command in flight.
+//! One benchmark client as the engine core sees it: its position in the script, its timing
+//! marks, the result collector of the command in flight and the bytes it wants sent. The
+//! socket itself belongs to the driver (`worker.rs`); the core only knows whether there is
+//! one (`connected`).
 
+use bytes::BytesMut;
 use hotbench_script::Client as Interp;
-use hotbench_wire::Connection;
 
 use crate::backoff::Jitter;
 use crate::collect::Collector;
@@ -52,7 +54,11 @@ pub struct Slot {
     /// Global client id (`client_id`).
     pub id: usize,
     pub group: usize,
-    pub conn: Option<Connection>,
+    /// The driver holds an open connection for this client. The core clears it to ask for
+    /// the connection to be closed; the driver sets it (via `Core::on_connected`).
+    pub connected: bool,
+    /// Messages encoded but not yet handed to the connection (`Action::Send`).
+    pub out: BytesMut,
     pub phase: Phase,
     pub resume: Resume,
     pub wake_at: i64,
@@ -78,11 +84,11 @@ pub struct Slot {
     pub failure_after_rollback: Option<hotbench_stats::FailureKind>,
     /// The command in flight sent a Parse for its named statement.
     pub parsed_named: bool,
-    /// Output not yet fully written (socket buffer full).
-    pub flush_pending: bool,
     pub jitter: Jitter,
     pub reconnect_attempts: u32,
     pub disconnected_at: i64,
+    /// When the connection attempt in progress was requested (reconnect back-off base).
+    pub connect_at: i64,
 }
 
 impl Slot {
@@ -90,7 +96,8 @@ impl Slot {
         Slot {
             id,
             group,
-            conn: None,
+            connected: false,
+            out: BytesMut::new(),
             phase: Phase::ChooseScript,
             resume: Resume::Command,
             wake_at: 0,
@@ -109,10 +116,10 @@ impl Slot {
             retry_after_rollback: false,
             failure_after_rollback: None,
             parsed_named: false,
-            flush_pending: false,
             jitter: Jitter::new(seed ^ (id as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
             reconnect_attempts: 0,
             disconnected_at: 0,
+            connect_at: 0,
         }
     }
 
@@ -142,6 +149,19 @@ impl Slot {
             self.phase,
             Phase::StartTx | Phase::Command | Phase::WaitResult | Phase::WaitRollback
         ) || (self.phase == Phase::Sleep)
+    }
+
+    /// A fresh connection: nothing is prepared on it and nothing stale is left to send.
+    pub fn mark_connected(&mut self) {
+        self.forget_prepared();
+        self.out.clear();
+        self.connected = true;
+    }
+
+    /// Asks the driver to close the connection; unsent bytes go with it.
+    pub fn disconnect(&mut self) {
+        self.connected = false;
+        self.out.clear();
     }
 
     pub fn forget_prepared(&mut self) {

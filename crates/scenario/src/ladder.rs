@@ -335,7 +335,12 @@ fn prepare<'s>(
                 Some(b) => Backoff::parse(b).map_err(|e| ScenarioError::Input(ctx(&e)))?,
                 None => Backoff::None,
             },
-            extra_codes: r.retry_on.iter().map(|c| c.to_ascii_uppercase()).collect(),
+            extra_codes: r
+                .retry_on
+                .iter()
+                .map(|c| hotbench_wire::SqlState::parse(c))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|e| ScenarioError::Input(ctx(&e)))?,
             continue_on_error: r.continue_on_error,
         },
         None => RetryPolicy::default(),

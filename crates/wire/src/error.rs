@@ -111,6 +111,11 @@ impl DbError {
         &self.code
     }
 
+    /// The SQLSTATE as a typed value (`None` if the server sent none or a malformed one).
+    pub fn sqlstate(&self) -> Option<sqlstate::SqlState> {
+        sqlstate::SqlState::parse(&self.code).ok()
+    }
+
     /// The severity that is not translated (falls back to the localized one).
     pub fn severity_code(&self) -> &str {
         self.severity_nonlocalized

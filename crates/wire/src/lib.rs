@@ -65,6 +65,7 @@ pub mod pgpass;
 pub mod query;
 pub mod reader;
 pub mod resolve;
+pub mod results;
 pub mod sqlstate;
 mod startup;
 mod stream;
@@ -79,6 +80,7 @@ pub use flavor::engine_of;
 pub use query::{CopyIn, QueryResult};
 pub use reader::MessageReader;
 pub use resolve::{ConnectParams, Environment, Host, Target};
+pub use sqlstate::SqlState;
 pub use startup::Connector;
 
 /// Backend messages as parsed by `postgres-protocol` (re-exported so the engine uses the

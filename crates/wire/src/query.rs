@@ -6,12 +6,12 @@
 //! error the API reads up to ReadyForQuery, so the connection stays usable unless
 //! [`Error::is_connection_lost`].
 
-use fallible_iterator::FallibleIterator;
-use postgres_protocol::message::backend::Message;
+use postgres_protocol::message::backend::{DataRowBody, Message, RowDescriptionBody};
 
 use crate::conn::{Connection, TxStatus};
 use crate::encode;
 use crate::error::{DbError, Error};
+use crate::results::{column_names, interpret, row_values, Progress, ResultSink};
 
 /// One statement's outcome.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,19 +36,7 @@ impl QueryResult {
     }
 }
 
-/// The trailing number of a command tag, if it has one.
-pub fn rows_affected(tag: &str) -> Option<u64> {
-    let last = tag.rsplit(' ').next()?;
-    if tag.contains(' ') {
-        last.parse().ok()
-    } else {
-        None
-    }
-}
-
-fn protocol(e: std::io::Error) -> Error {
-    Error::Protocol(e.to_string())
-}
+pub use crate::results::rows_affected;
 
 /// Collects messages of one or more statements until ReadyForQuery.
 #[derive(Default)]
@@ -56,6 +44,60 @@ struct Collector {
     results: Vec<QueryResult>,
     current: Option<QueryResult>,
     error: Option<DbError>,
+}
+
+/// The blocking API's view of result messages: every result is kept whole; notices and
+/// parameter changes go to the connection.
+struct QuerySink<'a> {
+    conn: &'a mut Connection,
+    c: &'a mut Collector,
+}
+
+impl ResultSink for QuerySink<'_> {
+    fn columns(&mut self, body: &RowDescriptionBody) -> Result<(), Error> {
+        let mut r = QueryResult::default();
+        column_names(body, &mut r.columns)?;
+        self.c.current = Some(r);
+        Ok(())
+    }
+
+    fn row(&mut self, body: &DataRowBody) -> Result<(), Error> {
+        let r = self.c.current.get_or_insert_with(QueryResult::default);
+        let mut row = Vec::with_capacity(r.columns.len());
+        row_values(body, |_, v| {
+            row.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
+        })?;
+        r.rows.push(row);
+        Ok(())
+    }
+
+    fn complete(&mut self, tag: &str, _rows: Option<u64>) {
+        let mut r = self.c.current.take().unwrap_or_default();
+        r.command_tag = tag.to_string();
+        self.c.results.push(r);
+    }
+
+    fn empty(&mut self) {
+        self.c.current = None;
+        self.c.results.push(QueryResult::default());
+    }
+
+    fn error(&mut self, e: DbError) {
+        if e.is_fatal() {
+            self.conn.closed = true;
+        }
+        if self.c.error.is_none() {
+            self.c.error = Some(e);
+        }
+    }
+
+    fn notice(&mut self, n: DbError) {
+        self.conn.notice(n);
+    }
+
+    fn parameter(&mut self, name: &str, value: &str) {
+        crate::startup::set_param(&mut self.conn.params, name, value);
+    }
 }
 
 impl Connection {
@@ -105,10 +147,6 @@ impl Connection {
                 Err(e) => return Err(e),
             };
             match msg {
-                Message::ReadyForQuery(b) => {
-                    self.tx_status = TxStatus::from_byte(b.status());
-                    break;
-                }
                 Message::CopyInResponse(_) => {
                     encode::copy_fail(
                         &mut self.out,
@@ -116,7 +154,12 @@ impl Connection {
                     )?;
                     self.flush_blocking()?;
                 }
-                other => self.handle(&mut c, other)?,
+                other => {
+                    if let Progress::Ready(status) = self.handle(&mut c, &other)? {
+                        self.tx_status = TxStatus::from_byte(status);
+                        break;
+                    }
+                }
             }
         }
         match c.error {
@@ -125,62 +168,8 @@ impl Connection {
         }
     }
 
-    fn handle(&mut self, c: &mut Collector, msg: Message) -> Result<(), Error> {
-        match msg {
-            Message::RowDescription(body) => {
-                let mut r = QueryResult::default();
-                let mut fields = body.fields();
-                while let Some(f) = fields.next().map_err(protocol)? {
-                    r.columns.push(f.name().to_string());
-                }
-                c.current = Some(r);
-            }
-            Message::DataRow(body) => {
-                let r = c.current.get_or_insert_with(QueryResult::default);
-                let buf = body.buffer();
-                let mut row = Vec::with_capacity(r.columns.len());
-                let mut ranges = body.ranges();
-                while let Some(range) = ranges.next().map_err(protocol)? {
-                    row.push(
-                        range
-                            .and_then(|rg| buf.get(rg))
-                            .map(|v| String::from_utf8_lossy(v).into_owned()),
-                    );
-                }
-                r.rows.push(row);
-            }
-            Message::CommandComplete(body) => {
-                let mut r = c.current.take().unwrap_or_default();
-                r.command_tag = body.tag().map_err(protocol)?.to_string();
-                c.results.push(r);
-            }
-            Message::EmptyQueryResponse => {
-                c.current = None;
-                c.results.push(QueryResult::default());
-            }
-            Message::ErrorResponse(body) => {
-                let e = DbError::from_error_response(&body)?;
-                if e.is_fatal() {
-                    self.closed = true;
-                }
-                if c.error.is_none() {
-                    c.error = Some(e);
-                }
-            }
-            Message::NoticeResponse(body) => {
-                let n = DbError::from_notice_response(&body)?;
-                self.notice(n);
-            }
-            Message::ParameterStatus(body) => {
-                if let (Ok(k), Ok(v)) = (body.name(), body.value()) {
-                    crate::startup::set_param(&mut self.params, k, v);
-                }
-            }
-            // Extended-protocol acknowledgements, COPY OUT data, notifications: nothing
-            // to keep.
-            _ => {}
-        }
-        Ok(())
+    fn handle(&mut self, c: &mut Collector, msg: &Message) -> Result<Progress, Error> {
+        interpret(msg, &mut QuerySink { conn: self, c })
     }
 
     /// Starts `COPY … FROM STDIN` (sent with the simple protocol). Feed data with
@@ -205,7 +194,9 @@ impl Connection {
                         None => Error::Usage(format!("not a COPY FROM STDIN statement: {sql}")),
                     });
                 }
-                other => self.handle(&mut c, other)?,
+                other => {
+                    self.handle(&mut c, &other)?;
+                }
             }
         }
     }
@@ -282,21 +273,5 @@ impl Drop for CopyIn<'_> {
         {
             let _ = conn.collect();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_tags() {
-        assert_eq!(rows_affected("INSERT 0 5"), Some(5));
-        assert_eq!(rows_affected("SELECT 3"), Some(3));
-        assert_eq!(rows_affected("UPDATE 0"), Some(0));
-        assert_eq!(rows_affected("COPY 100000"), Some(100000));
-        assert_eq!(rows_affected("CREATE TABLE"), None);
-        assert_eq!(rows_affected("BEGIN"), None);
-        assert_eq!(rows_affected(""), None);
     }
 }

@@ -70,6 +70,68 @@ pub const FEATURE_NOT_SUPPORTED: &str = "0A000";
 /// `XX000` internal_error.
 pub const INTERNAL_ERROR: &str = "XX000";
 
+/// A SQLSTATE as a value: five ASCII letters or digits, upper-case. Compared without
+/// allocation, so the engine can classify every server error on the hot path.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SqlState([u8; 5]);
+
+impl SqlState {
+    /// `40001`, see [`SERIALIZATION_FAILURE`].
+    pub const SERIALIZATION_FAILURE: SqlState = SqlState(*b"40001");
+    /// `40P01`, see [`DEADLOCK_DETECTED`].
+    pub const DEADLOCK_DETECTED: SqlState = SqlState(*b"40P01");
+
+    /// Parses a code as the user or the server writes it (case-insensitive).
+    pub fn parse(code: &str) -> Result<SqlState, String> {
+        let b = code.as_bytes();
+        if b.len() != 5 || !b.iter().all(u8::is_ascii_alphanumeric) {
+            return Err(format!(
+                "invalid SQLSTATE \"{code}\": expected five characters such as 55P03"
+            ));
+        }
+        let mut out = [0u8; 5];
+        for (o, c) in out.iter_mut().zip(b) {
+            *o = c.to_ascii_uppercase();
+        }
+        Ok(SqlState(out))
+    }
+
+    /// The code as text (`"40P01"`).
+    pub fn as_str(&self) -> &str {
+        // Only ASCII alphanumerics are ever stored.
+        std::str::from_utf8(&self.0).unwrap_or("?????")
+    }
+
+    /// The two-character class (`40P01` → `"40"`).
+    pub fn class(&self) -> &str {
+        class(self.as_str())
+    }
+
+    /// Serialization failure or deadlock: the errors pgbench retries (`--max-tries`).
+    pub fn is_retryable_by_default(self) -> bool {
+        self == SqlState::SERIALIZATION_FAILURE || self == SqlState::DEADLOCK_DETECTED
+    }
+}
+
+impl std::fmt::Display for SqlState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for SqlState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SqlState({})", self.as_str())
+    }
+}
+
+impl std::str::FromStr for SqlState {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SqlState, String> {
+        SqlState::parse(s)
+    }
+}
+
 /// The two-character class of a SQLSTATE (`"40001"` → `"40"`); the whole code if shorter.
 pub fn class(code: &str) -> &str {
     code.get(..2).unwrap_or(code)
@@ -77,7 +139,7 @@ pub fn class(code: &str) -> &str {
 
 /// Serialization failure or deadlock: the errors pgbench retries (`--max-tries`).
 pub fn is_retryable_by_default(code: &str) -> bool {
-    code == SERIALIZATION_FAILURE || code == DEADLOCK_DETECTED
+    SqlState::parse(code).is_ok_and(SqlState::is_retryable_by_default)
 }
 
 /// Class 08, connection exception.
@@ -125,5 +187,20 @@ mod tests {
         assert!(is_server_shutdown("08006"));
         assert!(!is_server_shutdown("57014"));
         assert!(is_auth_failure("28P01"));
+    }
+
+    #[test]
+    fn typed_codes_parse_case_insensitively_and_reject_bad_text() {
+        assert_eq!(SqlState::parse("40p01"), Ok(SqlState::DEADLOCK_DETECTED));
+        assert_eq!(
+            SqlState::parse("40001").unwrap().as_str(),
+            SERIALIZATION_FAILURE
+        );
+        assert_eq!(SqlState::parse("55P03").unwrap().class(), "55");
+        assert!(SqlState::parse("55P0").is_err());
+        assert!(SqlState::parse("55P03x").is_err());
+        assert!(SqlState::parse("55-03").is_err());
+        assert!(SqlState::DEADLOCK_DETECTED.is_retryable_by_default());
+        assert!(!SqlState::parse("55P03").unwrap().is_retryable_by_default());
     }
 }

@@ -1,0 +1,122 @@
+//! Transaction accounting of the core: how an ended, failed or skipped transaction and a
+//! server error are counted (per group, script and timeline interval), logged (`-l`) and
+//! sampled for the result record (`stats::ErrorSample`).
+
+use hotbench_stats::ErrorSample;
+use hotbench_wire::DbError;
+
+use crate::client_core::{Core, MAX_ERROR_SAMPLES};
+use crate::config::GoodputRule;
+use crate::config::GOODPUT_VARIABLE;
+use crate::env::Env;
+use crate::slot::{Outcome, Phase, Slot};
+
+impl<E: Env> Core<E> {
+    /// The transaction ended: count it, log it, and go on with the next one.
+    pub(crate) fn end_transaction(&mut self, slot: &mut Slot, outcome: Outcome) {
+        let now = self.env.now();
+        let (g, s) = (slot.group, slot.script);
+        // pgbench counts the transaction first, then aborts a client left inside a block.
+        let incomplete = outcome == Outcome::Committed && slot.collector.tx_status != b'I';
+        let throttled = self.delay[g].is_some();
+        let latency = (now - slot.txn_scheduled).max(0) as u64;
+        let lag = throttled.then(|| (slot.txn_begin - slot.txn_scheduled).max(0) as u64);
+        let retried = slot.retried;
+        match outcome {
+            Outcome::Committed => {
+                let useful = self.is_useful(slot);
+                let late = self
+                    .plan
+                    .cfg
+                    .latency_limit_us
+                    .is_some_and(|l| latency as i64 > l);
+                self.tally.each(g, s, |c| {
+                    c.record_success(latency, lag, useful);
+                    if late {
+                        c.late += 1;
+                    }
+                    if retried {
+                        c.retried += 1;
+                    }
+                });
+            }
+            Outcome::Failed(kind) => {
+                self.tally.each(g, s, |c| {
+                    c.record_failure(kind);
+                    if retried {
+                        c.retried += 1;
+                    }
+                });
+            }
+        }
+        if let Some(log) = self.log.as_mut() {
+            log.transaction(
+                &mut self.rnd.sample,
+                slot.id,
+                slot.txns_done,
+                s,
+                now,
+                latency,
+                lag,
+                outcome,
+                slot.tries,
+            );
+        }
+        slot.txns_done += 1;
+        if incomplete {
+            eprintln!(
+                "hotbench: error: client {} aborted: end of script reached without completing the last transaction",
+                slot.id
+            );
+            self.abort(slot);
+            return;
+        }
+        if self.plan.cfg.connect_each_txn {
+            slot.disconnect();
+        }
+        slot.phase = Phase::ChooseScript;
+    }
+
+    /// A scheduled start already later than -L: skipped without running (pgbench).
+    pub(crate) fn skip(&mut self, slot: &mut Slot, now: i64) {
+        let (g, s) = (slot.group, slot.script);
+        self.tally.each(g, s, |c| c.skipped += 1);
+        if let Some(log) = self.log.as_mut() {
+            log.skipped(slot.id, slot.txns_done, s, now);
+        }
+        slot.txns_done += 1;
+    }
+
+    /// Goodput: whether the committed transaction did useful work, by the group's rule.
+    fn is_useful(&self, slot: &Slot) -> bool {
+        let truthy = |name: &str| -> Option<bool> {
+            let text = slot.interp.vars.text(name)?;
+            let t = text.trim().to_ascii_lowercase();
+            Some(!(t.is_empty() || t == "0" || t == "f" || t == "false" || t == "off" || t == "no"))
+        };
+        match &self.plan.groups[slot.group].goodput {
+            GoodputRule::Committed => truthy(GOODPUT_VARIABLE).unwrap_or(true),
+            GoodputRule::Variable(name) => truthy(name).unwrap_or(false),
+            GoodputRule::Rows => slot.collector.last_rows > 0,
+        }
+    }
+
+    /// Counts a server error by SQLSTATE and keeps a sample of its message.
+    pub(crate) fn record_server_error(&mut self, group: usize, script: usize, err: &DbError) {
+        self.tally
+            .each(group, script, |c| c.record_error_code(&err.code));
+        if let Some(e) = self
+            .errors
+            .iter_mut()
+            .find(|e| e.sqlstate == err.code && e.message == err.message)
+        {
+            e.count += 1;
+        } else if self.errors.len() < MAX_ERROR_SAMPLES {
+            self.errors.push(ErrorSample {
+                sqlstate: err.code.clone(),
+                message: err.message.clone(),
+                count: 1,
+            });
+        }
+    }
+}

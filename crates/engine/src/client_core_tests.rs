@@ -1,0 +1,445 @@
+//! The engine core driven without a server: a hand-moved clock, scripted backend replies
+//! and a fake driver that records what the core asked to send. Covers commits, retries of
+//! serialization failures and deadlocks, errors that abort, lost connections and
+//! reconnects, -R lag, -L skips, pipelines, -C and the round-trip emulation.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use bytes::{BufMut, BytesMut};
+use hotbench_script::{parse_script, Client, PrngState, ThreadRandom, Variables};
+use hotbench_stats::TxnCounters;
+use hotbench_wire::Message;
+
+use crate::client_core::{Action, Core};
+use crate::config::{
+    GoodputRule, GroupConfig, Limit, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
+    WeightedScript,
+};
+use crate::env::Env;
+use crate::plan::Plan;
+use crate::slot::{Phase, Slot};
+
+/// A clock the test moves, and a stop flag.
+#[derive(Clone, Default)]
+struct FakeEnv {
+    now: Rc<Cell<i64>>,
+    stop: Rc<Cell<bool>>,
+}
+
+impl Env for FakeEnv {
+    fn now(&self) -> i64 {
+        self.now.get()
+    }
+    fn stop_requested(&self) -> bool {
+        self.stop.get()
+    }
+}
+
+fn config(script: &str) -> RunConfig {
+    RunConfig {
+        groups: vec![GroupConfig {
+            name: "default".into(),
+            scripts: vec![WeightedScript {
+                script: parse_script("test", script).expect("test script parses"),
+                weight: 1,
+            }],
+            clients: 1,
+            rate: None,
+            goodput: GoodputRule::Committed,
+        }],
+        limit: Limit::Transactions(1),
+        threads: 1,
+        query_mode: QueryMode::Simple,
+        retry: RetryPolicy::default(),
+        latency_limit_us: None,
+        progress_s: None,
+        progress_timestamp: false,
+        connect_each_txn: false,
+        random_seed: 1,
+        rtt_us: 0,
+        log: None,
+        conn: hotbench_wire::Config::new(),
+        exit_on_abort: false,
+        verbose_errors: false,
+        failures_detailed: false,
+        report_per_command: false,
+        interval_us: 1_000_000,
+        json_path: None,
+        on_disconnect: OnDisconnect::Reconnect,
+        defines: Vec::new(),
+        scale: 1,
+        application_name: "test".into(),
+        shard: None,
+        start_at_us: None,
+    }
+}
+
+/// One client on one thread, connected, at time 1 s.
+struct Bench {
+    core: Core<FakeEnv>,
+    slot: Slot,
+    env: FakeEnv,
+}
+
+impl Bench {
+    fn new(cfg: RunConfig) -> Bench {
+        let plan = Plan::new(cfg);
+        let env = FakeEnv::default();
+        env.now.set(1_000_000);
+        let rnd = ThreadRandom {
+            choose: PrngState::seed(1),
+            throttle: PrngState::seed(2),
+            sample: PrngState::seed(3),
+        };
+        let shape = plan.shape();
+        let interp = Client::new(0, Variables::new(), PrngState::seed(4));
+        let mut slot = Slot::new(0, 0, interp, &shape[0], 1);
+        if !plan.cfg.connect_each_txn {
+            slot.mark_connected();
+        }
+        let mut core = Core::new(Arc::clone(&plan), 0, rnd, env.clone());
+        core.start(env.now.get());
+        Bench { core, slot, env }
+    }
+
+    fn at(&self, us: i64) {
+        self.env.now.set(us);
+    }
+
+    fn later(&self, us: i64) {
+        self.env.now.set(self.env.now.get() + us);
+    }
+
+    fn advance(&mut self) -> Action {
+        self.core.advance(&mut self.slot)
+    }
+
+    /// Takes what the core asked to send, as `(type byte, text)` per frontend message
+    /// (the query text for Query and Parse).
+    fn sent(&mut self) -> Vec<(u8, String)> {
+        let out = std::mem::take(&mut self.slot.out);
+        let mut msgs = Vec::new();
+        let mut i = 0;
+        while i + 5 <= out.len() {
+            let tag = out[i];
+            let len = u32::from_be_bytes([out[i + 1], out[i + 2], out[i + 3], out[i + 4]]) as usize;
+            let body = &out[i + 5..i + 1 + len];
+            let text = match tag {
+                b'Q' => cstr(body),
+                b'P' => {
+                    let name_end = body.iter().position(|&b| b == 0).unwrap_or(0);
+                    cstr(&body[name_end + 1..])
+                }
+                _ => String::new(),
+            };
+            msgs.push((tag, text));
+            i += 1 + len;
+        }
+        msgs
+    }
+
+    /// Feeds server messages; the first that ends the wait returns its action.
+    fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
+        for m in msgs {
+            if let Some(a) = self.core.on_message(&mut self.slot, m) {
+                return Some(a);
+            }
+        }
+        None
+    }
+
+    fn totals(&self) -> &TxnCounters {
+        &self.core.tally.groups[0].counters
+    }
+}
+
+fn cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+fn backend(tag: u8, body: &[u8]) -> Message {
+    let mut buf = BytesMut::new();
+    buf.put_u8(tag);
+    buf.put_u32(body.len() as u32 + 4);
+    buf.put_slice(body);
+    Message::parse(&mut buf)
+        .expect("well-formed test message")
+        .expect("complete test message")
+}
+
+fn complete(tag: &str) -> Message {
+    backend(b'C', format!("{tag}\0").as_bytes())
+}
+
+fn ready(status: u8) -> Message {
+    backend(b'Z', &[status])
+}
+
+fn error(severity: &str, code: &str, message: &str) -> Message {
+    let body = format!("S{severity}\0V{severity}\0C{code}\0M{message}\0\0");
+    backend(b'E', body.as_bytes())
+}
+
+/// The replies to one simple-protocol statement ending in transaction status `status`.
+fn ok(tag: &str, status: u8) -> Vec<Message> {
+    vec![complete(tag), ready(status)]
+}
+
+const TXN: &str = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
+
+#[test]
+fn a_committed_transaction_is_timed_from_its_start() {
+    let mut b = Bench::new(config(TXN));
+    assert_eq!(b.advance(), Action::Send);
+    assert_eq!(b.sent(), vec![(b'Q', "BEGIN;".to_string())]);
+    b.later(100);
+    assert_eq!(b.reply(&ok("BEGIN", b'T')), Some(Action::Send));
+    assert_eq!(b.sent()[0].1, "UPDATE t SET v = v + 1;");
+    b.later(300);
+    assert_eq!(b.reply(&ok("UPDATE 1", b'T')), Some(Action::Send));
+    b.later(100);
+    assert_eq!(b.reply(&ok("COMMIT", b'I')), Some(Action::Wait));
+    assert_eq!(b.slot.phase, Phase::Finished, "-t 1 reached");
+    let t = b.totals();
+    assert_eq!((t.cnt, t.failures(), t.retried), (1, 0, 0));
+    assert_eq!(t.latency.mean(), 500.0);
+    let cmd = &b.core.tally.groups[0].scripts[0].commands[1];
+    assert_eq!((cmd.latency.count, cmd.latency.mean()), (1, 300.0));
+}
+
+#[test]
+fn a_serialization_failure_is_rolled_back_and_retried() {
+    let mut cfg = config(TXN);
+    cfg.retry.max_tries = 3;
+    let mut b = Bench::new(cfg);
+    b.advance();
+    b.sent();
+    b.reply(&ok("BEGIN", b'T'));
+    b.sent();
+    let failed = [
+        error("ERROR", "40001", "could not serialize access"),
+        ready(b'E'),
+    ];
+    assert_eq!(b.reply(&failed), Some(Action::Send));
+    assert_eq!(b.sent(), vec![(b'Q', "ROLLBACK".to_string())]);
+    assert_eq!(b.slot.phase, Phase::WaitRollback);
+    assert_eq!(b.reply(&ok("ROLLBACK", b'I')), Some(Action::Send));
+    assert_eq!(b.sent()[0].1, "BEGIN;", "the transaction starts again");
+    assert_eq!(b.slot.tries, 2);
+    b.reply(&ok("BEGIN", b'T'));
+    b.reply(&ok("UPDATE 1", b'T'));
+    b.reply(&ok("COMMIT", b'I'));
+    let t = b.totals();
+    assert_eq!((t.cnt, t.retried, t.retries), (1, 1, 1));
+    assert_eq!(t.serialization_failures, 0);
+    assert_eq!(t.errors_by_sqlstate.get("40001"), Some(&1));
+    assert_eq!(b.core.errors.len(), 1);
+    assert_eq!(b.core.errors[0].sqlstate, "40001");
+    assert_eq!(b.core.tally.groups[0].scripts[0].commands[1].retries, 1);
+}
+
+#[test]
+fn a_deadlock_past_max_tries_fails_the_transaction_and_the_client_goes_on() {
+    let mut cfg = config(TXN);
+    cfg.limit = Limit::Transactions(2);
+    let mut b = Bench::new(cfg);
+    b.advance();
+    b.reply(&ok("BEGIN", b'T'));
+    let dead = [error("ERROR", "40P01", "deadlock detected"), ready(b'E')];
+    assert_eq!(b.reply(&dead), Some(Action::Send), "ROLLBACK");
+    b.sent();
+    // The next transaction starts right after the rollback.
+    assert_eq!(b.reply(&ok("ROLLBACK", b'I')), Some(Action::Send));
+    assert_eq!(b.sent()[0].1, "BEGIN;");
+    let t = b.totals();
+    assert_eq!((t.cnt, t.deadlock_failures, t.retries), (0, 1, 0));
+    assert_eq!(b.core.tally.groups[0].scripts[0].commands[1].failures, 1);
+    assert!(!b.core.any_aborted);
+}
+
+#[test]
+fn other_errors_abort_the_client_unless_continue_on_error() {
+    let unique = [error("ERROR", "23505", "duplicate key"), ready(b'I')];
+    let mut b = Bench::new(config("INSERT INTO t VALUES (1);\n"));
+    b.advance();
+    assert_eq!(b.reply(&unique), Some(Action::Wait));
+    assert_eq!(b.slot.phase, Phase::Aborted);
+    assert!(b.core.any_aborted && !b.slot.connected);
+
+    let mut cfg = config("INSERT INTO t VALUES (1);\n");
+    cfg.retry.continue_on_error = true;
+    cfg.limit = Limit::Transactions(2);
+    let mut b = Bench::new(cfg);
+    b.advance();
+    assert_eq!(b.reply(&unique), Some(Action::Send), "next transaction");
+    assert_eq!(b.totals().other_failures, 1);
+    assert!(!b.core.any_aborted);
+}
+
+#[test]
+fn retry_on_codes_are_retried_like_serialization_failures() {
+    let mut cfg = config("SELECT 1 FOR UPDATE NOWAIT;\n");
+    cfg.retry.max_tries = 2;
+    cfg.retry.extra_codes = vec![hotbench_wire::SqlState::parse("55P03").unwrap()];
+    let mut b = Bench::new(cfg);
+    b.advance();
+    let busy = [
+        error("ERROR", "55P03", "could not obtain lock"),
+        ready(b'I'),
+    ];
+    assert_eq!(b.reply(&busy), Some(Action::Send), "retried at once");
+    assert_eq!(b.slot.tries, 2);
+    assert_eq!(b.reply(&busy), Some(Action::Wait), "no tries left");
+    assert_eq!(b.totals().other_failures, 1);
+    assert_eq!(b.slot.phase, Phase::Finished);
+}
+
+#[test]
+fn a_lost_connection_fails_the_transaction_then_reconnects_with_backoff() {
+    let mut cfg = config(TXN);
+    cfg.limit = Limit::Transactions(2);
+    let mut b = Bench::new(cfg);
+    b.advance();
+    b.reply(&ok("BEGIN", b'T'));
+    b.core.on_lost(
+        &mut b.slot,
+        None,
+        "server closed the connection unexpectedly",
+    );
+    assert!(!b.slot.connected && b.slot.out.is_empty());
+    assert_eq!(b.slot.phase, Phase::Reconnect);
+    assert_eq!(b.totals().connection_failures, 1);
+    assert_eq!(b.advance(), Action::Wait, "not before the reconnect delay");
+    b.later(10_000);
+    assert_eq!(b.advance(), Action::Connect);
+    b.core.on_connected(&mut b.slot, Err("refused".into()));
+    assert_eq!(b.advance(), Action::Wait, "backing off");
+    b.later(20_000);
+    assert_eq!(b.advance(), Action::Connect);
+    b.later(1_000);
+    b.core.on_connected(&mut b.slot, Ok(()));
+    let t = b.totals();
+    assert_eq!((t.reconnects, t.disconnected_us), (1, 31_000));
+    assert_eq!(b.advance(), Action::Send);
+    assert_eq!(b.sent()[0].1, "BEGIN;");
+}
+
+#[test]
+fn a_fatal_error_ends_the_session_and_on_disconnect_abort_aborts() {
+    let mut cfg = config(TXN);
+    cfg.on_disconnect = OnDisconnect::Abort;
+    let mut b = Bench::new(cfg);
+    b.advance();
+    let fatal = [error("FATAL", "57P01", "terminating connection")];
+    assert_eq!(b.reply(&fatal), Some(Action::Wait));
+    assert_eq!(b.slot.phase, Phase::Aborted);
+    assert!(!b.slot.connected && b.core.any_aborted);
+    assert_eq!(b.totals().connection_failures, 1);
+    assert_eq!(b.core.errors[0].sqlstate, "57P01");
+}
+
+#[test]
+fn under_rate_the_lag_is_the_wait_past_the_schedule() {
+    let mut cfg = config("SELECT 1;\n");
+    cfg.groups[0].rate = Some(100.0);
+    let mut b = Bench::new(cfg);
+    assert_eq!(b.advance(), Action::Wait);
+    assert_eq!(b.slot.phase, Phase::Throttle);
+    let scheduled = b.slot.wake_at;
+    assert!(scheduled >= 1_000_000);
+    b.at(scheduled + 700);
+    assert_eq!(b.advance(), Action::Send);
+    b.later(200);
+    b.reply(&ok("SELECT 1", b'I'));
+    let t = b.totals();
+    assert_eq!(t.cnt, 1);
+    assert_eq!(t.lag.mean(), 700.0);
+    assert_eq!(t.latency.mean(), 900.0, "latency counts from the schedule");
+}
+
+#[test]
+fn under_latency_limit_late_schedule_slots_are_skipped() {
+    let mut cfg = config("SELECT 1;\n");
+    cfg.groups[0].rate = Some(1000.0);
+    cfg.latency_limit_us = Some(1_000);
+    cfg.limit = Limit::Transactions(5);
+    let mut b = Bench::new(cfg);
+    b.later(10_000_000);
+    assert_eq!(b.advance(), Action::Wait);
+    assert_eq!(b.slot.phase, Phase::Finished);
+    assert_eq!((b.totals().skipped, b.totals().cnt), (5, 0));
+}
+
+#[test]
+fn a_pipeline_is_sent_once_and_its_syncs_awaited() {
+    let mut cfg = config("\\startpipeline\nSELECT 1;\n\\syncpipeline\nSELECT 2;\n\\endpipeline\n");
+    cfg.query_mode = QueryMode::Extended;
+    let mut b = Bench::new(cfg);
+    assert_eq!(b.advance(), Action::Send);
+    let tags: Vec<u8> = b.sent().iter().map(|m| m.0).collect();
+    assert_eq!(
+        tags,
+        b"PBESPBES".to_vec(),
+        "two statements, two syncs, one send"
+    );
+    let one = [
+        backend(b'1', b""),
+        backend(b'2', b""),
+        complete("SELECT 1"),
+        ready(b'I'),
+    ];
+    assert_eq!(b.reply(&one), None, "waits for the second sync");
+    assert_eq!(b.reply(&one), Some(Action::Wait));
+    assert_eq!(b.totals().cnt, 1);
+}
+
+#[test]
+fn connect_each_transaction_closes_and_reopens() {
+    let mut cfg = config("SELECT 1;\n");
+    cfg.connect_each_txn = true;
+    cfg.limit = Limit::Transactions(2);
+    let mut b = Bench::new(cfg);
+    assert_eq!(b.advance(), Action::Connect);
+    b.core.on_connected(&mut b.slot, Ok(()));
+    assert_eq!(b.advance(), Action::Send);
+    b.sent();
+    assert_eq!(b.reply(&ok("SELECT 1", b'I')), Some(Action::Connect));
+    assert!(!b.slot.connected, "closed after the transaction");
+    b.core.on_connected(&mut b.slot, Err("refused".into()));
+    assert_eq!(b.slot.phase, Phase::Aborted, "-C: a failed connect aborts");
+}
+
+#[test]
+fn round_trip_emulation_delays_processing_of_results() {
+    let mut cfg = config("SELECT 1;\n");
+    cfg.rtt_us = 3_000;
+    let mut b = Bench::new(cfg);
+    b.advance();
+    assert_eq!(b.reply(&ok("SELECT 1", b'I')), Some(Action::Wait));
+    assert_eq!(b.slot.phase, Phase::Sleep);
+    assert_eq!(b.advance(), Action::Wait);
+    b.later(3_000);
+    assert_eq!(b.advance(), Action::Wait);
+    assert_eq!(b.slot.phase, Phase::Finished);
+    assert_eq!(b.totals().latency.mean(), 3_000.0);
+}
+
+#[test]
+fn at_the_end_of_the_run_a_transaction_in_flight_is_unfinished() {
+    let mut cfg = config(TXN);
+    cfg.limit = Limit::Duration(1_000_000);
+    let mut b = Bench::new(cfg);
+    b.advance();
+    b.reply(&ok("BEGIN", b'T'));
+    b.later(2_000_000);
+    assert!(b.core.abandon(&mut b.slot), "a query runs: cancel it");
+    assert_eq!(b.slot.phase, Phase::Finished);
+    assert_eq!(b.totals().unfinished, 1);
+    let mut b = Bench::new(config(TXN));
+    b.env.stop.set(true);
+    assert_eq!(b.advance(), Action::Wait);
+    assert_eq!(b.slot.phase, Phase::Finished, "Ctrl-C before the start");
+}

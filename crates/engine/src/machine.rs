@@ -1,0 +1,282 @@
+//! pgbench's client state machine (`advanceConnectionState`) as the core runs it: choose a
+//! script, wait for the -R schedule (skipping slots already later than -L), start the
+//! transaction, run meta-commands in place and encode SQL commands for the driver to send.
+//! It runs until the client has to wait and says why ([`Action`]).
+
+use std::io;
+
+use hotbench_script::{choose_script, poisson_rand, Action as ScriptAction, CommandKind};
+
+use crate::client_core::{Action, Core};
+use crate::config::{QueryMode, GOODPUT_VARIABLE};
+use crate::env::Env;
+use crate::send::encode_command;
+use crate::slot::{Outcome, Phase, Resume, Slot};
+
+/// stderr for `debug()`, locked only when something is written: taking the process-wide
+/// stderr lock for every meta-command would make all threads contend on it.
+struct LazyStderr;
+
+impl io::Write for LazyStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        io::stderr().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
+impl<E: Env> Core<E> {
+    /// Runs the client's state machine until it has to wait.
+    pub fn advance(&mut self, slot: &mut Slot) -> Action {
+        loop {
+            let now = self.env.now();
+            match slot.phase {
+                Phase::Finished | Phase::Aborted | Phase::WaitResult | Phase::WaitRollback => {
+                    return Action::Wait
+                }
+                Phase::Reconnect => {
+                    if now < slot.wake_at {
+                        return Action::Wait;
+                    }
+                    if self.past_end(now) || self.env.stop_requested() {
+                        let gap = (now - slot.disconnected_at).max(0) as u64;
+                        let (g, s) = (slot.group, slot.script);
+                        self.tally.each(g, s, |c| c.disconnected_us += gap);
+                        slot.phase = Phase::Finished;
+                        return Action::Wait;
+                    }
+                    slot.connect_at = now;
+                    return Action::Connect;
+                }
+                Phase::ChooseScript => {
+                    if self.finished(slot, now) {
+                        slot.phase = Phase::Finished;
+                        return Action::Wait;
+                    }
+                    if !slot.connected {
+                        // -C, or the first connection failed: connect before choosing.
+                        slot.connect_at = now;
+                        return Action::Connect;
+                    }
+                    if self.choose(slot, now) {
+                        return Action::Wait;
+                    }
+                }
+                Phase::Throttle => {
+                    if now < slot.wake_at {
+                        return Action::Wait;
+                    }
+                    if self.past_end(now) {
+                        slot.phase = Phase::Finished;
+                        return Action::Wait;
+                    }
+                    slot.phase = Phase::StartTx;
+                }
+                Phase::StartTx => {
+                    slot.txn_begin = now;
+                    if self.delay[slot.group].is_none() {
+                        slot.txn_scheduled = now;
+                    }
+                    slot.interp.begin_transaction();
+                    if slot.interp.vars.contains(GOODPUT_VARIABLE) {
+                        let _ = slot.interp.vars.set_value(
+                            "goodput",
+                            GOODPUT_VARIABLE,
+                            hotbench_script::Value::Int(1),
+                        );
+                    }
+                    slot.phase = Phase::Command;
+                }
+                Phase::Sleep => {
+                    if now < slot.wake_at {
+                        return Action::Wait;
+                    }
+                    let action = match slot.resume {
+                        Resume::Command => {
+                            slot.phase = Phase::Command;
+                            Action::Wait
+                        }
+                        Resume::Result => {
+                            slot.phase = Phase::WaitResult;
+                            self.process_result(slot)
+                        }
+                        Resume::Rollback => {
+                            slot.phase = Phase::WaitRollback;
+                            self.process_rollback(slot)
+                        }
+                    };
+                    if action != Action::Wait {
+                        return action;
+                    }
+                }
+                Phase::Command => {
+                    if let Some(action) = self.command(slot, now) {
+                        return action;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Picks the next script and its start (-R schedule, -L skips). True: the client must
+    /// stop here (finished by -t while skipping).
+    fn choose(&mut self, slot: &mut Slot, now: i64) -> bool {
+        let g = &self.plan.groups[slot.group];
+        slot.script = choose_script(&mut self.rnd.choose, &g.weights);
+        slot.cmd = 0;
+        slot.tries = 1;
+        slot.retried = false;
+        let Some(delay) = self.delay[slot.group] else {
+            slot.phase = Phase::StartTx;
+            return false;
+        };
+        let wait = poisson_rand(&mut self.rnd.throttle, delay);
+        self.trigger[slot.group] += wait;
+        slot.txn_scheduled = self.trigger[slot.group];
+        if let Some(limit) = self.plan.cfg.latency_limit_us {
+            // Too late already: skip this slot of the schedule (pgbench).
+            while slot.txn_scheduled < now - limit {
+                self.skip(slot, now);
+                if self.limit_reached(slot) {
+                    slot.phase = Phase::Finished;
+                    return true;
+                }
+                let wait = poisson_rand(&mut self.rnd.throttle, delay);
+                self.trigger[slot.group] += wait;
+                slot.txn_scheduled = self.trigger[slot.group];
+            }
+        }
+        slot.wake_at = slot.txn_scheduled;
+        slot.phase = Phase::Throttle;
+        false
+    }
+
+    /// Runs command `slot.cmd`. `None`: go on with the next step; `Some`: stop here.
+    fn command(&mut self, slot: &mut Slot, now: i64) -> Option<Action> {
+        let plan = self.plan.clone();
+        let script = &plan.groups[slot.group].scripts[slot.script];
+        let Some(command) = script.command(slot.cmd) else {
+            self.end_transaction(slot, Outcome::Committed);
+            return None;
+        };
+        match &command.kind {
+            CommandKind::Sql(sql) => {
+                let action = self.send_sql(slot, sql);
+                if slot.phase == Phase::Command {
+                    // Queued inside a pipeline: go on with the next command.
+                    return None;
+                }
+                Some(action)
+            }
+            CommandKind::Meta(_) => {
+                let t0 = now;
+                let r = slot
+                    .interp
+                    .execute(script, slot.script, slot.cmd, &mut LazyStderr);
+                if self.plan.cfg.report_per_command {
+                    let dt = self.env.now() - t0;
+                    if let Some(c) = self.tally.command(slot.group, slot.script, slot.cmd) {
+                        c.latency.add(dt as f64);
+                        c.hist.record_us(dt.max(0) as u64);
+                    }
+                }
+                match r {
+                    Ok(ScriptAction::Next) => slot.cmd += 1,
+                    Ok(ScriptAction::Jump(n)) => slot.cmd = n,
+                    Ok(ScriptAction::Sleep(us)) => {
+                        slot.cmd += 1;
+                        if us > 0 {
+                            slot.wake_at = self.env.now() + us;
+                            slot.resume = Resume::Command;
+                            slot.phase = Phase::Sleep;
+                            return Some(Action::Wait);
+                        }
+                    }
+                    Ok(ScriptAction::StartPipeline) => {
+                        if self.plan.cfg.query_mode == QueryMode::Simple {
+                            eprintln!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id);
+                            self.abort(slot);
+                            return Some(Action::Wait);
+                        }
+                        slot.pipeline = Some(0);
+                        slot.cmd += 1;
+                    }
+                    Ok(ScriptAction::SyncPipeline) => {
+                        if let (Some(n), true) = (slot.pipeline, slot.connected) {
+                            hotbench_wire::encode::sync(&mut slot.out);
+                            slot.pipeline = Some(n + 1);
+                        }
+                        slot.cmd += 1;
+                    }
+                    Ok(ScriptAction::EndPipeline) => {
+                        let Some(n) = slot.pipeline else {
+                            slot.cmd += 1;
+                            return None;
+                        };
+                        if slot.connected {
+                            hotbench_wire::encode::sync(&mut slot.out);
+                        }
+                        slot.pipeline = Some(n + 1);
+                        slot.cmd_start = self.env.now();
+                        slot.collector.start(None);
+                        slot.phase = Phase::WaitResult;
+                        return Some(Action::Send);
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "hotbench: error: client {} command {}: {}",
+                            slot.id, e.command, e.message
+                        );
+                        eprintln!("hotbench: error: {}", e.abort_line(slot.id, slot.script));
+                        self.abort(slot);
+                        return Some(Action::Wait);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Encodes a SQL command. Inside a pipeline it is only queued (phase stays `Command`);
+    /// otherwise the client waits for its results after the driver sent it.
+    fn send_sql(&mut self, slot: &mut Slot, sql: &hotbench_script::SqlCommand) -> Action {
+        if !slot.connected {
+            self.on_lost(slot, None, "no connection");
+            return Action::Wait;
+        }
+        let in_pipeline = slot.pipeline.is_some();
+        let key = (slot.group, slot.script, slot.cmd);
+        let prepared = &mut slot.prepared[slot.script][slot.cmd];
+        match encode_command(
+            &mut slot.out,
+            &mut self.bufs,
+            self.plan.cfg.query_mode,
+            sql,
+            &slot.interp.vars,
+            key,
+            prepared,
+            !in_pipeline,
+        ) {
+            Ok(parsed) => slot.parsed_named = parsed,
+            Err(e) => {
+                eprintln!(
+                    "hotbench: error: client {} script {} aborted in command {}: {e}",
+                    slot.id, slot.script, slot.cmd
+                );
+                self.abort(slot);
+                return Action::Wait;
+            }
+        }
+        if in_pipeline {
+            // Results are read at \endpipeline; pgbench does not wait either.
+            slot.cmd += 1;
+            return Action::Wait;
+        }
+        slot.cmd_start = self.env.now();
+        slot.collector.start(Some(sql));
+        slot.phase = Phase::WaitResult;
+        Action::Send
+    }
+}

@@ -1,0 +1,205 @@
+//! What a server error does to a transaction (pgbench's `--max-tries` rules plus hotbench's
+//! `--retry-on`, `--continue-on-error` and back-off): classify it by its typed SQLSTATE,
+//! then retry after rolling back, fail the transaction, or abort the client.
+
+use hotbench_stats::FailureKind;
+use hotbench_wire::{DbError, SqlState};
+
+use crate::client_core::{Action, Core};
+use crate::env::Env;
+use crate::slot::{Outcome, Phase, Resume, Slot};
+
+/// How a server error counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// Retried by default, as pgbench 15+ (40001, 40P01).
+    Serialization,
+    Deadlock,
+    /// Listed in `--retry-on`.
+    OtherRetriable,
+    /// Not retried: fails the transaction (`--continue-on-error`) or aborts the client.
+    Other,
+}
+
+impl ErrorClass {
+    /// The class of `code` (`None`: the server sent no usable SQLSTATE) given the codes of
+    /// `--retry-on`.
+    pub fn of(code: Option<SqlState>, extra: &[SqlState]) -> ErrorClass {
+        match code {
+            Some(SqlState::SERIALIZATION_FAILURE) => ErrorClass::Serialization,
+            Some(SqlState::DEADLOCK_DETECTED) => ErrorClass::Deadlock,
+            Some(c) if extra.contains(&c) => ErrorClass::OtherRetriable,
+            _ => ErrorClass::Other,
+        }
+    }
+
+    /// The failure a retriable error counts as when it is not retried again.
+    fn retriable_failure(self) -> Option<FailureKind> {
+        match self {
+            ErrorClass::Serialization => Some(FailureKind::Serialization),
+            ErrorClass::Deadlock => Some(FailureKind::Deadlock),
+            ErrorClass::OtherRetriable => Some(FailureKind::Other),
+            ErrorClass::Other => None,
+        }
+    }
+}
+
+fn one_line(err: &DbError) -> String {
+    format!("{}: {} (SQLSTATE {})", err.severity, err.message, err.code)
+}
+
+impl<E: Env> Core<E> {
+    /// The command in flight failed with `err`.
+    pub(crate) fn handle_sql_error(&mut self, slot: &mut Slot, err: DbError) -> Action {
+        let plan = self.plan.clone();
+        let cfg = &plan.cfg;
+        let (g, s, c) = (slot.group, slot.script, slot.cmd);
+        self.record_server_error(g, s, &err);
+        let class = ErrorClass::of(err.sqlstate(), &cfg.retry.extra_codes);
+        let in_tx = slot.collector.tx_status != b'I';
+        if cfg.verbose_errors {
+            eprintln!(
+                "hotbench: client {} got an error in command {} (SQL) of script {}; {}",
+                slot.id,
+                c,
+                s,
+                one_line(&err)
+            );
+        }
+        match class.retriable_failure() {
+            Some(kind) => {
+                let now = self.env.now();
+                if self.can_retry(slot, now) {
+                    if let Some(t) = self.tally.command(g, s, c) {
+                        t.retries += 1;
+                    }
+                    if cfg.verbose_errors {
+                        let max = cfg.retry.max_tries;
+                        eprintln!(
+                            "hotbench: client {} repeats the transaction after the error (try {}/{})",
+                            slot.id,
+                            slot.tries,
+                            if max == 0 {
+                                "unlimited".to_string()
+                            } else {
+                                max.to_string()
+                            }
+                        );
+                    }
+                    slot.retry_after_rollback = true;
+                } else {
+                    if let Some(t) = self.tally.command(g, s, c) {
+                        t.failures += 1;
+                    }
+                    slot.retry_after_rollback = false;
+                    slot.failure_after_rollback = Some(kind);
+                }
+                self.finish_error(slot, in_tx)
+            }
+            None if cfg.retry.continue_on_error => {
+                if let Some(t) = self.tally.command(g, s, c) {
+                    t.failures += 1;
+                }
+                slot.retry_after_rollback = false;
+                slot.failure_after_rollback = Some(FailureKind::Other);
+                self.finish_error(slot, in_tx)
+            }
+            None => {
+                if let Some(t) = self.tally.command(g, s, c) {
+                    t.failures += 1;
+                }
+                eprintln!(
+                    "hotbench: error: client {} script {} aborted in command {} query {}: {}",
+                    slot.id, s, c, 0, err
+                );
+                self.abort(slot);
+                Action::Wait
+            }
+        }
+    }
+
+    /// Another try is allowed: tries left, within -L of the scheduled start, before the end.
+    pub(crate) fn can_retry(&self, slot: &Slot, now: i64) -> bool {
+        let cfg = &self.plan.cfg;
+        if cfg.retry.max_tries != 0 && slot.tries >= cfg.retry.max_tries {
+            return false;
+        }
+        if let Some(limit) = cfg.latency_limit_us {
+            if now - slot.txn_scheduled > limit {
+                return false;
+            }
+        }
+        !self.past_end(now) && !self.env.stop_requested()
+    }
+
+    /// After an error: roll back if a transaction block is open, then retry or fail.
+    fn finish_error(&mut self, slot: &mut Slot, in_tx: bool) -> Action {
+        if in_tx
+            && slot.connected
+            && hotbench_wire::encode::query(&mut slot.out, "ROLLBACK").is_ok()
+        {
+            slot.collector.start(None);
+            slot.phase = Phase::WaitRollback;
+            return Action::Send;
+        }
+        self.process_rollback(slot)
+    }
+
+    /// The ROLLBACK after an error completed (or was not needed): retry or end as failed.
+    pub(crate) fn process_rollback(&mut self, slot: &mut Slot) -> Action {
+        if slot.collector.error.take().is_some() {
+            eprintln!(
+                "hotbench: error: client {} aborted: could not roll back the failed transaction",
+                slot.id
+            );
+            self.abort(slot);
+            return Action::Wait;
+        }
+        if slot.retry_after_rollback {
+            slot.retry_after_rollback = false;
+            let (g, s) = (slot.group, slot.script);
+            self.tally.each(g, s, |c| c.retries += 1);
+            slot.retried = true;
+            slot.tries += 1;
+            slot.interp.restart_transaction();
+            slot.cmd = 0;
+            let delay = self
+                .plan
+                .cfg
+                .retry
+                .backoff
+                .delay_us(slot.tries, slot.jitter.next_unit());
+            if delay > 0 {
+                slot.wake_at = self.env.now() + delay;
+                slot.resume = Resume::Command;
+                slot.phase = Phase::Sleep;
+            } else {
+                slot.phase = Phase::Command;
+            }
+        } else {
+            let kind = slot
+                .failure_after_rollback
+                .take()
+                .unwrap_or(FailureKind::Other);
+            self.end_transaction(slot, Outcome::Failed(kind));
+        }
+        Action::Wait
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_by_typed_sqlstate() {
+        let extra = [SqlState::parse("55P03").unwrap()];
+        let of = |c: &str| ErrorClass::of(SqlState::parse(c).ok(), &extra);
+        assert_eq!(of("40001"), ErrorClass::Serialization);
+        assert_eq!(of("40P01"), ErrorClass::Deadlock);
+        assert_eq!(of("55p03"), ErrorClass::OtherRetriable);
+        assert_eq!(of("23505"), ErrorClass::Other);
+        assert_eq!(of(""), ErrorClass::Other);
+        assert_eq!(ErrorClass::of(None, &extra), ErrorClass::Other);
+    }
+}
