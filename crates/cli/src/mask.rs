@@ -1,38 +1,41 @@
-//! Never print a password: masks `password=…` in conninfo strings and `user:pass@` in URLs
-//! wherever a command line or target is shown or stored.
+//! Never print a password: every argument that libpq would read as a connection string
+//! (`key=value …` or a `postgresql://` URL) is parsed with the same parser that reads it
+//! (`hotbench_wire::Config`) and printed back with the password masked, so quoting and
+//! escapes cannot hide part of a password from the mask. An argument that looks like a
+//! connection string but does not parse, and mentions a password, is masked whole.
 
-/// Masks passwords inside one argument.
+use hotbench_wire::Config;
+
+const MASKED_WHOLE: &str = "********";
+
+/// Masks passwords inside one argument (`--opt=VALUE` masks VALUE).
 pub fn mask_arg(arg: &str) -> String {
-    let mut out = arg.to_string();
-    if let Some(scheme_end) = out.find("://") {
-        let rest_start = scheme_end + 3;
-        let authority_end = out[rest_start..]
-            .find(['/', '?'])
-            .map_or(out.len(), |i| rest_start + i);
-        if let Some(at) = out[rest_start..authority_end].rfind('@') {
-            let userinfo = &out[rest_start..rest_start + at];
-            if let Some(colon) = userinfo.find(':') {
-                let start = rest_start + colon + 1;
-                out.replace_range(start..rest_start + at, "****");
+    if let Some(rest) = arg.strip_prefix("--") {
+        if let Some((name, value)) = rest.split_once('=') {
+            if !name.is_empty() && !name.contains(char::is_whitespace) {
+                return format!("--{name}={}", mask_value(value));
             }
         }
     }
-    let lower = out.to_ascii_lowercase();
-    if let Some(pos) = lower.find("password=") {
-        let start = pos + "password=".len();
-        let bytes = out.as_bytes();
-        let end = if bytes.get(start) == Some(&b'\'') {
-            out[start + 1..]
-                .find('\'')
-                .map_or(out.len(), |i| start + i + 2)
-        } else {
-            out[start..]
-                .find([' ', '&'])
-                .map_or(out.len(), |i| start + i)
-        };
-        out.replace_range(start..end, "****");
+    mask_value(arg)
+}
+
+fn mask_value(value: &str) -> String {
+    if !Config::looks_like_conninfo(value) {
+        return value.to_string();
     }
-    out
+    match Config::parse(value) {
+        Ok(c) if c.password.is_some() => c.masked(),
+        Ok(_) => value.to_string(),
+        Err(_) => {
+            let lower = value.to_ascii_lowercase();
+            if lower.contains("password") || lower.contains("://") {
+                MASKED_WHOLE.to_string()
+            } else {
+                value.to_string()
+            }
+        }
+    }
 }
 
 pub fn mask_args(args: &[String]) -> Vec<String> {
@@ -43,25 +46,53 @@ pub fn mask_args(args: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn assert_hidden(arg: &str, secret_parts: &[&str]) {
+        let m = mask_arg(arg);
+        for s in secret_parts {
+            assert!(!m.contains(s), "{arg:?} masked as {m:?} still shows {s:?}");
+        }
+        assert!(m.contains("****"), "{arg:?} masked as {m:?}");
+    }
+
     #[test]
     fn masks_url_and_conninfo_passwords() {
         assert_eq!(
             mask_arg("postgresql://bob:s3cret@db:5432/x?sslmode=require"),
-            "postgresql://bob:****@db:5432/x?sslmode=require"
+            "postgresql://bob:********@db:5432/x?sslmode=require"
         );
         assert_eq!(mask_arg("postgresql://bob@db/x"), "postgresql://bob@db/x");
         assert_eq!(
             mask_arg("host=db password=s3cret user=bob"),
-            "host=db password=**** user=bob"
+            "host=db user=bob password=********"
         );
-        assert_eq!(
-            mask_arg("host=db password='a b' user=bob"),
-            "host=db password=**** user=bob"
-        );
-        assert_eq!(
-            mask_arg("postgres://h/db?password=s3cret&x=1"),
-            "postgres://h/db?password=****&x=1"
-        );
+        assert_hidden("host=db password='a b' user=bob", &["a b"]);
+        assert_hidden("postgres://h/db?password=s3cret&x=1", &["s3cret"]);
         assert_eq!(mask_arg("-c10"), "-c10");
+        assert_eq!(mask_arg("--json=r.json"), "--json=r.json");
+        assert_eq!(mask_arg("host=db dbname=x"), "host=db dbname=x");
+    }
+
+    #[test]
+    fn quotes_and_escapes_cannot_leak_part_of_a_password() {
+        // Escaped quotes inside a quoted value (the issue's reproducer).
+        assert_hidden(
+            r"host=db password='it\'s a \'pwQ\' x' user=bob",
+            &["pwQ", "it", " x"],
+        );
+        // Escaped space in an unquoted value; spaces around '='; upper-case keyword is
+        // not a keyword for libpq, so it must not parse as one (masked whole).
+        assert_hidden(r"host=db password=ab\ cd\ ef", &["ab", "cd", "ef"]);
+        assert_hidden("host=db password = 'x y z'", &["x y z", "y z"]);
+        // Percent-encoded URL password and one in the query string.
+        assert_hidden("postgresql://bob:p%40ss%20word@db/x", &["p%40ss", "word"]);
+        assert_hidden(
+            "postgresql://db/x?user=bob&password=a%26b",
+            &["a%26b", "a&b"],
+        );
+        // Unparseable strings that mention a password are masked whole.
+        assert_hidden("host=db password='never closed", &["never", "closed"]);
+        assert_hidden("postgresql://bob:bad%zzpw@db/x", &["bad", "pw"]);
+        // The same inside --option=VALUE.
+        assert_hidden("--dbname=host=db password=s3cret", &["s3cret"]);
     }
 }
