@@ -47,20 +47,40 @@ pub fn parse_group(text: &str) -> Result<GroupSpec> {
         rate: None,
         goodput: None,
     };
+    let mut seen: Vec<&str> = Vec::new();
     for part in rest.split(',').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').ok_or_else(usage)?;
+        // One value per setting: a second `clients=` (or `c=`) is a mistake, not an override.
+        let setting = match k {
+            "clients" | "c" => "clients",
+            "rate" | "R" => "rate",
+            "goodput" => "goodput",
+            _ => "",
+        };
+        if !setting.is_empty() {
+            if seen.contains(&setting) {
+                return Err(Fail::input(format!(
+                    "--group \"{text}\" gives {setting} twice"
+                )));
+            }
+            seen.push(setting);
+        }
         match k {
             "file" | "f" => g.scripts.push(ScriptSpec::File(v.to_string())),
             "builtin" | "b" => g.scripts.push(ScriptSpec::Builtin(v.to_string())),
             "clients" | "c" => {
-                g.clients = v.parse().ok().filter(|&n: &usize| n >= 1).ok_or_else(|| {
+                g.clients = v
+                    .parse()
+                    .ok()
+                    .filter(|&n: &usize| n >= 1 && n as i64 <= crate::option_ranges::INT_MAX)
+                    .ok_or_else(|| {
                     Fail::input(format!(
                         "invalid clients \"{v}\" in --group \"{text}\": expected a whole number ≥ 1"
                     ))
                 })?
             }
             "rate" | "R" => {
-                g.rate = Some(v.parse().ok().filter(|&r: &f64| r > 0.0 && r.is_finite()).ok_or_else(
+                g.rate = Some(v.parse().ok().filter(|&r: &f64| crate::option_ranges::rate_is_meaningful(r)).ok_or_else(
                     || {
                         Fail::input(format!(
                             "invalid rate \"{v}\" in --group \"{text}\": expected transactions per second > 0"
@@ -83,6 +103,24 @@ pub fn parse_group(text: &str) -> Result<GroupSpec> {
         )));
     }
     Ok(g)
+}
+
+/// All `--group` options: each parsed, and names unique (they label the report's sections
+/// and the result's groups).
+pub fn parse_groups(texts: &[String]) -> Result<Vec<GroupSpec>> {
+    let groups = texts
+        .iter()
+        .map(|g| parse_group(g))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, g) in groups.iter().enumerate() {
+        if groups[..i].iter().any(|o| o.name == g.name) {
+            return Err(Fail::input(format!(
+                "--group name \"{}\" is given twice; each group needs its own name",
+                g.name
+            )));
+        }
+    }
+    Ok(groups)
 }
 
 #[cfg(test)]
@@ -113,10 +151,30 @@ mod tests {
             "g:file=a.sql,rate=-1",
             "g:file=a.sql,color=red",
             "g:file=a.sql,goodput=maybe",
+            "g:file=a.sql,rate=nan",
+            "g:file=a.sql,rate=inf",
+            "g:file=a.sql,rate=1e-20",
+            "g:file=a.sql,clients=2,clients=3",
+            "g:file=a.sql,c=2,clients=3",
+            "g:file=a.sql,rate=5,R=6",
+            "g:file=a.sql,clients=2147483648",
         ] {
             let e = parse_group(bad).unwrap_err();
             assert_eq!(e.code, 1, "{bad}");
             assert!(!e.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn group_names_are_unique() {
+        let two = |a: &str, b: &str| parse_groups(&[a.to_string(), b.to_string()]);
+        assert!(two("a:file=x.sql", "b:file=x.sql").is_ok());
+        for (a, b) in [
+            ("a:file=x.sql", "a:file=y.sql"),
+            ("w:builtin=tpcb-like", "w:file=y.sql,clients=3"),
+        ] {
+            let e = two(a, b).unwrap_err();
+            assert!(e.message.contains("given twice"), "{}", e.message);
         }
     }
 }

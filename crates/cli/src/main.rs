@@ -7,6 +7,7 @@ mod flags;
 mod groups;
 mod mask;
 mod metrics_server;
+mod option_ranges;
 mod outputs;
 mod report_cmd;
 mod retry_profile;
@@ -22,11 +23,11 @@ mod thresholds;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
-    let matches = match flags::Cli::command().try_get_matches_from(&argv) {
+    let matches = match flags::command().try_get_matches_from(&argv) {
         Ok(m) => m,
         Err(e) => return clap_exit(e),
     };

@@ -14,38 +14,13 @@ use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
-use crate::groups::{parse_goodput, parse_group, GroupSpec};
+use crate::groups::{parse_goodput, parse_groups, GroupSpec};
+use crate::option_ranges::{
+    check_open_files, parse_int, parse_latency_limit, parse_max_tries, parse_rate,
+    parse_sampling_rate, INT_MAX,
+};
 use crate::scripts::{is_builtin, load, specs_in_order, ScriptSpec};
 use crate::target::{self, Target, TargetArgs};
-
-/// pgbench's `option_parse_int`.
-fn parse_int(value: &str, option: &str, min: i64, max: i64) -> Result<i64> {
-    let v: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| Fail::input(format!("invalid value \"{value}\" for option {option}")))?;
-    if v < min || v > max {
-        return Err(Fail::input(format!(
-            "{option} must be in range {min}..{max}"
-        )));
-    }
-    Ok(v)
-}
-
-/// C's `atof`: the longest numeric prefix, 0 when none.
-fn atof(s: &str) -> f64 {
-    let t = s.trim_start();
-    let mut end = 0;
-    for i in (1..=t.len()).rev() {
-        if t.is_char_boundary(i) && t[..i].parse::<f64>().is_ok() {
-            end = i;
-            break;
-        }
-    }
-    t[..end].parse().unwrap_or(0.0)
-}
-
-const INT_MAX: i64 = i32::MAX as i64;
 
 fn benchmarking_option_set(a: &RunArgs) -> bool {
     !a.builtin.is_empty()
@@ -117,6 +92,7 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("-- {}: {}\n{}", b.name, b.desc, b.script);
         return Ok(0);
     }
+    crate::option_ranges::check_all(args)?;
     if args.dbname.len() > 1 {
         return Err(Fail::input(format!(
             "too many command-line arguments (first is \"{}\")",
@@ -243,26 +219,12 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
         None => QueryMode::Simple,
     };
-    let rate = match &args.rate {
-        Some(r) => {
-            let v = atof(r);
-            if v <= 0.0 {
-                return Err(Fail::input(format!("invalid rate limit: \"{r}\"")));
-            }
-            Some(v)
-        }
-        None => None,
-    };
-    let latency_limit_us = match &args.latency_limit {
-        Some(l) => {
-            let v = atof(l);
-            if v <= 0.0 {
-                return Err(Fail::input(format!("invalid latency limit: \"{l}\"")));
-            }
-            Some((v * 1000.0) as i64)
-        }
-        None => None,
-    };
+    let rate = args.rate.as_deref().map(parse_rate).transpose()?;
+    let latency_limit_us = args
+        .latency_limit
+        .as_deref()
+        .map(parse_latency_limit)
+        .transpose()?;
     let progress_s = match &args.progress {
         Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
         None => None,
@@ -285,16 +247,11 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         (Some(n), None) => Limit::Transactions(n),
         (None, None) => Limit::Transactions(10),
     };
-    let sampling_rate = match &args.sampling_rate {
-        Some(s) => {
-            let v = atof(s);
-            if v <= 0.0 || v > 1.0 {
-                return Err(Fail::input(format!("invalid sampling rate: \"{s}\"")));
-            }
-            Some(v)
-        }
-        None => None,
-    };
+    let sampling_rate = args
+        .sampling_rate
+        .as_deref()
+        .map(parse_sampling_rate)
+        .transpose()?;
     let aggregate_interval = match &args.aggregate_interval {
         Some(a) => Some(parse_int(a, "--aggregate-interval", 1, INT_MAX)? as u32),
         None => None,
@@ -332,18 +289,8 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             "--progress-timestamp is allowed only under --progress",
         ));
     }
-    let max_tries = match &args.max_tries {
-        Some(t) => {
-            let v: i64 = t.trim().parse().unwrap_or(-1);
-            if v < 0 || v > u32::MAX as i64 {
-                return Err(Fail::input(format!(
-                    "invalid number of maximum tries: \"{t}\""
-                )));
-            }
-            v as u32
-        }
-        None => 1,
-    };
+    let max_tries = args.max_tries.as_deref().map(parse_max_tries).transpose()?;
+    let max_tries = max_tries.unwrap_or(1);
     if max_tries == 0 && latency_limit_us.is_none() && duration.is_none() {
         return Err(Fail::input("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"));
     }
@@ -437,10 +384,12 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
                 "--group cannot be combined with -b, -f, -N or -S (give each group its scripts)",
             ));
         }
-        args.group
-            .iter()
-            .map(|g| parse_group(g))
-            .collect::<Result<Vec<_>>>()?
+        if args.client.is_some() || args.rate.is_some() {
+            return Err(Fail::input(
+                "--group cannot be combined with -c or -R (give each group its clients=N and rate=R)",
+            ));
+        }
+        parse_groups(&args.group)?
     } else {
         let specs = if specs.is_empty() {
             vec![ScriptSpec::Builtin("tpcb-like".into())]
@@ -472,6 +421,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         None => None,
     };
     let total: usize = groups.iter().map(|g| g.clients).sum();
+    check_open_files(total)?;
     if threads > total {
         threads = total;
     }
@@ -859,35 +809,6 @@ fn try_execute(conn: &mut hotbench_wire::Connection, sql: &str) {
     if let Err(e) = conn.execute(sql) {
         eprintln!("hotbench: error: {e}");
         eprintln!("hotbench: detail: (ignoring this error and continuing anyway)");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atof_reads_numeric_prefix() {
-        assert_eq!(atof("100"), 100.0);
-        assert_eq!(atof("1.5x"), 1.5);
-        assert_eq!(atof("abc"), 0.0);
-        assert_eq!(atof(" 2e3"), 2000.0);
-    }
-
-    #[test]
-    fn parse_int_messages_match_pgbench() {
-        assert_eq!(
-            parse_int("x", "-c/--clients", 1, INT_MAX)
-                .unwrap_err()
-                .message,
-            "invalid value \"x\" for option -c/--clients"
-        );
-        assert_eq!(
-            parse_int("0", "-c/--clients", 1, INT_MAX)
-                .unwrap_err()
-                .message,
-            "-c/--clients must be in range 1..2147483647"
-        );
     }
 }
 

@@ -14,6 +14,7 @@ use hotbench_scenario::{
 
 use crate::fail::{Fail, Result};
 use crate::flags::scenario::{DemoArgs, LadderArgs, ScenarioArgs, ScenarioCommand};
+use crate::option_ranges::{parse_int, INT_MAX};
 use crate::target::{self, TargetArgs};
 
 /// Seconds per variant in `hotbench demo`.
@@ -205,10 +206,8 @@ pub(crate) fn run_ladders(
     };
     let mut params = Vec::new();
     if let Some(c) = &a.clients {
-        let n: usize =
-            c.trim().parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                Fail::input(format!("invalid value \"{c}\" for option -c/--clients"))
-            })?;
+        let n = parse_int(c, "-c/--clients", 1, INT_MAX)?;
+        crate::option_ranges::check_open_files(n as usize)?;
         params.push(("clients".to_string(), n.to_string()));
     }
     if let Some(t) = &a.time {
@@ -228,15 +227,7 @@ pub(crate) fn run_ladders(
         None => 0,
     };
     let threads = match &a.jobs {
-        Some(j) => Some(
-            j.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| {
-                    Fail::input(format!("invalid value \"{j}\" for option -j/--jobs"))
-                })?,
-        ),
+        Some(j) => Some(parse_int(j, "-j/--jobs", 1, INT_MAX)? as usize),
         None => None,
     };
     let random_seed = crate::seed::resolve(a.random_seed.as_deref())?;

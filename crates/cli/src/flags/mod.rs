@@ -7,7 +7,25 @@ pub mod scenario;
 pub mod server;
 pub mod sweep;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// The whole command line. Every option's value may start with `-`, as with pgbench's
+/// getopt: `-T -1` then reaches validation and gets pgbench's one-line range message
+/// (`-T/--time must be in range 1..2147483647`) instead of clap's "unexpected argument".
+pub fn command() -> clap::Command {
+    getopt_values(Cli::command())
+}
+
+fn getopt_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if !a.is_positional() && a.get_action().takes_values() {
+            a.allow_hyphen_values(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(getopt_values)
+}
 
 #[derive(Debug, Parser)]
 #[command(
