@@ -128,6 +128,9 @@ pub fn run(
         let tx = tx.clone();
         let h = std::thread::Builder::new()
             .name(format!("hotbench-{tid}"))
+            // Evaluating the deepest expression a script may hold needs more than the default
+            // 2 MB in unoptimised builds; untouched stack pages cost nothing.
+            .stack_size(hotbench_script::EXPR_STACK_BYTES)
             .spawn(move || run_worker(shared, tid, rnd, rngs, vars, tx))
             .map_err(|e| EngineError::Internal(format!("could not create thread: {e}")))?;
         handles.push(h);
@@ -338,6 +341,7 @@ pub fn run(
     record.client = hotbench_stats::ClientUsage {
         rss_start_kib: rss_start,
         rss_end_kib: crate::usage::rss_kib(),
+        rss_peak_kib: crate::usage::peak_rss_kib(),
         cpu_user_s: user,
         cpu_sys_s: sys,
         cpu_us_per_txn: (user + sys) / txns * 1e6,

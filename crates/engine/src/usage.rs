@@ -17,6 +17,18 @@ pub fn rss_kib() -> u64 {
     pages * page / 1024
 }
 
+/// Highest resident set size of this process so far (VmHWM) in KiB (0 if unknown).
+pub fn peak_rss_kib() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// (user, system) CPU seconds of this process so far.
 pub fn cpu_seconds() -> (f64, f64) {
     // SAFETY: getrusage writes into the zeroed struct we own.

@@ -286,6 +286,7 @@ fn merge_client(records: &[(String, RunRecord)], totals: &TxnCounters) -> Client
     for (_, r) in records {
         c.rss_start_kib += r.client.rss_start_kib;
         c.rss_end_kib += r.client.rss_end_kib;
+        c.rss_peak_kib += r.client.rss_peak_kib;
         c.cpu_user_s += r.client.cpu_user_s;
         c.cpu_sys_s += r.client.cpu_sys_s;
     }

@@ -267,9 +267,13 @@ struct Parser<'a> {
     peeked: Option<Token>,
 }
 
-/// Deepest expression tree accepted (pgbench's bison stack allows deeper
-/// ones; no real script comes close, and it bounds evaluation recursion).
-pub(crate) const MAX_TREE_DEPTH: usize = 200;
+/// Deepest expression accepted, in nesting levels and tree height (pgbench accepts 1,000
+/// levels and more; its bison stack refuses about 10,000 parentheses). It bounds the recursion
+/// of parsing, evaluation and drop, which [`crate::EXPR_STACK_BYTES`] of stack cover.
+pub const MAX_TREE_DEPTH: usize = 1_000;
+
+/// Deepest parser recursion: a level such as `1 + (` or `-(` recurses twice.
+const MAX_PARSE_DEPTH: usize = 2 * MAX_TREE_DEPTH;
 
 const UNARY_BP: u8 = 18;
 const NOT_BP: u8 = 6;
@@ -350,7 +354,7 @@ impl<'a> Parser<'a> {
     /// refused beyond [`MAX_TREE_DEPTH`] so evaluation cannot overflow the stack.
     fn expr_bp_depth(&mut self, min_bp: u8, depth: usize) -> Result<(Expr, usize), ExprError> {
         let t = self.bump()?;
-        if depth > MAX_TREE_DEPTH {
+        if depth > MAX_PARSE_DEPTH {
             return Err(ExprError {
                 message: "expression is too deeply nested".to_string(),
                 more: None,
@@ -581,8 +585,8 @@ impl<'a> Parser<'a> {
                 _ => return Err(syntax_error(&t)),
             }
         }
-        // Lazy CASE evaluation recurses once per WHEN pair.
-        let height = height + args.len() / 2 + 1;
+        // Lazy CASE evaluation recurses once per WHEN pair (args: pairs, then ELSE).
+        let height = height + (args.len() - 1) / 2;
         Ok((Expr::Call(Func::Case, args), height))
     }
 }

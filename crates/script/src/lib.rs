@@ -112,6 +112,12 @@ pub use builtin::{
 pub use client::{client_variables, define, Action, Client, ExecError};
 pub use error::ScriptError;
 pub use eval::{evaluate, EvalContext, EvalError};
+pub use exprparse::MAX_TREE_DEPTH;
+
+/// Stack a thread needs to parse, evaluate and drop the deepest expression accepted
+/// ([`MAX_TREE_DEPTH`]), with a wide margin for unoptimised builds; threads that run scripts
+/// are created with at least this much (tested in `tests/parser.rs`).
+pub const EXPR_STACK_BYTES: usize = 32 << 20;
 pub use expr::{Expr, Func};
 pub use hash::{hash_fnv1a, hash_murmur2, permute};
 pub use prng::{

@@ -10,11 +10,12 @@ use crate::sql::{ResultMode, SqlCommand, MAX_PARAMS};
 use crate::sqlscan::{SqlScanner, Stop};
 use crate::vars::valid_variable_name;
 
-/// A parsed script.
+/// A parsed script. Immutable once parsed: clones (one per run plan and worker thread) share
+/// the commands, so a 200,000-line script is held once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Script {
     name: String,
-    commands: Vec<Command>,
+    commands: std::sync::Arc<[Command]>,
 }
 
 /// One command of a script.
@@ -148,7 +149,7 @@ impl Script {
     /// The check pgbench makes for `-M extended`/`prepared` (`parseQuery`):
     /// at most 255 parameters per SQL command.
     pub fn check_extended(&self) -> Result<(), ScriptError> {
-        for c in &self.commands {
+        for c in self.commands.iter() {
             if let CommandKind::Sql(sql) = &c.kind {
                 if sql.param_count() > MAX_PARAMS {
                     let mut e = ScriptError::new(
@@ -520,7 +521,7 @@ pub fn parse_script(name: &str, source: &str) -> Result<Script, ScriptError> {
     resolve_conditionals(name, &mut commands)?;
     Ok(Script {
         name: name.to_string(),
-        commands,
+        commands: commands.into(),
     })
 }
 

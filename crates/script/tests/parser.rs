@@ -3,7 +3,7 @@
 
 use hotbench_script::{
     parse_expr, parse_script, Action, Client, CommandKind, Meta, PrngState, QueryResult,
-    ResultError, ResultMode, Value, Variables,
+    ResultError, ResultMode, Value, Variables, EXPR_STACK_BYTES, MAX_TREE_DEPTH,
 };
 
 #[track_caller]
@@ -104,8 +104,22 @@ fn sexpr_functions_and_case() {
     check("abs", "error: syntax error");
 }
 
+/// Runs `f` on a thread with the stack hotbench gives threads that run scripts.
+fn on_script_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(EXPR_STACK_BYTES)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no stack overflow");
+}
+
 #[test]
 fn deep_expressions_are_refused_not_overflowing() {
+    on_script_stack(refuse_deep_expressions);
+}
+
+fn refuse_deep_expressions() {
     let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
     assert!(parse_expr(&deep).is_err());
     let long = vec!["1"; 20_000].join(" + ");
@@ -113,14 +127,81 @@ fn deep_expressions_are_refused_not_overflowing() {
     assert!(e.to_string().contains("too deeply nested"), "{e}");
     let unary = format!("{}1", "-".repeat(10_000));
     assert!(parse_expr(&unary).is_err());
-    // Within the limit, evaluation works.
-    let ok = vec!["1"; 150].join(" + ");
-    let expr = parse_expr(&ok).expect("parse");
-    let mut client = Client::new(0, Variables::new(), PrngState::seed(1));
-    let v = client
-        .eval(&expr, 0, 0, &mut std::io::sink())
-        .expect("eval");
-    assert_eq!(v, Value::Int(150));
+    let just_over = vec!["1"; MAX_TREE_DEPTH + 2].join(" + ");
+    assert!(parse_expr(&just_over).is_err());
+}
+
+/// Expressions nested `n` levels deep, in each form that recurses.
+fn nested_forms(n: usize) -> Vec<(&'static str, String, Value)> {
+    let open_close = |open: &str, close: &str, inner: &str| {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    };
+    vec![
+        ("parentheses", open_close("(", ")", "1"), Value::Int(1)),
+        (
+            "right-nested sums",
+            open_close("1 + (", ")", "0"),
+            Value::Int(n as i64),
+        ),
+        (
+            "left-nested sums",
+            vec!["1"; n].join(" + "),
+            Value::Int(n as i64),
+        ),
+        (
+            "unary minus",
+            open_close("-(", ")", "1"),
+            Value::Int(if n.is_multiple_of(2) { 1 } else { -1 }),
+        ),
+        (
+            "function calls",
+            open_close("abs(", ")", "3"),
+            Value::Int(3),
+        ),
+        (
+            "not",
+            open_close("not (", ")", "true"),
+            Value::Bool(n.is_multiple_of(2)),
+        ),
+        (
+            "case",
+            open_close("case when true then ", " else 0 end", "7"),
+            Value::Int(7),
+        ),
+    ]
+}
+
+/// pgbench accepts 1,000 nesting levels (and more): parse, evaluate, print and drop them on a
+/// thread with the stack hotbench gives threads that run scripts. The main thread has 8 MB.
+#[test]
+fn thousand_levels_parse_and_evaluate_within_the_script_stack() {
+    const { assert!(MAX_TREE_DEPTH >= 1_000) };
+    on_script_stack(|| {
+        for (form, text, want) in nested_forms(999) {
+            let expr = parse_expr(&text).unwrap_or_else(|e| panic!("{form}: {e}"));
+            let mut client = Client::new(0, Variables::new(), PrngState::seed(1));
+            let v = client
+                .eval(&expr, 0, 0, &mut std::io::sink())
+                .unwrap_or_else(|e| panic!("{form}: {e}"));
+            assert_eq!(v, want, "{form}");
+            assert!(!expr.to_string().is_empty());
+            let copy = expr.clone();
+            drop(expr);
+            drop(copy);
+        }
+        // Beyond the limit is a clear error, never a stack overflow: one level for trees
+        // (plain parentheses add no height: they are bounded at twice the limit).
+        for (form, text, _) in nested_forms(MAX_TREE_DEPTH + 1) {
+            if form != "parentheses" {
+                let e = parse_expr(&text).expect_err(form);
+                assert!(e.to_string().contains("too deeply nested"), "{form}: {e}");
+            }
+        }
+        for (form, text, _) in nested_forms(2 * MAX_TREE_DEPTH + 1) {
+            let e = parse_expr(&text).expect_err(form);
+            assert!(e.to_string().contains("too deeply nested"), "{form}: {e}");
+        }
+    });
 }
 
 #[test]

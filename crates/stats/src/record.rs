@@ -51,6 +51,9 @@ pub struct ClientUsage {
     /// Resident set size when the benchmark started and when it ended, KiB.
     pub rss_start_kib: u64,
     pub rss_end_kib: u64,
+    /// Highest resident set size of the process (VmHWM), KiB; 0 in records from before it.
+    #[serde(default)]
+    pub rss_peak_kib: u64,
     /// CPU time of the whole process during the benchmark, seconds.
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
