@@ -4,9 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
+use common::browser::{chromium, headless};
 use common::*;
 
 /// `hotbench SUB <connection to db> ARGS… DBNAME`.
@@ -31,55 +32,6 @@ fn tool(args: &[&str]) -> Output {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
-}
-
-/// Chromium from PATH (Debian's `chromium`), or $HOTBENCH_CHROMIUM.
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("HOTBENCH_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    for name in ["chromium", "chromium-browser", "google-chrome", "chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
-
-/// Runs headless Chromium on `page` with a fresh profile; returns (stdout, stderr).
-fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> (String, String) {
-    let profile = dir.join(format!("profile-{}", extra.len()));
-    let _ = std::fs::remove_dir_all(&profile);
-    let o = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=10000",
-            "--window-size=1280,4000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("start chromium");
-    let _ = std::fs::remove_dir_all(&profile);
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -410,6 +410,14 @@ fn finish_record(
                                 index: c.index,
                                 line: c.line,
                                 text: c.first_line.clone(),
+                                full_text: match &c.kind {
+                                    hotbench_script::CommandKind::Sql(sql)
+                                        if sql.text().trim_end() != c.first_line =>
+                                    {
+                                        sql.text().trim_end().to_string()
+                                    }
+                                    _ => String::new(),
+                                },
                                 count: ct.latency.count,
                                 mean_ms: ct.latency.mean() / 1000.0,
                                 failures: ct.failures,

@@ -48,17 +48,21 @@
     }
     var order = spec.stacked ? raw.map(function (_, i) { return raw.length - 1 - i; })
                              : raw.map(function (_, i) { return i; });
-    var series = [{ label: spec.x_label,
-                    value: spec.x_kind === "quantile" ? function (u, v) { return v == null ? "–" : pctLabel(v); }
-                                                      : function (u, v) { return fmt(v); } }];
+    // Legend values only under the cursor: a static legend names the series (no "s: –").
+    var xLabel = spec.x_kind === "time" ? "time (" + spec.x_label + ")" : spec.x_label;
+    var series = [{ label: xLabel,
+                    value: spec.x_kind === "quantile" ? function (u, v) { return v == null ? "" : pctLabel(v); }
+                                                      : function (u, v) { return v == null ? "" : fmt(v); } }];
     order.forEach(function (idx) {
       var s = spec.series[idx];
-      var color = palette[idx % palette.length];
+      // A fixed colour (wait events keep theirs on every chart), else by position.
+      var color = s.color || palette[idx % palette.length];
       var def = {
         label: s.label,
         stroke: color,
         width: 1.5,
         value: function (u, v, sidx, di) {
+          if (di == null) return "";
           var r = raw[idx][di];
           return r == null ? "–" : fmt(r);
         },

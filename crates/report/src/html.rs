@@ -4,6 +4,8 @@
 //! data ([`Chart`]) and drawn by `assets/report.js`, which reports on `<pre id="status">`
 //! and `<html data-ready>` when every chart has drawn (the browser test reads that).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::escape::{html, script_json};
@@ -25,6 +27,10 @@ pub struct Chart {
     pub y_log: bool,
     /// Series are stacked (each drawn on top of the previous ones).
     pub stacked: bool,
+    /// Series take their colour from their label, the same on every chart of the page (wait
+    /// events: `Lock:tuple` is one colour everywhere).
+    #[serde(skip)]
+    pub colour_by_label: bool,
     pub x: Vec<f64>,
     pub series: Vec<Series>,
 }
@@ -36,6 +42,9 @@ pub struct Series {
     /// Draw points only (measured values against a fitted line).
     pub points: bool,
     pub dashed: bool,
+    /// Fixed colour (`#rrggbb`); else the chart's palette by position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
 }
 
 impl Series {
@@ -45,6 +54,7 @@ impl Series {
             values,
             points: false,
             dashed: false,
+            color: None,
         }
     }
 }
@@ -63,6 +73,7 @@ impl Chart {
             x_kind,
             y_log: false,
             stacked: false,
+            colour_by_label: false,
             x: Vec::new(),
             series: Vec::new(),
         }
@@ -83,7 +94,15 @@ pub struct Doc {
     title: String,
     body: String,
     charts: Vec<Chart>,
+    /// Label → colour for charts coloured by label, in order of first appearance.
+    label_colours: BTreeMap<String, &'static str>,
 }
+
+/// Colours of labelled series (wait events), distinct for the first dozen labels of a page.
+const LABEL_PALETTE: [&str; 12] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#637939",
+];
 
 impl Doc {
     pub fn new(title: &str) -> Doc {
@@ -91,6 +110,7 @@ impl Doc {
             title: title.to_string(),
             body: String::new(),
             charts: Vec::new(),
+            label_colours: BTreeMap::new(),
         }
     }
 
@@ -107,9 +127,16 @@ impl Doc {
     }
 
     /// Places `chart` here, when it has data to draw (else nothing).
-    pub fn chart(&mut self, chart: Chart) {
+    pub fn chart(&mut self, mut chart: Chart) {
         if !chart.has_data() {
             return;
+        }
+        if chart.colour_by_label {
+            for s in &mut chart.series {
+                let next = LABEL_PALETTE[self.label_colours.len() % LABEL_PALETTE.len()];
+                let c = *self.label_colours.entry(s.label.clone()).or_insert(next);
+                s.color = Some(c.to_string());
+            }
         }
         let id = self.charts.len();
         self.body.push_str(&format!(
@@ -228,5 +255,32 @@ mod tests {
         assert_eq!(num(0.1234), "0.123");
         assert_eq!(num(3.0), "3");
         assert_eq!(num(f64::NAN), "–");
+    }
+
+    #[test]
+    fn a_label_keeps_its_colour_across_charts() {
+        let mut d = Doc::new("t");
+        let chart = |labels: &[&str]| {
+            let mut c = Chart::new("waits", "time", "s", "backends");
+            c.colour_by_label = true;
+            c.x = vec![1.0];
+            for l in labels {
+                c.series.push(Series::line(*l, vec![Some(1.0)]));
+            }
+            c
+        };
+        d.chart(chart(&["Lock:tuple", "IO:WALSync"]));
+        d.chart(chart(&["IO:WALSync", "Lock:transactionid", "Lock:tuple"]));
+        let colour = |chart: usize, label: &str| {
+            d.charts[chart]
+                .series
+                .iter()
+                .find(|s| s.label == label)
+                .and_then(|s| s.color.clone())
+        };
+        assert_eq!(colour(0, "Lock:tuple"), colour(1, "Lock:tuple"));
+        assert_eq!(colour(0, "IO:WALSync"), colour(1, "IO:WALSync"));
+        assert_ne!(colour(1, "Lock:transactionid"), colour(1, "Lock:tuple"));
+        assert_ne!(colour(1, "Lock:transactionid"), colour(1, "IO:WALSync"));
     }
 }

@@ -215,6 +215,7 @@ mod tests {
                 index: 0,
                 line: 1,
                 text: format!("select '{evil}'"),
+                full_text: String::new(),
                 count: 1,
                 mean_ms: 1.0,
                 failures: 0,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::ProbeRecord;
+use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
 use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
 
 use crate::escape::html;
@@ -160,24 +160,39 @@ pub fn kpis(rec: &RunRecord) -> String {
     o
 }
 
-/// The timeline without a last partial interval shorter than half the usual one (a few
-/// milliseconds after the last full second say little and plot as a spike or a cliff).
+/// How many intervals of these `widths` to draw: all but a last partial interval shorter than
+/// half the usual one (a few milliseconds after the last full second say little and plot as a
+/// dip to zero or a spike).
+fn without_partial_tail(widths: &[f64]) -> usize {
+    if widths.len() < 2 {
+        return widths.len();
+    }
+    let last = widths[widths.len() - 1];
+    let mut sorted = widths.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let nominal = sorted[sorted.len() / 2];
+    if last < nominal * 0.5 {
+        widths.len() - 1
+    } else {
+        widths.len()
+    }
+}
+
+/// The run's timeline without a last partial interval.
 pub fn intervals(rec: &RunRecord) -> &[IntervalRecord] {
     let tl = &rec.timeline;
-    if tl.len() < 2 {
-        return tl;
-    }
-    let mut widths: Vec<f64> = std::iter::once(tl[0].t)
+    let widths: Vec<f64> = std::iter::once(tl.first().map_or(0.0, |i| i.t))
         .chain(tl.windows(2).map(|w| w[1].t - w[0].t))
+        .take(tl.len())
         .collect();
-    let last = widths[widths.len() - 1];
-    widths.sort_by(f64::total_cmp);
-    let nominal = widths[widths.len() / 2];
-    if last < nominal * 0.5 {
-        &tl[..tl.len() - 1]
-    } else {
-        tl
-    }
+    &tl[..without_partial_tail(&widths)]
+}
+
+/// The probes' timeline without a last partial interval (the final stats round comes right
+/// after the run ends).
+pub fn probe_intervals(p: &ProbeRecord) -> &[ProbeInterval] {
+    let widths: Vec<f64> = p.timeline.iter().map(|i| i.dt).collect();
+    &p.timeline[..without_partial_tail(&widths)]
 }
 
 fn xs(rec: &RunRecord) -> Vec<f64> {
@@ -316,14 +331,16 @@ pub fn waits_chart(p: &ProbeRecord) -> Chart {
         "backends",
     );
     c.stacked = true;
+    c.colour_by_label = true;
     let top: Vec<&str> = p
         .waits
         .iter()
         .take(TOP_WAITS)
         .map(|w| w.event.as_str())
         .collect();
-    c.x = p.timeline.iter().map(|i| i.t).collect();
-    let per = |iv: &hotbench_stats::probe_record::ProbeInterval, n: u64| {
+    let tl = probe_intervals(p);
+    c.x = tl.iter().map(|i| i.t).collect();
+    let per = |iv: &ProbeInterval, n: u64| {
         if iv.samples > 0 {
             n as f64 / f64::from(iv.samples)
         } else {
@@ -331,15 +348,13 @@ pub fn waits_chart(p: &ProbeRecord) -> Chart {
         }
     };
     for ev in &top {
-        let vals = p
-            .timeline
+        let vals = tl
             .iter()
             .map(|iv| Some(per(iv, iv.waits.get(*ev).copied().unwrap_or(0))))
             .collect();
         c.series.push(Series::line(*ev, vals));
     }
-    let other: Vec<Option<f64>> = p
-        .timeline
+    let other: Vec<Option<f64>> = tl
         .iter()
         .map(|iv| {
             let n: u64 = iv
@@ -357,12 +372,13 @@ pub fn waits_chart(p: &ProbeRecord) -> Chart {
     c
 }
 
-/// Dead tuples per table over time, and backends waiting on locks.
+/// Dead tuples per table over time.
 pub fn health_chart(p: &ProbeRecord) -> Chart {
     let mut c = Chart::new("Table health: dead tuples", "time", "s", "tuples");
-    c.x = p.timeline.iter().map(|i| i.t).collect();
+    let tl = probe_intervals(p);
+    c.x = tl.iter().map(|i| i.t).collect();
     let mut names: Vec<String> = p.tables.iter().map(|t| t.name.clone()).collect();
-    for iv in &p.timeline {
+    for iv in tl {
         for t in &iv.tables {
             if !names.contains(&t.name) {
                 names.push(t.name.clone());
@@ -370,8 +386,7 @@ pub fn health_chart(p: &ProbeRecord) -> Chart {
         }
     }
     for name in names {
-        let vals: Vec<Option<f64>> = p
-            .timeline
+        let vals: Vec<Option<f64>> = tl
             .iter()
             .map(|iv| {
                 iv.tables
@@ -385,28 +400,33 @@ pub fn health_chart(p: &ProbeRecord) -> Chart {
     c
 }
 
+/// Backends waiting on locks: a count of backends, on its own axis (the oldest snapshot's
+/// age, in thousands of xids, would flatten it to zero).
 pub fn locks_chart(p: &ProbeRecord) -> Chart {
-    let mut c = Chart::new("Lock waits and oldest snapshot", "time", "s", "count");
-    c.x = p.timeline.iter().map(|i| i.t).collect();
-    if p.timeline.iter().any(|i| i.lock_waiting_max > 0) {
+    let mut c = Chart::new("Backends waiting on locks", "time", "s", "backends");
+    let tl = probe_intervals(p);
+    c.x = tl.iter().map(|i| i.t).collect();
+    if tl.iter().any(|i| i.lock_waiting_max > 0) {
         c.series.push(Series::line(
-            "backends waiting on locks (max)",
-            p.timeline
-                .iter()
+            "waiting on locks (max)",
+            tl.iter()
                 .map(|i| Some(f64::from(i.lock_waiting_max)))
                 .collect(),
         ));
     }
-    if p.timeline.iter().any(|i| i.xmin_age.is_some_and(|a| a > 0)) {
-        let mut s = Series::line(
-            "oldest xmin age (xids)",
-            p.timeline
-                .iter()
-                .map(|i| i.xmin_age.map(|a| a as f64))
-                .collect(),
-        );
-        s.dashed = true;
-        c.series.push(s);
+    c
+}
+
+/// Age of the oldest snapshot (xmin) on the server, in transaction ids.
+pub fn xmin_chart(p: &ProbeRecord) -> Chart {
+    let mut c = Chart::new("Oldest snapshot (xmin age)", "time", "s", "xids");
+    let tl = probe_intervals(p);
+    c.x = tl.iter().map(|i| i.t).collect();
+    if tl.iter().any(|i| i.xmin_age.is_some_and(|a| a > 0)) {
+        c.series.push(Series::line(
+            "oldest xmin age",
+            tl.iter().map(|i| i.xmin_age.map(|a| a as f64)).collect(),
+        ));
     }
     c
 }
@@ -527,7 +547,15 @@ fn commands_table(rec: &RunRecord) -> String {
             for c in &s.commands {
                 rows.push(vec![
                     String::new(),
-                    format!("<code>{}</code>", html(&c.text)),
+                    // The whole statement (pgbench's -r shows only its first line).
+                    format!(
+                        "<code class=\"sql\">{}</code>",
+                        html(if c.full_text.is_empty() {
+                            &c.text
+                        } else {
+                            &c.full_text
+                        })
+                    ),
                     c.count.to_string(),
                     num(c.mean_ms),
                     num(c.latency.p99_ms),
@@ -585,6 +613,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.chart(waits_chart(&p));
         doc.chart(health_chart(&p));
         doc.chart(locks_chart(&p));
+        doc.chart(xmin_chart(&p));
         doc.raw(&probe_tables(&p));
     }
     doc.raw(&commands_table(rec));
@@ -645,5 +674,37 @@ mod tests {
         assert!(pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1));
         let max = r.totals.counters.hist.max_us() as f64 / 1000.0;
         assert_eq!(pts.last().unwrap().1, max);
+    }
+
+    #[test]
+    fn a_short_last_probe_interval_is_not_drawn_and_units_get_their_own_charts() {
+        let iv = |t: f64, dt: f64, waiting: u32, xmin: i64| ProbeInterval {
+            t,
+            dt,
+            samples: 10,
+            lock_waiting_max: waiting,
+            xmin_age: Some(xmin),
+            ..Default::default()
+        };
+        let p = ProbeRecord {
+            timeline: vec![
+                iv(1.0, 1.0, 3, 4000),
+                iv(2.0, 1.0, 4, 5000),
+                iv(3.0, 1.0, 3, 6000),
+                iv(3.05, 0.05, 0, 6000),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(probe_intervals(&p).len(), 3);
+        let locks = locks_chart(&p);
+        assert_eq!(locks.x, vec![1.0, 2.0, 3.0]);
+        assert_eq!(locks.y_label, "backends");
+        assert_eq!(locks.series.len(), 1);
+        let xmin = xmin_chart(&p);
+        assert_eq!(xmin.y_label, "xids");
+        assert_eq!(xmin.series[0].values.last(), Some(&Some(6000.0)));
+        // A full last interval stays.
+        assert_eq!(without_partial_tail(&[1.0, 1.0, 0.9]), 3);
+        assert_eq!(without_partial_tail(&[1.0, 1.0, 0.2]), 2);
     }
 }

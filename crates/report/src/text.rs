@@ -426,6 +426,7 @@ mod tests {
             index: 0,
             line: 1,
             text: "BEGIN;".into(),
+            full_text: String::new(),
             count: 1304,
             mean_ms: 0.146,
             failures: 0,

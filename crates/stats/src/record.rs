@@ -157,7 +157,11 @@ pub struct ScriptRecord {
 pub struct CommandRecord {
     pub index: usize,
     pub line: usize,
+    /// What pgbench's `-r` shows: a SQL command's first line (at most 127 bytes).
     pub text: String,
+    /// The whole SQL text when it is longer than `text` (a multi-line statement), else empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub full_text: String,
     pub count: u64,
     pub mean_ms: f64,
     pub failures: u64,
