@@ -130,7 +130,8 @@ pub fn describe(scn: &Scenario) -> String {
             .map(|v| format!(" [{}]", v.keys().cloned().collect::<Vec<_>>().join("|")))
             .unwrap_or_default();
         s.push_str(&format!(
-            "  {k:<18} default {}{values}  {}\n",
+            "  {k:<18} {} default {}{values}  {}\n",
+            hotbench_scenario::param_type::ParamType::of(p).name(),
             p.default.text(),
             p.help
         ));

@@ -5,7 +5,8 @@
 //! each, and ranks them against the baseline.
 //!
 //! - [`source`]: built-in and on-disk scenario bundles; [`manifest`]: the format and its
-//!   validation; [`params`]: `{{name}}` parameters and `-D` variables.
+//!   validation; [`params`]: `{{name}}` parameters and `-D` variables, typed by
+//!   [`param_type`].
 //! - [`ladder::run_ladder`] runs it; [`result`] is what it returns (and writes as JSON);
 //!   [`table::render`] prints the ladder table.
 //!
@@ -16,6 +17,7 @@ pub mod db;
 pub mod error;
 pub mod ladder;
 pub mod manifest;
+pub mod param_type;
 pub mod params;
 pub mod result;
 pub mod source;

@@ -94,6 +94,15 @@ pub struct ParamDef {
     pub default: Scalar,
     #[serde(default)]
     pub help: String,
+    /// `integer`, `number`, `duration`, `enum`, `identifier` or `text`; implied by the
+    /// default when absent (see [`crate::param_type::ParamType::of`]).
+    #[serde(default, rename = "type")]
+    pub kind: Option<crate::param_type::ParamType>,
+    /// Bounds of a numeric parameter (a duration's in milliseconds).
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
     /// Allowed values, each expanding to the text substituted for `{{name}}`.
     #[serde(default)]
     pub values: Option<BTreeMap<String, String>>,
@@ -378,13 +387,36 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
     if let Some(g) = &manifest.goodput {
         parse_goodput(g).map_err(|m| err(g, m))?;
     }
-    for name in manifest.params.keys() {
+    for (name, def) in &manifest.params {
         if matches!(name.as_str(), "clients" | "duration" | "mode") {
             return Err(err(
                 name,
                 format!("parameter \"{name}\" is built in; set `{name}` at the top level instead"),
             ));
         }
+        let at = format!("[params.{name}]");
+        let kind = crate::param_type::ParamType::of(def);
+        if (kind == crate::param_type::ParamType::Enum) != def.values.is_some() {
+            return Err(err(
+                &at,
+                format!("parameter \"{name}\": an enum lists its `values`, and only an enum does"),
+            ));
+        }
+    }
+    // Defaults, mode presets and variant values must all fit their parameter's type.
+    crate::params::Params::resolve(&manifest, None, &[])
+        .map_err(|e| err("[params", e.to_string()))?;
+    for v in &manifest.variants {
+        crate::params::Params::resolve(&manifest, Some(v), &[]).map_err(|e| {
+            err(
+                &format!("\"{}\"", v.name),
+                format!("variant \"{}\": {e}", v.name),
+            )
+        })?;
+    }
+    for mode in manifest.modes.keys() {
+        crate::params::Params::resolve(&manifest, None, &[("mode".into(), mode.clone())])
+            .map_err(|e| err(&format!("[modes.{mode}]"), format!("mode \"{mode}\": {e}")))?;
     }
     Ok(Scenario { bundle, manifest })
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{Manifest, Variant};
+use crate::param_type::{sql_literal, ParamType, Rule};
 
 /// Resolved parameters of one variant.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -17,6 +18,9 @@ pub struct Params {
     /// Name → allowed values' expansions (for parameters with `values`).
     #[serde(skip)]
     pub expansions: BTreeMap<String, BTreeMap<String, String>>,
+    /// Name → type and bounds (parameters without one, like `mode`, are checked elsewhere).
+    #[serde(skip)]
+    pub rules: BTreeMap<String, Rule>,
 }
 
 impl Params {
@@ -29,8 +33,11 @@ impl Params {
         let mut p = Params::default();
         p.values.insert("clients".into(), m.clients.to_string());
         p.values.insert("duration".into(), m.duration.to_string());
+        p.rules.insert("clients".into(), Rule::positive_int());
+        p.rules.insert("duration".into(), Rule::positive_int());
         for (k, d) in &m.params {
             p.values.insert(k.clone(), d.default.text());
+            p.rules.insert(k.clone(), Rule::of(d));
             if let Some(v) = &d.values {
                 p.expansions.insert(k.clone(), v.clone());
             }
@@ -72,6 +79,16 @@ impl Params {
                 p.values.insert(k.clone(), v.clone());
             }
         }
+        for (k, rule) in &p.rules {
+            if let Some(v) = p.values.get_mut(k) {
+                *v = rule.check(v).map_err(|why| {
+                    ScenarioError::Input(format!(
+                        "invalid value \"{v}\" for parameter \"{k}\" ({}): {why}",
+                        rule.kind.name()
+                    ))
+                })?;
+            }
+        }
         for (k, allowed) in &p.expansions {
             if let Some(v) = p.values.get(k) {
                 if !allowed.contains_key(v) {
@@ -85,21 +102,27 @@ impl Params {
         Ok(p)
     }
 
-    /// The text `{{name}}` expands to.
+    /// The text `{{name}}` expands to: an enum's expansion, text as a quoted SQL literal,
+    /// other values as validated.
     pub fn expansion(&self, name: &str) -> Option<String> {
         let v = self.values.get(name)?;
-        match self.expansions.get(name).and_then(|e| e.get(v)) {
-            Some(x) => Some(x.clone()),
-            None => Some(v.clone()),
+        if let Some(x) = self.expansions.get(name).and_then(|e| e.get(v)) {
+            return Some(x.clone());
         }
+        Some(match self.rules.get(name).map(|r| r.kind) {
+            Some(ParamType::Text) => sql_literal(v),
+            _ => v.clone(),
+        })
     }
 
     /// `-D` definitions: every parameter whose name is a script variable name and whose
-    /// expansion is one line.
+    /// expansion is one line. Text parameters are not: pgbench pastes `:name` into SQL
+    /// unquoted, so free text reaches SQL only as `{{name}}`, a quoted literal.
     pub fn defines(&self) -> Vec<(String, String)> {
         self.values
             .keys()
             .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|k| self.rules.get(*k).map(|r| r.kind) != Some(ParamType::Text))
             .filter_map(|k| {
                 let x = self.expansion(k)?;
                 (!x.contains('\n') && !x.is_empty()).then(|| (k.clone(), x))
