@@ -34,7 +34,7 @@ fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
         .map(|p| match read_document(p)? {
             Document::Run(name, r) => Ok((name, *r)),
             _ => Err(Fail::input(format!(
-                "\"{}\" is not a run result (hotbench-result/1); use `hotbench report` for ladders and sweeps",
+                "\"{}\" is not a run result (hotbench-result/1): compare takes run results, or ladder files only",
                 p.display()
             ))),
         })
@@ -53,12 +53,64 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
 }
 
 pub fn compare(args: &CompareArgs) -> Result<u8> {
-    crate::outputs::check(&[args.output.as_deref()])?;
+    crate::outputs::check(&[args.output.as_deref(), args.json.as_deref()])?;
+    let docs = args
+        .files
+        .iter()
+        .map(|p| read_document(p))
+        .collect::<Result<Vec<_>>>()?;
+    if docs.iter().all(|d| matches!(d, Document::Ladders(_))) {
+        return compare_ladders(args, docs);
+    }
     let runs = read_runs(&args.files)?;
     let c = compare::compare(&runs);
-    print!("{}", compare::render_text(&c));
-    if let Some(out) = &args.output {
-        crate::outputs::write_html(out, &compare::render_html(&c, &runs))?;
+    print!("{}", hotbench_report::compare_text::render_text(&c));
+    let mut json = compare::to_json(&c);
+    json.format = COMPARE_FORMAT;
+    crate::outputs::all(vec![
+        args.json.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_json(p, &json, "comparison")
+        }),
+        args.output.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &compare::render_html(&c, &runs))
+        }),
+    ])?;
+    Ok(0)
+}
+
+const COMPARE_FORMAT: &str = "hotbench-compare/1";
+
+/// `compare` of ladder files: variants lined up by name.
+fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
+    use hotbench_report::compare_ladder;
+    let files: Vec<(String, Vec<hotbench_report::ladder::LadderView>)> = args
+        .files
+        .iter()
+        .zip(docs)
+        .filter_map(|(p, d)| match d {
+            Document::Ladders(l) => Some((display_name(p), l)),
+            _ => None,
+        })
+        .collect();
+    let c = compare_ladder::compare_ladders(&files);
+    print!("{}", compare_ladder::render_text(&c));
+    let mut json = serde_json::to_value(compare_ladder::ladders_to_json(&c))
+        .map_err(|e| Fail::run(format!("could not encode the comparison: {e}")))?;
+    if let Some(m) = json.as_object_mut() {
+        m.insert("format".into(), COMPARE_FORMAT.into());
+    }
+    crate::outputs::all(vec![
+        args.json.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_json(p, &json, "comparison")
+        }),
+        args.output.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &compare_ladder::render_html(&c))
+        }),
+    ])?;
+    if c.variants.is_empty() {
+        return Err(Fail::input(
+            "the ladder files have no variant in common (compare lines variants up by name)",
+        ));
     }
     Ok(0)
 }

@@ -226,7 +226,11 @@ fn compare_and_merge_real_results() {
         assert!(out.contains(want), "missing {want:?} in:\n{out}");
     }
     assert!(
-        out.contains(&format!("{} vs {}: tps ×", b.display(), a.display())),
+        out.contains(&format!(
+            "B vs A ({} vs {}):\n  tps",
+            b.display(),
+            a.display()
+        )),
         "{out}"
     );
     assert!(std::fs::read_to_string(&cmp_html)

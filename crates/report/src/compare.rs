@@ -1,23 +1,25 @@
 //! `hotbench compare`: several runs side by side (tps, goodput, p50/p99/p99.9, failures,
-//! retries, top waits), each with its ratio to the first run, and whether the difference is
-//! more than run-to-run noise. Noise is judged per metric by Welch's t-test on the runs'
-//! per-interval values (tps, goodput, p50, p99 of each interval): p > 0.05 is "within noise".
-//! Each metric knows which direction is better.
+//! retries, top waits), each with its ratio to the first run, a 95% confidence interval (tps
+//! and goodput from the per-interval means, p50/p99 from the histogram's order statistics),
+//! and a verdict: `better`, `worse` or `within noise`. Noise is judged per metric by Welch's
+//! t-test on the runs' per-interval values corrected for autocorrelation (effective sample
+//! sizes, [`crate::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
+//! better. The text table is in [`crate::compare_text`].
 
-use std::fmt::Write as _;
+use hotbench_stats::{IntervalStats, RunRecord};
+use serde::Serialize;
 
-use hotbench_stats::RunRecord;
-
+use crate::compare_text::{cell_text, fmt_p};
 use crate::escape::html;
 use crate::html::{num, table, Doc};
-use crate::noise::welch_p;
+use crate::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
 use crate::run_html::{hdr_chart, run_section, throughput_overlay};
 
 const ALPHA: f64 = 0.05;
 /// Fewest full intervals per run for a noise verdict.
-const MIN_INTERVALS: usize = 4;
+pub const MIN_INTERVALS: usize = 4;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
     /// The first run, everything is compared with it.
     Reference,
@@ -28,13 +30,34 @@ pub enum Verdict {
     Untested,
 }
 
+impl Verdict {
+    /// The verdict in words, as printed and stored in the JSON.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Reference => "reference",
+            Verdict::Noise => "within noise",
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Untested => "untested",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Cell {
     pub value: f64,
     /// Value / the first run's value.
     pub ratio: Option<f64>,
+    /// p-value of the autocorrelation-corrected test against the first run.
     pub p: Option<f64>,
+    /// The same test counting every interval as an independent sample.
+    pub p_uncorrected: Option<f64>,
     pub verdict: Verdict,
+    /// 95% confidence interval of the value.
+    pub ci95: Option<(f64, f64)>,
+    /// Full intervals of this run's series, and their effective sample size.
+    pub intervals: usize,
+    pub n_eff: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +78,7 @@ pub struct Comparison {
 }
 
 /// Per-interval values of full intervals (a last, partial interval is left out).
-fn series(r: &RunRecord, f: fn(&hotbench_stats::IntervalStats) -> f64) -> Vec<f64> {
+fn series(r: &RunRecord, f: fn(&IntervalStats) -> f64) -> Vec<f64> {
     let tl = &r.timeline;
     let mut widths: Vec<f64> = tl
         .iter()
@@ -78,96 +101,143 @@ fn series(r: &RunRecord, f: fn(&hotbench_stats::IntervalStats) -> f64) -> Vec<f6
         .collect()
 }
 
-type Metric = (
-    &'static str,
-    bool,
-    fn(&RunRecord) -> f64,
-    Option<fn(&hotbench_stats::IntervalStats) -> f64>,
-);
+/// One compared metric: how to read it from a run and from an interval.
+struct MetricSpec {
+    name: &'static str,
+    higher_is_better: bool,
+    total: fn(&RunRecord) -> f64,
+    per_interval: Option<fn(&IntervalStats) -> f64>,
+    /// A latency quantile: its confidence interval comes from the histogram's order
+    /// statistics (else from the per-interval series' mean).
+    quantile: Option<f64>,
+}
 
-const METRICS: [Metric; 7] = [
-    ("tps", true, |r| r.totals.tps, Some(|s| s.tps)),
-    (
-        "goodput/s",
-        true,
-        |r| r.totals.goodput_per_s,
-        Some(|s| s.goodput_per_s),
-    ),
-    (
-        "p50 ms",
-        false,
-        |r| r.totals.latency.p50_ms,
-        Some(|s| s.lat_p50_ms),
-    ),
-    (
-        "p99 ms",
-        false,
-        |r| r.totals.latency.p99_ms,
-        Some(|s| s.lat_p99_ms),
-    ),
-    ("p99.9 ms", false, |r| r.totals.latency.p999_ms, None),
-    (
-        "failed",
-        false,
-        |r| r.totals.counters.failures() as f64,
-        None,
-    ),
-    ("retries", false, |r| r.totals.counters.retries as f64, None),
+const METRICS: [MetricSpec; 7] = [
+    MetricSpec {
+        name: "tps",
+        higher_is_better: true,
+        total: |r| r.totals.tps,
+        per_interval: Some(|s| s.tps),
+        quantile: None,
+    },
+    MetricSpec {
+        name: "goodput/s",
+        higher_is_better: true,
+        total: |r| r.totals.goodput_per_s,
+        per_interval: Some(|s| s.goodput_per_s),
+        quantile: None,
+    },
+    MetricSpec {
+        name: "p50 ms",
+        higher_is_better: false,
+        total: |r| r.totals.latency.p50_ms,
+        per_interval: Some(|s| s.lat_p50_ms),
+        quantile: Some(0.50),
+    },
+    MetricSpec {
+        name: "p99 ms",
+        higher_is_better: false,
+        total: |r| r.totals.latency.p99_ms,
+        per_interval: Some(|s| s.lat_p99_ms),
+        quantile: Some(0.99),
+    },
+    MetricSpec {
+        name: "p99.9 ms",
+        higher_is_better: false,
+        total: |r| r.totals.latency.p999_ms,
+        per_interval: None,
+        quantile: None,
+    },
+    MetricSpec {
+        name: "failed",
+        higher_is_better: false,
+        total: |r| r.totals.counters.failures() as f64,
+        per_interval: None,
+        quantile: None,
+    },
+    MetricSpec {
+        name: "retries",
+        higher_is_better: false,
+        total: |r| r.totals.counters.retries as f64,
+        per_interval: None,
+        quantile: None,
+    },
 ];
+
+/// 95% interval of latency quantile `q` (ms) from the run's histogram: the order statistics
+/// at q ± 1.96·sqrt(q(1−q)/n), with n the transactions divided by the autocorrelation time
+/// `tau` of the per-interval series (neighbouring transactions share a server state).
+fn quantile_ci(r: &RunRecord, q: f64, tau: f64) -> Option<(f64, f64)> {
+    let h = &r.totals.counters.hist;
+    let n = h.len() as f64 / tau.max(1.0);
+    if n < 2.0 {
+        return None;
+    }
+    let half = 1.96 * (q * (1.0 - q) / n).sqrt();
+    let at = |q: f64| h.value_at_quantile_us(q.clamp(0.0, 1.0)) as f64 / 1000.0;
+    Some((at(q - half), at(q + half)))
+}
+
+fn verdict(value: f64, base: f64, p: Option<f64>, higher_is_better: bool) -> Verdict {
+    if value == base {
+        return Verdict::Noise;
+    }
+    match p {
+        Some(p) if p > ALPHA => Verdict::Noise,
+        None => Verdict::Untested,
+        Some(_) if (value > base) == higher_is_better => Verdict::Better,
+        Some(_) => Verdict::Worse,
+    }
+}
 
 pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
     let mut rows = Vec::new();
-    for (metric, higher, total, per_interval) in METRICS {
-        let first = runs.first().map(|(_, r)| r);
+    let first = runs.first().map(|(_, r)| r);
+    for m in &METRICS {
+        let base_series = match (first, m.per_interval) {
+            (Some(r), Some(f)) => series(r, f),
+            _ => Vec::new(),
+        };
         let cells = runs
             .iter()
             .enumerate()
             .map(|(i, (_, r))| {
-                let value = total(r);
-                let Some(first) = first.filter(|_| i > 0) else {
-                    return Cell {
-                        value,
-                        ratio: None,
-                        p: None,
-                        verdict: Verdict::Reference,
-                    };
+                let value = (m.total)(r);
+                let own = m.per_interval.map(|f| series(r, f)).unwrap_or_default();
+                let n_eff = (own.len() >= 2).then(|| effective_n(&own));
+                let ci95 = match (m.quantile, n_eff) {
+                    (Some(q), Some(n)) => quantile_ci(r, q, own.len() as f64 / n),
+                    (None, Some(_)) => mean_ci95(&own),
+                    _ => None,
                 };
-                let base = total(first);
-                let ratio = (base != 0.0).then(|| value / base);
-                let p = per_interval.and_then(|f| {
-                    let (a, b) = (series(first, f), series(r, f));
-                    // Two or three intervals say nothing about noise: no verdict.
-                    (a.len() >= MIN_INTERVALS && b.len() >= MIN_INTERVALS)
-                        .then(|| welch_p(&a, &b))
-                        .flatten()
-                });
-                let verdict = if value == base {
-                    Verdict::Noise
-                } else {
-                    match p {
-                        Some(p) if p > ALPHA => Verdict::Noise,
-                        None => Verdict::Untested,
-                        Some(_) => {
-                            if (value > base) == higher {
-                                Verdict::Better
-                            } else {
-                                Verdict::Worse
-                            }
-                        }
-                    }
-                };
-                Cell {
+                let mut cell = Cell {
                     value,
-                    ratio,
-                    p,
-                    verdict,
+                    ratio: None,
+                    p: None,
+                    p_uncorrected: None,
+                    verdict: Verdict::Reference,
+                    ci95,
+                    intervals: own.len(),
+                    n_eff,
+                };
+                let Some(first) = first.filter(|_| i > 0) else {
+                    return cell;
+                };
+                let base = (m.total)(first);
+                cell.ratio = (base != 0.0).then(|| value / base);
+                // Two or three intervals say nothing about noise: no verdict.
+                if base_series.len() >= MIN_INTERVALS && own.len() >= MIN_INTERVALS {
+                    cell.p = welch_p_corrected(&base_series, &own);
+                    cell.p_uncorrected = welch_p(&base_series, &own);
                 }
+                cell.verdict = verdict(value, base, cell.p, m.higher_is_better);
+                cell
             })
             .collect();
         rows.push(Row {
-            metric,
-            higher_is_better: higher,
-            tested: per_interval.is_some(),
+            metric: m.name,
+            higher_is_better: m.higher_is_better,
+            tested: m.per_interval.is_some(),
             cells,
         });
     }
@@ -185,129 +255,73 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
     }
 }
 
-fn marker(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Reference => "",
-        Verdict::Noise => " ~",
-        Verdict::Better => " +",
-        Verdict::Worse => " -",
-        Verdict::Untested => "",
+#[derive(Debug, Clone, Serialize)]
+pub struct CellJson {
+    pub run: String,
+    pub value: f64,
+    pub ratio: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    pub intervals: usize,
+    pub n_eff: Option<f64>,
+    pub p: Option<f64>,
+    pub p_uncorrected: Option<f64>,
+    /// `reference`, `better`, `worse`, `within noise` or `untested`.
+    pub verdict: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricJson {
+    pub metric: &'static str,
+    pub higher_is_better: bool,
+    pub cells: Vec<CellJson>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparisonJson {
+    /// `hotbench-compare/1` at a document's top level, empty (left out) when nested.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub format: &'static str,
+    pub runs: Vec<String>,
+    pub metrics: Vec<MetricJson>,
+    pub top_waits: Vec<Option<String>>,
+}
+
+/// The comparison as data (`compare --json`).
+pub fn to_json(c: &Comparison) -> ComparisonJson {
+    ComparisonJson {
+        format: "",
+        runs: c.names.clone(),
+        metrics: c
+            .rows
+            .iter()
+            .map(|r| MetricJson {
+                metric: r.metric,
+                higher_is_better: r.higher_is_better,
+                cells: r
+                    .cells
+                    .iter()
+                    .zip(&c.names)
+                    .map(|(cell, name)| CellJson {
+                        run: name.clone(),
+                        value: cell.value,
+                        ratio: cell.ratio,
+                        ci95: cell.ci95.map(|(a, b)| [a, b]),
+                        intervals: cell.intervals,
+                        n_eff: cell.n_eff,
+                        p: cell.p,
+                        p_uncorrected: cell.p_uncorrected,
+                        verdict: cell.verdict.word(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        top_waits: c.waits.clone(),
     }
 }
 
-fn cell_text(c: &Cell) -> String {
-    let mut s = num(c.value);
-    if let Some(r) = c.ratio {
-        let _ = write!(s, " ×{r:.2}");
-    }
-    s.push_str(marker(c.verdict));
-    s
-}
-
-/// The terminal table and the notes under it.
-pub fn render_text(c: &Comparison) -> String {
-    let mut header = vec!["".to_string()];
-    header.extend(c.names.iter().cloned());
-    let mut lines: Vec<Vec<String>> = vec![header];
-    for r in &c.rows {
-        let mut line = vec![format!(
-            "{} {}",
-            r.metric,
-            if r.higher_is_better { "↑" } else { "↓" }
-        )];
-        line.extend(r.cells.iter().map(cell_text));
-        lines.push(line);
-    }
-    if c.waits.iter().any(Option::is_some) {
-        let mut line = vec!["top waits".to_string()];
-        line.extend(
-            c.waits
-                .iter()
-                .map(|w| w.clone().unwrap_or_else(|| "–".into())),
-        );
-        lines.push(line);
-    }
-    let ncol = lines[0].len();
-    let widths: Vec<usize> = (0..ncol)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l.get(i).map_or(0, |s| s.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut o = String::new();
-    for l in &lines {
-        let mut row = String::new();
-        for (i, cell) in l.iter().enumerate() {
-            let pad = widths[i].saturating_sub(cell.chars().count());
-            if i == 0 {
-                row.push_str(cell);
-                row.push_str(&" ".repeat(pad));
-            } else {
-                row.push_str("   ");
-                row.push_str(&" ".repeat(pad));
-                row.push_str(cell);
-            }
-        }
-        o.push_str(row.trim_end());
-        o.push('\n');
-    }
-    o.push_str(
-        "↑/↓: higher/lower is better; ×: ratio to the first run; ~ within run-to-run noise, \
-         + better, - worse (Welch's t-test on per-interval values, p > 0.05 is noise)\n",
-    );
-    for (i, name) in c.names.iter().enumerate().skip(1) {
-        let mut parts = Vec::new();
-        let mut short = false;
-        for r in &c.rows {
-            let cell = &r.cells[i];
-            let Some(p) = cell.p else {
-                if r.tested && cell.verdict == Verdict::Untested {
-                    short = true;
-                }
-                continue;
-            };
-            let word = match cell.verdict {
-                Verdict::Noise => "within noise",
-                Verdict::Better => "better",
-                Verdict::Worse => "worse",
-                _ => continue,
-            };
-            parts.push(format!(
-                "{} {} ({word}, p={})",
-                r.metric,
-                cell.ratio
-                    .map(|x| format!("×{x:.2}"))
-                    .unwrap_or_else(|| "–".into()),
-                fmt_p(p)
-            ));
-        }
-        if short {
-            parts.push(format!(
-                "too few full intervals (< {MIN_INTERVALS}) to tell differences from noise"
-            ));
-        }
-        if !parts.is_empty() {
-            let _ = writeln!(o, "{name} vs {}: {}", c.names[0], parts.join("; "));
-        }
-    }
-    o
-}
-
-fn fmt_p(p: f64) -> String {
-    if p < 0.001 {
-        "<0.001".into()
-    } else {
-        format!("{p:.3}")
-    }
-}
-
-/// The comparison as an HTML page: the table, overlays, then each run's section.
-pub fn render_html(c: &Comparison, runs: &[(String, RunRecord)]) -> String {
-    let mut doc = Doc::new(&format!("hotbench compare: {}", c.names.join(" vs ")));
-    doc.heading(1, "hotbench: comparison");
+/// The comparison's HTML table (each cell's p-value and confidence interval in its title)
+/// and the legend under it.
+pub fn comparison_table(c: &Comparison) -> String {
     let mut header: Vec<&str> = vec!["metric"];
     header.extend(c.names.iter().map(String::as_str));
     let mut rows: Vec<Vec<String>> = c
@@ -326,12 +340,16 @@ pub fn render_html(c: &Comparison, runs: &[(String, RunRecord)]) -> String {
                     Verdict::Noise => "noise",
                     _ => "",
                 };
-                let title = cell
-                    .p
-                    .map(|p| format!(" title=\"p={}\"", fmt_p(p)))
-                    .unwrap_or_default();
+                let mut title = Vec::new();
+                if let Some(p) = cell.p {
+                    title.push(format!("p={} ({})", fmt_p(p), cell.verdict.word()));
+                }
+                if let Some((lo, hi)) = cell.ci95 {
+                    title.push(format!("95% CI {}–{}", num(lo), num(hi)));
+                }
                 format!(
-                    "<span class=\"{class}\"{title}>{}</span>",
+                    "<span class=\"{class}\" title=\"{}\">{}</span>",
+                    html(&title.join("; ")),
                     html(&cell_text(cell))
                 )
             }));
@@ -343,12 +361,21 @@ pub fn render_html(c: &Comparison, runs: &[(String, RunRecord)]) -> String {
         row.extend(c.waits.iter().map(|w| html(w.as_deref().unwrap_or("–"))));
         rows.push(row);
     }
-    doc.raw(&table("compare", &header, &rows));
-    doc.raw(
+    let mut o = table("compare", &header, &rows);
+    o.push_str(
         "<p class=\"muted\">↑/↓ higher/lower is better; × ratio to the first run; ~ within \
-         run-to-run noise, + better, − worse (Welch's t-test on per-interval values, p &gt; \
-         0.05 is noise).</p>\n",
+         run-to-run noise, + better, − worse (Welch's t-test on per-interval values with \
+         effective sample sizes for autocorrelation, p &gt; 0.05 is noise); hover a cell for \
+         its p-value and 95% confidence interval.</p>\n",
     );
+    o
+}
+
+/// The comparison as an HTML page: the table, overlays, then each run's section.
+pub fn render_html(c: &Comparison, runs: &[(String, RunRecord)]) -> String {
+    let mut doc = Doc::new(&format!("hotbench compare: {}", c.names.join(" vs ")));
+    doc.heading(1, "hotbench: comparison");
+    doc.raw(&comparison_table(c));
     let list: Vec<(&str, &RunRecord)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
     doc.chart(throughput_overlay(&list, false));
     doc.chart(throughput_overlay(&list, true));
@@ -385,10 +412,24 @@ mod tests {
         assert!((tps.cells[2].ratio.unwrap() - 2.0).abs() < 1e-9);
         let p50 = &cmp.rows[2];
         assert_eq!(p50.metric, "p50 ms");
-        let text = render_text(&cmp);
+        let text = crate::compare_text::render_text(&cmp);
         assert!(text.contains("tps ↑"), "{text}");
         assert!(text.contains("×2.00 +"), "{text}");
-        assert!(text.contains("b vs a: tps ×1.00 (within noise"), "{text}");
+        assert!(
+            text.contains("B vs A (b vs a):\n  tps         ×1.00  within noise"),
+            "{text}"
+        );
+        let json = serde_json::to_value(to_json(&cmp)).unwrap();
+        assert_eq!(json["metrics"][0]["cells"][1]["verdict"], "within noise");
+        assert_eq!(json["metrics"][0]["cells"][2]["verdict"], "better");
+        assert_eq!(json["metrics"][0]["cells"][0]["verdict"], "reference");
+        let ci = &json["metrics"][0]["cells"][0]["ci95"];
+        assert!(
+            ci[0].as_f64().unwrap() <= 1000.0 && ci[1].as_f64().unwrap() >= 1000.0,
+            "{ci}"
+        );
+        let p50_ci = cmp.rows[2].cells[0].ci95.unwrap();
+        assert!(p50_ci.0 <= cmp.rows[2].cells[0].value && cmp.rows[2].cells[0].value <= p50_ci.1);
         let page = render_html(&cmp, &runs);
         assert!(page.contains("class=\"better\""));
         let short = compare(&[
@@ -396,6 +437,10 @@ mod tests {
             ("y".to_string(), record("y", 1.0, 2, 400, 1.0)),
         ]);
         assert_eq!(short.rows[0].cells[1].verdict, Verdict::Untested);
-        assert!(render_text(&short).contains("y vs x: too few full intervals"));
+        let text = crate::compare_text::render_text(&short);
+        assert!(
+            text.contains("B vs A (y vs x):\n  too few full intervals"),
+            "{text}"
+        );
     }
 }

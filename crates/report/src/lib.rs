@@ -7,6 +7,8 @@
 
 pub mod bars;
 pub mod compare;
+pub mod compare_ladder;
+pub mod compare_text;
 pub mod escape;
 pub mod html;
 pub mod ladder;

@@ -17,12 +17,16 @@ pub struct ReportArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
-    /// Run results to compare; ratios are to the first
+    /// Run results to compare (ratios are to the first), or scenario ladder files (variants
+    /// lined up by name)
     #[arg(value_name = "RESULT.json", required = true, num_args = 2..)]
     pub files: Vec<PathBuf>,
     /// Also write the comparison as an HTML report
     #[arg(short = 'o', long = "output", value_name = "FILE.html")]
     pub output: Option<PathBuf>,
+    /// Also write the comparison as JSON (values, ratios, 95% intervals, p-values, verdicts)
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
