@@ -60,6 +60,7 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.probe.is_some()
         || a.probe_interval.is_some()
         || a.prometheus.is_some()
+        || !a.threshold.is_empty()
 }
 
 fn initialization_option_set(a: &RunArgs) -> bool {

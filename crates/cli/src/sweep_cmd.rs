@@ -51,6 +51,17 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     }
     let counts = parse_clients(run.client.as_deref().unwrap_or("1,2,4,8"))?;
     let thresholds = crate::thresholds::parse(&run.threshold)?;
+    if let Some(name) = &args.scenario {
+        if let Ok(scn) = hotbench_scenario::find(name, &args.dir) {
+            let names: Vec<&str> = scn
+                .manifest
+                .variants
+                .iter()
+                .map(|v| v.name.as_str())
+                .collect();
+            crate::thresholds::check_variants(&thresholds, &names)?;
+        }
+    }
     if counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }

@@ -115,6 +115,19 @@ fn bad_threshold_is_exit_1_with_its_text() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("no variant \"nope\""), "{}", text(&o).1);
+    let o = hotbench()
+        .args(["sweep", "--scenario", "queue", "-c", "1,2,4"])
+        .args(["--threshold", "nope:tps>1", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("no variant \"nope\""), "{}", text(&o).1);
+    // Thresholds check a benchmark: -i refuses them as it refuses other benchmark options.
+    let o = hotbench()
+        .args(["run", "-i", "--threshold", "tps>1", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]
