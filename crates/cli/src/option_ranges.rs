@@ -16,6 +16,17 @@ const MAX_DELAY_US: f64 = 1e15;
 /// Files a run needs besides one socket per client (pgbench's margin).
 const SPARE_FILES: u64 = 3;
 
+/// `-T`: a bare number as pgbench reads it, or hotbench's duration with a unit (`2s`, `1m`)
+/// that comes to whole seconds (the report prints `duration: N s`).
+pub fn parse_time(value: &str) -> Result<i64> {
+    if value.trim_end().ends_with(|c: char| c.is_alphabetic()) {
+        return hotbench_engine::duration::parse_whole_seconds(value)
+            .map(|s| s as i64)
+            .map_err(|e| Fail::input(format!("-T/--time: {e}")));
+    }
+    parse_int(value, "-T/--time", 1, INT_MAX)
+}
+
 /// pgbench's `option_parse_int`.
 pub fn parse_int(value: &str, option: &str, min: i64, max: i64) -> Result<i64> {
     let v: i64 = value
@@ -101,8 +112,14 @@ pub fn check_all(a: &RunArgs) -> Result<()> {
         (&a.partitions, "--partitions", 0, INT_MAX),
     ];
     for (value, option, min, max) in ints {
-        if let Some(v) = value {
-            parse_int(v, option, min, max)?;
+        match value {
+            Some(v) if option == "-T/--time" => {
+                parse_time(v)?;
+            }
+            Some(v) => {
+                parse_int(v, option, min, max)?;
+            }
+            None => {}
         }
     }
     if let Some(r) = &a.rate {

@@ -42,14 +42,30 @@ fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
 }
 
 pub fn report(args: &ReportArgs) -> Result<u8> {
-    crate::outputs::check(&[Some(&args.output)])?;
+    let output = match &args.output {
+        Some(o) => o.clone(),
+        None => default_report_path(&args.files[0]),
+    };
+    crate::outputs::check(&[Some(&output)])?;
     let docs = args
         .files
         .iter()
         .map(|p| read_document(p))
         .collect::<Result<Vec<_>>>()?;
-    crate::outputs::write_html(&args.output, &hotbench_report::render_documents(&docs))?;
+    crate::outputs::write_html(&output, &hotbench_report::render_documents(&docs))?;
     Ok(0)
+}
+
+/// `before.json` → `before.html` beside it (`before.json.html` if the input already ends in
+/// `.html`, so the input is never overwritten).
+fn default_report_path(first: &Path) -> std::path::PathBuf {
+    let html = first.with_extension("html");
+    if html == first {
+        let mut name = first.as_os_str().to_owned();
+        name.push(".html");
+        return name.into();
+    }
+    html
 }
 
 pub fn compare(args: &CompareArgs) -> Result<u8> {

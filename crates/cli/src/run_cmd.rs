@@ -235,7 +235,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         None => None,
     };
     let duration = match &args.time {
-        Some(t) => Some(parse_int(t, "-T/--time", 1, INT_MAX)?),
+        Some(t) => Some(crate::option_ranges::parse_time(t)?),
         None => None,
     };
     if nxacts.is_some() && duration.is_some() {

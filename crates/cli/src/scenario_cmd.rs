@@ -4,7 +4,7 @@
 //! 2 a run failed or a check failed.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_scenario::{
@@ -36,6 +36,7 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
     match &args.command {
         ScenarioCommand::List { dir } => list(dir),
         ScenarioCommand::Show { name, dir } => show(name, dir),
+        ScenarioCommand::Export { name, dir } => export(name, dir),
         ScenarioCommand::Run(r) => {
             let scn = hotbench_scenario::find(&r.name, &r.dir).map_err(fail)?;
             let variants = r.variants.as_ref().map(|v| {
@@ -79,6 +80,49 @@ pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
     let thresholds = crate::thresholds::parse(&ladder_args.threshold)?;
     let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv)?;
     finish_checked(&ladders, &thresholds, ladder_args.json.as_deref())
+}
+
+/// `scenario export NAME DIR`: the scenario's files, as shipped, in a new `DIR/NAME` (never
+/// over an existing one), ready to edit and run with `--dir DIR`.
+fn export(name: &str, dir: &Path) -> Result<u8> {
+    let scn = hotbench_scenario::find(name, &[]).map_err(fail)?;
+    let target = dir.join(scn.name());
+    let io = |what: &str, p: &Path, e: std::io::Error| {
+        Fail::run(format!("cannot {what} {}: {e}", p.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
+    std::fs::create_dir(&target).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            Fail::input(format!(
+                "{} already exists: remove it or export to another directory",
+                target.display()
+            ))
+        } else {
+            io("create", &target, e)
+        }
+    })?;
+    for (rel, text) in &scn.bundle.files {
+        let path = target.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| io("create", &path, e))?;
+        f.write_all(text.as_bytes())
+            .map_err(|e| io("write", &path, e))?;
+    }
+    println!(
+        "exported {} ({} files) to {}; run it with: hotbench scenario run {} --dir {}",
+        scn.name(),
+        scn.bundle.files.len(),
+        target.display(),
+        scn.name(),
+        dir.display()
+    );
+    Ok(0)
 }
 
 fn list(dirs: &[PathBuf]) -> Result<u8> {
@@ -212,13 +256,9 @@ pub(crate) fn run_ladders(
         params.push(("clients".to_string(), n.to_string()));
     }
     if let Some(t) = &a.time {
-        let us = parse_duration_us(t, Unit::Seconds).map_err(Fail::input)?;
-        if us < 1_000_000 {
-            return Err(Fail::input(format!(
-                "invalid -T \"{t}\": each variant must run at least 1 second"
-            )));
-        }
-        params.push(("duration".to_string(), (us / 1_000_000).to_string()));
+        let s = hotbench_engine::duration::parse_whole_seconds(t)
+            .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
+        params.push(("duration".to_string(), s.to_string()));
     }
     for p in &a.param {
         params.push(parse_assignment(p).map_err(fail)?);

@@ -136,3 +136,112 @@ fn scenario_texts_show_parameter_values_not_placeholders() {
     assert!(html.contains("up to 7 jobs"), "about missing from the HTML");
     assert!(!html.contains("{{batch}}"), "placeholder in the HTML");
 }
+
+#[test]
+fn run_takes_t_with_units_and_reports_seconds() {
+    let db = database("t_units");
+    let o = common::run(&db, &["-i", "-q"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = common::run(&db, &["-n", "-S", "-c", "1", "-T", "1s"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("\nduration: 1 s\n"), "{stdout}");
+    for (bad, why) in [
+        ("1500ms", "whole number of seconds"),
+        ("500ms", "at least 1 second"),
+    ] {
+        let o = common::run(&db, &["-n", "-S", "-T", bad]);
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+    // The same rule for scenario ladders, checked before any server starts.
+    let o = hotbench()
+        .args(["scenario", "run", "queue", "-T", "1500ms"])
+        .output()
+        .expect("run hotbench");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("whole number of seconds"),
+        "{}",
+        text(&o).1
+    );
+}
+
+#[test]
+fn report_writes_beside_its_first_input_by_default() {
+    let dir = temp_dir("report_default");
+    let json = dir.join("before.json");
+    let db = database("report_default");
+    assert!(common::run(&db, &["-i", "-q"]).status.success());
+    let o = common::run(
+        &db,
+        &["-n", "-S", "-t", "5", "--json", json.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", text(&o).1);
+    let html = dir.join("before.html");
+    let _ = std::fs::remove_file(&html);
+    let o = hotbench().arg("report").arg(&json).output().expect("run");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains(&format!("report written to {}", html.display())),
+        "{stdout}"
+    );
+    assert!(std::fs::read_to_string(&html)
+        .expect("html")
+        .contains("<html"));
+}
+
+#[test]
+fn scenario_export_writes_an_editable_copy_once() {
+    let dir = temp_dir("export").join("mine");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = hotbench()
+        .args(["scenario", "export", "queue"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("--dir"), "{stdout}");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/queue");
+    for f in ["scenario.toml", "dequeue_batch.sql", "checks.sql"] {
+        assert_eq!(
+            std::fs::read_to_string(dir.join("queue").join(f)).expect("exported"),
+            std::fs::read_to_string(shipped.join(f)).expect("shipped"),
+            "{f}"
+        );
+    }
+    // The copy is what `--dir` finds.
+    let o = hotbench()
+        .args(["scenario", "list", "--dir"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert!(text(&o)
+        .0
+        .contains(&dir.join("queue").display().to_string()));
+    // Never over an existing copy.
+    let o = hotbench()
+        .args(["scenario", "export", "queue"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("already exists"), "{}", text(&o).1);
+}
+
+#[test]
+fn server_url_of_a_stopped_server_says_how_to_start_it() {
+    let dir = temp_dir("url_stopped").join("pg");
+    let o = hotbench()
+        .args(["server", "url", "--dir"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("hotbench server start"), "{stderr}");
+}

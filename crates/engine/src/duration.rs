@@ -43,6 +43,24 @@ pub fn parse_duration_us(text: &str, default_unit: Unit) -> Result<i64, String> 
     Ok(us.round() as i64)
 }
 
+/// A run length given to `-T` (`run` and `scenario run` alike): a bare number of seconds, as
+/// pgbench, or a number with a unit (`90s`, `2m`). Reports print seconds, so it must come to a
+/// whole number of them, at least one.
+pub fn parse_whole_seconds(text: &str) -> Result<u64, String> {
+    let us = parse_duration_us(text, Unit::Seconds)?;
+    if us < 1_000_000 {
+        return Err(format!(
+            "invalid duration \"{text}\": must be at least 1 second"
+        ));
+    }
+    if us % 1_000_000 != 0 {
+        return Err(format!(
+            "invalid duration \"{text}\": must be a whole number of seconds"
+        ));
+    }
+    Ok((us / 1_000_000) as u64)
+}
+
 /// Formats microseconds compactly (`1ms`, `250us`, `1.5s`).
 pub fn format_us(us: i64) -> String {
     if us == 0 {
@@ -85,5 +103,20 @@ mod tests {
             let text = format_us(us);
             assert_eq!(parse_duration_us(&text, Unit::Micros), Ok(us), "{text}");
         }
+    }
+
+    #[test]
+    fn whole_seconds_with_or_without_units() {
+        assert_eq!(parse_whole_seconds("30"), Ok(30));
+        assert_eq!(parse_whole_seconds("2s"), Ok(2));
+        assert_eq!(parse_whole_seconds("2m"), Ok(120));
+        assert_eq!(
+            parse_whole_seconds("1500ms").unwrap_err(),
+            "invalid duration \"1500ms\": must be a whole number of seconds"
+        );
+        assert!(parse_whole_seconds("500ms")
+            .unwrap_err()
+            .contains("at least 1 second"));
+        assert!(parse_whole_seconds("2 fortnights").is_err());
     }
 }

@@ -22,6 +22,50 @@ pub enum MergeError {
     Format { name: String, format: String },
     #[error("{0}")]
     Shards(String),
+    /// Inputs run with different settings: their sum would describe no run.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// The settings every input must share, as `(name, value)`: counts added up across runs of
+/// different durations, query modes, scales, tries or added round trips describe no run.
+fn settings(r: &RunRecord) -> Vec<(&'static str, String)> {
+    let b = &r.bench;
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+    vec![
+        ("duration (-T)", opt(b.duration_s.map(|d| format!("{d} s")))),
+        (
+            "transactions per client (-t)",
+            opt(b.transactions_per_client.map(|n| n.to_string())),
+        ),
+        ("query mode (-M)", b.query_mode.clone()),
+        ("scale", b.scale.to_string()),
+        ("maximum number of tries", b.max_tries.to_string()),
+        (
+            "latency limit (-L)",
+            opt(b.latency_limit_ms.map(|l| format!("{l} ms"))),
+        ),
+        ("added round-trip time (--rtt)", format!("{} us", b.rtt_us)),
+    ]
+}
+
+/// Refuses inputs whose settings differ, naming the setting and each input's value.
+fn check_settings(records: &[(String, RunRecord)]) -> Result<(), MergeError> {
+    let Some((first_name, first)) = records.first() else {
+        return Ok(());
+    };
+    let want = settings(first);
+    for (name, r) in &records[1..] {
+        for ((what, a), (_, b)) in want.iter().zip(settings(r)) {
+            if *a != b {
+                return Err(MergeError::Settings(format!(
+                    "{first_name} and {name} ran with different settings: {what} {a} vs {b}; \
+                     merge combines one workload run from several machines at the same time"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Merges `records` (each with a name for notes and errors, e.g. its file name).
@@ -37,6 +81,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
             });
         }
     }
+    check_settings(records)?;
     let shards = crate::shards::check(records).map_err(MergeError::Shards)?;
     let mut out = first.clone();
     let duration = records
@@ -79,6 +124,16 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
                 notes.push(n.clone());
             }
         }
+    }
+    let scripts: Vec<&str> = records
+        .iter()
+        .map(|(_, r)| r.bench.transaction_type.as_str())
+        .collect();
+    if scripts.iter().any(|s| *s != scripts[0]) {
+        notes.push(format!(
+            "the inputs ran different scripts: {} (merged as one mixed workload)",
+            scripts.join(", ")
+        ));
     }
     let names: Vec<&str> = records.iter().map(|(n, _)| n.as_str()).collect();
     notes.push(format!(
@@ -362,5 +417,28 @@ mod tests {
         a.format = "hotbench-ladder/1".into();
         assert!(merge(&[("x".into(), a)]).is_err());
         assert!(matches!(merge(&[]), Err(MergeError::Empty)));
+    }
+
+    #[test]
+    fn refuses_inputs_with_different_settings_and_notes_different_scripts() {
+        let a = record("a", 100.0, 3, 500, 2.0);
+        let mut b = record("b", 100.0, 3, 300, 2.0);
+        b.bench.query_mode = "prepared".into();
+        let e = merge(&[("a.json".into(), a.clone()), ("b.json".into(), b)]).unwrap_err();
+        assert!(matches!(e, MergeError::Settings(_)));
+        assert!(e.to_string().contains("query mode (-M)"), "{e}");
+        let mut c = record("c", 100.0, 3, 300, 2.0);
+        c.bench.duration_s = Some(60);
+        let e = merge(&[("a.json".into(), a.clone()), ("c.json".into(), c)]).unwrap_err();
+        assert!(e.to_string().contains("duration (-T) 3 s vs 60 s"), "{e}");
+        let d = record("d", 100.0, 3, 300, 2.0);
+        let m = merge(&[("a.json".into(), a), ("d.json".into(), d)]).unwrap();
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.contains("different scripts: a, d")),
+            "{:?}",
+            m.notes
+        );
     }
 }

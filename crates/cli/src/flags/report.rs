@@ -10,9 +10,9 @@ pub struct ReportArgs {
     /// Result files: run results (--json), scenario ladders or sweeps
     #[arg(value_name = "RESULT.json", required = true)]
     pub files: Vec<PathBuf>,
-    /// Write the HTML report here
-    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
-    pub output: PathBuf,
+    /// Write the HTML report here (default: the first file's name with .html, beside it)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -178,7 +178,7 @@ pub struct RunArgs {
         help_heading = "Benchmarking options"
     )]
     pub transactions: Option<String>,
-    /// Duration of benchmark test in seconds
+    /// Duration of benchmark test in seconds (hotbench also takes units: 90s, 2m)
     #[arg(
         short = 'T',
         long = "time",

@@ -89,6 +89,12 @@ pub enum ScenarioCommand {
         #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
         dir: Vec<PathBuf>,
     },
+    /// Copy a scenario's files to DIR/NAME for editing (then: scenario run NAME --dir DIR)
+    Export {
+        name: String,
+        /// Directory to create NAME in (created if missing; NAME itself must not exist)
+        dir: PathBuf,
+    },
     /// Run a scenario's ladder of variants and check the data after each
     #[command(disable_help_flag = true)]
     Run(Box<ScenarioRunArgs>),
