@@ -1,4 +1,5 @@
-//! Inputs are read with bounded memory (issue 13, item 3): devices that never end, directories
+//! Inputs are read with bounded memory (issue 13, item 3) and result files of unknown
+//! format versions are refused (item 14): devices that never end, directories
 //! and oversized files are refused with one line (exit 1) instead of being read until the
 //! OOM killer steps in. No server needed: inputs are checked before connecting.
 
@@ -53,6 +54,42 @@ fn oversized_inputs_are_refused_with_one_line() {
         assert_eq!(o.status.code(), Some(1), "{args:?}\n{out}\n{err}");
         assert!(err.contains("larger than"), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_format_versions_are_refused_by_every_reader() {
+    let dir = temp_dir("inputs-formats");
+    let docs = [
+        (
+            "r2.json",
+            serde_json::json!({"format": "hotbench-result/2"}),
+        ),
+        (
+            "l2.json",
+            serde_json::json!({"format": "hotbench-ladder/2", "ladders": []}),
+        ),
+        (
+            "s9.json",
+            serde_json::json!({"format": "hotbench-sweep/9", "runs": []}),
+        ),
+    ];
+    for (name, doc) in &docs {
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        let path = p.to_str().unwrap();
+        for args in [
+            vec!["report", path, "-o", "/dev/null"],
+            vec!["compare", path, path],
+            vec!["merge", path, path, "-o", "/dev/null"],
+            vec!["usl", path],
+        ] {
+            let o = hotbench_output(&args);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(1), "{args:?}\n{out}\n{err}");
+            assert!(err.contains("unknown result format"), "{args:?}: {err}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,7 @@
 //! `hotbench report a.json b.json`), from scenario ladders (`scenario run --html`), and from
 //! any mix of result documents read back from files, recognised by their `format` field.
 
-use hotbench_stats::RunRecord;
+use hotbench_stats::{RunRecord, LADDER_FORMAT, RESULT_FORMAT};
 
 use crate::bars::{self, Bar};
 use crate::html::Doc;
@@ -26,7 +26,7 @@ pub enum DocumentError {
         name: String,
         source: serde_json::Error,
     },
-    #[error("{name}: unknown result format \"{format}\" (expected hotbench-result/1, hotbench-ladder/1 or hotbench-sweep/1)")]
+    #[error("{name}: unknown result format \"{format}\" (this hotbench reads {})", KNOWN_FORMATS.join(", "))]
     Format { name: String, format: String },
     #[error("{name}: invalid {format} document: {source}")]
     Shape {
@@ -53,25 +53,42 @@ pub fn parse_document(name: &str, text: &str) -> Result<Document, DocumentError>
         format: format.clone(),
         source,
     };
-    let family = format.split('/').next().unwrap_or("");
-    match family {
-        "hotbench-result" => Ok(Document::Run(
+    let unknown = |format: &str| DocumentError::Format {
+        name: name.to_string(),
+        format: format.to_string(),
+    };
+    // Whole `family/version` strings: a later version of a known family is as unknown as
+    // a foreign family (its shape may differ in ways this reader would misread).
+    let doc = match format.as_str() {
+        RESULT_FORMAT => Document::Run(
             name.to_string(),
             Box::new(serde_json::from_value(v).map_err(shape)?),
-        )),
-        "hotbench-ladder" => {
+        ),
+        LADDER_FORMAT => {
             let f: LadderFileView = serde_json::from_value(v).map_err(shape)?;
-            Ok(Document::Ladders(f.ladders))
+            Document::Ladders(f.ladders)
         }
-        "hotbench-sweep" => Ok(Document::Sweep(Box::new(
-            serde_json::from_value(v).map_err(shape)?,
-        ))),
-        _ => Err(DocumentError::Format {
-            name: name.to_string(),
-            format,
-        }),
+        sweep::SWEEP_FORMAT => Document::Sweep(Box::new(serde_json::from_value(v).map_err(shape)?)),
+        other => return Err(unknown(other)),
+    };
+    // Run records nested in ladders and sweeps carry their own format too.
+    let nested: Vec<&RunRecord> = match &doc {
+        Document::Run(..) => Vec::new(),
+        Document::Ladders(ls) => ls
+            .iter()
+            .flat_map(|l| &l.variants)
+            .filter_map(|v| v.record.as_ref())
+            .collect(),
+        Document::Sweep(s) => s.runs.iter().collect(),
+    };
+    match nested.iter().find(|r| r.format != RESULT_FORMAT) {
+        Some(r) => Err(unknown(&r.format)),
+        None => Ok(doc),
     }
 }
+
+/// Every format `parse_document` reads.
+pub const KNOWN_FORMATS: [&str; 3] = [RESULT_FORMAT, LADDER_FORMAT, sweep::SWEEP_FORMAT];
 
 fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
     let first = runs
@@ -255,5 +272,37 @@ mod tests {
             "{err}"
         );
         assert!(parse_document("y.json", "not json").is_err());
+    }
+
+    #[test]
+    fn later_versions_of_known_formats_are_refused() {
+        let r = record("a", 1.0, 2, 100, 1.0);
+        let mut v = serde_json::to_value(&r).unwrap();
+        for f in [
+            "hotbench-result/2",
+            "hotbench-result/10",
+            "hotbench-result",
+            "",
+        ] {
+            v["format"] = f.into();
+            let err = parse_document("r.json", &v.to_string()).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("unknown result format \"{f}\"")),
+                "{err}"
+            );
+        }
+        let mut nested = r.clone();
+        nested.format = "hotbench-result/2".into();
+        for doc in [
+            serde_json::json!({"format": "hotbench-ladder/2", "ladders": []}),
+            serde_json::json!({"format": "hotbench-sweep/2", "runs": []}),
+            serde_json::json!({"format": "hotbench-ladder/1",
+                "ladders": [{"variants": [{"name": "v", "record": nested}]}]}),
+            serde_json::json!({"format": "hotbench-sweep/1", "runs": [nested]}),
+        ] {
+            let err = parse_document("d.json", &doc.to_string()).unwrap_err();
+            assert!(err.to_string().contains("unknown result format"), "{err}");
+        }
     }
 }

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use hotbench_stats::RunRecord;
 
-/// Bumped on any incompatible change of the file's shape.
-pub const LADDER_FORMAT: &str = "hotbench-ladder/1";
+/// Bumped on any incompatible change of the file's shape (defined beside the run record's).
+pub use hotbench_stats::LADDER_FORMAT;
 
 /// A ladder file: one or more ladders (`hotbench demo` writes two).
 #[derive(Debug, Clone, Serialize, Deserialize)]

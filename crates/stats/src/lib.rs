@@ -21,6 +21,6 @@ pub use histogram::{LatencyHistogram, Percentiles};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ErrorSample, GroupRecord, IntervalRecord, IntervalStats,
-    RunRecord, ScriptRecord, ServerInfo, TotalsRecord, RESULT_FORMAT,
+    RunRecord, ScriptRecord, ServerInfo, TotalsRecord, LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;

@@ -12,6 +12,10 @@ use crate::histogram::Percentiles;
 /// Bumped on any incompatible change of the record's shape.
 pub const RESULT_FORMAT: &str = "hotbench-result/1";
 
+/// The scenario ladders' document (`hotbench scenario run --json`), whose variants hold
+/// run records: defined here so the writer (scenario) and the reader (report) share it.
+pub const LADDER_FORMAT: &str = "hotbench-ladder/1";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {
     pub format: String,
