@@ -8,6 +8,9 @@ pub struct Fail {
     pub message: String,
     pub detail: Option<String>,
     pub hint: Option<String>,
+    /// A further `error:` line after the detail and hint (pgbench reports some failures twice:
+    /// the cause, then what it stopped).
+    pub then: Option<String>,
     pub code: u8,
 }
 
@@ -18,6 +21,7 @@ impl Fail {
             message: message.into(),
             detail: None,
             hint: None,
+            then: None,
             code: 1,
         }
     }
@@ -40,6 +44,11 @@ impl Fail {
         self
     }
 
+    pub fn then(mut self, message: impl Into<String>) -> Fail {
+        self.then = Some(message.into());
+        self
+    }
+
     /// Prints `hotbench: error: …` (and detail/hint lines) to stderr.
     pub fn print(&self) {
         eprintln!("hotbench: error: {}", self.message);
@@ -48,6 +57,9 @@ impl Fail {
         }
         if let Some(h) = &self.hint {
             eprintln!("hotbench: hint: {h}");
+        }
+        if let Some(t) = &self.then {
+            eprintln!("hotbench: error: {t}");
         }
     }
 }

@@ -22,11 +22,14 @@ use crate::option_ranges::{
 use crate::scripts::{is_builtin, load, specs_in_order, ScriptSpec};
 use crate::target::{self, Target, TargetArgs};
 
+/// pgbench's limit on `-b`/`-f`/`-N`/`-S` scripts in one run.
+const MAX_SCRIPTS: usize = 128;
+
 fn benchmarking_option_set(a: &RunArgs) -> bool {
     !a.builtin.is_empty()
         || !a.file.is_empty()
-        || a.skip_some_updates > 0
-        || a.select_only > 0
+        || !a.skip_some_updates.is_empty()
+        || !a.select_only.is_empty()
         || a.client.is_some()
         || a.connect
         || !a.define.is_empty()
@@ -155,6 +158,8 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     opts.index_tablespace = args.index_tablespace.clone();
     opts.quiet = args.quiet;
     opts.no_vacuum = args.no_vacuum;
+    // Checks between options (--partition-method needs --partitions) come before connecting.
+    opts.validate().map_err(init_fail)?;
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
     let mut err = std::io::stderr();
@@ -335,6 +340,10 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         }
         _ => crate::seed::resolve(args.random_seed.as_deref())?,
     };
+    if seed_given {
+        // pgbench reports a seed chosen by the user (so a run can be repeated).
+        eprintln!("hotbench: setting random seed to {random_seed}");
+    }
     let rtt_us = match &args.rtt {
         Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
         None => 0,
@@ -379,6 +388,11 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         None => None,
     };
     let specs = specs_in_order(m);
+    if specs.len() > MAX_SCRIPTS {
+        return Err(Fail::input(format!(
+            "at most {MAX_SCRIPTS} SQL scripts are allowed"
+        )));
+    }
     let groups = if !args.group.is_empty() {
         if !specs.is_empty() {
             return Err(Fail::input(

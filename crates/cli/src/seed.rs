@@ -10,8 +10,11 @@ pub fn resolve(option: Option<&str>) -> Result<u64> {
     match text {
         Some(t) => Ok(t
             .parse::<hotbench_script::RandomSeed>()
-            .map_err(|e| {
-                Fail::input(format!("unrecognized random seed option \"{t}\"")).detail(e.0)
+            .map_err(|_| {
+                // pgbench's two errors: the value, then the option it came from.
+                Fail::input(format!("unrecognized random seed option \"{t}\""))
+                    .detail("Expecting an unsigned integer, \"time\" or \"rand\".")
+                    .then("error while setting random seed from --random-seed option")
             })?
             .resolve()),
         None => Ok(hotbench_script::RandomSeed::Time.resolve()),

@@ -180,6 +180,12 @@ impl<E: Env> Core<E> {
                 return Some(Action::Wait);
             }
         };
+        if slot.collector.copy_started {
+            // The server now waits for COPY data that no script can give (pgbench's words).
+            eprintln!("hotbench: error: COPY is not supported in pgbench, aborting");
+            self.abort(slot);
+            return Some(Action::Wait);
+        }
         if slot.collector.error.as_ref().is_some_and(DbError::is_fatal) {
             let err = slot.collector.error.take();
             self.on_lost(slot, err, "the server terminated the session");

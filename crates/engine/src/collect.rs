@@ -30,6 +30,8 @@ pub struct Collector {
     pub tx_status: u8,
     /// A ParseComplete arrived (the statement sent with Parse exists on the server).
     pub parsed: bool,
+    /// The server entered COPY mode (pgbench aborts the client: scripts cannot feed COPY).
+    pub copy_started: bool,
 }
 
 impl Default for Collector {
@@ -50,6 +52,7 @@ impl Default for Collector {
             last_rows: 0,
             tx_status: b'I',
             parsed: false,
+            copy_started: false,
         }
     }
 }
@@ -75,6 +78,7 @@ impl Collector {
         self.last_rows = 0;
         self.tx_status = b'I';
         self.parsed = false;
+        self.copy_started = false;
     }
 
     /// Handles one backend message for `sql` (None for ROLLBACK or pipeline syncs).
@@ -85,6 +89,10 @@ impl Collector {
         sql: Option<&SqlCommand>,
         vars: &mut Variables,
     ) -> Result<Step, hotbench_wire::Error> {
+        if matches!(msg, Message::CopyInResponse(_) | Message::CopyOutResponse(_)) {
+            self.copy_started = true;
+            return Ok(Step::Done);
+        }
         let mut sink = Sink { c: self, sql, vars };
         match interpret(msg, &mut sink)? {
             Progress::More => Ok(Step::More),

@@ -44,8 +44,10 @@ impl ErrorClass {
     }
 }
 
+/// The error as libpq's `PQerrorMessage` words it (pgbench prints that): `ERROR:  message`
+/// and its DETAIL/HINT/CONTEXT lines.
 fn one_line(err: &DbError) -> String {
-    format!("{}: {} (SQLSTATE {})", err.severity, err.message, err.code)
+    err.to_string()
 }
 
 impl<E: Env> Core<E> {

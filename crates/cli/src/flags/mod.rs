@@ -45,7 +45,11 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a pgbench workload: same flags, same report, plus percentiles, retries, JSON
-    #[command(allow_hyphen_values = false)]
+    #[command(
+        allow_hyphen_values = false,
+        before_help = "hotbench run is a benchmarking tool for PostgreSQL, compatible with pgbench.",
+        after_help = "Report bugs to the hotbench issue tracker (pgbench's own options keep pgbench's meaning)."
+    )]
     Run(Box<run::RunArgs>),
     /// Manage the default embedded PostgreSQL (start, stop, status, url, reset)
     Server(server::ServerArgs),

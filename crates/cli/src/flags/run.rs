@@ -10,6 +10,8 @@ use clap::{ArgAction, Args};
 #[command(
     disable_help_flag = true,
     disable_version_flag = true,
+    // pgbench (getopt) takes a repeated option, the last value winning: `-n -v -n`.
+    args_override_self = true,
     about = "Run a pgbench workload (same flags, same report) with honest statistics"
 )]
 pub struct RunArgs {
@@ -98,11 +100,12 @@ pub struct RunArgs {
     #[arg(short = 'f', long = "file", value_name = "FILENAME[@W]", action = ArgAction::Append, help_heading = "Options to select what to run")]
     pub file: Vec<String>,
     /// Skip updates of pgbench_tellers and pgbench_branches (same as "-b simple-update")
-    #[arg(short = 'N', long = "skip-some-updates", action = ArgAction::Count, help_heading = "Options to select what to run")]
-    pub skip_some_updates: u8,
+    // Append (not Count): every -N is a script, and Count would be reset by args_override_self.
+    #[arg(short = 'N', long = "skip-some-updates", action = ArgAction::Append, num_args = 0, default_missing_value = "simple-update", help_heading = "Options to select what to run")]
+    pub skip_some_updates: Vec<String>,
     /// Perform SELECT-only transactions (same as "-b select-only")
-    #[arg(short = 'S', long = "select-only", action = ArgAction::Count, help_heading = "Options to select what to run")]
-    pub select_only: u8,
+    #[arg(short = 'S', long = "select-only", action = ArgAction::Append, num_args = 0, default_missing_value = "select-only", help_heading = "Options to select what to run")]
+    pub select_only: Vec<String>,
 
     // ---- Benchmarking options --------------------------------------------------------
     /// Number of concurrent database clients (default: 1)

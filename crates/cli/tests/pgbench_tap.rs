@@ -1,0 +1,437 @@
+//! PostgreSQL's own pgbench TAP tests (`001_pgbench_with_server.pl`, `002_pgbench_no_server.pl`
+//! of PostgreSQL 15 and 18), run against `hotbench run`. The cases were extracted into
+//! `tests/tap/pgNN/*.json` by `tests/tap/extract/extract.pl` (see `tests/tap/README.md`);
+//! `tests/tap/expectations.json` lists the cases skipped (with a reason) and the known
+//! failures (with their class). A case that fails without being listed fails the test, and so
+//! does a listed known failure that now passes, so the list stays true.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use common::*;
+
+/// How long one invocation may take before it counts as hung (the machine may be loaded).
+const CASE_DEADLINE: Duration = Duration::from_secs(180);
+
+fn tap_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tap")
+}
+
+fn load(rel: &str) -> Value {
+    let path = tap_dir().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// A Perl regex (pattern and modifiers, as `re::regexp_pattern` gives them) for fancy-regex.
+/// Without `/m`, Perl's `$` also matches before a final newline: spelled out here.
+fn perl_regex(re: &str, flags: &str) -> fancy_regex::Regex {
+    let mut out = String::new();
+    let inline: String = flags.chars().filter(|c| "imsx".contains(*c)).collect();
+    if !inline.is_empty() {
+        out.push_str(&format!("(?{inline})"));
+    }
+    let multiline = flags.contains('m');
+    let mut chars = re.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                match chars.next() {
+                    Some('Z') => {
+                        out.pop();
+                        out.push_str(r"(?=\n?\z)");
+                    }
+                    Some(n) => out.push(n),
+                    None => {}
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A ']' first in a class is literal.
+                if chars.peek() == Some(&']') {
+                    out.push_str(r"\]");
+                    chars.next();
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            '$' if !in_class && !multiline => out.push_str(r"(?=\n?\z)"),
+            _ => out.push(c),
+        }
+    }
+    fancy_regex::Regex::new(&out).unwrap_or_else(|e| panic!("regex {re:?} -> {out:?}: {e}"))
+}
+
+fn pattern(v: &Value) -> (String, fancy_regex::Regex) {
+    let re = v["re"].as_str().expect("re");
+    let flags = v["flags"].as_str().unwrap_or("");
+    (re.to_string(), perl_regex(re, flags))
+}
+
+fn subst(s: &str, dir: &Path) -> String {
+    s.replace("@DIR@", &dir.to_string_lossy())
+}
+
+/// Where a suite runs: its directory, and the server (None for the no-server suite).
+struct Suite {
+    dir: PathBuf,
+    db: Option<hotbench_pgserver::ConnInfo>,
+}
+
+impl Suite {
+    fn env(&self, cmd: &mut Command) {
+        for v in [
+            "PGHOST",
+            "PGHOSTADDR",
+            "PGPORT",
+            "PGDATABASE",
+            "PGUSER",
+            "PGPASSWORD",
+            "PGSERVICE",
+            "PGOPTIONS",
+        ] {
+            cmd.env_remove(v);
+        }
+        match &self.db {
+            Some(db) => {
+                cmd.env("PGHOST", &db.socket_dir)
+                    .env("PGPORT", db.port.to_string())
+                    .env("PGUSER", &db.user)
+                    .env("PGDATABASE", &db.dbname);
+            }
+            // pgbench's no-server tests find no server at the default place; hotbench would
+            // start its embedded one there (a deliberate difference), so point it nowhere.
+            None => {
+                cmd.env("PGHOST", self.dir.join("no-server"))
+                    .env("PGPORT", "1");
+            }
+        }
+    }
+
+    fn psql(&self, sql: &str) -> String {
+        let db = self
+            .db
+            .as_ref()
+            .expect("SQL step in a suite without server");
+        psql(db, sql)
+    }
+}
+
+/// Runs one recorded pgbench invocation with `hotbench run`; returns what did not match.
+fn run_case(suite: &Suite, case: &Value) -> Vec<String> {
+    for f in case["files"].as_array().expect("files") {
+        let path = subst(f["path"].as_str().expect("path"), &suite.dir);
+        let _ = std::fs::remove_file(&path);
+        if let Some(parent) = Path::new(&path).parent() {
+            std::fs::create_dir_all(parent).expect("script dir");
+        }
+        std::fs::write(&path, f["text"].as_str().expect("text")).expect("write script");
+    }
+    let args: Vec<String> = case["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .map(|a| subst(a.as_str().expect("arg"), &suite.dir))
+        .collect();
+    let out_path = suite.dir.join("case.stdout");
+    let err_path = suite.dir.join("case.stderr");
+    let mut cmd = hotbench();
+    cmd.arg("run").args(&args).current_dir(&suite.dir);
+    suite.env(&mut cmd);
+    if let Some(env) = case["env"].as_object() {
+        for (k, v) in env {
+            cmd.env(k, v.as_str().unwrap_or(""));
+        }
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(File::create(&out_path).expect("stdout file"))
+        .stderr(File::create(&err_path).expect("stderr file"));
+    let mut child = cmd.spawn().expect("spawn hotbench");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if start.elapsed() > CASE_DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    let mut problems = Vec::new();
+    let want = case["status"].as_i64().expect("status") as i32;
+    match status.and_then(|s| s.code()) {
+        Some(code) if code == want => {}
+        Some(code) => problems.push(format!("status {code}, expected {want}")),
+        None => problems.push(format!(
+            "no exit status (hung past {CASE_DEADLINE:?} or killed by a signal)"
+        )),
+    }
+    for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        for p in case[stream].as_array().expect("patterns") {
+            let (re, rx) = pattern(p);
+            if !rx.is_match(text).unwrap_or(false) {
+                problems.push(format!("{stream} does not match /{re}/"));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        problems.push(format!(
+            "command: hotbench run {}\n--- stdout\n{}--- stderr\n{}",
+            args.join(" "),
+            clip(&stdout),
+            clip(&stderr)
+        ));
+    }
+    problems
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 3000;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut cut = MAX;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n[… {} more bytes]\n", &s[..cut], s.len() - cut)
+}
+
+/// The recorded `check_pgbench_logs`: file count and names, lines per file, line format.
+fn check_logs(suite: &Suite, step: &Value) -> Vec<String> {
+    let dir = PathBuf::from(subst(step["dir"].as_str().expect("dir"), &suite.dir));
+    let prefix = step["prefix"].as_str().expect("prefix");
+    let (_, line_rx) = pattern(&step["line"]);
+    let name_rx = fancy_regex::Regex::new(&format!(r"^{prefix}\.\d+(\.\d+)?$")).expect("rx");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("log dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{prefix}."))
+        })
+        .map(|e| e.path())
+        .collect();
+    logs.sort();
+    let mut problems = Vec::new();
+    let want = step["files"].as_u64().expect("files") as usize;
+    if logs.len() != want {
+        problems.push(format!(
+            "{} log files {prefix}.*, expected {want}",
+            logs.len()
+        ));
+    }
+    let (min, max) = (step["min"].as_u64().unwrap(), step["max"].as_u64().unwrap());
+    for log in &logs {
+        let name = log.file_name().unwrap().to_string_lossy().into_owned();
+        if !name_rx.is_match(&name).unwrap_or(false) {
+            problems.push(format!("log file name {name}"));
+        }
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let lines: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
+        if !(min..=max).contains(&(lines.len() as u64)) {
+            problems.push(format!(
+                "{name}: {} lines, expected {min}..={max}",
+                lines.len()
+            ));
+        }
+        for l in &lines {
+            if !line_rx.is_match(l).unwrap_or(false) {
+                problems.push(format!("{name}: line {l:?} does not match"));
+                break;
+            }
+        }
+    }
+    problems
+}
+
+/// Applies a recorded `append_conf` to the suite's database (its sessions get the settings).
+fn apply_conf(suite: &Suite, text: &str) {
+    let db = suite
+        .db
+        .as_ref()
+        .expect("conf step in a suite without server");
+    for line in text.lines() {
+        let Some((name, value)) = line.split_once('=') else {
+            continue;
+        };
+        let sql = format!(
+            "ALTER DATABASE \"{}\" SET {} = '{}'",
+            db.dbname,
+            name.trim(),
+            value.trim().replace('\'', "''")
+        );
+        suite.psql(&sql);
+    }
+}
+
+/// Runs every step of one extracted suite; panics with a summary when an unlisted case fails
+/// or a listed known failure passes.
+fn run_suite(version: &str, test: &str, with_server: bool) {
+    // The with-server suites create the same cluster-wide tablespace: one at a time.
+    static SERVER_SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time =
+        with_server.then(|| SERVER_SUITE.lock().unwrap_or_else(|p| p.into_inner()));
+    let data = load(&format!("pg{version}/{test}.json"));
+    let expectations = load("expectations.json");
+    let key = format!("pg{version}/{test}");
+    let notes = expectations[&key].as_object().cloned().unwrap_or_default();
+    let dir = temp_dir(&format!("tap{version}-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("suite dir");
+    let suite = Suite {
+        db: with_server.then(|| database(&format!("tap{version}"))),
+        dir,
+    };
+    if let Some(db) = &suite.db {
+        give_to_server_user(&suite.dir, db);
+    }
+    let (mut passed, mut skipped, mut known, mut total) = (0, 0, 0, 0);
+    let mut unexpected: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let ids: Vec<&str> = data["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    for id in notes.keys() {
+        if !ids.contains(&id.as_str()) {
+            unexpected.insert(
+                id.clone(),
+                vec!["listed in expectations.json but no such case".into()],
+            );
+        }
+    }
+    for step in data["steps"].as_array().expect("steps") {
+        match step["kind"].as_str().expect("kind") {
+            "sql" => {
+                let sql = subst(step["sql"].as_str().expect("sql"), &suite.dir);
+                if sql.contains("CREATE TABLESPACE") {
+                    let loc = suite.dir.join("regress_pgbench_tap_1_ts_dir");
+                    std::fs::create_dir_all(&loc).expect("tablespace dir");
+                    give_to_server_user(&loc, suite.db.as_ref().unwrap());
+                }
+                suite.psql(&sql);
+            }
+            "query" => {
+                let got = suite.psql(step["sql"].as_str().expect("sql"));
+                let want = step["expect"].as_str().expect("expect");
+                if got.trim() != want {
+                    unexpected
+                        .entry(format!("data check {}", step["sql"]))
+                        .or_default()
+                        .push(format!("got {got:?}, expected {want}"));
+                }
+            }
+            "conf" => apply_conf(&suite, step["text"].as_str().expect("text")),
+            "reload" => {}
+            "logs" => {
+                let problems = check_logs(&suite, step);
+                if !problems.is_empty() {
+                    unexpected.insert(format!("log check {}", step["prefix"]), problems);
+                }
+            }
+            "pgbench" => {
+                total += 1;
+                let id = step["id"].as_str().expect("id");
+                let note = notes.get(id);
+                if let Some(reason) = note.and_then(|n| n.get("skip")) {
+                    eprintln!("skip {id}: {}", reason.as_str().unwrap_or(""));
+                    skipped += 1;
+                    continue;
+                }
+                let problems = run_case(&suite, step);
+                let known_class = note.and_then(|n| n.get("known_failure"));
+                match (problems.is_empty(), known_class) {
+                    (true, None) => passed += 1,
+                    (true, Some(_)) => {
+                        unexpected.insert(
+                            id.to_string(),
+                            vec!["passes now: remove it from the known failures".into()],
+                        );
+                    }
+                    (false, Some(class)) => {
+                        known += 1;
+                        eprintln!("known failure {id} ({class}): {}", problems[0]);
+                    }
+                    (false, None) => {
+                        unexpected.insert(id.to_string(), problems);
+                    }
+                }
+            }
+            other => panic!("unknown step kind {other}"),
+        }
+    }
+    eprintln!(
+        "{key}: passed {passed}/{total}, skipped {skipped}, known failures {known}, unexpected {}",
+        unexpected.len()
+    );
+    if !unexpected.is_empty() {
+        let mut msg = String::new();
+        for (id, problems) in &unexpected {
+            msg.push_str(&format!("\n=== {id}\n{}\n", problems.join("\n")));
+        }
+        panic!("{key}: {} unexpected results:{msg}", unexpected.len());
+    }
+}
+
+/// Hands a directory to the server's OS user (the owner of its socket directory), as a
+/// tablespace location must be.
+fn give_to_server_user(dir: &Path, db: &hotbench_pgserver::ConnInfo) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(&db.socket_dir).expect("socket dir");
+    std::os::unix::fs::chown(dir, Some(meta.uid()), Some(meta.gid())).expect("chown");
+}
+
+#[test]
+fn perl_regexes_translate() {
+    let m = |re: &str, flags: &str, text: &str| perl_regex(re, flags).is_match(text).unwrap();
+    assert!(m("^$", "", ""));
+    assert!(m("^$", "", "\n"));
+    assert!(!m("^$", "", "x\n"));
+    assert!(m("a$", "", "xa\n"));
+    assert!(!m("a$", "", "a\nb"));
+    assert!(m("a$", "m", "a\nb"));
+    assert!(m("[$]", "", "$"));
+    assert!(m(r"\$1 = ", "", "$1 = "));
+    assert!(m("(?!vacuuming)", "", "vacuuming"));
+    assert!(m(r"(a|b)x.*\1", "s", "ax\nya"));
+    assert!(m("ABC", "i", "abc"));
+}
+
+#[test]
+fn tap_pg15_no_server() {
+    run_suite("15", "002_pgbench_no_server", false);
+}
+
+#[test]
+fn tap_pg15_with_server() {
+    run_suite("15", "001_pgbench_with_server", true);
+}
+
+#[test]
+fn tap_pg18_no_server() {
+    run_suite("18", "002_pgbench_no_server", false);
+}
+
+#[test]
+fn tap_pg18_with_server() {
+    run_suite("18", "001_pgbench_with_server", true);
+}
