@@ -89,7 +89,10 @@ impl Collector {
         sql: Option<&SqlCommand>,
         vars: &mut Variables,
     ) -> Result<Step, hotbench_wire::Error> {
-        if matches!(msg, Message::CopyInResponse(_) | Message::CopyOutResponse(_)) {
+        if matches!(
+            msg,
+            Message::CopyInResponse(_) | Message::CopyOutResponse(_)
+        ) {
             self.copy_started = true;
             return Ok(Step::Done);
         }

@@ -18,7 +18,9 @@ pub fn command() -> clap::Command {
 
 fn getopt_values(cmd: clap::Command) -> clap::Command {
     cmd.mut_args(|a| {
-        if !a.is_positional() && a.get_action().takes_values() {
+        // -N/-S append a value each time but read none (num_args = 0).
+        let reads_value = a.get_num_args().is_none_or(|r| r.max_values() > 0);
+        if !a.is_positional() && a.get_action().takes_values() && reads_value {
             a.allow_hyphen_values(true)
         } else {
             a
