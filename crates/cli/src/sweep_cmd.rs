@@ -98,9 +98,11 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_report::threshold::Subject<'_>> {
         .enumerate()
         .map(|(i, r)| {
             let label = doc.labels.get(i).cloned();
+            let n = r.bench.clients;
+            let clients = format!("{n} client{}", if n == 1 { "" } else { "s" });
             let name = match &label {
-                Some(l) => format!("{l} @ {} clients", r.bench.clients),
-                None => format!("{} clients", r.bench.clients),
+                Some(l) => format!("{l} @ {clients}"),
+                None => clients,
             };
             let mut s = hotbench_report::threshold::Subject::run(name, r);
             s.variant = label;

@@ -301,8 +301,8 @@ fn sweep_runs_each_client_count_and_fits_the_usl() {
         );
         assert!(out.contains(&format!("number of clients: {n}\n")), "{out}");
     }
-    assert!(out.contains("USL fit: λ = "), "{out}");
-    assert!(out.contains("predicted peak"), "{out}");
+    assert!(out.contains("USL fit: σ (contention) = "), "{out}");
+    assert!(out.contains("peak: "), "{out}");
     let doc = json_value(&json);
     assert_eq!(doc["format"], "hotbench-sweep/1");
     assert_eq!(doc["runs"].as_array().map(Vec::len), Some(3));

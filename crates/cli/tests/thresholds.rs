@@ -131,6 +131,42 @@ fn bad_threshold_is_exit_1_with_its_text() {
 }
 
 #[test]
+fn sweep_checks_every_client_count() {
+    let db = database("thr_sweep");
+    let dir = temp_dir("thr-sweep");
+    let script = write_script(&dir, "slow.sql", SLOW);
+    let out = dir.join("s.json");
+    let mut cmd = hotbench();
+    cmd.arg("sweep")
+        .args(conn_args(&db))
+        .args([
+            "-n",
+            "-T",
+            "1",
+            "-c",
+            "1,2,3",
+            "-f",
+            script.to_str().unwrap(),
+        ])
+        .args(["--json", out.to_str().unwrap()])
+        .args(["--threshold", "p50>=20ms", "--threshold", "tps>=100000"])
+        .arg(&db.dbname);
+    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+        cmd.env_remove(v);
+    }
+    let o = cmd.output().unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 client: p50 = "), "{stdout}");
+    assert!(stdout.contains("3 clients: tps = "), "{stdout}");
+    let v = json(&out);
+    assert_eq!(v["format"], "hotbench-sweep/1");
+    let t = v["thresholds"].as_array().expect("thresholds stored");
+    assert_eq!(t.len(), 6, "{t:?}");
+    assert_eq!(t.iter().filter(|x| x["ok"] == true).count(), 3, "{t:?}");
+}
+
+#[test]
 fn ladder_thresholds_per_variant_and_best() {
     let db = database("thr_ladder");
     let dir = temp_dir("thr-ladder");

@@ -12,7 +12,7 @@ use crate::html::{num, table, Chart, Doc};
 use crate::run_html::{header, run_section};
 use crate::usl::{self, UslFit};
 use crate::usl_input::PointSeries;
-use crate::usl_report::{fit_chart, Curve};
+use crate::usl_report::{fit_chart, fit_lines, Curve};
 
 pub const SWEEP_FORMAT: &str = "hotbench-sweep/1";
 
@@ -109,38 +109,6 @@ impl SweepDoc {
     }
 }
 
-/// The fit in words: parameters, peak concurrency and throughput.
-pub fn fit_text(fit: &UslFit) -> String {
-    let mut o = format!(
-        "USL fit: λ = {} tps per client, σ (contention) = {:.4}, κ (coherency) = {:.6}, R² = {:.3}\n",
-        num(fit.lambda),
-        fit.sigma,
-        fit.kappa,
-        fit.r2
-    );
-    match (fit.peak_concurrency(), fit.peak_throughput()) {
-        (Some(n), Some(x)) => {
-            let _ = writeln!(
-                o,
-                "predicted peak: {} tps at {:.0} clients (N* = sqrt((1-σ)/κ) = {n:.1})",
-                num(x),
-                n.round().max(1.0)
-            );
-        }
-        (None, Some(x)) => {
-            let _ = writeln!(
-                o,
-                "predicted peak: none in range (κ = 0); throughput approaches λ/σ = {} tps",
-                num(x)
-            );
-        }
-        _ => {
-            let _ = writeln!(o, "predicted peak: none (linear scaling: σ = κ = 0)");
-        }
-    }
-    o
-}
-
 /// The sweep table and fit, for the terminal.
 pub fn render_text(doc: &SweepDoc) -> String {
     let mut o = String::new();
@@ -167,18 +135,14 @@ pub fn render_text(doc: &SweepDoc) -> String {
         }
         match fit {
             Ok(f) => {
-                o.push_str(&fit_text(&f));
                 let max_n = series
                     .runs
                     .iter()
                     .map(|r| r.bench.clients)
                     .max()
                     .unwrap_or(1);
-                let _ = writeln!(
-                    o,
-                    "dominant constraint at {max_n} clients: {}",
-                    f.dominant_constraint(max_n as f64).name()
-                );
+                o.push_str("USL fit: ");
+                o.push_str(&fit_lines(&f, max_n as f64));
             }
             Err(e) => {
                 let _ = writeln!(o, "no USL fit: {e}");
@@ -288,7 +252,8 @@ mod tests {
         let f = doc.fit().unwrap();
         assert!((f.sigma - 0.1).abs() < 0.02, "{f:?}");
         let text = render_text(&doc);
-        assert!(text.contains("USL fit: λ = "), "{text}");
+        assert!(text.contains("USL fit: σ (contention) = "), "{text}");
+        assert!(text.contains("peak: "), "{text}");
         let c = usl_chart(&doc);
         assert!(c.has_data());
         let page = render_html(&doc);

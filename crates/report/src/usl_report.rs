@@ -90,7 +90,8 @@ pub fn to_json(fits: &[SeriesFit]) -> Option<UslJson> {
     })
 }
 
-/// The fit's lines for the terminal (also under `hotbench sweep`'s table).
+/// The fit in words for the terminal (`hotbench usl`, and under `hotbench sweep`'s table):
+/// parameters, peak, and the constraint that dominates at `max_n` clients.
 pub fn fit_lines(fit: &UslFit, max_n: f64) -> String {
     let mut o = format!(
         "σ (contention) = {:.6}   κ (coherency) = {:.6e}   λ = {} per client   R² = {:.4}\n",
