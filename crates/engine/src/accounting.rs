@@ -15,6 +15,7 @@ impl<E: Env> Core<E> {
     /// The transaction ended: count it, log it, and go on with the next one.
     pub(crate) fn end_transaction(&mut self, slot: &mut Slot, outcome: Outcome) {
         let now = self.env.now();
+        self.last_end_us = self.last_end_us.max(now);
         let (g, s) = (slot.group, slot.script);
         // pgbench counts the transaction first, then aborts a client left inside a block.
         let incomplete = outcome == Outcome::Committed && slot.collector.tx_status != b'I';
@@ -80,6 +81,7 @@ impl<E: Env> Core<E> {
     /// A scheduled start already later than -L: skipped without running (pgbench).
     pub(crate) fn skip(&mut self, slot: &mut Slot, now: i64) {
         let (g, s) = (slot.group, slot.script);
+        self.last_end_us = self.last_end_us.max(now);
         self.tally.each(g, s, |c| c.skipped += 1);
         if let Some(log) = self.log.as_mut() {
             log.skipped(slot.id, slot.txns_done, s, now);

@@ -58,6 +58,9 @@ pub struct Core<E: Env> {
     pub log: Option<TxLog>,
     /// A client aborted (for `--exit-on-abort`).
     pub any_aborted: bool,
+    /// When this thread's last transaction ended (committed, failed or skipped), µs: where
+    /// the benchmark interval ends, not at teardown or at the cancellation of stuck ones.
+    pub last_end_us: i64,
 }
 
 /// Distinct error messages remembered per thread.
@@ -84,12 +87,14 @@ impl<E: Env> Core<E> {
             errors: Vec::new(),
             log: None,
             any_aborted: false,
+            last_end_us: 0,
             plan,
         }
     }
 
     /// The benchmark starts at `origin`: -R schedules and the -T end are counted from it.
     pub fn start(&mut self, origin: i64) {
+        self.last_end_us = origin;
         for t in self.trigger.iter_mut() {
             *t = origin;
         }

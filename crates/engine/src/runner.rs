@@ -188,6 +188,8 @@ pub fn run(
     let mut tally = Tally::new(&plan.shape());
     let mut aborted = 0;
     let mut conn_total_us = 0;
+    // The latest end of the threads' benchmark intervals (see `WorkerMsg::Done`).
+    let mut bench_end: Option<i64> = None;
     let mut errors: Vec<ErrorSample> = Vec::new();
     let mut running_totals: Vec<TxnCounters> = vec![TxnCounters::default(); ngroups];
     let progress_us = cfg.progress_s.map(|p| i64::from(p) * 1_000_000);
@@ -222,8 +224,10 @@ pub fn run(
                 aborted: a,
                 conn_total_us: c,
                 errors: e,
+                bench_end_us,
             } => {
                 done[thread] = true;
+                bench_end = Some(bench_end.map_or(bench_end_us, |b: i64| b.max(bench_end_us)));
                 tally.merge(&t);
                 aborted += a;
                 conn_total_us += c;
@@ -321,7 +325,9 @@ pub fn run(
     for h in handles {
         let _ = h.join();
     }
-    let duration_s = (now_us() - origin) as f64 / 1e6;
+    // pgbench's interval: from the last connection to the last transaction's end (or -T),
+    // without teardown and cancelled stuck transactions.
+    let duration_s = (bench_end.unwrap_or_else(now_us) - origin).max(1) as f64 / 1e6;
     let cpu_end = crate::usage::cpu_seconds();
     let interrupted = signals::stop_requested();
     finish_record(

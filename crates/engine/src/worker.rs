@@ -40,6 +40,8 @@ pub enum WorkerMsg {
         tally: Box<Tally>,
         aborted: usize,
         conn_total_us: i64,
+        /// Monotonic µs at which this thread's benchmark interval ended.
+        bench_end_us: i64,
         errors: Vec<ErrorSample>,
     },
 }
@@ -240,6 +242,12 @@ pub fn run_worker(
             }
         }
     }
+    // The benchmark interval ends when the last transaction did, or at -T when stuck ones
+    // were cancelled after it (or at Ctrl-C); closing connections is not part of it.
+    let exit_us = now_us();
+    let bench_end_us = core
+        .last_end_us
+        .max(core.end_us.map_or(exit_us, |e| e.min(exit_us)));
     // Close connections (Terminate) and flush the log.
     for l in links.iter_mut() {
         if let Some(c) = l.conn.take() {
@@ -257,6 +265,7 @@ pub fn run_worker(
         aborted,
         conn_total_us: d.conn_total_us,
         errors: std::mem::take(&mut core.errors),
+        bench_end_us,
     });
 }
 
