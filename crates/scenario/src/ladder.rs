@@ -221,6 +221,16 @@ pub fn select_variants<'s>(
             .filter(|v| !demo || v.demo != Some(false))
             .collect());
     };
+    if wanted.is_empty() {
+        return Err(ScenarioError::Input(format!(
+            "--variants selects no variant of \"{}\" (give names separated by commas: {})",
+            scn.name(),
+            all.iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
     for w in wanted {
         if !all.iter().any(|v| &v.name == w) {
             return Err(ScenarioError::Input(format!(
@@ -647,6 +657,13 @@ fn run_variant(
     for (rel, rs) in results {
         checks.extend(check_rows(&scn.bundle.display(&rel), &rs)?);
     }
+    if !check_files.is_empty() && checks.is_empty() {
+        return Err(ScenarioError::manifest(
+            &check_files.join(", "),
+            None,
+            "the checks checked nothing (no statement returned a check row)",
+        ));
+    }
     for g in &record.groups {
         let useless = g
             .totals
@@ -726,9 +743,22 @@ pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
     out
 }
 
+/// One check per row of every row-returning statement. A statement that returns no rows
+/// is an error, not a pass: a check that vanishes would show as `✔ 0/0`.
 fn check_rows(file: &str, results: &[hotbench_wire::QueryResult]) -> Result<Vec<CheckResult>> {
     let mut out = Vec::new();
-    for r in results.iter().filter(|r| !r.columns.is_empty()) {
+    for (i, r) in results.iter().filter(|r| !r.columns.is_empty()).enumerate() {
+        if r.rows.is_empty() {
+            return Err(ScenarioError::manifest(
+                file,
+                None,
+                format!(
+                    "check query {} returned no rows (each check must return a row: name, ok, detail; \
+                     aggregate so that it always does)",
+                    i + 1
+                ),
+            ));
+        }
         let col = |n: &str| r.columns.iter().position(|c| c == n);
         let (Some(ni), Some(oi)) = (col("name"), col("ok")) else {
             return Err(ScenarioError::manifest(

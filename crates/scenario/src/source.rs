@@ -178,8 +178,27 @@ pub fn all_bundles(dirs: &[PathBuf]) -> Result<Vec<Bundle>> {
     Ok(out)
 }
 
-/// Finds scenario `name` (user directories first).
+/// Finds scenario `name` (user directories first). When `--dir` is given, the scenario
+/// must be in it: a built-in one of the same name is never run in its place (a user who
+/// points `--dir` at `./my-ladder` and asks for `daily-limit` means their own files).
 pub fn find_bundle(name: &str, dirs: &[PathBuf]) -> Result<Bundle> {
+    if !dirs.is_empty() {
+        let mut mine = Vec::new();
+        for d in dirs {
+            mine.extend(dir_bundles(d)?);
+        }
+        let names: Vec<String> = mine.iter().map(|b| b.name.clone()).collect();
+        return mine.into_iter().find(|b| b.name == name).ok_or_else(|| {
+            ScenarioError::Input(format!(
+                "no scenario \"{name}\" in --dir {} (it holds: {}); a scenario's name is its directory's name, and built-in scenarios run without --dir",
+                dirs.iter()
+                    .map(|d| format!("\"{}\"", d.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                names.join(", ")
+            ))
+        });
+    }
     let all = all_bundles(dirs)?;
     let names: Vec<String> = all.iter().map(|b| b.name.clone()).collect();
     all.into_iter().find(|b| b.name == name).ok_or_else(|| {

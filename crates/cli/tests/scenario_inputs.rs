@@ -1,0 +1,130 @@
+//! Scenario inputs that used to pass silently (issue 13, item 10): an empty `--variants`,
+//! checks that return no rows (`✔ 0/0`), a non-UTF-8 file, and a `--dir` that does not hold
+//! the requested scenario (the built-in one was run instead) are all errors, exit 1.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{database, hotbench, temp_dir, text};
+use hotbench_pgserver::ConnInfo;
+
+fn scenario(db: Option<&ConnInfo>, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut cmd = hotbench();
+    cmd.arg("scenario").args(args);
+    match db {
+        Some(db) => {
+            cmd.arg("-h")
+                .arg(&db.socket_dir)
+                .arg("-p")
+                .arg(db.port.to_string())
+                .arg("-U")
+                .arg(&db.user)
+                .arg(&db.dbname);
+        }
+        None => {
+            cmd.env("PGHOST", "/nonexistent-hotbench-socket-dir");
+        }
+    }
+    let o = cmd.output().expect("run hotbench");
+    let (out, err) = text(&o);
+    (o.status.code(), out, err)
+}
+
+/// A one-variant scenario `name` in `root/name` with the given checks.
+fn write_scenario(root: &Path, name: &str, checks: &[u8]) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("scenario.toml"),
+        "title = \"t\"\ndemonstrates = \"d\"\nclients = 1\nduration = 1\n\
+         setup = [\"schema.sql\"]\nchecks = [\"checks.sql\"]\n\n\
+         [[variants]]\nname = \"a\"\nbaseline = true\nscript = \"a.sql\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("schema.sql"), "create table t (x int);\n").unwrap();
+    std::fs::write(dir.join("a.sql"), "insert into t values (1);\n").unwrap();
+    std::fs::write(dir.join("checks.sql"), checks).unwrap();
+    dir
+}
+
+#[test]
+fn empty_variant_selections_are_refused() {
+    for v in ["", ",", " , "] {
+        let (code, out, err) = scenario(None, &["run", "queue", "--variants", v]);
+        assert_eq!(code, Some(1), "{v:?}\n{out}\n{err}");
+        assert!(err.contains("selects no variant"), "{v:?}: {err}");
+    }
+}
+
+#[test]
+fn a_dir_without_the_requested_scenario_does_not_fall_back_to_the_built_in() {
+    let root = temp_dir("scn-fallback");
+    let own = write_scenario(
+        &root,
+        "mine",
+        b"select 'x' as name, true as ok, '' as detail;\n",
+    );
+    write_scenario(
+        &root,
+        "other",
+        b"select 'x' as name, true as ok, '' as detail;\n",
+    );
+    for dir in [&own, &root] {
+        let d = dir.to_string_lossy().into_owned();
+        for name in ["daily-limit", "queue"] {
+            let (code, out, err) = scenario(None, &["run", name, "--dir", &d]);
+            assert_eq!(code, Some(1), "{name} {d}\n{out}\n{err}");
+            assert!(
+                err.contains(&format!("no scenario \"{name}\" in --dir")),
+                "{err}"
+            );
+            assert!(!out.contains("vs baseline"), "{out}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn non_utf8_scenario_files_are_bad_input() {
+    let root = temp_dir("scn-utf8");
+    let dir = write_scenario(
+        &root,
+        "latin1",
+        b"select 'caf\xe9' as name, true as ok, '' as detail;\n",
+    );
+    let d = dir.to_string_lossy().into_owned();
+    let (code, _, err) = scenario(None, &["run", "latin1", "--dir", &d]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("UTF-8"), "{err}");
+    std::fs::write(dir.join("checks.sql"), "select 1;\n").unwrap();
+    std::fs::write(dir.join("scenario.toml"), b"title = \"\xff\"\n").unwrap();
+    let (code, _, err) = scenario(None, &["run", "latin1", "--dir", &d]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("UTF-8"), "{err}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn checks_that_return_no_rows_are_errors_not_passes() {
+    let db = database("scn_norows");
+    let root = temp_dir("scn-norows");
+    for (name, checks) in [
+        (
+            "vanishing",
+            &b"select 'x' as name, true as ok, '' as detail from t where false;\n"[..],
+        ),
+        ("ddl-only", &b"create temp table scratch (x int);\n"[..]),
+    ] {
+        let dir = write_scenario(&root, name, checks);
+        let d = dir.to_string_lossy().into_owned();
+        let (code, out, err) = scenario(Some(&db), &["run", name, "--dir", &d]);
+        assert_eq!(code, Some(1), "{name}\n{out}\n{err}");
+        assert!(
+            err.contains("returned no rows") || err.contains("checked nothing"),
+            "{name}: {err}"
+        );
+        assert!(!out.contains("✔ 0/0"), "{out}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
