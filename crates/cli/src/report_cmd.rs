@@ -1,6 +1,6 @@
 //! `hotbench report`, `compare`, `merge` and `usl`: read result files (or, for `usl`, CSV
-//! measurements), render, combine or fit them. Exit codes: 1 for unreadable or invalid files, 2 when the output cannot be
-//! written.
+//! measurements), render, combine or fit them. Exit codes: 1 for unreadable or invalid
+//! files, 2 when the output cannot be written.
 
 use std::path::Path;
 
