@@ -1,6 +1,7 @@
 //! Reports from real runs against the project's harness server: `run --html` opened in
 //! headless Chromium (no console errors, every chart drawn, a screenshot kept), user text
-//! escaped, `compare` and `merge` on real result files, and a short `sweep` with its USL fit.
+//! escaped, `compare` and `merge` on real result files, a short `sweep` with its USL fit, and
+//! `hotbench usl --html` drawn in Chromium.
 
 mod common;
 
@@ -463,4 +464,24 @@ fn prometheus_endpoint_serves_live_metrics_during_a_run() {
         body.contains("hotbench_latency_milliseconds{quantile=\"0.99\"}"),
         "{body}"
     );
+}
+
+#[test]
+fn usl_page_draws_in_chromium() {
+    let dir = temp_dir("usl-html");
+    // Points on a USL curve with a peak (σ = 0.05, κ = 0.002), as `hotbench usl` reads them.
+    let csv: String = [1, 2, 4, 8, 16, 24, 32, 48]
+        .iter()
+        .map(|&n| {
+            let n = n as f64;
+            let x = 100.0 * n / (1.0 + 0.05 * (n - 1.0) + 0.002 * n * (n - 1.0));
+            format!("{n},{x:.2}\n")
+        })
+        .collect();
+    let data = write_script(&dir, "points.csv", &format!("clients,tps\n{csv}"));
+    let page = dir.join("usl.html");
+    ok(&tool(&["usl", s(&data), "--html", s(&page)]));
+    let text = std::fs::read_to_string(&page).expect("usl page");
+    assert_eq!(text.matches("data-chart=").count(), 1);
+    check_in_browser(&dir, &page, 1, "usl.png");
 }
