@@ -57,6 +57,7 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.retry_backoff.is_some()
         || a.retry_profile.is_some()
         || a.shard.is_some()
+        || a.load_balance.is_some()
         || a.start_at.is_some()
         || !a.retry_on.is_empty()
         || a.continue_on_error
@@ -209,6 +210,7 @@ struct Plan {
     probe_wait_us: Option<i64>,
     shard: Option<hotbench_engine::ShardConfig>,
     start_at_us: Option<i64>,
+    spread: hotbench_wire::Spread,
 }
 
 fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
@@ -419,6 +421,14 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             goodput: None,
         }]
     };
+    let spread = match args.load_balance.as_deref() {
+        None => hotbench_wire::Spread::First,
+        Some(t) => hotbench_wire::Spread::parse(t).ok_or_else(|| {
+            Fail::input(format!(
+                "invalid --load-balance \"{t}\": expected first, round-robin or random"
+            ))
+        })?,
+    };
     let mut groups = groups;
     let shard = match shard {
         Some(sh) => {
@@ -464,6 +474,7 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         retry_profile,
         shard,
         start_at_us,
+        spread,
         latency_limit_us,
         progress_s,
         log,
@@ -609,6 +620,7 @@ pub(crate) fn benchmark_record(
         scale,
         application_name: hotbench_probe::unique_application_name(),
         shard: plan.shard.clone(),
+        spread: plan.spread,
         start_at_us: plan.start_at_us,
     };
     let bench = BenchInfo {
@@ -680,6 +692,7 @@ pub(crate) fn benchmark_record(
             n
         },
         client: Default::default(),
+        hosts: Vec::new(),
     };
     let throttled = cfg.is_throttled();
     let latency_limit = cfg.latency_limit_us.is_some();

@@ -23,6 +23,16 @@ impl<E: Env> Core<E> {
         let latency = (now - slot.txn_scheduled).max(0) as u64;
         let lag = throttled.then(|| (slot.txn_begin - slot.txn_scheduled).max(0) as u64);
         let retried = slot.retried;
+        if let Some(h) = slot.host.and_then(|h| self.tally.hosts.get_mut(h)) {
+            let c = &mut h.counters;
+            match outcome {
+                Outcome::Committed => c.record_success(latency, lag, true),
+                Outcome::Failed(kind) => c.record_failure(kind),
+            }
+            if retried {
+                c.retried += 1;
+            }
+        }
         match outcome {
             Outcome::Committed => {
                 let useful = self.is_useful(slot);

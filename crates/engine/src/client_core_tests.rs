@@ -72,6 +72,7 @@ fn config(script: &str) -> RunConfig {
         scale: 1,
         application_name: "test".into(),
         shard: None,
+        spread: hotbench_wire::Spread::First,
         start_at_us: None,
     }
 }

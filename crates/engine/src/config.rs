@@ -162,6 +162,8 @@ pub struct RunConfig {
     pub application_name: String,
     /// This process's part of a run spread over several processes (`--shard I/N`).
     pub shard: Option<ShardConfig>,
+    /// How clients are spread over the hosts of a multi-host target (`--load-balance`).
+    pub spread: hotbench_wire::Spread,
     /// Common start (Unix µs, `--start-at`): connect first, then begin the benchmark at this
     /// instant, so several processes make one run.
     pub start_at_us: Option<i64>,
@@ -218,6 +220,7 @@ impl RunConfig {
             })).collect::<Vec<_>>(),
             "defines": self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
             "shard": self.shard,
+            "load_balance": self.spread.name(),
             "start_at_us": self.start_at_us,
         })
     }

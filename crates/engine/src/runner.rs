@@ -341,6 +341,17 @@ pub fn run(
     if cfg.connect_each_txn {
         record.conn_time_ms = conn_total_us as f64 / 1000.0;
     }
+    record.hosts = tally
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| hotbench_stats::HostRecord {
+            host: shared.connector.host_label(i),
+            clients: h.clients,
+            moved_in: h.moved_in,
+            totals: TotalsRecord::from_counters(h.counters.clone(), duration_s),
+        })
+        .collect();
     let c = &record.totals.counters;
     let txns = (c.cnt + c.failures()).max(1) as f64;
     let (user, sys) = (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1);

@@ -57,6 +57,8 @@ pub struct Slot {
     /// The driver holds an open connection for this client. The core clears it to ask for
     /// the connection to be closed; the driver sets it (via `Core::on_connected`).
     pub connected: bool,
+    /// The host (index in the target) its current or last connection went to.
+    pub host: Option<usize>,
     /// Messages encoded but not yet handed to the connection (`Action::Send`).
     pub out: BytesMut,
     pub phase: Phase,
@@ -97,6 +99,7 @@ impl Slot {
             id,
             group,
             connected: false,
+            host: None,
             out: BytesMut::new(),
             phase: Phase::ChooseScript,
             resume: Resume::Command,

@@ -36,10 +36,22 @@ pub struct GroupTally {
     pub interval: TxnCounters,
 }
 
+/// One host of a multi-host target: what its connections did.
+#[derive(Debug, Clone, Default)]
+pub struct HostTally {
+    pub counters: TxnCounters,
+    /// Clients whose first connection went to this host.
+    pub clients: u64,
+    /// Reconnections that landed here after the client had been on another host.
+    pub moved_in: u64,
+}
+
 /// All statistics of one worker thread.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub groups: Vec<GroupTally>,
+    /// Per host, only for multi-host targets (empty otherwise, so a single host pays nothing).
+    pub hosts: Vec<HostTally>,
 }
 
 impl Tally {
@@ -60,10 +72,37 @@ impl Tally {
                         .collect(),
                 })
                 .collect(),
+            hosts: Vec::new(),
+        }
+    }
+
+    /// Keeps per-host statistics when the target has more than one host.
+    pub fn track_hosts(&mut self, hosts: usize) {
+        if hosts > 1 {
+            self.hosts = vec![HostTally::default(); hosts];
+        }
+    }
+
+    /// A client's connection went to `host` (`previous`: where it was before, if anywhere).
+    pub fn connected_to(&mut self, host: usize, previous: Option<usize>) {
+        if let Some(h) = self.hosts.get_mut(host) {
+            match previous {
+                None => h.clients += 1,
+                Some(p) if p != host => h.moved_in += 1,
+                Some(_) => {}
+            }
         }
     }
 
     pub fn merge(&mut self, o: &Tally) {
+        if self.hosts.len() < o.hosts.len() {
+            self.hosts.resize(o.hosts.len(), HostTally::default());
+        }
+        for (h, oh) in self.hosts.iter_mut().zip(&o.hosts) {
+            h.counters.merge(&oh.counters);
+            h.clients += oh.clients;
+            h.moved_in += oh.moved_in;
+        }
         for (g, og) in self.groups.iter_mut().zip(&o.groups) {
             g.counters.merge(&og.counters);
             for (s, os) in g.scripts.iter_mut().zip(&og.scripts) {
@@ -135,5 +174,24 @@ mod tests {
         u.merge(&t);
         u.merge(&t);
         assert_eq!(u.groups[0].scripts[1].counters.cnt, 4);
+    }
+
+    #[test]
+    fn hosts_are_tracked_only_for_several_and_moves_counted() {
+        let mut t = Tally::new(&[vec![1]]);
+        t.track_hosts(1);
+        t.connected_to(0, None);
+        assert!(t.hosts.is_empty());
+        t.track_hosts(2);
+        t.connected_to(0, None);
+        t.connected_to(1, None);
+        t.connected_to(1, Some(0));
+        t.connected_to(1, Some(1));
+        assert_eq!((t.hosts[0].clients, t.hosts[1].clients), (1, 1));
+        assert_eq!((t.hosts[0].moved_in, t.hosts[1].moved_in), (0, 1));
+        let mut u = Tally::new(&[vec![1]]);
+        u.merge(&t);
+        assert_eq!(u.hosts.len(), 2);
+        assert_eq!(u.hosts[1].moved_in, 1);
     }
 }

@@ -70,6 +70,7 @@ struct Driver {
     tid: usize,
     poller: Poller,
     connector: Arc<Connector>,
+    spread: hotbench_wire::Spread,
     conn_total_us: i64,
     /// The thread owns one connection: wait for results with a blocking read.
     blocking: bool,
@@ -110,10 +111,12 @@ pub fn run_worker(
         tid,
         poller,
         connector: shared.connector.clone(),
+        spread: plan.cfg.spread,
         conn_total_us: 0,
         blocking: slots.len() == 1,
     };
     let mut core = Core::new(plan, tid, rnd, SystemEnv);
+    core.tally.track_hosts(d.connector.host_count());
     let wake_fd = signals::install();
     let _ = d.poller.add(wake_fd, WAKE_TOKEN);
 
@@ -122,12 +125,18 @@ pub fn run_worker(
     let mut result = Ok(0);
     if !core.plan.cfg.connect_each_txn {
         for (i, (slot, link)) in slots.iter_mut().zip(&mut links).enumerate() {
-            if let Err(e) = d.connect(link, i) {
-                result = Err(format!(
-                    "could not create connection for client {}: {e}",
-                    slot.id
-                ));
-                break;
+            match d.connect(link, i, slot.id) {
+                Ok(host) => {
+                    core.tally.connected_to(host, slot.host);
+                    slot.host = Some(host);
+                }
+                Err(e) => {
+                    result = Err(format!(
+                        "could not create connection for client {}: {e}",
+                        slot.id
+                    ));
+                    break;
+                }
             }
             slot.mark_connected();
         }
@@ -300,11 +309,17 @@ fn send_interval(core: &mut ThreadCore, tid: usize, tx: &Sender<WorkerMsg>, inde
 }
 
 impl Driver {
-    /// Opens a connection for client `token` (closing any old one).
-    fn connect(&mut self, link: &mut Link, token: usize) -> Result<(), hotbench_wire::Error> {
+    /// Opens a connection for client `token` (closing any old one) on the host the spread
+    /// policy picks for it; returns that host's index.
+    fn connect(
+        &mut self,
+        link: &mut Link,
+        token: usize,
+        client_id: usize,
+    ) -> Result<usize, hotbench_wire::Error> {
         self.drop_connection(link);
         let t0 = now_us();
-        let mut conn = self.connector.connect()?;
+        let (mut conn, host) = self.connector.connect_client(client_id, self.spread)?;
         self.conn_total_us += now_us() - t0;
         if self.blocking {
             conn.set_nonblocking(false)
@@ -319,7 +334,7 @@ impl Driver {
             .add(conn.as_raw_fd(), token as u64)
             .map_err(hotbench_wire::Error::Io)?;
         link.conn = Some(conn);
-        Ok(())
+        Ok(host)
     }
 
     fn drop_connection(&mut self, link: &mut Link) {
@@ -347,8 +362,11 @@ fn drive(
         match action {
             Action::Wait => return,
             Action::Connect => {
-                let result = d.connect(link, token).map_err(|e| e.to_string());
-                core.on_connected(slot, result);
+                let result = d.connect(link, token, slot.id).map(|host| {
+                    core.tally.connected_to(host, slot.host);
+                    slot.host = Some(host);
+                });
+                core.on_connected(slot, result.map_err(|e| e.to_string()));
                 action = core.advance(slot);
             }
             Action::Send => match write(slot, link) {

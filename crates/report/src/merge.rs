@@ -116,6 +116,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     out.timeline = merge_timelines(records, out.started_at);
     out.errors = merge_errors(records);
     out.client = merge_client(records, &out.totals.counters);
+    out.hosts = merge_hosts(records, duration);
 
     let mut notes: Vec<String> = Vec::new();
     for (_, r) in records {
@@ -172,6 +173,27 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     }
     out.notes = notes;
     Ok(out)
+}
+
+/// Hosts by name: the same server seen from several client machines.
+fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<hotbench_stats::HostRecord> {
+    let mut out: Vec<hotbench_stats::HostRecord> = Vec::new();
+    for (_, r) in records {
+        for h in &r.hosts {
+            match out.iter_mut().find(|o| o.host == h.host) {
+                None => out.push(h.clone()),
+                Some(o) => {
+                    o.clients += h.clients;
+                    o.moved_in += h.moved_in;
+                    o.totals.counters.merge(&h.totals.counters);
+                }
+            }
+        }
+    }
+    for h in &mut out {
+        h.totals = TotalsRecord::from_counters(std::mem::take(&mut h.totals.counters), duration);
+    }
+    out
 }
 
 fn merged_status<'a>(statuses: impl Iterator<Item = &'a str>) -> String {

@@ -69,5 +69,6 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         probes: None,
         notes: vec![],
         client: Default::default(),
+        hosts: Vec::new(),
     }
 }

@@ -333,6 +333,21 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             rec.bench.rtt_us as f64 / 1000.0
         );
     }
+    for h in &rec.hosts {
+        let c = &h.totals.counters;
+        let _ = writeln!(
+            o,
+            "host {}: {} clients ({} moved in): {} transactions, tps = {:.6}, failed = {}, p50 = {:.3} ms, p99 = {:.3} ms",
+            h.host,
+            h.clients,
+            h.moved_in,
+            c.cnt,
+            h.totals.tps,
+            c.failures(),
+            h.totals.latency.p50_ms,
+            h.totals.latency.p99_ms
+        );
+    }
     if rec.groups.len() > 1 {
         for g in &rec.groups {
             let gt = &g.totals;
@@ -401,6 +416,7 @@ mod tests {
             probes: None,
             notes: vec![],
             client: Default::default(),
+            hosts: Vec::new(),
         }
     }
 

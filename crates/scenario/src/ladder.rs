@@ -576,6 +576,7 @@ fn run_variant(
         // Unique per variant and process, so probes see only this variant's backends.
         application_name: format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name),
         shard: None,
+        spread: hotbench_wire::Spread::First,
         start_at_us: None,
     };
     let record = record_template(scn, p, &cfg, opts, ladder);
@@ -857,5 +858,6 @@ fn record_template(
             Vec::new()
         },
         client: Default::default(),
+        hosts: Vec::new(),
     }
 }

@@ -161,6 +161,7 @@ mod tests {
             probes: None,
             notes: vec![],
             client: Default::default(),
+            hosts: Vec::new(),
         };
         VariantResult {
             name: name.into(),

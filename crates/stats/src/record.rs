@@ -47,6 +47,21 @@ pub struct RunRecord {
     /// The client process's own resource use (memory flat? CPU per transaction?).
     #[serde(default)]
     pub client: ClientUsage,
+    /// Per host of a multi-host target (empty for one host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostRecord>,
+}
+
+/// What the connections to one host of a multi-host target did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostRecord {
+    /// `host:port` (or `socket-dir:port`).
+    pub host: String,
+    /// Clients whose first connection went to this host.
+    pub clients: u64,
+    /// Reconnections that landed here after the client had been on another host.
+    pub moved_in: u64,
+    pub totals: TotalsRecord,
 }
 
 /// Resource use of the hotbench process during the benchmark.
@@ -282,6 +297,7 @@ mod tests {
             probes: None,
             notes: vec![],
             client: Default::default(),
+            hosts: Vec::new(),
         };
         let text = serde_json::to_string(&rec).unwrap();
         let back: RunRecord = serde_json::from_str(&text).unwrap();

@@ -81,7 +81,7 @@ pub use query::{CopyIn, QueryResult};
 pub use reader::MessageReader;
 pub use resolve::{ConnectParams, Environment, Host, Target};
 pub use sqlstate::SqlState;
-pub use startup::Connector;
+pub use startup::{Connector, Spread};
 
 /// Backend messages as parsed by `postgres-protocol` (re-exported so the engine uses the
 /// same version).

@@ -146,6 +146,36 @@ impl Connector {
         self.params.targets.len()
     }
 
+    /// `host:port` (or the socket directory) of host `index`, for reports.
+    pub fn host_label(&self, index: usize) -> String {
+        self.params
+            .targets
+            .get(index)
+            .map(|t| match &t.host {
+                Host::Tcp(h) => format!("{h}:{}", t.port),
+                Host::Unix(dir) => format!("{}:{}", dir.display(), t.port),
+            })
+            .unwrap_or_default()
+    }
+
+    /// Connects client `client_id` to the host `spread` picks for it, falling back to the
+    /// others in order; returns the connection and the host it went to.
+    pub fn connect_client(
+        &self,
+        client_id: usize,
+        spread: Spread,
+    ) -> Result<(Connection, usize), Error> {
+        let random_hosts =
+            self.params.load_balance_hosts == crate::config::LoadBalanceHosts::Random;
+        let first = match spread {
+            Spread::First if random_hosts => random_index(self.host_count()),
+            Spread::First => 0,
+            Spread::RoundRobin => client_id,
+            Spread::Random => random_index(self.host_count()),
+        };
+        self.connect_from(first)
+    }
+
     /// One address, with libpq's TLS fallbacks for `allow` and `prefer`.
     fn connect_addr(
         &self,
@@ -622,6 +652,38 @@ impl Connection {
             eprintln!("{w}");
         }
         Connection::connect(&params)
+    }
+}
+
+/// How clients are spread over the hosts of a multi-host target (`--load-balance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Spread {
+    /// Every client prefers the first host that accepts (libpq's and pgbench's default; with
+    /// `load_balance_hosts=random` in the target, a random one as libpq does).
+    #[default]
+    First,
+    /// Client i prefers host i mod N.
+    RoundRobin,
+    /// Each connection prefers a random host (libpq's `load_balance_hosts=random`).
+    Random,
+}
+
+impl Spread {
+    pub fn parse(text: &str) -> Option<Spread> {
+        match text {
+            "first" => Some(Spread::First),
+            "round-robin" => Some(Spread::RoundRobin),
+            "random" => Some(Spread::Random),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Spread::First => "first",
+            Spread::RoundRobin => "round-robin",
+            Spread::Random => "random",
+        }
     }
 }
 

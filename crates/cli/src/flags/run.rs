@@ -324,6 +324,13 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub prometheus: Option<String>,
+    /// With several hosts (-h a,b): first (default; libpq's order) | round-robin | random
+    #[arg(
+        long = "load-balance",
+        value_name = "first|round-robin|random",
+        help_heading = "hotbench options"
+    )]
+    pub load_balance: Option<String>,
     /// Run this process's part I/N (0-based) of a run spread over N processes or machines
     #[arg(long = "shard", value_name = "I/N", help_heading = "hotbench options")]
     pub shard: Option<String>,
