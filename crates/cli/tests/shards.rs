@@ -134,7 +134,7 @@ fn three_shards_equal_one_process_and_merge_exactly() {
             "-c",
             "6",
             "-t",
-            "1",
+            "5",
             "--random-seed",
             "7",
             "--shard",
