@@ -17,14 +17,7 @@ pub struct GroupSpec {
 }
 
 pub fn parse_goodput(text: &str) -> Result<GoodputRule> {
-    match text {
-        "committed" => Ok(GoodputRule::Committed),
-        "rows" => Ok(GoodputRule::Rows),
-        t if t.starts_with("var:") && t.len() > 4 => Ok(GoodputRule::Variable(t[4..].into())),
-        _ => Err(Fail::input(format!(
-            "invalid goodput rule \"{text}\": expected committed, rows or var:NAME"
-        ))),
-    }
+    GoodputRule::parse(text).map_err(Fail::input)
 }
 
 pub fn parse_group(text: &str) -> Result<GroupSpec> {

@@ -35,7 +35,7 @@ impl<E: Env> Core<E> {
         }
         match outcome {
             Outcome::Committed => {
-                let useful = self.is_useful(slot);
+                let useful = self.useful_work(slot);
                 let late = self
                     .plan
                     .cfg
@@ -99,17 +99,26 @@ impl<E: Env> Core<E> {
         slot.txns_done += 1;
     }
 
-    /// Goodput: whether the committed transaction did useful work, by the group's rule.
-    fn is_useful(&self, slot: &Slot) -> bool {
+    /// Goodput: units of useful work of the committed transaction by the group's rule (0
+    /// or 1, but the variable's value under `sum:`).
+    fn useful_work(&self, slot: &Slot) -> u64 {
         let truthy = |name: &str| -> Option<bool> {
             let text = slot.interp.vars.text(name)?;
             let t = text.trim().to_ascii_lowercase();
             Some(!(t.is_empty() || t == "0" || t == "f" || t == "false" || t == "off" || t == "no"))
         };
+        let one = |b: bool| u64::from(b);
         match &self.plan.groups[slot.group].goodput {
-            GoodputRule::Committed => truthy(GOODPUT_VARIABLE).unwrap_or(true),
-            GoodputRule::Variable(name) => truthy(name).unwrap_or(false),
-            GoodputRule::Rows => slot.collector.last_rows > 0,
+            GoodputRule::Committed => one(truthy(GOODPUT_VARIABLE).unwrap_or(true)),
+            GoodputRule::Variable(name) => one(truthy(name).unwrap_or(false)),
+            GoodputRule::Rows => one(slot.collector.last_rows > 0),
+            GoodputRule::Sum(name) => slot
+                .interp
+                .vars
+                .text(name)
+                .and_then(|t| t.trim().parse::<f64>().ok())
+                .filter(|n| n.is_finite() && *n > 0.0)
+                .map_or(0, |n| n as u64),
         }
     }
 

@@ -46,6 +46,32 @@ pub enum GoodputRule {
     Variable(String),
     /// A committed transaction counts when its last SQL command returned or affected rows.
     Rows,
+    /// A committed transaction counts as many units of work as the named variable's whole
+    /// value at its end (a dequeue that took 10 jobs counts 10), so goodput is in the
+    /// workload's own unit rather than in transactions.
+    Sum(String),
+}
+
+impl GoodputRule {
+    /// `committed`, `rows`, `var:NAME` or `sum:NAME`; the error says what is expected.
+    pub fn parse(text: &str) -> Result<GoodputRule, String> {
+        let named = |prefix: &str| text.strip_prefix(prefix).filter(|n| !n.is_empty());
+        match text {
+            "committed" => Ok(GoodputRule::Committed),
+            "rows" => Ok(GoodputRule::Rows),
+            _ => {
+                if let Some(n) = named("var:") {
+                    Ok(GoodputRule::Variable(n.into()))
+                } else if let Some(n) = named("sum:") {
+                    Ok(GoodputRule::Sum(n.into()))
+                } else {
+                    Err(format!(
+                        "invalid goodput rule \"{text}\": expected committed, rows, var:NAME or sum:NAME"
+                    ))
+                }
+            }
+        }
+    }
 }
 
 /// The conventional goodput variable a script may set.

@@ -160,8 +160,8 @@ mod tests {
     #[test]
     fn each_updates_all_levels_and_intervals_reset() {
         let mut t = Tally::new(&[vec![2, 3]]);
-        t.each(0, 1, |c| c.record_success(100, None, true));
-        t.each(0, 1, |c| c.record_success(300, None, false));
+        t.each(0, 1, |c| c.record_success(100, None, 1));
+        t.each(0, 1, |c| c.record_success(300, None, 0));
         assert_eq!(t.groups[0].counters.cnt, 2);
         assert_eq!(t.groups[0].scripts[1].counters.cnt, 2);
         assert_eq!(t.groups[0].scripts[0].counters.cnt, 0);

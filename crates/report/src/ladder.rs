@@ -50,6 +50,9 @@ pub struct VariantView {
     pub work: Option<f64>,
     pub aborted_clients: usize,
     pub notes: Vec<String>,
+    pub work_group: Option<String>,
+    pub work_per_interval: Vec<u64>,
+    pub ran_out_at_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -68,13 +71,22 @@ pub struct MonitorView {
 }
 
 impl VariantView {
-    /// Work per second measured in the database when the scenario counts it, else goodput.
+    /// The work group's useful work per second (see `RunRecord::useful_per_s`).
     pub fn useful_per_s(&self) -> Option<f64> {
         let r = self.record.as_ref()?;
-        match self.work {
-            Some(w) if r.duration_s > 0.0 => Some(w / r.duration_s),
-            _ => Some(r.totals.goodput_per_s),
-        }
+        Some(r.useful_per_s(self.work_group.as_deref(), self.work, self.ran_out_at_s))
+    }
+
+    /// The run as its work group saw it (totals and timeline of that group): what the
+    /// table, the variant's cards and the overlays show; other groups are in its notes.
+    pub fn work_record(&self) -> Option<RunRecord> {
+        let r = self.record.as_ref()?;
+        Some(
+            self.work_group
+                .as_deref()
+                .and_then(|g| r.focused_on(g))
+                .unwrap_or_else(|| r.clone()),
+        )
     }
 
     /// `Some(why)` when the variant committed nothing: no latency, speed-up or ✔ to show.
@@ -194,10 +206,12 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
         })
         .collect();
     doc.raw(&bars::svg("Useful work per variant", &unit, &bar_list));
+    let focused: Vec<Option<RunRecord>> = l.variants.iter().map(|v| v.work_record()).collect();
     let rows: Vec<Vec<String>> = l
         .variants
         .iter()
-        .map(|v| match &v.record {
+        .zip(&focused)
+        .map(|(v, r)| match r {
             Some(r) => {
                 let t = &r.totals;
                 vec![
@@ -245,6 +259,28 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
         ],
         &rows,
     ));
+    let behind: Vec<String> = l
+        .variants
+        .iter()
+        .filter_map(|v| v.record.as_ref().map(|r| (v, r)))
+        .flat_map(|(v, r)| {
+            r.shortfalls().into_iter().map(move |s| {
+                format!(
+                    "<li class=\"bad\">{}: {} (more than {:.0}% behind; its latency \
+                     is mostly schedule lag and is left out of the figures above)</li>",
+                    html(&v.name),
+                    html(&s.describe()),
+                    hotbench_stats::BEHIND_TOLERANCE * 100.0
+                )
+            })
+        })
+        .collect();
+    if !behind.is_empty() {
+        doc.raw(&format!(
+            "<h3>Groups behind their rate</h3>\n<ul>\n{}\n</ul>\n",
+            behind.join("\n")
+        ));
+    }
     let failed: Vec<String> = l
         .variants
         .iter()
@@ -268,18 +304,22 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
     let runs: Vec<(&str, &RunRecord)> = l
         .variants
         .iter()
-        .filter_map(|v| v.record.as_ref().map(|r| (v.name.as_str(), r)))
+        .zip(&focused)
+        .filter_map(|(v, r)| r.as_ref().map(|r| (v.name.as_str(), r)))
         .collect();
     if runs.len() > 1 {
         doc.chart(throughput_overlay(&runs, false));
         doc.chart(throughput_overlay(&runs, true));
         doc.chart(hdr_chart(&runs));
     }
-    for v in &l.variants {
-        let Some(r) = &v.record else { continue };
+    for (v, r) in l.variants.iter().zip(&focused) {
+        let Some(r) = r else { continue };
         let mut title = format!("{} / {}", l.scenario, v.name);
         if !v.about.is_empty() {
             title.push_str(&format!(" — {}", v.about));
+        }
+        if let Some(g) = v.work_group.as_deref().filter(|_| r.groups.len() > 1) {
+            title.push_str(&format!(" (figures: group {g}; other groups in the notes)"));
         }
         run_section(doc, &title, r);
         if !v.checks.is_empty() {

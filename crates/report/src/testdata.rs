@@ -14,7 +14,7 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         let mut c = TxnCounters::default();
         for i in 0..count / seconds as u64 {
             let us = (lat_ms * 1000.0) as u64 + (i * 37 + s as u64 * 11) % 500;
-            c.record_success(us, None, i % 4 != 0);
+            c.record_success(us, None, u64::from(i % 4 != 0));
         }
         c.retries += s as u64;
         all.merge(&c);

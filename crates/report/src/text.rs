@@ -424,7 +424,7 @@ mod tests {
     fn time_limited_run_with_progress_and_per_command() {
         let mut c = TxnCounters::default();
         for _ in 0..1304 {
-            c.record_success(6098, None, true);
+            c.record_success(6098, None, 1);
         }
         let bench = BenchInfo {
             transaction_type: "<builtin: TPC-B (sort of)>".into(),
@@ -491,7 +491,7 @@ statement latencies in milliseconds and failures:
     fn count_limited_run_without_progress_uses_run_time_average() {
         let mut c = TxnCounters::default();
         for _ in 0..40 {
-            c.record_success(1000, None, true);
+            c.record_success(1000, None, 1);
         }
         c.record_failure(hotbench_stats::FailureKind::Serialization);
         let bench = BenchInfo {
@@ -527,7 +527,7 @@ statement latencies in milliseconds and failures:
     fn extra_lines_show_percentiles_goodput_and_sqlstates() {
         let mut c = TxnCounters::default();
         for i in 0..100 {
-            c.record_success(1000 + i * 10, None, i % 4 != 0);
+            c.record_success(1000 + i * 10, None, u64::from(i % 4 != 0));
         }
         c.record_error_code("40001");
         let rec = record(BenchInfo::default(), c, vec![]);

@@ -23,6 +23,7 @@ pub mod result;
 pub mod source;
 pub mod sqlsplit;
 pub mod table;
+pub mod work;
 
 pub use error::{Result, ScenarioError};
 pub use ladder::{run_ladder, select_variants, LadderOptions, Probe, ProbeRun};

@@ -70,6 +70,11 @@ pub struct Manifest {
     /// Useful work measured in the database instead of by the client.
     #[serde(default)]
     pub work: Option<WorkDef>,
+    /// The group that does the scenario's work (a queue's consumers): the ladder's latency
+    /// and ranking come from it alone, other groups are listed apart. Default: the only
+    /// group, else the only group without a rate, else all groups together.
+    #[serde(default)]
+    pub work_group: Option<String>,
     /// Session settings for the benchmark's connections (`-c name=value`).
     #[serde(default)]
     pub settings: BTreeMap<String, Scalar>,
@@ -121,6 +126,11 @@ pub struct WorkDef {
     pub sql: String,
     /// Unit name shown in the ladder (`items`).
     pub unit: String,
+    /// A monitor whose value 0 means no work is left (a queue's backlog): when it reaches 0
+    /// before the run ends, the rate is the work done until then divided by that time, not
+    /// by the whole run (a drained backlog would cap it otherwise).
+    #[serde(default)]
+    pub until_empty: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -387,6 +397,23 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
     if let Some(g) = &manifest.goodput {
         parse_goodput(g).map_err(|m| err(g, m))?;
     }
+    if let Some(m) = manifest.work.as_ref().and_then(|w| w.until_empty.as_ref()) {
+        if !manifest.monitors.iter().any(|mo| &mo.name == m) {
+            return Err(err(
+                m,
+                format!("work.until_empty names no monitor: \"{m}\""),
+            ));
+        }
+    }
+    if let Some(g) = &manifest.work_group {
+        let known = manifest
+            .variants
+            .iter()
+            .any(|v| v.group_defs().iter().any(|d| &d.name == g));
+        if !known {
+            return Err(err(g, format!("work_group \"{g}\" is no variant's group")));
+        }
+    }
     for (name, def) in &manifest.params {
         if matches!(name.as_str(), "clients" | "duration" | "mode") {
             return Err(err(
@@ -436,15 +463,5 @@ pub fn split_weight(spec: &str) -> (&str, Option<&str>) {
 }
 
 pub fn parse_goodput(g: &str) -> std::result::Result<hotbench_engine::GoodputRule, String> {
-    use hotbench_engine::GoodputRule;
-    match g {
-        "committed" => Ok(GoodputRule::Committed),
-        "rows" => Ok(GoodputRule::Rows),
-        _ => match g.strip_prefix("var:") {
-            Some(v) if !v.is_empty() => Ok(GoodputRule::Variable(v.to_string())),
-            _ => Err(format!(
-                "invalid goodput \"{g}\": expected committed, rows or var:NAME"
-            )),
-        },
-    }
+    hotbench_engine::GoodputRule::parse(g)
 }

@@ -2,6 +2,7 @@
 //! run record, its check results and monitor series), plus the scenario's metadata. Written
 //! as JSON (`--json`, format `hotbench-ladder/1`) and read by the renderers.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -64,16 +65,32 @@ pub struct VariantResult {
     pub aborted_clients: usize,
     /// Notes (background perturbations, empty polls, …).
     pub notes: Vec<String>,
+    /// The group that did the scenario's work (its latency and goodput are the ladder's);
+    /// `None`: all groups together.
+    #[serde(default)]
+    pub work_group: Option<String>,
+    /// The work group's useful work per timeline interval, in the scenario's unit.
+    #[serde(default)]
+    pub work_per_interval: Vec<u64>,
+    /// Seconds into the run when the work ran out (`work.until_empty`: a drained
+    /// backlog); the rate is then the work until that moment.
+    #[serde(default)]
+    pub ran_out_at_s: Option<f64>,
 }
 
 impl VariantResult {
-    /// Useful work per second: the database's work count when the scenario has one,
-    /// else the client's goodput.
+    /// Useful work per second (see [`RunRecord::useful_per_s`]).
     pub fn useful_per_s(&self) -> Option<f64> {
         let r = self.record.as_ref()?;
-        match self.work {
-            Some(w) if r.duration_s > 0.0 => Some(w / r.duration_s),
-            _ => Some(r.totals.goodput_per_s),
+        Some(r.useful_per_s(self.work_group.as_deref(), self.work, self.ran_out_at_s))
+    }
+
+    /// The run as the work group saw it: its totals and timeline are the work group's.
+    pub fn work_record(&self) -> Option<Cow<'_, RunRecord>> {
+        let r = self.record.as_ref()?;
+        match self.work_group.as_deref().and_then(|g| r.focused_on(g)) {
+            Some(f) => Some(Cow::Owned(f)),
+            None => Some(Cow::Borrowed(r)),
         }
     }
 

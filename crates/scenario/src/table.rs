@@ -1,6 +1,7 @@
 //! The ladder table printed at the end of a scenario run: one row per variant (throughput,
 //! useful work, latency, failures, retries, top wait, checks, speedup over the baseline),
-//! then failed checks with their detail and per-variant notes. A pure function of the
+//! then failed checks with their detail and per-variant notes. Every figure is the work
+//! group's (a queue's consumers), other groups are in the notes. A pure function of the
 //! [`Ladder`], so it can be re-rendered from a JSON file.
 
 use crate::result::{top_wait, Ladder, VariantResult};
@@ -24,7 +25,7 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
     } else {
         v.name.clone()
     };
-    let Some(r) = &v.record else {
+    let Some(r) = v.work_record() else {
         let why = v.skipped.clone().unwrap_or_else(|| "did not run".into());
         return vec![name, format!("skipped: {why}")];
     };
@@ -53,13 +54,28 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
         ms(t.latency.p99_ms),
         (t.counters.failures()).to_string(),
         t.counters.retries.to_string(),
-        top_wait(r).unwrap_or_else(|| "-".into()),
+        top_wait(&r).unwrap_or_else(|| "-".into()),
         checks,
         match l.speedup(v) {
             Some(s) if !none => format!("{s:.2}×"),
             _ => dash(),
         },
     ]
+}
+
+/// The work group every multi-group variant shares, if any (single-group runs need no
+/// legend).
+fn shared_work_group(l: &Ladder) -> Option<&str> {
+    let multi: Vec<&VariantResult> = l
+        .variants
+        .iter()
+        .filter(|v| v.record.as_ref().is_some_and(|r| r.groups.len() > 1))
+        .collect();
+    let first = multi.first()?.work_group.as_deref()?;
+    multi
+        .iter()
+        .all(|v| v.work_group.as_deref() == Some(first))
+        .then_some(first)
 }
 
 /// The table and what follows it.
@@ -103,6 +119,11 @@ pub fn render(l: &Ladder) -> String {
     for r in &rows {
         out.push_str(&line(r));
     }
+    if let Some(g) = shared_work_group(l) {
+        out.push_str(&format!(
+            "(tps, latency and ranking: group \"{g}\" only; other groups below)\n"
+        ));
+    }
     for (variant, c) in l.failed_checks() {
         out.push_str(&format!(
             "✘ {variant}: check \"{}\" failed: {}\n",
@@ -136,7 +157,7 @@ mod tests {
     fn variant(name: &str, baseline: bool, committed: u64, deadlocks: u64) -> VariantResult {
         let mut c = TxnCounters::default();
         for _ in 0..committed {
-            c.record_success(2000, None, true);
+            c.record_success(2000, None, 1);
         }
         for _ in 0..deadlocks {
             c.record_failure(FailureKind::Deadlock);
@@ -178,6 +199,9 @@ mod tests {
             monitors: vec![],
             work: None,
             aborted_clients: 0,
+            work_group: None,
+            work_per_interval: vec![],
+            ran_out_at_s: None,
             notes: vec![],
         }
     }

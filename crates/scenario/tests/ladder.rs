@@ -82,3 +82,50 @@ fn a_second_ladder_on_the_same_database_stops_at_once() {
     assert!(err.is_input());
     other.close();
 }
+
+/// Issue 12: a producer that falls behind its rate has a latency (from its schedule) of
+/// seconds; the ladder's latency is the consumers' and must not include that lag, and the
+/// producer is flagged as behind.
+#[test]
+fn consumer_latency_never_includes_producer_schedule_lag() {
+    let pg = testing::shared();
+    let db = pg
+        .create_database(&format!("scn_lag_{}", std::process::id()))
+        .expect("database");
+    let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/producer-lag");
+    let scn = hotbench_scenario::load(dir_bundles(&dir).expect("fixture").remove(0)).unwrap();
+    let ladder = run_ladder(&scn, &options(conn), &mut Vec::new(), &mut |_| {}).expect("runs");
+    let v = &ladder.variants[0];
+    assert_eq!(v.work_group.as_deref(), Some("consumer"));
+    let all = v.record.as_ref().expect("record");
+    let producer = all.group("producer").expect("producer group");
+    // 3 s at ~25/s against 200/s asked: the last enqueues start seconds late.
+    assert!(
+        producer.totals.latency.p99_ms > 1000.0,
+        "the producer should lag: p99 {} ms",
+        producer.totals.latency.p99_ms
+    );
+    let work = v.work_record().expect("work record");
+    let consumer = all.group("consumer").expect("consumer group");
+    assert_eq!(work.totals.counters.cnt, consumer.totals.counters.cnt);
+    assert!(
+        work.totals.latency.p99_ms < producer.totals.latency.p99_ms / 5.0
+            && work.totals.latency.max_ms < 1000.0,
+        "consumer p99 {} ms / max {} ms must not include the producer's lag",
+        work.totals.latency.p99_ms,
+        work.totals.latency.max_ms
+    );
+    assert!(work.timeline.iter().all(|iv| iv.totals.lat_max_ms < 1000.0));
+    let expected_rate = consumer.totals.goodput_per_s;
+    assert_eq!(v.useful_per_s(), Some(expected_rate));
+    assert_eq!(
+        v.work_per_interval.iter().sum::<u64>(),
+        consumer.totals.counters.goodput
+    );
+    let table = hotbench_scenario::table::render(&ladder);
+    assert!(table.contains("/s of 200/s asked"), "{table}");
+    assert!(table.contains("group \"consumer\" only"), "{table}");
+    let p99_cell = format!("{:.2}", work.totals.latency.p99_ms);
+    assert!(table.contains(&p99_cell), "{table}");
+}

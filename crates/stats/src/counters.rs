@@ -28,7 +28,8 @@ pub enum FailureKind {
 pub struct TxnCounters {
     /// Successful transactions (pgbench's `cnt`).
     pub cnt: u64,
-    /// Successful transactions that did useful work (see the goodput rule).
+    /// Successful transactions that did useful work (see the goodput rule), or units of
+    /// work under a `sum:` rule.
     pub goodput: u64,
     pub skipped: u64,
     pub retries: u64,
@@ -96,13 +97,11 @@ impl TxnCounters {
         self.cnt + self.skipped + self.failures()
     }
 
-    /// Records a committed transaction.
+    /// Records a committed transaction that did `useful` units of work (usually 0 or 1).
     #[inline]
-    pub fn record_success(&mut self, latency_us: u64, lag_us: Option<u64>, useful: bool) {
+    pub fn record_success(&mut self, latency_us: u64, lag_us: Option<u64>, useful: u64) {
         self.cnt += 1;
-        if useful {
-            self.goodput += 1;
-        }
+        self.goodput += useful;
         self.latency.add(latency_us as f64);
         if let Some(lag) = lag_us {
             self.lag.add(lag as f64);
@@ -171,8 +170,8 @@ mod tests {
     #[test]
     fn totals_add_up() {
         let mut c = TxnCounters::default();
-        c.record_success(1000, None, true);
-        c.record_success(3000, Some(10), false);
+        c.record_success(1000, None, 1);
+        c.record_success(3000, Some(10), 0);
         c.record_failure(FailureKind::Serialization);
         c.record_failure(FailureKind::Connection);
         c.skipped += 2;
@@ -188,9 +187,9 @@ mod tests {
     fn merge_and_clear() {
         let mut a = TxnCounters::default();
         let mut b = TxnCounters::default();
-        a.record_success(10, None, true);
+        a.record_success(10, None, 1);
         a.record_error_code("40001");
-        b.record_success(20, None, true);
+        b.record_success(20, None, 1);
         b.record_error_code("40001");
         b.record_error_code("40P01");
         a.merge(&b);
@@ -217,7 +216,7 @@ mod tests {
             c.no_commit_reason().as_deref(),
             Some("no transaction committed: 1 deadlock failures, 4 unfinished (still running at the end)")
         );
-        c.record_success(1000, None, true);
+        c.record_success(1000, None, 1);
         assert_eq!(c.no_commit_reason(), None);
     }
 }

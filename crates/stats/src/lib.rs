@@ -15,6 +15,7 @@ pub mod output_path;
 pub mod probe_record;
 pub mod record;
 pub mod simple;
+pub mod work;
 
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
@@ -24,3 +25,4 @@ pub use record::{
     IntervalStats, RunRecord, ScriptRecord, ServerInfo, TotalsRecord, LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;
+pub use work::{Shortfall, BEHIND_TOLERANCE};

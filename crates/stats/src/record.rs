@@ -269,7 +269,7 @@ mod tests {
     fn record_round_trips_through_json() {
         let mut c = TxnCounters::default();
         for i in 0..100 {
-            c.record_success(1000 + i, None, i % 2 == 0);
+            c.record_success(1000 + i, None, u64::from(i % 2 == 0));
         }
         let totals = TotalsRecord::from_counters(c.clone(), 2.0);
         assert_eq!(totals.tps, 50.0);

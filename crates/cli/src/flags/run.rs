@@ -288,7 +288,7 @@ pub struct RunArgs {
     /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency
     #[arg(long = "rtt", value_name = "DUR", help_heading = "hotbench options")]
     pub rtt: Option<String>,
-    /// What counts as useful work: committed | rows | var:NAME (default: committed, honouring hotbench_ok)
+    /// What counts as useful work: committed | rows | var:NAME | sum:NAME (default: committed, honouring hotbench_ok)
     #[arg(
         long = "goodput",
         value_name = "RULE",
