@@ -26,7 +26,7 @@ impl<E: Env> Core<E> {
         if let Some(h) = slot.host.and_then(|h| self.tally.hosts.get_mut(h)) {
             let c = &mut h.counters;
             match outcome {
-                Outcome::Committed => c.record_success(latency, lag, true),
+                Outcome::Committed => c.record_success(latency, lag, 1),
                 Outcome::Failed(kind) => c.record_failure(kind),
             }
             if retried {
