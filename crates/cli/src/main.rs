@@ -29,11 +29,11 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
     let matches = match flags::command().try_get_matches_from(&argv) {
         Ok(m) => m,
-        Err(e) => return clap_exit(e),
+        Err(e) => return clap_exit(e, &argv),
     };
     let cli = match flags::Cli::from_arg_matches(&matches) {
         Ok(c) => c,
-        Err(e) => return clap_exit(e),
+        Err(e) => return clap_exit(e, &argv),
     };
     let result = match &cli.command {
         flags::Command::Run(run) => {
@@ -67,12 +67,35 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints a clap error; usage errors exit 1 like pgbench, help and version exit 0.
-fn clap_exit(e: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    let _ = e.print();
+/// Prints a clap error; usage errors exit 1 like pgbench, help and version exit 0. Usage
+/// errors are worded as pgbench's getopt ones: one error line, then where to find help.
+fn clap_exit(e: clap::Error, argv: &[String]) -> ExitCode {
+    use clap::error::{ContextKind, ErrorKind};
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::UnknownArgument => {
+            let arg = e
+                .get(ContextKind::InvalidArg)
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            eprintln!("hotbench: error: unrecognized option '{arg}'");
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid command line");
+            eprintln!(
+                "hotbench: error: {}",
+                first.strip_prefix("error: ").unwrap_or(first)
+            );
+        }
     }
+    let command = match argv.get(1) {
+        Some(sub) if !sub.starts_with('-') => format!("hotbench {sub}"),
+        _ => "hotbench".to_string(),
+    };
+    eprintln!("hotbench: hint: Try \"{command} --help\" for more information.");
+    ExitCode::from(1)
 }

@@ -22,7 +22,11 @@ pub fn parse_time(value: &str) -> Result<i64> {
     if value.trim_end().ends_with(|c: char| c.is_alphabetic()) {
         return hotbench_engine::duration::parse_whole_seconds(value)
             .map(|s| s as i64)
-            .map_err(|e| Fail::input(format!("-T/--time: {e}")));
+            // pgbench's line first (parsers look for it), hotbench's unit rules as detail.
+            .map_err(|e| {
+                Fail::input(format!("invalid value \"{value}\" for option -T/--time"))
+                    .detail(e.to_string())
+            });
     }
     parse_int(value, "-T/--time", 1, INT_MAX)
 }

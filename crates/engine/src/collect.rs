@@ -235,4 +235,10 @@ impl ResultSink for Sink<'_, '_> {
     fn parsed(&mut self) {
         self.c.parsed = true;
     }
+
+    /// Server notices go to stderr as libpq's default notice processor prints them (pgbench
+    /// shows them that way: `WARNING:  SET LOCAL can only be used in transaction blocks`).
+    fn notice(&mut self, notice: DbError) {
+        eprintln!("{notice}");
+    }
 }

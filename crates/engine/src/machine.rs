@@ -5,7 +5,9 @@
 
 use std::io;
 
-use hotbench_script::{choose_script, poisson_rand, Action as ScriptAction, CommandKind};
+use hotbench_script::{
+    choose_script, poisson_rand, Action as ScriptAction, CommandKind, ResultMode,
+};
 
 use crate::client_core::{Action, Core};
 use crate::config::{QueryMode, GOODPUT_VARIABLE};
@@ -158,11 +160,30 @@ impl<E: Env> Core<E> {
         let plan = self.plan.clone();
         let script = &plan.groups[slot.group].scripts[slot.script];
         let Some(command) = script.command(slot.cmd) else {
+            if slot.pipeline.is_some() {
+                eprintln!(
+                    "hotbench: error: client {} aborted: end of script reached with pipeline open",
+                    slot.id
+                );
+                self.abort(slot);
+                return Some(Action::Wait);
+            }
             self.end_transaction(slot, Outcome::Committed);
             return None;
         };
         match &command.kind {
             CommandKind::Sql(sql) => {
+                if slot.pipeline.is_some() {
+                    let refused = match sql.result_mode() {
+                        ResultMode::Gset(_) => Some("gset"),
+                        ResultMode::Aset(_) => Some("aset"),
+                        ResultMode::Discard => None,
+                    };
+                    if let Some(meta) = refused {
+                        let why = format!("\\{meta} is not allowed in pipeline mode");
+                        return Some(self.command_failed(slot, meta, &why));
+                    }
+                }
                 let action = self.send_sql(slot, sql);
                 if slot.phase == Phase::Command {
                     // Queued inside a pipeline: go on with the next command.
@@ -195,6 +216,13 @@ impl<E: Env> Core<E> {
                         }
                     }
                     Ok(ScriptAction::StartPipeline) => {
+                        if slot.pipeline.is_some() {
+                            return Some(self.command_failed(
+                                slot,
+                                "startpipeline",
+                                "already in pipeline mode",
+                            ));
+                        }
                         if self.plan.cfg.query_mode == QueryMode::Simple {
                             eprintln!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id);
                             self.abort(slot);
@@ -204,6 +232,13 @@ impl<E: Env> Core<E> {
                         slot.cmd += 1;
                     }
                     Ok(ScriptAction::SyncPipeline) => {
+                        if slot.pipeline.is_none() {
+                            return Some(self.command_failed(
+                                slot,
+                                "syncpipeline",
+                                "not in pipeline mode",
+                            ));
+                        }
                         if let (Some(n), true) = (slot.pipeline, slot.connected) {
                             hotbench_wire::encode::sync(&mut slot.out);
                             slot.pipeline = Some(n + 1);
@@ -212,8 +247,11 @@ impl<E: Env> Core<E> {
                     }
                     Ok(ScriptAction::EndPipeline) => {
                         let Some(n) = slot.pipeline else {
-                            slot.cmd += 1;
-                            return None;
+                            return Some(self.command_failed(
+                                slot,
+                                "endpipeline",
+                                "not in pipeline mode",
+                            ));
                         };
                         if slot.connected {
                             hotbench_wire::encode::sync(&mut slot.out);
@@ -237,6 +275,17 @@ impl<E: Env> Core<E> {
                 None
             }
         }
+    }
+
+    /// A meta-command misused (pipeline state, `\gset` in a pipeline): pgbench's
+    /// `commandFailed` line, then the client aborts.
+    fn command_failed(&mut self, slot: &mut Slot, meta: &str, why: &str) -> Action {
+        eprintln!(
+            "hotbench: error: client {} aborted in command {} ({meta}) of script {}; {why}",
+            slot.id, slot.cmd, slot.script
+        );
+        self.abort(slot);
+        Action::Wait
     }
 
     /// Encodes a SQL command. Inside a pipeline it is only queued (phase stays `Command`);
