@@ -27,6 +27,7 @@ pub mod health;
 mod sampler;
 mod session;
 pub mod statements;
+pub mod tables;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -53,7 +54,7 @@ pub struct ProbeOptions {
     /// Table/database/statement period and timeline granularity (default 1 s).
     pub stats_interval: Duration,
     /// Tables to follow (names as in SQL, schema-qualified when needed); empty = the
-    /// database's largest user tables (up to 20).
+    /// database's largest user tables (up to 200), reporting only those the run writes.
     pub tables: Vec<String>,
     /// Unix seconds of the benchmark start, when already known (see [`ProbeHandle::set_origin`]).
     pub origin: Option<f64>,

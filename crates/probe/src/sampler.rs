@@ -14,6 +14,7 @@ use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::session::{literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
+use crate::tables;
 use crate::ProbeOptions;
 
 const WAITS_SQL: &str = "select state, wait_event_type, wait_event, count(*)::int8 \
@@ -36,8 +37,6 @@ const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
      from pg_wait_sampling_profile group by 1, 2";
 
-/// At most this many tables are followed when none are named.
-const MAX_DEFAULT_TABLES: i64 = 20;
 /// Statements kept on the per-interval timeline.
 const TIMELINE_STATEMENTS: usize = 3;
 
@@ -189,7 +188,7 @@ impl Sampler {
             _ => {}
         }
         me.check_privileges();
-        me.pick_tables(&opts.tables);
+        me.table_oids = tables::pick(&mut me.s, &opts.tables);
         me.detect_statements(opts.create_extensions);
         me.detect_wait_sampling();
         if me.s.is_lost() {
@@ -224,47 +223,6 @@ impl Sampler {
                     "role \"{role}\" lacks pg_read_all_stats: other roles' sessions are hidden \
                      (oldest xmin and lock holders cover this role's sessions only)"
                 ));
-            }
-        }
-    }
-
-    fn pick_tables(&mut self, names: &[String]) {
-        if !names.is_empty() {
-            let arr = text_array(names);
-            if let Some(r) = self.s.run(Part::Tables, health::RESOLVE_SQL, &[Some(&arr)]) {
-                let mut missing = Vec::new();
-                for (i, row) in r.rows.iter().enumerate() {
-                    match int(row.first().and_then(|c| c.as_deref())) {
-                        Some(oid) => self.table_oids.push(oid),
-                        None => missing.push(names.get(i).cloned().unwrap_or_default()),
-                    }
-                }
-                if !missing.is_empty() {
-                    self.s
-                        .note(format!("tables not found: {}", missing.join(", ")));
-                }
-            }
-            return;
-        }
-        let lim = MAX_DEFAULT_TABLES.to_string();
-        if let Some(r) = self
-            .s
-            .run(Part::Tables, health::DEFAULT_TABLES_SQL, &[Some(&lim)])
-        {
-            self.table_oids = r
-                .rows
-                .iter()
-                .filter_map(|row| int(row.first().and_then(|c| c.as_deref())))
-                .collect();
-        }
-        if self.table_oids.len() as i64 >= MAX_DEFAULT_TABLES {
-            if let Some(r) = self.s.run(Part::Tables, health::COUNT_TABLES_SQL, &[]) {
-                let n = int(r.get(0, 0)).unwrap_or(0);
-                if n > MAX_DEFAULT_TABLES {
-                    self.s.note(format!(
-                        "table health follows the {MAX_DEFAULT_TABLES} largest of {n} user tables"
-                    ));
-                }
             }
         }
     }
@@ -504,10 +462,19 @@ impl Sampler {
             waits: cur.waits,
             lock_waiting_max: cur.lock_waiting_max,
             longest_chain: chain,
-            tables: match (&self.tables_prev, &tables) {
-                (Some(p), Some(n)) => health::table_intervals(p, n),
-                (None, Some(n)) => health::table_intervals(&TablesSnap::new(), n),
-                _ => Vec::new(),
+            tables: {
+                let mut v = match (&self.tables_prev, &tables) {
+                    (Some(p), Some(n)) => health::table_intervals(p, n),
+                    (None, Some(n)) => health::table_intervals(&TablesSnap::new(), n),
+                    _ => Vec::new(),
+                };
+                // Unnamed tables: points only for those written so far (memory follows the
+                // workload; the rest are dropped at the end anyway).
+                if let (true, Some(f), Some(n)) = (self.only_written, &self.tables_first, &tables) {
+                    let written = tables::written_since(f, n);
+                    v.retain(|t| written.contains(&t.name));
+                }
+                v
             },
             database: match (self.db_prev, db) {
                 (Some(p), Some(n)) => Some(health::database_delta(p, n)),
@@ -783,15 +750,6 @@ fn proc_cpu_ms(path: &str, comm: &str) -> Option<f64> {
     Some((utime + stime) * 10.0)
 }
 
-/// PostgreSQL's text form of a text array, each element quoted.
-fn text_array(items: &[String]) -> String {
-    let quoted: Vec<String> = items
-        .iter()
-        .map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    format!("{{{}}}", quoted.join(","))
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -809,13 +767,5 @@ mod tests {
         let long = "x".repeat(62) + "éé";
         assert_eq!(super::server_name(&long), "x".repeat(62));
         assert_eq!(super::server_name(&"y".repeat(80)).len(), 63);
-    }
-
-    #[test]
-    fn text_array_quotes() {
-        assert_eq!(
-            super::text_array(&["a".into(), "s.\"b\"".into()]),
-            "{\"a\",\"s.\\\"b\\\"\"}"
-        );
     }
 }
