@@ -157,6 +157,7 @@ mod tests {
             probes: None,
             notes: Vec::new(),
             client: Default::default(),
+            hosts: Vec::new(),
         };
         r.groups = vec![
             group("producer", Some(500.0), 830, 5_000_000),
