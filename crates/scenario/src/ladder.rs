@@ -15,11 +15,13 @@ use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
 use hotbench_wire::{Config, Connection};
 
 use crate::background::{Holder, Monitors};
+use crate::checks::{check_rows, run_values};
+use crate::claim::{claim_schema, release_schema};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
-use crate::result::{CheckResult, Ladder, VariantResult};
+use crate::result::{Ladder, VariantResult};
 
 /// Server-side sampling during each variant (the probes of `hotbench-probe`, plugged in by
 /// the binary). [`ProbeRun::finish`] stores what it sampled in the variant's record
@@ -160,54 +162,6 @@ fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
     }
     release_schema(&mut admin, schema);
     admin.close();
-}
-
-/// Releases the claim synchronously: closing the connection alone releases it only when the
-/// server gets round to the Terminate, too late for a ladder started right after (`sweep`).
-fn release_schema(admin: &mut Connection, schema: &str) {
-    let _ = admin.simple_query(&format!(
-        "select pg_advisory_unlock(hashtext('hotbench:{schema}'))"
-    ));
-}
-
-/// One ladder per scenario and database at a time: two would drop each other's schema
-/// mid-run. A session advisory lock on the admin connection (released when it closes);
-/// engines without advisory locks go unguarded.
-fn claim_schema(admin: &mut Connection, schema: &str, name: &str) -> Result<()> {
-    let sql = format!("select pg_try_advisory_lock(hashtext('hotbench:{schema}'))");
-    // A ladder that is just ending may still hold it for a moment: ask a few times.
-    let mut attempt = 0;
-    let result = loop {
-        let r = admin.simple_query(&sql);
-        let taken = matches!(&r, Ok(q) if q.first()
-            .and_then(|q| q.rows.first())
-            .and_then(|row| row.first().cloned().flatten())
-            .as_deref() == Some("f"));
-        if !taken || attempt >= 20 {
-            break r;
-        }
-        attempt += 1;
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
-    match result {
-        Ok(r) => {
-            let got = r
-                .first()
-                .and_then(|q| q.rows.first())
-                .and_then(|row| row.first().cloned().flatten());
-            if got.as_deref() == Some("f") {
-                return Err(ScenarioError::Input(format!(
-                    "scenario \"{name}\" is already running on this database (another hotbench \
-                     is using schema {schema}); wait for it to finish or use another database"
-                )));
-            }
-            Ok(())
-        }
-        Err(_) => {
-            let _ = admin.simple_query("rollback");
-            Ok(())
-        }
-    }
 }
 
 /// The variants a ladder runs: `wanted` (`--variants`) in the manifest's order, or all (those
@@ -755,73 +709,6 @@ fn done_line(v: &VariantResult, m: &crate::manifest::Manifest) -> String {
         v.useful_per_s().unwrap_or(0.0),
         v.checks.len()
     )
-}
-
-/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, and per group or
-/// per script file `{{committed:NAME}}`, `{{goodput:NAME}}`.
-pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let c = &r.totals.counters;
-    out.insert("committed".into(), c.cnt.to_string());
-    out.insert("goodput".into(), c.goodput.to_string());
-    out.insert("failed".into(), c.failures().to_string());
-    let mut per: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for g in &r.groups {
-        let e = per.entry(g.name.clone()).or_default();
-        e.0 += g.totals.counters.cnt;
-        e.1 += g.totals.counters.goodput;
-        for s in &g.scripts {
-            let e = per.entry(s.name.clone()).or_default();
-            e.0 += s.totals.counters.cnt;
-            e.1 += s.totals.counters.goodput;
-        }
-    }
-    for (name, (cnt, good)) in per {
-        out.insert(format!("committed:{name}"), cnt.to_string());
-        out.insert(format!("goodput:{name}"), good.to_string());
-    }
-    out
-}
-
-/// One check per row of every row-returning statement. A statement that returns no rows
-/// is an error, not a pass: a check that vanishes would show as `✔ 0/0`.
-fn check_rows(file: &str, results: &[hotbench_wire::QueryResult]) -> Result<Vec<CheckResult>> {
-    let mut out = Vec::new();
-    for (i, r) in results.iter().filter(|r| !r.columns.is_empty()).enumerate() {
-        if r.rows.is_empty() {
-            return Err(ScenarioError::manifest(
-                file,
-                None,
-                format!(
-                    "check query {} returned no rows (each check must return a row: name, ok, detail; \
-                     aggregate so that it always does)",
-                    i + 1
-                ),
-            ));
-        }
-        let col = |n: &str| r.columns.iter().position(|c| c == n);
-        let (Some(ni), Some(oi)) = (col("name"), col("ok")) else {
-            return Err(ScenarioError::manifest(
-                file,
-                None,
-                format!(
-                    "a check must return columns name, ok, detail (got {})",
-                    r.columns.join(", ")
-                ),
-            ));
-        };
-        let di = col("detail");
-        for row in &r.rows {
-            let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
-            let ok = matches!(get(oi).as_str(), "t" | "true" | "1" | "on" | "yes");
-            out.push(CheckResult {
-                name: get(ni),
-                ok,
-                detail: di.map(get).unwrap_or_default(),
-            });
-        }
-    }
-    Ok(out)
 }
 
 fn record_template(

@@ -13,6 +13,8 @@
 //! The format is documented in `docs/scenarios.md`.
 
 pub mod background;
+pub mod checks;
+pub mod claim;
 pub mod db;
 pub mod error;
 pub mod ladder;
