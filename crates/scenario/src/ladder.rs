@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use hotbench_engine::{
-    Backoff, GoodputRule, GroupConfig, Hooks, Limit, OnDisconnect, QueryMode, RetryPolicy,
+    signals, Backoff, GoodputRule, GroupConfig, Hooks, Limit, OnDisconnect, QueryMode, RetryPolicy,
     RunConfig, WeightedScript,
 };
 use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
@@ -22,6 +22,7 @@ use crate::error::{Result, ScenarioError};
 use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
 use crate::result::{Ladder, VariantResult};
+pub use crate::selection::select_variants;
 
 /// Server-side sampling during each variant (the probes of `hotbench-probe`, plugged in by
 /// the binary). [`ProbeRun::finish`] stores what it sampled in the variant's record
@@ -88,6 +89,9 @@ pub fn run_ladder(
         .map(|v| prepare(scn, v, opts))
         .collect::<Result<Vec<_>>>()?;
 
+    // Ctrl-C from here on stops gracefully (also during the first setup): what ran is
+    // reported and written, what did not is marked as not run.
+    signals::install();
     let schema = db::schema_name(scn.name());
     let admin_cfg = db::with_settings(&opts.conn, &[("search_path".into(), schema.clone())])?;
     let mut admin = db::connect(&admin_cfg)?;
@@ -108,6 +112,14 @@ pub fn run_ladder(
     };
     for p in prepared {
         let v = p.variant;
+        // Ctrl-C between variants (during the previous one's checks, say): the rest did not
+        // run, and the ladder says so instead of running them for 0 s.
+        if ladder.interrupted || signals::stop_requested() {
+            ladder.interrupted = true;
+            ladder.variants.push(not_run(&p, NOT_RUN));
+            on_update(&ladder);
+            continue;
+        }
         if let Some(note) = v.skip.get(&engine) {
             let _ = writeln!(
                 log,
@@ -115,22 +127,7 @@ pub fn run_ladder(
                 scn.name(),
                 v.name
             );
-            ladder.variants.push(VariantResult {
-                name: v.name.clone(),
-                about: p.params.describe(&v.about),
-                baseline: v.baseline,
-                skipped: Some(note.clone()),
-                params: p.params.values.clone(),
-                record: None,
-                checks: Vec::new(),
-                monitors: Vec::new(),
-                work: None,
-                aborted_clients: 0,
-                notes: Vec::new(),
-                work_group: None,
-                work_per_interval: Vec::new(),
-                ran_out_at_s: None,
-            });
+            ladder.variants.push(not_run(&p, note));
             on_update(&ladder);
             continue;
         }
@@ -143,14 +140,36 @@ pub fn run_ladder(
             }
         };
         ladder.variants.push(result);
+        ladder.interrupted |= interrupted;
         on_update(&ladder);
-        if interrupted {
-            ladder.interrupted = true;
-            break;
-        }
     }
     end_ladder(admin, &schema, opts.keep_schema);
     Ok(ladder)
+}
+
+/// The note of a variant a Ctrl-C kept from running.
+const NOT_RUN: &str = "not run: interrupted";
+
+/// A variant that did not run (skipped on this engine, or interrupted before its run): no
+/// record and no checks, so it can never show as passed.
+fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
+    let v = p.variant;
+    VariantResult {
+        name: v.name.clone(),
+        about: p.params.describe(&v.about),
+        baseline: v.baseline,
+        skipped: Some(note.to_string()),
+        params: p.params.values.clone(),
+        record: None,
+        checks: Vec::new(),
+        monitors: Vec::new(),
+        work: None,
+        aborted_clients: 0,
+        notes: Vec::new(),
+        work_group: None,
+        work_per_interval: Vec::new(),
+        ran_out_at_s: None,
+    }
 }
 
 /// Drops the scenario's schema (unless kept: later runs' probes would otherwise report its
@@ -162,46 +181,6 @@ fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
     }
     release_schema(&mut admin, schema);
     admin.close();
-}
-
-/// The variants a ladder runs: `wanted` (`--variants`) in the manifest's order, or all (those
-/// not marked `demo = false` in a demo). An unknown name is an input error, so callers can
-/// check before starting a server.
-pub fn select_variants<'s>(
-    scn: &'s Scenario,
-    wanted: Option<&[String]>,
-    demo: bool,
-) -> Result<Vec<&'s Variant>> {
-    let all = &scn.manifest.variants;
-    let Some(wanted) = wanted else {
-        return Ok(all
-            .iter()
-            .filter(|v| !demo || v.demo != Some(false))
-            .collect());
-    };
-    if wanted.is_empty() {
-        return Err(ScenarioError::Input(format!(
-            "--variants selects no variant of \"{}\" (give names separated by commas: {})",
-            scn.name(),
-            all.iter()
-                .map(|v| v.name.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        )));
-    }
-    for w in wanted {
-        if !all.iter().any(|v| &v.name == w) {
-            return Err(ScenarioError::Input(format!(
-                "scenario \"{}\" has no variant \"{w}\" (variants: {})",
-                scn.name(),
-                all.iter()
-                    .map(|v| v.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    }
-    Ok(all.iter().filter(|v| wanted.contains(&v.name)).collect())
 }
 
 /// `file.sql` → `file.ENGINE.sql` when the scenario has one.
@@ -464,6 +443,10 @@ fn run_variant(
     // full of rows.
     if engine == "postgresql" && admin.server_version_num() >= 150_000 {
         let _ = admin.simple_query("select pg_stat_force_next_flush()");
+    }
+    if signals::stop_requested() {
+        let _ = writeln!(log, " interrupted before its run");
+        return Ok((not_run(p, NOT_RUN), true));
     }
 
     let mut notes = Vec::new();

@@ -22,6 +22,7 @@ pub mod manifest;
 pub mod param_type;
 pub mod params;
 pub mod result;
+pub mod selection;
 pub mod source;
 pub mod sqlsplit;
 pub mod table;

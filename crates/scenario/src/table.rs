@@ -27,7 +27,12 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
     };
     let Some(r) = v.work_record() else {
         let why = v.skipped.clone().unwrap_or_else(|| "did not run".into());
-        return vec![name, format!("skipped: {why}")];
+        let shown = if why.starts_with("not run") {
+            why
+        } else {
+            format!("skipped: {why}")
+        };
+        return vec![name, shown];
     };
     let t = &r.totals;
     // Nothing committed: no latency, no speed-up, and passing checks prove nothing (the
