@@ -758,6 +758,12 @@ pub(crate) fn benchmark_record(
     if let Some(p) = probe {
         finish_probe(p, &mut outcome.record);
     }
+    if target.joined_by_another() {
+        let note = "another hotbench command joined the embedded server during this run: the \
+                    two shared its CPU and disk";
+        eprintln!("hotbench: warning: {note}");
+        outcome.record.notes.push(note.into());
+    }
     drop(target);
     let rec = &outcome.record;
     print!("{}", hotbench_report::pgbench_report(rec));

@@ -38,6 +38,13 @@ impl Target {
             .is_some_and(|g| g.shared_with_another())
     }
 
+    /// Another hotbench joined the embedded server while this command used it.
+    pub fn joined_by_another(&self) -> bool {
+        self.embedded
+            .as_ref()
+            .is_some_and(|g| g.joined_by_another())
+    }
+
     pub fn is_fast(&self) -> bool {
         self.embedded.as_ref().is_some_and(|g| g.is_fast())
     }

@@ -188,10 +188,15 @@ fn last_command_using_it_stops_it() {
     let b = Base::new();
     let o = b.opts();
     let first = ensure_default_server(&o).expect("first command");
+    let before_join = std::time::SystemTime::now();
     let second = ensure_default_server(&o).expect("second command");
     assert!(first.started_here() && !second.started_here());
-    // The second joined while the first used it: it is told so (warning and run note).
+    // The second joined while the first used it: it is told so (warning and run note), and
+    // the first learns it at its end.
     assert!(!first.shared_with_another() && second.shared_with_another());
+    assert!(first.joined_since(before_join) && first.joined_by_another());
+    assert!(!second.joined_by_another(), "the joiner was warned at once");
+    assert!(!first.joined_since(std::time::SystemTime::now() + Duration::from_secs(5)));
     let pid = first.pid();
     drop(first);
     assert!(alive(pid), "still used by the second command");

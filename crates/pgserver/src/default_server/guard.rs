@@ -25,6 +25,8 @@ struct GuardInner {
     owned: bool,
     /// Another command was using the server when this one joined.
     shared: bool,
+    /// When this command took the server.
+    since: std::time::SystemTime,
     /// Our shared lock on `<base>/users` while we use the server.
     user_lock: Mutex<Option<std::fs::File>>,
     /// Postmaster child and guardian, when this guard started the server.
@@ -149,6 +151,14 @@ impl DefaultGuard {
         let users = users_shared(&layout.base)?;
         if shared {
             say(opts, &shared_warning(state.pid));
+            // Tell the command already using it (it reads the time at its end); never written
+            // through anything but a regular file.
+            let regular_or_absent = std::fs::symlink_metadata(&layout.last_join)
+                .map(|m| m.file_type().is_file())
+                .unwrap_or(true);
+            if regular_or_absent {
+                let _ = std::fs::write(&layout.last_join, std::process::id().to_string());
+            }
         }
         note_differences(&state, opts);
         let conn = conninfo_of(&state);
@@ -159,6 +169,7 @@ impl DefaultGuard {
                 state,
                 owned: false,
                 shared,
+                since: std::time::SystemTime::now(),
                 user_lock: Mutex::new(Some(users)),
                 live: Mutex::new(None),
             }),
@@ -184,6 +195,22 @@ impl DefaultGuard {
     /// this one's share the server's CPU and disk.)
     pub fn shared_with_another(&self) -> bool {
         self.inner.shared
+    }
+
+    /// Did another command join the server while this one used it? (A command that joined
+    /// a shared server was warned at once: false for it.)
+    pub fn joined_by_another(&self) -> bool {
+        !self.inner.shared && self.joined_since(self.inner.since)
+    }
+
+    /// Did another command join the server after `since`?
+    pub fn joined_since(&self, since: std::time::SystemTime) -> bool {
+        std::fs::symlink_metadata(&self.inner.layout.last_join)
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .and_then(|m| m.modified().ok())
+            // File times come from the kernel's coarse clock, a tick behind `since`'s.
+            .is_some_and(|t| t + Duration::from_millis(50) >= since)
     }
 
     /// Was the running server started with durability off (`--fast`)? Reports must say so.
@@ -282,6 +309,7 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
             state: st,
             owned: true,
             shared: false,
+            since: std::time::SystemTime::now(),
             user_lock: Mutex::new(Some(users)),
             live: Mutex::new(Some((child, guardian))),
         }),

@@ -23,6 +23,9 @@ pub(super) struct Layout {
     pub(super) log: PathBuf,
     pub(super) state: PathBuf,
     pub(super) last_port: PathBuf,
+    /// Touched when a command joins the server while another uses it (its mtime tells a
+    /// running command that someone shared the server with it).
+    pub(super) last_join: PathBuf,
 }
 
 impl Layout {
@@ -32,6 +35,7 @@ impl Layout {
             log: base.join("postgres.log"),
             state: base.join("hotbench.state"),
             last_port: base.join("last-port"),
+            last_join: base.join("last-join"),
             base,
         }
     }
