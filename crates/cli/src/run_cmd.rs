@@ -611,6 +611,7 @@ pub(crate) fn benchmark_record(
         conn: target.config.clone(),
         exit_on_abort: args.exit_on_abort,
         verbose_errors: args.verbose_errors,
+        debug: args.debug,
         failures_detailed: args.failures_detailed,
         report_per_command: args.report_per_command,
         interval_us: plan.interval_us,

@@ -233,6 +233,9 @@ impl<E: Env> Core<E> {
     /// A command's results are complete (after the emulated round trip, if any).
     pub(crate) fn process_result(&mut self, slot: &mut Slot) -> Action {
         let now = self.env.now();
+        if self.plan.cfg.debug {
+            eprintln!("hotbench: client {} receiving", slot.id);
+        }
         let latency = now - slot.cmd_start;
         if slot.pipeline.is_some() {
             slot.pipeline = None;

@@ -63,6 +63,7 @@ fn config(script: &str) -> RunConfig {
         conn: hotbench_wire::Config::new(),
         exit_on_abort: false,
         verbose_errors: false,
+        debug: false,
         failures_detailed: false,
         report_per_command: false,
         interval_us: 1_000_000,

@@ -173,6 +173,8 @@ pub struct RunConfig {
     pub conn: hotbench_wire::Config,
     pub exit_on_abort: bool,
     pub verbose_errors: bool,
+    /// `-d/--debug`: pgbench's per-client trace on stderr (executing, sending, receiving).
+    pub debug: bool,
     pub failures_detailed: bool,
     pub report_per_command: bool,
     /// Timeline granularity (µs), 1 s by default.

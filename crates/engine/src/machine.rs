@@ -82,6 +82,14 @@ impl<E: Env> Core<E> {
                         slot.txn_scheduled = now;
                     }
                     slot.interp.begin_transaction();
+                    if self.plan.cfg.debug {
+                        let script = &self.plan.groups[slot.group].scripts[slot.script];
+                        eprintln!(
+                            "hotbench: client {} executing script \"{}\"",
+                            slot.id,
+                            script.name()
+                        );
+                    }
                     if slot.interp.vars.contains(GOODPUT_VARIABLE) {
                         let _ = slot.interp.vars.set_value(
                             "goodput",
@@ -191,7 +199,10 @@ impl<E: Env> Core<E> {
                 }
                 Some(action)
             }
-            CommandKind::Meta(_) => {
+            CommandKind::Meta(meta) => {
+                if self.plan.cfg.debug {
+                    eprintln!("hotbench: client {} executing \\{}", slot.id, meta.name);
+                }
                 let t0 = now;
                 let r = slot
                     .interp
@@ -308,7 +319,16 @@ impl<E: Env> Core<E> {
             prepared,
             !in_pipeline,
         ) {
-            Ok(parsed) => slot.parsed_named = parsed,
+            Ok(parsed) => {
+                slot.parsed_named = parsed;
+                if self.plan.cfg.debug {
+                    let text = match self.plan.cfg.query_mode {
+                        QueryMode::Simple => self.bufs.last_simple_sql(),
+                        _ => sql.extended_text(),
+                    };
+                    eprintln!("hotbench: client {} sending {text}", slot.id);
+                }
+            }
             Err(e) => {
                 eprintln!(
                     "hotbench: error: client {} script {} aborted in command {}: {e}",

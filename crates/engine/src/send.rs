@@ -18,6 +18,13 @@ pub struct SendBuffers {
     name: String,
 }
 
+impl SendBuffers {
+    /// The SQL text last rendered for the simple protocol (`--debug` shows it).
+    pub fn last_simple_sql(&self) -> &str {
+        &self.sql
+    }
+}
+
 /// Appends the messages for `sql` to `out`. `prepared` tracks whether the named statement
 /// already exists on this connection (set here when a Parse is sent; the caller clears it
 /// again if the server rejected that Parse). `sync` is false inside a pipeline.

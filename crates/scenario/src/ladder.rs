@@ -509,6 +509,7 @@ fn run_variant(
         conn: run_conn.clone(),
         exit_on_abort: false,
         verbose_errors: false,
+        debug: false,
         failures_detailed: false,
         report_per_command: false,
         interval_us: opts.interval_us,
