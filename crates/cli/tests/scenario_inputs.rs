@@ -1,4 +1,4 @@
-//! Scenario inputs that used to pass silently (issue 13, item 10): an empty `--variants`,
+//! Scenario inputs that used to pass silently (issue 13, items 10 and 7): an empty `--variants`,
 //! checks that return no rows (`✔ 0/0`), a non-UTF-8 file, and a `--dir` that does not hold
 //! the requested scenario (the built-in one was run instead) are all errors, exit 1.
 
@@ -126,5 +126,55 @@ fn checks_that_return_no_rows_are_errors_not_passes() {
         );
         assert!(!out.contains("✔ 0/0"), "{out}");
     }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Item 7: two scenarios whose names differ only after PostgreSQL's 63-character limit (or
+/// only by `-` against `_`) get schemas of their own: run at the same time, both pass.
+#[test]
+fn scenarios_with_colliding_looking_names_run_side_by_side() {
+    let db = database("scn_names");
+    let root = temp_dir("scn-names");
+    let long = "l".repeat(64);
+    let checks = b"select 'rows' as name, count(*) > 0 as ok, '' as detail from t;\n";
+    for pair in [
+        [format!("{long}-one"), format!("{long}-two")],
+        ["twin-name".to_string(), "twin_name".to_string()],
+    ] {
+        let children: Vec<_> = pair
+            .iter()
+            .map(|name| {
+                let dir = write_scenario(&root, name, checks);
+                hotbench()
+                    .args(["scenario", "run", name, "--dir"])
+                    .arg(&dir)
+                    .args(["--probe", "off", "--keep-schema", "-h"])
+                    .arg(&db.socket_dir)
+                    .arg("-p")
+                    .arg(db.port.to_string())
+                    .arg("-U")
+                    .arg(&db.user)
+                    .arg(&db.dbname)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("spawn hotbench")
+            })
+            .collect();
+        for (name, child) in pair.iter().zip(children) {
+            let o = child.wait_with_output().unwrap();
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{name}\n{out}\n{err}");
+        }
+    }
+    let schemas = common::psql(
+        &db,
+        "select count(distinct nspname) from pg_namespace where nspname like 'hb%'",
+    );
+    assert_eq!(
+        schemas.trim(),
+        "4",
+        "each scenario keeps a schema of its own"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -13,9 +13,22 @@ pub fn detect_engine(version: &str) -> &'static str {
     hotbench_wire::engine_of(version)
 }
 
-/// The schema a scenario's objects live in (`hb_daily_limit`).
+/// PostgreSQL's identifier limit (NAMEDATALEN - 1): longer names are silently truncated.
+const MAX_IDENTIFIER: usize = 63;
+
+/// The schema a scenario's objects live in, distinct for distinct scenario names: two
+/// ladders must never share (and drop) one schema. A plain name (`a-z`, `0-9`, `-`) that
+/// fits maps readably, `-` to `_` (`hb_daily_limit`); any other name (with `_`, capitals,
+/// other characters, or too long for an identifier) gets `hbx_`, a 64-bit hash of the whole
+/// name, and as much of the name as fits, so neither truncation nor the `-`/`_` mapping can
+/// merge two names.
 pub fn schema_name(scenario: &str) -> String {
-    let s: String = scenario
+    let plain = !scenario.is_empty()
+        && scenario
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && 3 + scenario.len() <= MAX_IDENTIFIER;
+    let readable: String = scenario
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -25,7 +38,20 @@ pub fn schema_name(scenario: &str) -> String {
             }
         })
         .collect();
-    format!("hb_{s}")
+    if plain {
+        return format!("hb_{readable}");
+    }
+    let prefix = format!("hbx_{:016x}_", fnv1a64(scenario.as_bytes()));
+    let room = MAX_IDENTIFIER - prefix.len();
+    format!("{prefix}{}", &readable[..readable.len().min(room)])
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (the schema name must not change
+/// between runs of the same scenario).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Escapes a value for the `options` start-up parameter (spaces and backslashes).
@@ -124,6 +150,37 @@ mod tests {
     #[test]
     fn schema_names_are_identifiers() {
         assert_eq!(schema_name("daily-limit"), "hb_daily_limit");
+        assert_eq!(schema_name("lost-update"), "hb_lost_update");
+    }
+
+    #[test]
+    fn distinct_scenarios_get_distinct_schemas() {
+        let long = "a".repeat(70);
+        let names = [
+            format!("{long}-one"),
+            format!("{long}-two"),
+            format!("{}x", "b".repeat(60)),
+            format!("{}y", "b".repeat(60)),
+            "daily-limit".to_string(),
+            "daily_limit".to_string(),
+            "Daily-Limit".to_string(),
+            "daily.limit".to_string(),
+            "dailyé-limit".to_string(),
+        ];
+        let schemas: Vec<String> = names.iter().map(|n| schema_name(n)).collect();
+        for (i, s) in schemas.iter().enumerate() {
+            assert!(s.len() <= MAX_IDENTIFIER, "{s}");
+            assert!(
+                s.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{s}"
+            );
+            for (j, t) in schemas.iter().enumerate() {
+                assert!(i == j || s != t, "{} and {} share {s}", names[i], names[j]);
+            }
+        }
+        // Stable: the same name always gives the same schema.
+        assert_eq!(schema_name(&names[0]), schemas[0]);
     }
 
     #[test]
