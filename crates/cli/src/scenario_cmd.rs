@@ -355,6 +355,12 @@ pub(crate) fn run_ladders(
             }
         }
     }
+    if target.joined_by_another() {
+        eprintln!(
+            "hotbench: warning: another hotbench command joined the embedded server during \
+             this ladder: the two shared its CPU and disk"
+        );
+    }
     drop(target);
     crate::outputs::all(vec![
         a.json.as_deref().map_or(Ok(()), |p| {
