@@ -94,7 +94,9 @@ pub fn connect(cfg: &Config) -> Result<Connection> {
 /// Returns each statement's results.
 pub fn run_file(conn: &mut Connection, file: &str, sql: &str) -> Result<Vec<QueryResult>> {
     let mut out = Vec::new();
-    for st in sqlsplit::split(sql) {
+    let statements =
+        sqlsplit::split(sql).map_err(|e| ScenarioError::manifest(file, Some(e.line), e.what))?;
+    for st in statements {
         match conn.simple_query(&st.text) {
             Ok(r) => out.extend(r),
             Err(e) => {

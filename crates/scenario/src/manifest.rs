@@ -381,6 +381,18 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             parse_goodput(g).map_err(|m| err(g, m))?;
         }
     }
+    let sql_files: Vec<&String> = manifest
+        .setup
+        .iter()
+        .chain(&manifest.finish)
+        .chain(&manifest.checks)
+        .chain(
+            manifest
+                .variants
+                .iter()
+                .flat_map(|v| v.setup.iter().chain(&v.checks)),
+        )
+        .collect();
     for f in manifest
         .setup
         .iter()
@@ -392,6 +404,15 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
                 f,
                 format!("file \"{f}\" not found in {}", bundle.location),
             ));
+        }
+    }
+    // SQL files (and their engine versions) must close what they open: an unterminated
+    // comment or quote would silently swallow the statements after it.
+    for (name, text) in &bundle.files {
+        if name.ends_with(".sql") && sql_files.iter().any(|f| same_file_family(f, name)) {
+            crate::sqlsplit::split(text).map_err(|e| {
+                ScenarioError::manifest(&bundle.display(name), Some(e.line), e.what)
+            })?;
         }
     }
     if let Some(g) = &manifest.goodput {
@@ -446,6 +467,16 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             .map_err(|e| err(&format!("[modes.{mode}]"), format!("mode \"{mode}\": {e}")))?;
     }
     Ok(Scenario { bundle, manifest })
+}
+
+/// `schema.sql` and its engine versions (`schema.yugabytedb.sql`).
+fn same_file_family(listed: &str, file: &str) -> bool {
+    match (listed.strip_suffix(".sql"), file.strip_suffix(".sql")) {
+        (Some(stem), Some(f)) => {
+            f == stem || f.strip_prefix(stem).is_some_and(|r| r.starts_with('.'))
+        }
+        _ => false,
+    }
 }
 
 pub fn valid_name(s: &str) -> bool {

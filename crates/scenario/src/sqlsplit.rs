@@ -1,5 +1,7 @@
-//! Splits a SQL file into statements (quotes, dollar quotes, comments respected) so that a
-//! failing statement can be named with its line, and so checks get every statement's rows.
+//! Splits a SQL file into statements (quotes, dollar quotes, nested comments respected) so
+//! that a failing statement can be named with its line, and so checks get every
+//! statement's rows. A comment, quoted string, quoted identifier or dollar quote left open
+//! is an error naming its line: it would otherwise swallow every statement after it.
 
 /// One statement and the 1-based line where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -8,18 +10,32 @@ pub struct Statement {
     pub text: String,
 }
 
-pub fn split(sql: &str) -> Vec<Statement> {
+/// A construct opened and never closed, and the line it opened on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
+pub struct Unterminated {
+    pub line: usize,
+    pub what: &'static str,
+}
+
+pub fn split(sql: &str) -> Result<Vec<Statement>, Unterminated> {
     let b = sql.as_bytes();
+    let line_at = |at: usize| sql[..at].matches('\n').count() + 1;
+    let open = |at: usize, what: &'static str| Unterminated {
+        line: line_at(at),
+        what,
+    };
     let mut out = Vec::new();
     let mut i = 0;
-    let mut start = 0;
     let mut has_code = false;
     let mut code_start = 0;
     let push = |out: &mut Vec<Statement>, from: usize, to: usize, has: bool| {
         if has {
             let text = sql[from..to].trim().to_string();
-            let line = sql[..from].matches('\n').count() + 1;
-            out.push(Statement { line, text });
+            out.push(Statement {
+                line: line_at(from),
+                text,
+            });
         }
     };
     while i < b.len() {
@@ -32,18 +48,32 @@ pub fn split(sql: &str) -> Vec<Statement> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
+                // PostgreSQL's block comments nest.
+                let from = i;
+                let mut depth = 0usize;
+                loop {
+                    if i + 1 >= b.len() {
+                        return Err(open(from, "unterminated /* comment"));
+                    }
+                    if b[i] == b'/' && b[i + 1] == b'*' {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b[i + 1] == b'/' {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
                 }
-                i += 2;
                 continue;
             }
             b';' => {
                 push(&mut out, code_start, i, has_code);
                 has_code = false;
                 i += 1;
-                start = i;
                 continue;
             }
             _ => {}
@@ -54,9 +84,13 @@ pub fn split(sql: &str) -> Vec<Statement> {
         }
         match c {
             b'\'' => {
+                let from = i;
                 let escapes = i > 0 && matches!(b[i - 1], b'E' | b'e');
                 i += 1;
-                while i < b.len() {
+                loop {
+                    if i >= b.len() {
+                        return Err(open(from, "unterminated quoted string"));
+                    }
                     if escapes && b[i] == b'\\' {
                         i += 2;
                         continue;
@@ -73,9 +107,13 @@ pub fn split(sql: &str) -> Vec<Statement> {
                 i += 1;
             }
             b'"' => {
+                let from = i;
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
                     i += 1;
+                }
+                if i >= b.len() {
+                    return Err(open(from, "unterminated quoted identifier"));
                 }
                 i += 1;
             }
@@ -92,7 +130,7 @@ pub fn split(sql: &str) -> Vec<Statement> {
                     let tag = &sql[i..=j];
                     match sql[j + 1..].find(tag) {
                         Some(p) => i = j + 1 + p + tag.len(),
-                        None => i = b.len(),
+                        None => return Err(open(i, "unterminated dollar-quoted string")),
                     }
                 } else {
                     i += 1;
@@ -101,9 +139,8 @@ pub fn split(sql: &str) -> Vec<Statement> {
             _ => i += 1,
         }
     }
-    let _ = start;
-    push(&mut out, code_start, b.len().min(sql.len()), has_code);
-    out
+    push(&mut out, code_start, b.len(), has_code);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -111,7 +148,11 @@ mod tests {
     use super::*;
 
     fn texts(sql: &str) -> Vec<(usize, String)> {
-        split(sql).into_iter().map(|s| (s.line, s.text)).collect()
+        split(sql)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.line, s.text))
+            .collect()
     }
 
     #[test]
@@ -130,7 +171,7 @@ mod tests {
     #[test]
     fn function_bodies_stay_whole() {
         let sql = "create function f() returns int language plpgsql as $body$\nbegin\n  return 1;\nend;\n$body$;\nselect f();\n";
-        let s = split(sql);
+        let s = split(sql).unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(s[1].line, 6);
         assert!(s[0].text.ends_with("$body$"));
@@ -138,6 +179,49 @@ mod tests {
 
     #[test]
     fn comments_only_is_empty() {
-        assert!(split("-- nothing\n  ;\n/* x */").is_empty());
+        assert!(split("-- nothing\n  ;\n/* x */").unwrap().is_empty());
+    }
+
+    #[test]
+    fn nested_comments_are_skipped_whole() {
+        let sql = "/* a /* b; */ c; */ select 1;\nselect 2;";
+        assert_eq!(
+            texts(sql),
+            vec![(1, "select 1".to_string()), (2, "select 2".to_string())]
+        );
+    }
+
+    #[test]
+    fn anything_left_open_is_an_error_naming_its_line() {
+        for (sql, line, what) in [
+            (
+                "select 1;\n/* forgot\nselect 2;\nselect 3;",
+                2,
+                "unterminated /* comment",
+            ),
+            (
+                "select 1;\n/* a /* b */\nselect 2;",
+                2,
+                "unterminated /* comment",
+            ),
+            (
+                "select 1;\n\nselect 'open;\nselect 2;",
+                3,
+                "unterminated quoted string",
+            ),
+            (
+                "select \"col;\nselect 2;",
+                1,
+                "unterminated quoted identifier",
+            ),
+            (
+                "select 1;\ndo $x$ begin;\nselect 2;",
+                2,
+                "unterminated dollar-quoted string",
+            ),
+            ("select E'it\\'s;", 1, "unterminated quoted string"),
+        ] {
+            assert_eq!(split(sql), Err(Unterminated { line, what }), "{sql:?}");
+        }
     }
 }

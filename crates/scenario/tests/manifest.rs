@@ -96,3 +96,55 @@ fn exactly_one_baseline() {
         "{e}"
     );
 }
+
+/// Issue 13, item 8: a comment or quote left open in a setup, check or engine-specific file
+/// is reported with its file and line when the scenario loads, before anything runs.
+#[test]
+fn unterminated_comments_and_quotes_name_file_and_line() {
+    let text = GOOD.replace(
+        "title = \"t\"",
+        "title = \"t\"\nsetup = [\"schema.sql\"]\nchecks = [\"checks.sql\"]",
+    );
+    let ok_checks = (
+        "checks.sql",
+        "select 'x' as name, true as ok, '' as detail;\n",
+    );
+    for (files, expected) in [
+        (
+            vec![
+                (
+                    "schema.sql",
+                    "create table a (x int);\n/* forgot\ncreate table b (x int);\n",
+                ),
+                ok_checks,
+            ],
+            "/tmp/t/schema.sql:2: unterminated /* comment",
+        ),
+        (
+            vec![
+                ("schema.sql", "create table a (x int);\n"),
+                (
+                    "checks.sql",
+                    "select 'x' as name,\n  true as ok,\n  'open as detail;\n",
+                ),
+            ],
+            "/tmp/t/checks.sql:3: unterminated quoted string",
+        ),
+        (
+            vec![
+                ("schema.sql", "create table a (x int);\n"),
+                (
+                    "schema.yugabytedb.sql",
+                    "create table a (x int);\n/* /* nested */\n",
+                ),
+                ok_checks,
+            ],
+            "/tmp/t/schema.yugabytedb.sql:2: unterminated /* comment",
+        ),
+    ] {
+        let mut all = files.clone();
+        all.push(("a.sql", "select 1;"));
+        let e = error(&text, &all);
+        assert_eq!(e, expected);
+    }
+}
