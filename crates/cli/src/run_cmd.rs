@@ -673,6 +673,7 @@ pub(crate) fn benchmark_record(
         },
         duration_s: 0.0,
         conn_time_ms: 0.0,
+        connect: Default::default(),
         totals: Default::default(),
         groups: Vec::new(),
         timeline: Vec::new(),

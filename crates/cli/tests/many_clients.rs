@@ -80,6 +80,20 @@ fn count_at(pg: &Server, db: &ConnInfo, clients: usize, seconds: u32) {
         off(text_tps) <= 0.01,
         "{tag}: text tps {text_tps} × {duration} s vs {committed}"
     );
+    // The connection phase is reported, in JSON and text.
+    assert_eq!(
+        v["connect"]["connections"].as_u64(),
+        Some(clients as u64),
+        "{tag}"
+    );
+    assert!(
+        v["connect"]["duration_ms"].as_f64().unwrap_or(0.0) > 0.0,
+        "{tag}"
+    );
+    assert!(
+        out.contains(&format!("connection phase: {clients} connections in ")),
+        "{tag}: {out}"
+    );
     // The timeline adds up to the same count.
     let timeline: u64 = v["timeline"]
         .as_array()

@@ -12,6 +12,7 @@ mod client_core_tests;
 pub mod clock;
 mod collect;
 pub mod config;
+mod connect_phase;
 pub mod duration;
 mod env;
 mod machine;

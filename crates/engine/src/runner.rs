@@ -141,10 +141,12 @@ pub fn run(
     let start_time = now_us();
     let mut connect_error = None;
     let mut connected = 0;
+    let mut connect_retries = 0;
     while connected < nthreads {
         match rx.recv() {
-            Ok(WorkerMsg::Connected { result, .. }) => {
+            Ok(WorkerMsg::Connected { result, retries }) => {
                 connected += 1;
+                connect_retries += retries;
                 if let Err(e) = result {
                     connect_error.get_or_insert(e);
                 }
@@ -161,6 +163,19 @@ pub fn run(
         }
         return Err(EngineError::Connect(e));
     }
+    record.connect = hotbench_stats::ConnectPhase {
+        duration_ms: (now_us() - start_time) as f64 / 1000.0,
+        connections: if cfg.connect_each_txn { 0 } else { nclients },
+        concurrency: if cfg.connect_each_txn {
+            0
+        } else {
+            plan.threads
+                .iter()
+                .map(|t| t.clients.len().min(crate::connect_phase::PER_THREAD))
+                .sum()
+        },
+        retries: connect_retries,
+    };
     if let Some(at) = cfg.start_at_us {
         let late_s = crate::clock::wait_until_unix_us(at, signals::stop_requested) as f64 / 1e6;
         if late_s > 0.5 {

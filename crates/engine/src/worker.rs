@@ -16,6 +16,7 @@ use hotbench_wire::{Connection, Connector, Message};
 
 use crate::client_core::{Action, Core};
 use crate::clock::now_us;
+use crate::connect_phase;
 use crate::env::SystemEnv;
 use crate::plan::Plan;
 use crate::poller::Poller;
@@ -29,7 +30,11 @@ const WAKE_TOKEN: u64 = u64::MAX - 1;
 
 pub enum WorkerMsg {
     /// Initial connections done (or failed) after `conn_us`.
-    Connected { result: Result<i64, String> },
+    Connected {
+        result: Result<i64, String>,
+        /// Start-ups refused transiently and retried.
+        retries: u64,
+    },
     Interval {
         thread: usize,
         index: u64,
@@ -102,6 +107,7 @@ pub fn run_worker(
         Err(e) => {
             let _ = tx.send(WorkerMsg::Connected {
                 result: Err(format!("could not create an epoll set: {e}")),
+                retries: 0,
             });
             shared.barrier.wait();
             return;
@@ -120,30 +126,44 @@ pub fn run_worker(
     let wake_fd = signals::install();
     let _ = d.poller.add(wake_fd, WAKE_TOKEN);
 
-    // Connect every client before the start (pgbench's STEADY phase), unless -C.
+    // Connect every client before the start (pgbench's STEADY phase), unless -C; several at
+    // a time (connect_phase).
     let t0 = now_us();
     let mut result = Ok(0);
+    let mut retries = 0;
     if !core.plan.cfg.connect_each_txn {
-        for (i, (slot, link)) in slots.iter_mut().zip(&mut links).enumerate() {
-            match d.connect(link, i, slot.id) {
-                Ok(host) => {
+        let ids: Vec<usize> = slots.iter().map(|s| s.id).collect();
+        let (connector, spread) = (&d.connector, d.spread);
+        let opened = connect_phase::open_all(ids.len(), connect_phase::PER_THREAD, |i| {
+            connector.connect_client(ids[i], spread)
+        });
+        match opened {
+            Ok(opened) => {
+                retries = opened.retries;
+                let all = slots.iter_mut().zip(&mut links).zip(opened.conns);
+                for (i, ((slot, link), (conn, host))) in all.enumerate() {
+                    if let Err(e) = d.register(link, i, conn) {
+                        result = Err(format!(
+                            "could not create connection for client {}: {e}",
+                            slot.id
+                        ));
+                        break;
+                    }
                     core.tally.connected_to(host, slot.host);
                     slot.host = Some(host);
-                }
-                Err(e) => {
-                    result = Err(format!(
-                        "could not create connection for client {}: {e}",
-                        slot.id
-                    ));
-                    break;
+                    slot.mark_connected();
                 }
             }
-            slot.mark_connected();
+            Err((i, e)) => {
+                let id = ids.get(i).copied().unwrap_or(i);
+                result = Err(format!("could not create connection for client {id}: {e}"));
+            }
         }
     }
     let conn_us = now_us() - t0;
     let _ = tx.send(WorkerMsg::Connected {
         result: result.map(|_| conn_us),
+        retries,
     });
     shared.barrier.wait();
     if shared.cancel.load(Ordering::SeqCst) {
@@ -319,8 +339,19 @@ impl Driver {
     ) -> Result<usize, hotbench_wire::Error> {
         self.drop_connection(link);
         let t0 = now_us();
-        let (mut conn, host) = self.connector.connect_client(client_id, self.spread)?;
+        let (conn, host) = self.connector.connect_client(client_id, self.spread)?;
         self.conn_total_us += now_us() - t0;
+        self.register(link, token, conn)?;
+        Ok(host)
+    }
+
+    /// Makes `conn` client `token`'s connection, watched by the poller.
+    fn register(
+        &mut self,
+        link: &mut Link,
+        token: usize,
+        mut conn: hotbench_wire::Connection,
+    ) -> Result<(), hotbench_wire::Error> {
         if self.blocking {
             conn.set_nonblocking(false)
                 .map_err(hotbench_wire::Error::Io)?;
@@ -334,7 +365,7 @@ impl Driver {
             .add(conn.as_raw_fd(), token as u64)
             .map_err(hotbench_wire::Error::Io)?;
         link.conn = Some(conn);
-        Ok(host)
+        Ok(())
     }
 
     fn drop_connection(&mut self, link: &mut Link) {

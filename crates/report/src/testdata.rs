@@ -50,6 +50,7 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         },
         duration_s: seconds as f64,
         conn_time_ms: 1.0,
+        connect: Default::default(),
         totals: totals.clone(),
         groups: vec![GroupRecord {
             name: "default".into(),

@@ -275,8 +275,9 @@ fn command_p99_lines(o: &mut String, rec: &RunRecord) {
     }
 }
 
-/// hotbench's lines after pgbench's report: percentiles, goodput, errors by SQLSTATE,
-/// reconnects, and one summary line per client group when there are several.
+/// hotbench's lines after pgbench's report: percentiles, goodput, the connection phase,
+/// errors by SQLSTATE, reconnects, and one summary line per client group when there are
+/// several.
 pub fn extra_lines(rec: &RunRecord) -> String {
     let mut o = String::new();
     let t = &rec.totals.counters;
@@ -293,6 +294,14 @@ pub fn extra_lines(rec: &RunRecord) -> String {
         "goodput = {:.6} per s ({} useful of {} committed transactions)",
         rec.totals.goodput_per_s, t.goodput, t.cnt
     );
+    let c = &rec.connect;
+    if c.connections > 0 {
+        let _ = writeln!(
+            o,
+            "connection phase: {} connections in {:.3} ms, up to {} at a time, {} retries",
+            c.connections, c.duration_ms, c.concurrency, c.retries
+        );
+    }
     if rec.bench.report_per_command {
         command_p99_lines(&mut o, rec);
     }
@@ -397,6 +406,7 @@ mod tests {
             server: ServerInfo::default(),
             duration_s: 2.0,
             conn_time_ms: 15.923,
+            connect: Default::default(),
             totals: totals.clone(),
             groups: vec![GroupRecord {
                 name: "default".into(),
@@ -540,5 +550,19 @@ statement latencies in milliseconds and failures:
             text.contains("goodput = 37.500000 per s (75 useful of 100 committed transactions)")
         );
         assert!(text.contains("errors by SQLSTATE: 40001 = 1"));
+        assert!(
+            !text.contains("connection phase"),
+            "none under -C or in old records"
+        );
+        let mut rec = rec;
+        rec.connect = hotbench_stats::ConnectPhase {
+            duration_ms: 812.5,
+            connections: 1000,
+            concurrency: 16,
+            retries: 3,
+        };
+        assert!(extra_lines(&rec).contains(
+            "connection phase: 1000 connections in 812.500 ms, up to 16 at a time, 3 retries\n"
+        ));
     }
 }

@@ -757,6 +757,7 @@ fn record_template(
         },
         duration_s: 0.0,
         conn_time_ms: 0.0,
+        connect: Default::default(),
         totals: Default::default(),
         groups: Vec::new(),
         timeline: Vec::new(),

@@ -180,6 +180,7 @@ mod tests {
             server: Default::default(),
             duration_s: 2.0,
             conn_time_ms: 0.0,
+            connect: Default::default(),
             totals: TotalsRecord::from_counters(c, 2.0),
             groups: vec![],
             timeline: vec![],

@@ -21,8 +21,9 @@ pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
-    BenchInfo, ClientUsage, CommandRecord, ErrorSample, GroupRecord, HostRecord, IntervalRecord,
-    IntervalStats, RunRecord, ScriptRecord, ServerInfo, TotalsRecord, LADDER_FORMAT, RESULT_FORMAT,
+    BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,
+    IntervalRecord, IntervalStats, RunRecord, ScriptRecord, ServerInfo, TotalsRecord,
+    LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;
 pub use work::{Shortfall, BEHIND_TOLERANCE};

@@ -34,6 +34,9 @@ pub struct RunRecord {
     /// Benchmark duration (s), connection time excluded.
     pub duration_s: f64,
     pub conn_time_ms: f64,
+    /// How the clients' connections were opened before the start.
+    #[serde(default)]
+    pub connect: ConnectPhase,
     pub totals: TotalsRecord,
     pub groups: Vec<GroupRecord>,
     pub timeline: Vec<IntervalRecord>,
@@ -62,6 +65,19 @@ pub struct HostRecord {
     /// Reconnections that landed here after the client had been on another host.
     pub moved_in: u64,
     pub totals: TotalsRecord,
+}
+
+/// The connection phase before the benchmark starts (pgbench's "initial connection time").
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ConnectPhase {
+    /// From the first connection attempt until every client is connected, ms.
+    pub duration_ms: f64,
+    /// Connections opened (0 under -C, where every transaction connects).
+    pub connections: usize,
+    /// Start-ups in flight at most at a time (all threads together).
+    pub concurrency: usize,
+    /// Start-ups refused transiently (server starting up, listen queue full) and retried.
+    pub retries: u64,
 }
 
 /// Resource use of the hotbench process during the benchmark.
@@ -286,6 +302,7 @@ mod tests {
             server: ServerInfo::default(),
             duration_s: 2.0,
             conn_time_ms: 1.0,
+            connect: Default::default(),
             totals: totals.clone(),
             groups: vec![],
             timeline: vec![IntervalRecord {

@@ -150,6 +150,7 @@ mod tests {
             server: Default::default(),
             duration_s: 10.0,
             conn_time_ms: 0.0,
+            connect: Default::default(),
             totals: Default::default(),
             groups: Vec::new(),
             timeline: Vec::new(),
