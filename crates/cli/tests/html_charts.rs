@@ -173,6 +173,7 @@ fn ladder_charts_have_own_axes_stable_colours_and_full_statements() {
         !dom.contains("class=\"u-value\">–</td>"),
         "a static legend shows '–'"
     );
+    assert!(dom.contains("hb-idle"), "static legends keep their x entry");
     let shot = dir.join("charts.png");
     headless(
         &browser,

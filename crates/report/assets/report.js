@@ -97,7 +97,12 @@
       axes: [xAxis, { label: spec.y_label, size: 60 }],
       series: series,
       legend: { live: true },
-      hooks: { draw: [function () { onDrawn(); }] }
+      // Without a cursor the legend only names the series: the x entry is hidden (hb-idle).
+      hooks: {
+        draw: [function () { onDrawn(); }],
+        ready: [function (u) { u.root.classList.add("hb-idle"); }],
+        setLegend: [function (u) { u.root.classList.toggle("hb-idle", u.cursor.idx == null); }]
+      }
     };
     return new uPlot(opts, [spec.x].concat(shown), el);
   }
