@@ -58,6 +58,8 @@ fn benchmarking_option_set(a: &RunArgs) -> bool {
         || a.retry_profile.is_some()
         || a.shard.is_some()
         || a.load_balance.is_some()
+        || !a.key.is_empty()
+        || a.key_capacity.is_some()
         || a.start_at.is_some()
         || !a.retry_on.is_empty()
         || a.continue_on_error
@@ -211,6 +213,8 @@ struct Plan {
     shard: Option<hotbench_engine::ShardConfig>,
     start_at_us: Option<i64>,
     spread: hotbench_wire::Spread,
+    keys: Vec<String>,
+    key_capacity: usize,
 }
 
 fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
@@ -429,6 +433,17 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
             ))
         })?,
     };
+    for k in &args.key {
+        if !hotbench_script::valid_variable_name(k) {
+            return Err(Fail::input(format!(
+                "invalid --key \"{k}\": expected a script variable name"
+            )));
+        }
+    }
+    let key_capacity = match &args.key_capacity {
+        Some(n) => parse_int(n, "--key-capacity", 1, 1_000_000)? as usize,
+        None => 1000,
+    };
     let mut groups = groups;
     let shard = match shard {
         Some(sh) => {
@@ -475,6 +490,8 @@ fn validate(args: &RunArgs, m: &ArgMatches) -> Result<Plan> {
         shard,
         start_at_us,
         spread,
+        keys: args.key.clone(),
+        key_capacity,
         latency_limit_us,
         progress_s,
         log,
@@ -622,6 +639,8 @@ pub(crate) fn benchmark_record(
         application_name: hotbench_probe::unique_application_name(),
         shard: plan.shard.clone(),
         spread: plan.spread,
+        keys: plan.keys.clone(),
+        key_capacity: plan.key_capacity,
         start_at_us: plan.start_at_us,
     };
     let bench = BenchInfo {
@@ -695,6 +714,9 @@ pub(crate) fn benchmark_record(
         },
         client: Default::default(),
         hosts: Vec::new(),
+        per_client: Vec::new(),
+        fairness: Vec::new(),
+        hot_keys: Vec::new(),
     };
     let throttled = cfg.is_throttled();
     let latency_limit = cfg.latency_limit_us.is_some();

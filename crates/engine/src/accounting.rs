@@ -33,6 +33,7 @@ impl<E: Env> Core<E> {
                 c.retried += 1;
             }
         }
+        self.count_client_and_keys(slot, outcome, latency);
         match outcome {
             Outcome::Committed => {
                 let useful = self.useful_work(slot);

@@ -74,6 +74,8 @@ fn config(script: &str) -> RunConfig {
         application_name: "test".into(),
         shard: None,
         spread: hotbench_wire::Spread::First,
+        keys: Vec::new(),
+        key_capacity: 1000,
         start_at_us: None,
     }
 }

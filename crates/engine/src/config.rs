@@ -192,6 +192,10 @@ pub struct RunConfig {
     pub shard: Option<ShardConfig>,
     /// How clients are spread over the hosts of a multi-host target (`--load-balance`).
     pub spread: hotbench_wire::Spread,
+    /// `--key VAR`: variables whose values' statistics are kept (hot keys).
+    pub keys: Vec<String>,
+    /// Distinct values kept per key variable before the table becomes a sketch.
+    pub key_capacity: usize,
     /// Common start (Unix µs, `--start-at`): connect first, then begin the benchmark at this
     /// instant, so several processes make one run.
     pub start_at_us: Option<i64>,
@@ -249,6 +253,8 @@ impl RunConfig {
             "defines": self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
             "shard": self.shard,
             "load_balance": self.spread.name(),
+            "keys": self.keys,
+            "key_capacity": self.key_capacity,
             "start_at_us": self.start_at_us,
         })
     }

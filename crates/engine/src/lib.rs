@@ -16,6 +16,7 @@ mod connect_phase;
 pub mod duration;
 mod env;
 mod machine;
+mod per_key;
 mod plan;
 mod poller;
 mod retry;

@@ -57,6 +57,7 @@ impl<E: Env> Core<E> {
         let cfg = &plan.cfg;
         let (g, s, c) = (slot.group, slot.script, slot.cmd);
         self.record_server_error(g, s, &err);
+        slot.last_error = err.sqlstate();
         let class = ErrorClass::of(err.sqlstate(), &cfg.retry.extra_codes);
         let in_tx = slot.collector.tx_status != b'I';
         if cfg.verbose_errors {

@@ -356,6 +356,27 @@ pub fn run(
     if cfg.connect_each_txn {
         record.conn_time_ms = conn_total_us as f64 / 1000.0;
     }
+    let mut per_client: Vec<hotbench_stats::fairness::ClientRecord> = tally
+        .clients
+        .iter()
+        .map(|(id, g, t)| {
+            let group = plan.groups.get(*g).map_or("", |g| g.name.as_str());
+            hotbench_stats::fairness::ClientRecord::from_tally(*id, group, t)
+        })
+        .collect();
+    per_client.sort_by_key(|c| c.id);
+    record.fairness = hotbench_stats::fairness::fairness(&per_client);
+    record.per_client = per_client;
+    record.hot_keys = tally.keys.iter().flat_map(|k| k.records()).collect();
+    record
+        .hot_keys
+        .sort_by(|a, b| b.time_share.total_cmp(&a.time_share));
+    for k in tally.keys.iter().filter(|k| k.approximate) {
+        record.notes.push(format!(
+            "hot keys: more than {} distinct values of {}: counts of rarely seen values are estimates (space-saving sketch; attempts_error bounds the over-count)",
+            cfg.key_capacity, k.variable
+        ));
+    }
     record.hosts = tally
         .hosts
         .iter()

@@ -59,6 +59,10 @@ pub struct Slot {
     pub connected: bool,
     /// The host (index in the target) its current or last connection went to.
     pub host: Option<usize>,
+    /// This client's commits, failures and latency (fairness across clients).
+    pub fair: hotbench_stats::fairness::ClientTally,
+    /// SQLSTATE of the last server error (names a failed transaction's cause per key).
+    pub last_error: Option<hotbench_wire::SqlState>,
     /// Messages encoded but not yet handed to the connection (`Action::Send`).
     pub out: BytesMut,
     pub phase: Phase,
@@ -100,6 +104,8 @@ impl Slot {
             group,
             connected: false,
             host: None,
+            fair: Default::default(),
+            last_error: None,
             out: BytesMut::new(),
             phase: Phase::ChooseScript,
             resume: Resume::Command,

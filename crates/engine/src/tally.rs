@@ -52,6 +52,10 @@ pub struct Tally {
     pub groups: Vec<GroupTally>,
     /// Per host, only for multi-host targets (empty otherwise, so a single host pays nothing).
     pub hosts: Vec<HostTally>,
+    /// Per `--key` variable: the values' table (empty without `--key`).
+    pub keys: Vec<hotbench_stats::hot_keys::KeySketch>,
+    /// Per client, filled when the thread ends: `(client_id, group, tally)`.
+    pub clients: Vec<(usize, usize, hotbench_stats::fairness::ClientTally)>,
 }
 
 impl Tally {
@@ -73,6 +77,8 @@ impl Tally {
                 })
                 .collect(),
             hosts: Vec::new(),
+            keys: Vec::new(),
+            clients: Vec::new(),
         }
     }
 
@@ -98,6 +104,14 @@ impl Tally {
         if self.hosts.len() < o.hosts.len() {
             self.hosts.resize(o.hosts.len(), HostTally::default());
         }
+        if self.keys.is_empty() {
+            self.keys = o.keys.clone();
+        } else {
+            for (k, ok) in self.keys.iter_mut().zip(&o.keys) {
+                k.merge(ok);
+            }
+        }
+        self.clients.extend(o.clients.iter().cloned());
         for (h, oh) in self.hosts.iter_mut().zip(&o.hosts) {
             h.counters.merge(&oh.counters);
             h.clients += oh.clients;

@@ -123,6 +123,13 @@ pub fn run_worker(
     };
     let mut core = Core::new(plan, tid, rnd, SystemEnv);
     core.tally.track_hosts(d.connector.host_count());
+    core.tally.keys = core
+        .plan
+        .cfg
+        .keys
+        .iter()
+        .map(|k| hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.key_capacity))
+        .collect();
     let wake_fd = signals::install();
     let _ = d.poller.add(wake_fd, WAKE_TOKEN);
 
@@ -288,6 +295,10 @@ pub fn run_worker(
     }
     send_interval(&mut core, tid, &tx, &mut index);
     let aborted = slots.iter().filter(|s| s.phase == Phase::Aborted).count();
+    core.tally.clients = slots
+        .iter_mut()
+        .map(|s| (s.id, s.group, std::mem::take(&mut s.fair)))
+        .collect();
     let _ = tx.send(WorkerMsg::Done {
         thread: d.tid,
         tally: Box::new(std::mem::take(&mut core.tally)),

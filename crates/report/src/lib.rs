@@ -11,6 +11,7 @@ pub mod compare_ladder;
 pub mod compare_text;
 pub mod escape;
 pub mod html;
+pub mod keys_text;
 pub mod ladder;
 pub mod merge;
 pub mod noise;

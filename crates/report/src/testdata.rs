@@ -71,5 +71,8 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         notes: vec![],
         client: Default::default(),
         hosts: Vec::new(),
+        per_client: Vec::new(),
+        fairness: Vec::new(),
+        hot_keys: Vec::new(),
     }
 }

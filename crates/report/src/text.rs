@@ -342,6 +342,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             rec.bench.rtt_us as f64 / 1000.0
         );
     }
+    crate::keys_text::key_and_fairness_lines(&mut o, rec);
     for h in &rec.hosts {
         let c = &h.totals.counters;
         let _ = writeln!(
@@ -427,6 +428,9 @@ mod tests {
             notes: vec![],
             client: Default::default(),
             hosts: Vec::new(),
+            per_client: Vec::new(),
+            fairness: Vec::new(),
+            hot_keys: Vec::new(),
         }
     }
 

@@ -521,6 +521,8 @@ fn run_variant(
         application_name: format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name),
         shard: None,
         spread: hotbench_wire::Spread::First,
+        keys: Vec::new(),
+        key_capacity: 1000,
         start_at_us: None,
     };
     let record = record_template(scn, p, &cfg, opts, ladder);
@@ -770,5 +772,8 @@ fn record_template(
         },
         client: Default::default(),
         hosts: Vec::new(),
+        per_client: Vec::new(),
+        fairness: Vec::new(),
+        hot_keys: Vec::new(),
     }
 }

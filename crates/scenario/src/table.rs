@@ -189,6 +189,9 @@ mod tests {
             notes: vec![],
             client: Default::default(),
             hosts: Vec::new(),
+            per_client: Vec::new(),
+            fairness: Vec::new(),
+            hot_keys: Vec::new(),
         };
         VariantResult {
             name: name.into(),

@@ -7,8 +7,11 @@
 //! where an output may go (never over a non-regular file), and [`input_file`], which reads
 //! inputs with a size limit.
 
+pub mod coarse;
 pub mod counters;
+pub mod fairness;
 pub mod histogram;
+pub mod hot_keys;
 pub mod input_file;
 pub mod json_file;
 pub mod output_path;

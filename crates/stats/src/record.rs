@@ -53,6 +53,15 @@ pub struct RunRecord {
     /// Per host of a multi-host target (empty for one host).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostRecord>,
+    /// Per client: commits, failures, p99 (by `client_id`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_client: Vec<crate::fairness::ClientRecord>,
+    /// Per group: Jain's fairness index and starved clients.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fairness: Vec<crate::fairness::GroupFairness>,
+    /// `--key VAR`: per value, by share of transaction time (largest first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot_keys: Vec<crate::hot_keys::HotKeyRecord>,
 }
 
 /// What the connections to one host of a multi-host target did.
@@ -315,6 +324,9 @@ mod tests {
             notes: vec![],
             client: Default::default(),
             hosts: Vec::new(),
+            per_client: Vec::new(),
+            fairness: Vec::new(),
+            hot_keys: Vec::new(),
         };
         let text = serde_json::to_string(&rec).unwrap();
         let back: RunRecord = serde_json::from_str(&text).unwrap();

@@ -159,6 +159,9 @@ mod tests {
             notes: Vec::new(),
             client: Default::default(),
             hosts: Vec::new(),
+            per_client: Vec::new(),
+            fairness: Vec::new(),
+            hot_keys: Vec::new(),
         };
         r.groups = vec![
             group("producer", Some(500.0), 830, 5_000_000),

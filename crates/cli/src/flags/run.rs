@@ -331,6 +331,17 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub load_balance: Option<String>,
+    /// Hot keys: statistics per value of this script variable at the end of each transaction
+    /// (repeatable)
+    #[arg(long = "key", value_name = "VAR", action = ArgAction::Append, help_heading = "hotbench options")]
+    pub key: Vec<String>,
+    /// Distinct values kept per --key variable before counts become estimates (default 1000)
+    #[arg(
+        long = "key-capacity",
+        value_name = "N",
+        help_heading = "hotbench options"
+    )]
+    pub key_capacity: Option<String>,
     /// Run this process's part I/N (0-based) of a run spread over N processes or machines
     #[arg(long = "shard", value_name = "I/N", help_heading = "hotbench options")]
     pub shard: Option<String>,

@@ -1,0 +1,109 @@
+//! Which keys hurt, client side: with one customer given four times the traffic of each of
+//! the others, `--key c` names that customer first (by share of transaction time), even when
+//! the table is bounded below the number of distinct customers; every client's commits and
+//! the group's fairness are in the result.
+
+mod common;
+
+use common::*;
+
+const SCRIPT: &str = "\\set r random(1, 11)
+\\set c case when :r <= 4 then 1 else :r - 3 end
+begin;
+update acct set v = v + 1 where id = :c;
+select pg_sleep(0.001);
+commit;
+";
+
+#[test]
+fn the_customer_with_four_times_the_traffic_is_the_top_key() {
+    let db = database("hot_keys");
+    psql(
+        &db,
+        "create table acct(id int primary key, v bigint not null);
+         insert into acct select g, 0 from generate_series(1, 8) g;",
+    );
+    let dir = temp_dir("hot_keys");
+    let script = write_script(&dir, "pay.sql", SCRIPT);
+    for capacity in ["1000", "3"] {
+        let json_path = dir.join(format!("keys{capacity}.json"));
+        let o = run(
+            &db,
+            &[
+                "-n",
+                "-c",
+                "8",
+                "-j",
+                "2",
+                "-T",
+                "3",
+                "--key",
+                "c",
+                "--key-capacity",
+                capacity,
+                "-f",
+                script.to_str().unwrap(),
+                "--json",
+                json_path.to_str().unwrap(),
+            ],
+        );
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        let v = json(&json_path);
+        let keys = v["hot_keys"].as_array().expect("hot_keys");
+        assert_eq!(keys[0]["variable"], "c");
+        assert_eq!(
+            keys[0]["value"], "1",
+            "capacity {capacity}: {}",
+            v["hot_keys"]
+        );
+        let attempts = |k: &serde_json::Value| k["attempts"].as_u64().unwrap() as f64;
+        let committed: u64 = v["totals"]["counters"]["cnt"].as_u64().unwrap();
+        // Customer 1 draws 4 of 11 values: about 36% of all transactions.
+        let share = attempts(&keys[0]) / committed as f64;
+        assert!(
+            (0.2..0.6).contains(&share),
+            "capacity {capacity}: share {share:.2}"
+        );
+        assert!(keys[0]["time_share"].as_f64().unwrap() > keys[1]["time_share"].as_f64().unwrap());
+        assert!(out.contains("hot keys (top "), "{out}");
+        assert!(out.lines().any(|l| l.starts_with("  c=1: ")), "{out}");
+        if capacity == "1000" {
+            assert_eq!(keys.len(), 8);
+            let total: f64 = keys.iter().map(attempts).sum();
+            assert!(total >= committed as f64);
+        } else {
+            assert!(keys.len() <= 3);
+            let notes = v["notes"].to_string();
+            assert!(notes.contains("space-saving"), "{notes}");
+        }
+        // Fairness: every client is listed, and the index is a proper fraction.
+        let clients = v["per_client"].as_array().unwrap();
+        assert_eq!(clients.len(), 8);
+        let sum: u64 = clients
+            .iter()
+            .map(|c| c["committed"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, committed);
+        let jain = v["fairness"][0]["jain_index"].as_f64().unwrap();
+        assert!(jain > 0.0 && jain <= 1.0 + 1e-9, "{jain}");
+        assert!(
+            out.contains("fairness of group default: Jain's index = "),
+            "{out}"
+        );
+    }
+    // A bad variable name is refused before anything runs.
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "1",
+            "--key",
+            "1abc",
+            "-f",
+            script.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+}

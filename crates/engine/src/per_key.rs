@@ -1,0 +1,66 @@
+//! Accounting by client and by key: each client's commits and latency (fairness), and with
+//! `--key VAR` each value of VAR at the end of the transaction (hot keys). Kept apart from
+//! the group/script accounting because it is keyed by who and what, not by where in the
+//! script; without `--key` it costs one counter and one histogram slot per transaction.
+
+use hotbench_script::{Value, VarValue};
+use hotbench_stats::hot_keys::{KeyOutcome, KeyValue};
+use hotbench_stats::FailureKind;
+
+use crate::client_core::Core;
+use crate::env::Env;
+use crate::slot::{Outcome, Slot};
+
+impl<E: Env> Core<E> {
+    pub(crate) fn count_client_and_keys(
+        &mut self,
+        slot: &mut Slot,
+        outcome: Outcome,
+        latency: u64,
+    ) {
+        match outcome {
+            Outcome::Committed => {
+                slot.fair.committed += 1;
+                slot.fair.latency.record_us(latency);
+            }
+            Outcome::Failed(_) => slot.fair.failed += 1,
+        }
+        if self.tally.keys.is_empty() {
+            return;
+        }
+        let last_error = slot.last_error;
+        let failed_with = match outcome {
+            Outcome::Committed => None,
+            Outcome::Failed(kind) => Some(match (&last_error, kind) {
+                (_, FailureKind::Serialization) => "40001",
+                (_, FailureKind::Deadlock) => "40P01",
+                (_, FailureKind::Connection) => "08006",
+                (Some(code), FailureKind::Other) => code.as_str(),
+                (None, FailureKind::Other) => "other",
+            }),
+        };
+        let o = KeyOutcome {
+            tries: slot.tries,
+            committed: outcome == Outcome::Committed,
+            failed_with,
+            latency_us: latency,
+        };
+        let vars = &slot.interp.vars;
+        for sketch in &mut self.tally.keys {
+            let key = match vars.get(&sketch.variable) {
+                None => continue,
+                Some(VarValue::Value(Value::Int(i))) => KeyValue::Int(*i),
+                Some(VarValue::Text(t)) => match t.trim().parse::<i64>() {
+                    Ok(i) => KeyValue::Int(i),
+                    Err(_) => KeyValue::Text(t.clone()),
+                },
+                Some(VarValue::Value(_)) => KeyValue::Text(
+                    vars.text(&sketch.variable)
+                        .unwrap_or_default()
+                        .into_boxed_str(),
+                ),
+            };
+            sketch.record(key, o);
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! Which keys hurt (`hotbench run --key VAR`): per value of a script variable at the end of
+//! each transaction, its attempts, commits, failures by SQLSTATE, retries, latency and share
+//! of all transaction time. Memory is bounded: past `capacity` distinct values the table
+//! becomes a Space-Saving sketch (Metwally et al.): a new value replaces the one with the
+//! fewest attempts and inherits its count as an over-estimate, so the heavy hitters stay
+//! exact or nearly so and the report says the counts became approximate.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::coarse::CoarseHistogram;
+
+/// A variable's value as a key (integers without allocation).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyValue {
+    Int(i64),
+    Text(Box<str>),
+}
+
+impl std::fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyValue::Int(i) => write!(f, "{i}"),
+            KeyValue::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// One transaction's outcome, as the key table counts it.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyOutcome<'a> {
+    /// Tries it took (1 + retries).
+    pub tries: u32,
+    pub committed: bool,
+    /// SQLSTATE of the failure, for failed transactions.
+    pub failed_with: Option<&'a str>,
+    /// From its scheduled start to its end, µs.
+    pub latency_us: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct KeyStats {
+    attempts: u64,
+    committed: u64,
+    failed: BTreeMap<String, u64>,
+    retries: u64,
+    time_us: u64,
+    latency: CoarseHistogram,
+    /// Attempts inherited from an evicted key (Space-Saving's error bound).
+    overestimate: u64,
+}
+
+/// Per-variable key table of one thread (or of the whole run once merged).
+#[derive(Debug, Clone)]
+pub struct KeySketch {
+    pub variable: String,
+    capacity: usize,
+    entries: Vec<(KeyValue, KeyStats)>,
+    index: HashMap<KeyValue, usize>,
+    /// `(attempts, entry)`: the entry with the fewest attempts is evicted first.
+    by_attempts: BTreeSet<(u64, usize)>,
+    /// Values were evicted: counts are Space-Saving estimates.
+    pub approximate: bool,
+    /// Transaction time over all keys, µs (evicted ones included).
+    total_time_us: u64,
+}
+
+/// One key in the result record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotKeyRecord {
+    pub variable: String,
+    pub value: String,
+    pub attempts: u64,
+    pub committed: u64,
+    /// Failed transactions by SQLSTATE.
+    pub failed: BTreeMap<String, u64>,
+    pub retries: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    /// This key's share of all transaction time (0..1).
+    pub time_share: f64,
+    /// Upper bound of the over-count of `attempts` (0 while the table is exact).
+    #[serde(default)]
+    pub attempts_error: u64,
+}
+
+impl KeySketch {
+    pub fn new(variable: &str, capacity: usize) -> KeySketch {
+        KeySketch {
+            variable: variable.to_string(),
+            capacity: capacity.max(1),
+            entries: Vec::new(),
+            index: HashMap::new(),
+            by_attempts: BTreeSet::new(),
+            approximate: false,
+            total_time_us: 0,
+        }
+    }
+
+    /// Counts one transaction under `key`.
+    pub fn record(&mut self, key: KeyValue, o: KeyOutcome<'_>) {
+        self.total_time_us += o.latency_us;
+        let i = self.slot_for(key);
+        let s = &mut self.entries[i].1;
+        self.by_attempts.remove(&(s.attempts, i));
+        s.attempts += u64::from(o.tries.max(1));
+        s.retries += u64::from(o.tries.saturating_sub(1));
+        s.time_us += o.latency_us;
+        if o.committed {
+            s.committed += 1;
+            s.latency.record_us(o.latency_us);
+        } else if let Some(code) = o.failed_with {
+            *s.failed.entry(code.to_string()).or_insert(0) += 1;
+        }
+        self.by_attempts.insert((s.attempts, i));
+    }
+
+    fn slot_for(&mut self, key: KeyValue) -> usize {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        if self.entries.len() < self.capacity {
+            let i = self.entries.len();
+            self.entries.push((key.clone(), KeyStats::default()));
+            self.index.insert(key, i);
+            self.by_attempts.insert((0, i));
+            return i;
+        }
+        // Space-Saving: the least-attempted value makes room and leaves its count behind.
+        self.approximate = true;
+        let Some(&(min, i)) = self.by_attempts.iter().next() else {
+            return 0;
+        };
+        self.by_attempts.remove(&(min, i));
+        let (old, _) = std::mem::replace(
+            &mut self.entries[i],
+            (
+                key.clone(),
+                KeyStats {
+                    attempts: min,
+                    overestimate: min,
+                    ..KeyStats::default()
+                },
+            ),
+        );
+        self.index.remove(&old);
+        self.index.insert(key, i);
+        self.by_attempts.insert((min, i));
+        i
+    }
+
+    /// Adds another thread's table (same variable).
+    pub fn merge(&mut self, o: &KeySketch) {
+        self.approximate |= o.approximate;
+        self.total_time_us += o.total_time_us;
+        for (key, theirs) in &o.entries {
+            let i = self.slot_for(key.clone());
+            let s = &mut self.entries[i].1;
+            self.by_attempts.remove(&(s.attempts, i));
+            s.attempts += theirs.attempts;
+            s.committed += theirs.committed;
+            for (code, n) in &theirs.failed {
+                *s.failed.entry(code.clone()).or_insert(0) += n;
+            }
+            s.retries += theirs.retries;
+            s.time_us += theirs.time_us;
+            s.latency.merge(&theirs.latency);
+            s.overestimate += theirs.overestimate;
+            self.by_attempts.insert((s.attempts, i));
+        }
+    }
+
+    pub fn distinct(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The keys, by share of transaction time, largest first.
+    pub fn records(&self) -> Vec<HotKeyRecord> {
+        let total = self.total_time_us.max(1) as f64;
+        let mut out: Vec<HotKeyRecord> = self
+            .entries
+            .iter()
+            .map(|(k, s)| HotKeyRecord {
+                variable: self.variable.clone(),
+                value: k.to_string(),
+                attempts: s.attempts,
+                committed: s.committed,
+                failed: s.failed.clone(),
+                retries: s.retries,
+                p50_ms: s.latency.quantile_ms(0.5),
+                p99_ms: s.latency.quantile_ms(0.99),
+                time_share: s.time_us as f64 / total,
+                attempts_error: s.overestimate,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.time_share
+                .total_cmp(&a.time_share)
+                .then(b.attempts.cmp(&a.attempts))
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(latency_us: u64) -> KeyOutcome<'static> {
+        KeyOutcome {
+            tries: 1,
+            committed: true,
+            failed_with: None,
+            latency_us,
+        }
+    }
+
+    #[test]
+    fn exact_below_capacity_sorted_by_time_share() {
+        let mut s = KeySketch::new("c", 10);
+        for _ in 0..4 {
+            s.record(KeyValue::Int(1), ok(1_000));
+        }
+        s.record(KeyValue::Int(2), ok(1_000));
+        s.record(
+            KeyValue::Int(2),
+            KeyOutcome {
+                tries: 3,
+                committed: false,
+                failed_with: Some("40001"),
+                latency_us: 5_000,
+            },
+        );
+        let r = s.records();
+        assert!(!s.approximate);
+        assert_eq!(r[0].value, "2");
+        assert!((r[0].time_share - 6.0 / 10.0).abs() < 1e-12);
+        assert_eq!((r[0].attempts, r[0].retries, r[0].committed), (4, 2, 1));
+        assert_eq!(r[0].failed.get("40001"), Some(&1));
+        assert_eq!((r[1].value.as_str(), r[1].attempts), ("1", 4));
+        assert!((r[1].p99_ms - 1.0).abs() < 0.1, "{}", r[1].p99_ms);
+    }
+
+    #[test]
+    fn heavy_hitters_survive_a_bounded_table_and_threads_merge() {
+        // Key 0 takes a third of the traffic; 10,000 other keys share the rest.
+        let mut a = KeySketch::new("k", 50);
+        let mut b = KeySketch::new("k", 50);
+        for i in 0..30_000i64 {
+            let key = if i % 3 == 0 { 0 } else { 1 + i % 10_000 };
+            let t = if i % 2 == 0 { &mut a } else { &mut b };
+            t.record(KeyValue::Int(key), ok(100));
+        }
+        assert!(a.approximate && a.distinct() == 50);
+        a.merge(&b);
+        let r = a.records();
+        assert_eq!(r[0].value, "0");
+        // Space-Saving over-estimates by at most its error bound, never under-counts.
+        assert!(r[0].attempts >= 10_000);
+        assert!(r[0].attempts - r[0].attempts_error <= 10_000);
+        assert!(a.distinct() <= 100);
+        let text = KeyValue::Text("alice".into());
+        assert_eq!(text.to_string(), "alice");
+    }
+}
