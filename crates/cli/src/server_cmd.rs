@@ -36,8 +36,12 @@ pub fn main(args: &ServerArgs) -> Result<u8> {
                 None => println!("{}", status.to_string().trim_end()),
             }
         }
-        ServerAction::Stop { opts } => {
-            if server_stop(&options(opts)).map_err(fail)? {
+        ServerAction::Stop { opts, force } => {
+            let o = DefaultOptions {
+                force: *force,
+                ..options(opts)
+            };
+            if server_stop(&o).map_err(fail)? {
                 println!("stopped");
             } else {
                 println!("not running");
@@ -50,8 +54,12 @@ pub fn main(args: &ServerArgs) -> Result<u8> {
         ServerAction::Url { opts } => {
             println!("{}", server_url(&options(opts)).map_err(fail)?);
         }
-        ServerAction::Reset { opts } => {
-            server_reset(&options(opts)).map_err(fail)?;
+        ServerAction::Reset { opts, force } => {
+            let o = DefaultOptions {
+                force: *force,
+                ..options(opts)
+            };
+            server_reset(&o).map_err(fail)?;
             println!("reset: the default server's data directory was removed");
         }
     }

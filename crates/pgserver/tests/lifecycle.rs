@@ -451,3 +451,40 @@ fn disk_full_is_one_clear_error() {
         other => panic!("expected disk full, got {other:?}"),
     }
 }
+
+/// Issue 13, item 11: `server stop` and `server reset` while a command uses the server would
+/// pull it (or its data directory) out from under the run: refused, unless forced.
+#[test]
+fn stop_and_reset_refuse_while_a_command_uses_the_server() {
+    let b = Base::new();
+    let o = b.opts();
+    let g = ensure_default_server(&o).expect("a command uses the server");
+    psql(g.conninfo(), "create table kept (x int)").expect("create");
+    for (what, r) in [
+        ("stop", server_stop(&o).map(|_| ())),
+        ("reset", server_reset(&o)),
+    ] {
+        match r {
+            Err(Error::State(m)) => assert!(m.contains("in use"), "{what}: {m}"),
+            other => panic!("{what} while in use: {other:?}"),
+        }
+        assert!(
+            alive(g.pid()),
+            "{what} stopped the server under the command"
+        );
+        assert!(psql(g.conninfo(), "select * from kept").is_ok(), "{what}");
+    }
+    // A kept server (`server start`) used by a command: still refused.
+    server_start(&o).expect("adopt");
+    assert!(matches!(server_stop(&o), Err(Error::State(_))));
+    // --force stops it anyway.
+    let forced = DefaultOptions {
+        force: true,
+        ..b.opts()
+    };
+    assert!(server_stop(&forced).expect("forced stop"));
+    drop(g);
+    wait_no_processes(&b.dir(), 5);
+    // Nobody uses it any more: a plain reset works.
+    server_reset(&o).expect("reset when unused");
+}

@@ -41,6 +41,9 @@ pub enum ServerAction {
     Stop {
         #[command(flatten)]
         opts: ServerOpts,
+        /// Stop it even while a run or ladder is using it
+        #[arg(long)]
+        force: bool,
     },
     /// Show whether it runs (and clean up after a killed hotbench)
     Status {
@@ -56,5 +59,8 @@ pub enum ServerAction {
     Reset {
         #[command(flatten)]
         opts: ServerOpts,
+        /// Reset it even while a run or ladder is using it
+        #[arg(long)]
+        force: bool,
     },
 }

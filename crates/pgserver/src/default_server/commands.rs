@@ -4,7 +4,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::layout::{conninfo_of, locate, reconcile, remove_file, Layout, Lock, KEPT, LAST_USER};
+use super::layout::{
+    conninfo_of, locate, reconcile, remove_file, users_exclusive, Layout, Lock, KEPT, LAST_USER,
+};
 use super::startup::{initdb_if_needed, prepare, running_default, start};
 use super::{say, DefaultOptions};
 use crate::account::RunAs;
@@ -174,6 +176,7 @@ pub fn server_stop(opts: &DefaultOptions) -> Result<bool> {
     let Some(st) = reconcile(&l, opts, &mut cleaned)? else {
         return Ok(false);
     };
+    refuse_while_used(&l, opts)?;
     process::stop(st.pid, StopMode::Fast, Duration::from_secs(60));
     if process::is_postmaster_of(st.pid, &l.data) {
         return Err(Error::State(format!(
@@ -186,6 +189,20 @@ pub fn server_stop(opts: &DefaultOptions) -> Result<bool> {
     Ok(true)
 }
 
+/// A run or ladder registered as a user (a shared lock on `<base>/users`) would lose its
+/// server, or its data directory, mid-measurement: refused unless `--force`. Called with
+/// the base lock held, so no command can register between the check and the stop.
+fn refuse_while_used(l: &Layout, opts: &DefaultOptions) -> Result<()> {
+    if opts.force || users_exclusive(&l.base).is_some() {
+        return Ok(());
+    }
+    Err(Error::State(
+        "the default server is in use by a running hotbench command; wait for it to finish, \
+         or add --force to stop it anyway"
+            .into(),
+    ))
+}
+
 /// `hotbench server reset`: stop it and delete the cluster; the next use creates a new one.
 pub fn server_reset(opts: &DefaultOptions) -> Result<()> {
     let l = Layout::new(locate(opts)?);
@@ -194,6 +211,7 @@ pub fn server_reset(opts: &DefaultOptions) -> Result<()> {
     }
     server_stop(opts)?;
     let _lock = Lock::take(&l.base)?;
+    refuse_while_used(&l, opts)?;
     let user = RunAs::get()?;
     let sock = l.socket_dir(user);
     for p in [&l.data, &sock] {

@@ -39,6 +39,8 @@ pub struct DefaultOptions {
     pub settings: Vec<(String, String)>,
     /// Don't print progress lines to stderr.
     pub quiet: bool,
+    /// `server stop|reset --force`: even while a command (a run, a ladder) uses the server.
+    pub force: bool,
 }
 
 fn say(opts: &DefaultOptions, msg: &str) {
