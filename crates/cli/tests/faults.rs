@@ -246,9 +246,19 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
             json_path.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(1500));
-    let pids = backend_pids(&db, "select 1;%");
-    assert_eq!(pids.len(), 2);
+    // Both clients are running once their backends have run the script's statement.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let pids = loop {
+        let pids = backend_pids(&db, "select 1;%");
+        if pids.len() == 2 {
+            break pids;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the clients never started: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
     for p in &pids {
         unsafe { kill(*p, SIGSTOP) };
     }

@@ -133,7 +133,9 @@ fn hot_rows_wait_on_locks_and_the_single_statement_less() {
     let tl = pa["timeline"].as_array().expect("timeline");
     assert!(tl.len() >= 3, "{tl:?}");
     let last_t = tl.last().and_then(|i| i["t"].as_f64()).unwrap_or(0.0);
-    assert!((2.5..4.5).contains(&last_t), "last t {last_t}");
+    // On the run's axis (seconds since its start, not Unix time): -T 3, plus at most the 2 s
+    // given to transactions still running at the end, plus slack for a loaded machine.
+    assert!((2.5..7.0).contains(&last_t), "last t {last_t}");
     assert!(tl
         .iter()
         .any(|i| i["statements"].as_array().is_some_and(|s| !s.is_empty())));
