@@ -20,7 +20,7 @@ select 'jobs processed during the run = jobs the consumers counted' as name,
               count(*) filter (where not final_drain), {{goodput:consumer}}) as detail
 from job_done;
 
-select 'enqueue log = producer commits + backlog' as name,
-       count(*) = {{committed:producer}} + {{backlog}} as ok,
-       format('%s logged, %s committed by the producer, %s prefilled', count(*), {{committed:producer}}, {{backlog}}) as detail
+select 'enqueue log = jobs the producers counted + backlog' as name,
+       count(*) = {{goodput:producer}} + {{backlog}} as ok,
+       format('%s logged, %s enqueued by the producers, %s prefilled', count(*), {{goodput:producer}}, {{backlog}}) as detail
 from job_enqueued;

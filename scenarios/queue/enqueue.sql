@@ -1,7 +1,22 @@
--- One job, into a random shard, logged as enqueued in the same transaction.
+-- Rate mode (depth = 0): one job per transaction, at the producers' rate.
+-- Depth mode (depth > 0): each transaction tops the queue up to {{depth}} jobs, estimated as
+-- ids issued minus jobs taken (two sequences: no count over a table full of dead rows).
+\if :depth > 0
+select greatest(0, :depth
+         - (select case when is_called then last_value else 0 end from job_queue_id_seq)
+         + (select case when is_called then last_value else 0 end from job_taken)) as enqueued
+\gset
+\if :enqueued = 0
+\sleep 1 ms
+\endif
+\else
+\set enqueued 1
+\endif
+-- Into random shards, logged as enqueued in the same transaction.
 \set shard random(0, :clients - 1)
 with j as (
-    insert into job_queue (shard, payload) values (:shard, md5(random()::text))
+    insert into job_queue (shard, payload)
+    select (:shard + g) % :clients, md5(random()::text) from generate_series(1, :enqueued) as g
     returning id
 )
 insert into job_enqueued select id from j;

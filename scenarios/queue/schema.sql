@@ -21,6 +21,10 @@ create table job_done (
 -- Processes the claimed jobs: removes them from the queue and records them as done, in
 -- the caller's transaction (its locks still held). Returns how many were processed (0 = an
 -- empty poll, or jobs someone else finished first).
+-- job_taken counts taken jobs outside transactions (a sequence), so the producer can keep
+-- the queue at a target depth (--param depth=N) without counting a table that bloats.
+create sequence job_taken;
+
 create function take_jobs(claimed bigint[]) returns bigint language sql as $fn$
     with gone as (
         delete from job_queue where id = any(claimed)
@@ -30,8 +34,13 @@ create function take_jobs(claimed bigint[]) returns bigint language sql as $fn$
         select id, shard, enqueued_at from gone
         returning 1
     )
-    select count(*) from done;
+    select count(nextval('job_taken')) from done;
 $fn$;
+
+-- A bystander's small OLTP table (--param bystanders=N): its latency shows what the
+-- queue's bloat costs everyone else on the server.
+create table bystander_account (id int primary key, balance bigint not null);
+insert into bystander_account select g, 0 from generate_series(1, 1000) as g;
 
 with j as (
     insert into job_queue (shard, payload)

@@ -167,6 +167,76 @@ fn queue_ladder_checks_pass() {
     );
 }
 
+/// Issue 12: at a target depth the queue never runs dry; killing a consumer's backend in
+/// the middle of a job loses nothing and does nothing twice (every check passes), and a
+/// bystander group runs beside it, listed apart.
+#[test]
+fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
+    let v = ladder_passes(
+        "queue",
+        &[
+            "-T",
+            "4",
+            "-c",
+            "4",
+            "--variants",
+            "skip-locked,watermark",
+            "--param",
+            "depth=300",
+            "--param",
+            "backlog=0",
+            "--param",
+            "kill_consumer=on",
+            "--param",
+            "bystanders=1",
+            "--param",
+            "bystander_rate=50",
+            "--param",
+            "sweep_s=1",
+        ],
+    );
+    for variant in v["ladders"][0]["variants"].as_array().unwrap() {
+        let name = &variant["name"];
+        let monitor = |m: &str| {
+            variant["monitors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["name"] == m)
+                .unwrap_or_else(|| panic!("{name}: no monitor {m}"))["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_f64().unwrap())
+                .collect::<Vec<f64>>()
+        };
+        let killed: f64 = monitor("consumers killed").iter().sum();
+        assert!(killed >= 1.0, "{name}: no consumer was killed");
+        let groups = variant["record"]["groups"].as_array().unwrap();
+        let group = |g: &str| groups.iter().find(|x| x["name"] == g).unwrap();
+        let consumer = &group("consumer")["totals"]["counters"];
+        assert!(
+            consumer["connection_failures"].as_u64().unwrap_or(0) >= 1,
+            "{name}: the killed job's transaction must fail: {consumer}"
+        );
+        assert!(group("bystander")["totals"]["counters"]["cnt"].as_u64() > Some(0));
+        // Topped up to the depth: after the first second the queue is never empty.
+        let backlog = monitor("backlog");
+        assert!(
+            backlog.iter().skip(1).all(|b| *b > 0.0),
+            "{name}: the queue ran dry: {backlog:?}"
+        );
+        assert_eq!(variant["work_group"], "consumer");
+        let per_interval: u64 = variant["work_per_interval"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(per_interval), consumer["goodput"].as_u64());
+    }
+}
+
 #[test]
 fn tpcb_hotspot_ladder_checks_pass() {
     ladder_passes("tpcb-hotspot", &["-T", "2", "-c", "4"]);

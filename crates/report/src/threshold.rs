@@ -241,7 +241,8 @@ pub struct Subject<'a> {
     /// The ladder it belongs to: `best:` and `baseline:` choose within one.
     pub group: usize,
     pub baseline: bool,
-    pub record: &'a RunRecord,
+    /// The variant's work group's view of its run (its latency, not a producer's lag).
+    pub record: std::borrow::Cow<'a, RunRecord>,
     /// Checks passed and run.
     pub checks: Option<(usize, usize)>,
     /// The scenario's work unit and work per second.
@@ -257,7 +258,7 @@ impl<'a> Subject<'a> {
             variant: None,
             group: 0,
             baseline: false,
-            record,
+            record: std::borrow::Cow::Borrowed(record),
             checks: None,
             work: None,
             vs_baseline: None,
@@ -275,7 +276,9 @@ pub fn ladder_subjects(ladders: &[LadderView]) -> Vec<Subject<'_>> {
             .find(|v| v.baseline && v.record.is_some())
             .and_then(|v| v.useful_per_s());
         for v in &l.variants {
-            let Some(record) = &v.record else { continue };
+            let Some(record) = v.work_record() else {
+                continue;
+            };
             let useful = v.useful_per_s();
             out.push(Subject {
                 name: if ladders.len() > 1 {
@@ -286,7 +289,7 @@ pub fn ladder_subjects(ladders: &[LadderView]) -> Vec<Subject<'_>> {
                 variant: Some(v.name.clone()),
                 group: g,
                 baseline: v.baseline,
-                record,
+                record: std::borrow::Cow::Owned(record),
                 checks: (!v.checks.is_empty())
                     .then(|| (v.checks.iter().filter(|c| c.ok).count(), v.checks.len())),
                 work: match (&l.work_unit, v.work, useful) {

@@ -452,20 +452,11 @@ fn run_variant(
     let mut notes = Vec::new();
     let mut holders = Vec::new();
     for b in &m.background {
-        let on = match &b.when {
-            Some(w) => {
-                let w = p
-                    .params
-                    .substitute(w, &none)
-                    .map_err(|e| ScenarioError::Input(format!("background \"{}\": {e}", b.name)))?;
-                matches!(
-                    w.trim().to_ascii_lowercase().as_str(),
-                    "on" | "true" | "yes" | "1"
-                )
-            }
-            None => true,
-        };
-        if !on {
+        if !switched_on(
+            &p.params,
+            b.when.as_deref(),
+            &format!("background \"{}\"", b.name),
+        )? {
             continue;
         }
         let sql = p
@@ -526,9 +517,18 @@ fn run_variant(
         start_at_us: None,
     };
     let record = record_template(scn, p, &cfg, opts, ladder);
-    let monitors: Vec<(String, String)> = m
-        .monitors
-        .iter()
+    let mut monitors_on = Vec::new();
+    for mo in &m.monitors {
+        if switched_on(
+            &p.params,
+            mo.when.as_deref(),
+            &format!("monitor \"{}\"", mo.name),
+        )? {
+            monitors_on.push(mo);
+        }
+    }
+    let monitors: Vec<(String, String)> = monitors_on
+        .into_iter()
         .map(|mo| {
             p.params
                 .substitute(&mo.sql, &none)
@@ -695,6 +695,19 @@ fn done_line(v: &VariantResult, m: &crate::manifest::Manifest) -> String {
         v.useful_per_s().unwrap_or(0.0),
         v.checks.len()
     )
+}
+
+/// A perturbation's or monitor's `when`: on unless it expands to something other than
+/// `on`, `true`, `yes` or `1`.
+fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bool> {
+    let Some(w) = when else { return Ok(true) };
+    let w = params
+        .substitute(w, &BTreeMap::new())
+        .map_err(|e| ScenarioError::Input(format!("{what}: {e}")))?;
+    Ok(matches!(
+        w.trim().to_ascii_lowercase().as_str(),
+        "on" | "true" | "yes" | "1"
+    ))
 }
 
 fn record_template(

@@ -151,8 +151,12 @@ pub struct Background {
 #[serde(deny_unknown_fields)]
 pub struct Monitor {
     pub name: String,
-    /// One statement returning one number, sampled every interval over its own connection.
+    /// One statement returning one number, sampled every interval over its own connection
+    /// (it may act too: the queue's `consumers killed` terminates a consumer each time).
     pub sql: String,
+    /// Sampled only when this (after substitution) is `on`, `true`, `yes` or `1`.
+    #[serde(default)]
+    pub when: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
