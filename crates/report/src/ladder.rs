@@ -53,6 +53,7 @@ pub struct VariantView {
     pub work_group: Option<String>,
     pub work_per_interval: Vec<u64>,
     pub ran_out_at_s: Option<f64>,
+    pub steady_ratio: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -259,6 +260,17 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
         ],
         &rows,
     ));
+    let steady: Vec<String> = l
+        .variants
+        .iter()
+        .filter_map(|v| v.steady_ratio.map(|r| format!("{} {r:.2}", html(&v.name))))
+        .collect();
+    if !steady.is_empty() {
+        doc.raw(&format!(
+            "<p>steady ratio (work/s in the last minute ÷ in the second minute; 1 is flat): {}</p>\n",
+            steady.join(", ")
+        ));
+    }
     let behind: Vec<String> = l
         .variants
         .iter()

@@ -169,6 +169,7 @@ fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
         work_group: None,
         work_per_interval: Vec::new(),
         ran_out_at_s: None,
+        steady_ratio: None,
     }
 }
 
@@ -670,6 +671,7 @@ fn run_variant(
         aborted_clients: outcome.aborted_clients,
         notes,
         work_per_interval: record.work_per_interval(p.work_group.as_deref()),
+        steady_ratio: record.steady_ratio(p.work_group.as_deref()),
         work_group: p.work_group.clone(),
         ran_out_at_s,
         record: Some(record),

@@ -76,6 +76,10 @@ pub struct VariantResult {
     /// backlog); the rate is then the work until that moment.
     #[serde(default)]
     pub ran_out_at_s: Option<f64>,
+    /// Work per second in the last minute over that in the second minute (runs of three
+    /// minutes or more): 1 is flat, below 1 decays.
+    #[serde(default)]
+    pub steady_ratio: Option<f64>,
 }
 
 impl VariantResult {

@@ -124,6 +124,17 @@ pub fn render(l: &Ladder) -> String {
     for r in &rows {
         out.push_str(&line(r));
     }
+    let steady: Vec<String> = l
+        .variants
+        .iter()
+        .filter_map(|v| v.steady_ratio.map(|r| format!("{} {r:.2}", v.name)))
+        .collect();
+    if !steady.is_empty() {
+        out.push_str(&format!(
+            "steady ratio (work/s in the last minute ÷ in the second minute): {}\n",
+            steady.join(", ")
+        ));
+    }
     if let Some(g) = shared_work_group(l) {
         out.push_str(&format!(
             "(tps, latency and ranking: group \"{g}\" only; other groups below)\n"
@@ -211,6 +222,7 @@ mod tests {
             work_group: None,
             work_per_interval: vec![],
             ran_out_at_s: None,
+            steady_ratio: None,
             notes: vec![],
         }
     }

@@ -87,6 +87,29 @@ impl RunRecord {
             .collect()
     }
 
+    /// The work group's steady ratio: useful work per second in the last minute divided by
+    /// that of the second minute (the first is warm-up). 1 is flat; a queue decaying under an
+    /// old snapshot shows well below 1. `None` for runs shorter than three minutes.
+    pub fn steady_ratio(&self, name: Option<&str>) -> Option<f64> {
+        let end = self.timeline.last()?.t;
+        if end < 180.0 {
+            return None;
+        }
+        let work = self.work_per_interval(name);
+        let rate = |from: f64, to: f64| {
+            let sum: u64 = self
+                .timeline
+                .iter()
+                .zip(&work)
+                .filter(|(iv, _)| iv.t > from && iv.t <= to)
+                .map(|(_, w)| *w)
+                .sum();
+            sum as f64 / (to - from)
+        };
+        let second = rate(60.0, 120.0);
+        (second > 0.0).then(|| rate(end - 60.0, end) / second)
+    }
+
     /// Useful work per second of the work group `name`: `counted` (the work the database
     /// counted, in the same unit) over the run's duration when given, else the group's
     /// goodput; but when the work ran out at `ran_out_s` (a drained queue), the work done in
@@ -201,6 +224,27 @@ mod tests {
         assert_eq!(r.work_per_interval(Some("consumer")), [20, 40, 60]);
         assert_eq!(r.work_per_interval(None), [30, 50, 70]);
         assert!(r.focused_on("nobody").is_none());
+    }
+
+    #[test]
+    fn steady_ratio_is_the_last_minute_over_the_second() {
+        let mut r = record();
+        assert_eq!(r.steady_ratio(Some("consumer")), None, "too short");
+        // 240 s: 100/s in the second minute, decaying to 50/s in the last one.
+        r.timeline = (1..=240)
+            .map(|t| IntervalRecord {
+                t: t as f64,
+                totals: IntervalStats::default(),
+                groups: vec![
+                    IntervalStats::default(),
+                    IntervalStats {
+                        goodput: if t > 180 { 50 } else { 100 },
+                        ..Default::default()
+                    },
+                ],
+            })
+            .collect();
+        assert_eq!(r.steady_ratio(Some("consumer")), Some(0.5));
     }
 
     #[test]
