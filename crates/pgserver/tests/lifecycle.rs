@@ -99,7 +99,7 @@ fn default_server_lifecycle() {
     psql(g.conninfo(), "select count(*) from pg_stat_statements").expect("pg_stat_statements view");
     let port = g.conninfo().port;
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     let st = server_status(&o).expect("status");
     assert!(st.initialized && st.running.is_none(), "{st}");
     assert!(st.cleaned.is_empty(), "{:?}", st.cleaned);
@@ -121,7 +121,7 @@ fn default_server_lifecycle() {
     g.stopper().stop();
     g.stop();
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 
     // `server start` keeps it running across commands.
     let st = server_start(&o).expect("server start");
@@ -149,7 +149,7 @@ fn default_server_lifecycle() {
     );
 
     assert!(server_stop(&o).expect("stop"));
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     assert!(!server_stop(&o).expect("stop again"));
     assert!(matches!(server_url(&o), Err(Error::State(_))));
 
@@ -162,7 +162,7 @@ fn default_server_lifecycle() {
         "reset must drop old data"
     );
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn command_adopted_by_server_start_keeps_running() {
     assert!(!next.shared_with_another());
     drop(next);
     assert!(server_stop(&o).expect("stop"));
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn last_command_using_it_stops_it() {
     assert!(third.shared_with_another(), "the second still uses it");
     drop(second);
     drop(third);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     assert!(server_status(&o).expect("status").running.is_none());
 }
 
@@ -287,12 +287,12 @@ fn orphan_after_sigkill_of_command_and_guardian() {
         "{:?}",
         status.cleaned
     );
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     // A new run starts normally.
     let g = ensure_default_server(&o).expect("ensure after orphan");
     assert_eq!(psql(g.conninfo(), "select 1").expect("select"), "1");
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -302,7 +302,7 @@ fn guardian_stops_server_after_sigkill_of_command() {
     let (mut child, st) = start_child_command(&b.dir());
     child.kill().expect("kill");
     child.wait().expect("wait");
-    wait_no_processes(&b.dir(), 15);
+    wait_no_processes(&b.dir(), 30);
     let status = server_status(&o).expect("status");
     assert!(status.running.is_none());
     assert!(
@@ -315,7 +315,7 @@ fn guardian_stops_server_after_sigkill_of_command() {
     );
     let g = ensure_default_server(&o).expect("ensure after");
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn stale_postmaster_pid_is_cleaned() {
     let b = Base::new();
     let o = b.opts();
     drop(ensure_default_server(&o).expect("create"));
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     // A postmaster.pid naming a live process that is no postmaster of ours (pid 1).
     let pid_file = b.dir().join("data/postmaster.pid");
     std::fs::write(
@@ -343,7 +343,7 @@ fn stale_postmaster_pid_is_cleaned() {
     assert!(!pid_file.exists());
     let g = ensure_default_server(&o).expect("starts after stale pid file");
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -358,7 +358,7 @@ fn interrupted_first_use_is_redone() {
     assert_eq!(psql(g.conninfo(), "select 1").expect("select"), "1");
     drop(g);
     assert!(!b.dir().join("data.initdb").exists());
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
 }
 
 #[test]
@@ -376,7 +376,7 @@ fn port_in_use_is_one_clear_error() {
         }
         other => panic!("expected port in use, got {other:?}"),
     }
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     assert!(State::load(&b.dir().join("hotbench.state")).is_none());
 }
 
@@ -484,7 +484,7 @@ fn stop_and_reset_refuse_while_a_command_uses_the_server() {
     };
     assert!(server_stop(&forced).expect("forced stop"));
     drop(g);
-    wait_no_processes(&b.dir(), 5);
+    wait_no_processes(&b.dir(), 30);
     // Nobody uses it any more: a plain reset works.
     server_reset(&o).expect("reset when unused");
 }
