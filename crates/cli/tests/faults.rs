@@ -478,3 +478,46 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
         "our blocked updates must have been cancelled"
     );
 }
+
+/// Issue 13, item 11: a server that goes away mid-run and never comes back: the run is not
+/// `completed` (status `disconnected`, exit 2), and the result says how many clients it lost.
+#[test]
+fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
+    let server = testing::try_private(testing::test_cluster_options())
+        .unwrap_or_else(|e| panic!("private server: {e}"));
+    let db = server.conninfo().clone();
+    let dir = temp_dir("vanish");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let json_path = dir.join("vanish.json");
+    let child = spawn_run(
+        &db,
+        &[
+            "-n",
+            "-T",
+            "6",
+            "-c",
+            "3",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    // Poll until the clients are connected, then take the server away for good.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while backend_pids(&db, "%").len() < 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "clients never connected"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server.stop();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("the server went away"), "{err}");
+    let v = json(&json_path);
+    assert_eq!(v["status"], "disconnected", "{}", v["notes"]);
+    assert_eq!(v["totals"]["counters"]["ended_disconnected"], 3);
+}

@@ -280,6 +280,10 @@ impl<E: Env> Core<E> {
             let (g, s) = (slot.group, slot.script);
             self.tally.each(g, s, |c| c.unfinished += 1);
         }
+        if slot.phase == Phase::Reconnect {
+            let (g, s) = (slot.group, slot.script);
+            self.tally.each(g, s, |c| c.ended_disconnected += 1);
+        }
         slot.disconnect();
         slot.phase = Phase::Finished;
         cancel

@@ -45,7 +45,10 @@ impl<E: Env> Core<E> {
                     if self.past_end(now) || self.env.stop_requested() {
                         let gap = (now - slot.disconnected_at).max(0) as u64;
                         let (g, s) = (slot.group, slot.script);
-                        self.tally.each(g, s, |c| c.disconnected_us += gap);
+                        self.tally.each(g, s, |c| {
+                            c.disconnected_us += gap;
+                            c.ended_disconnected += 1;
+                        });
                         slot.phase = Phase::Finished;
                         return Action::Wait;
                     }

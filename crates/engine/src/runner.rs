@@ -399,10 +399,18 @@ pub fn run(
         cpu_sys_s: sys,
         cpu_us_per_txn: (user + sys) / txns * 1e6,
     };
+    let lost = record.totals.counters.ended_disconnected;
+    if lost > 0 {
+        record.notes.push(format!(
+            "{lost} of {nclients} clients had no connection when the run ended (the server went away)"
+        ));
+    }
     record.status = if interrupted {
         "interrupted"
     } else if aborted > 0 {
         "aborted"
+    } else if lost >= nclients as u64 {
+        "disconnected"
     } else {
         "completed"
     }

@@ -48,6 +48,10 @@ pub struct TxnCounters {
     /// Time clients spent without a connection (lost until re-established), µs.
     #[serde(default)]
     pub disconnected_us: u64,
+    /// Clients still without a connection when the run ended (their server went away and
+    /// did not come back): a run where every client ends so is not `completed`.
+    #[serde(default)]
+    pub ended_disconnected: u64,
     /// Failed tries and failed transactions by SQLSTATE (retried errors included).
     pub errors_by_sqlstate: BTreeMap<String, u64>,
     /// Latency of successful transactions, µs (pgbench's sums).
@@ -139,6 +143,7 @@ impl TxnCounters {
         self.late += o.late;
         self.reconnects += o.reconnects;
         self.disconnected_us += o.disconnected_us;
+        self.ended_disconnected += o.ended_disconnected;
         self.unfinished += o.unfinished;
         for (k, v) in &o.errors_by_sqlstate {
             *self.errors_by_sqlstate.entry(k.clone()).or_insert(0) += v;
