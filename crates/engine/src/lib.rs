@@ -24,6 +24,7 @@ pub mod runner;
 mod send;
 pub mod signals;
 mod slot;
+mod start;
 mod tally;
 mod txlog;
 mod usage;
@@ -36,3 +37,4 @@ pub use config::{
     ShardConfig, WeightedScript, GOODPUT_VARIABLE,
 };
 pub use runner::{run, EngineError, Hooks, RunOutcome};
+pub use start::FAST_NOTE;

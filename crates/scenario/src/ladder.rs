@@ -8,10 +8,10 @@ use std::io::Write;
 use std::time::Duration;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, Hooks, Limit, OnDisconnect, QueryMode, RetryPolicy,
-    RunConfig, WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, Hooks, Limit, QueryMode, RetryPolicy, RunConfig,
+    WeightedScript,
 };
-use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
+use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
 use crate::background::{Holder, Monitors};
@@ -485,38 +485,18 @@ fn run_variant(
                 .unwrap_or(1)
         })
         .clamp(1, clients.max(1));
-    let cfg = RunConfig {
-        groups: p.groups.clone(),
-        limit: Limit::Duration(p.duration_s as i64 * 1_000_000),
-        threads,
-        query_mode: query_mode(m.query_mode.as_deref())?,
-        retry: p.retry.clone(),
-        latency_limit_us: None,
-        progress_s: None,
-        progress_timestamp: false,
-        connect_each_txn: false,
-        random_seed: opts.random_seed,
-        rtt_us: opts.rtt_us,
-        log: None,
-        conn: run_conn.clone(),
-        exit_on_abort: false,
-        verbose_errors: false,
-        debug: false,
-        failures_detailed: false,
-        report_per_command: false,
-        interval_us: opts.interval_us,
-        json_path: None,
-        on_disconnect: OnDisconnect::Reconnect,
-        defines: p.params.defines(),
-        scale: p.scale,
-        // Unique per variant and process, so probes see only this variant's backends.
-        application_name: format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name),
-        shard: None,
-        spread: hotbench_wire::Spread::First,
-        keys: Vec::new(),
-        key_capacity: 1000,
-        start_at_us: None,
-    };
+    // Unique per variant and process, so probes see only this variant's backends.
+    let application_name = format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name);
+    let mut cfg = RunConfig::new(p.groups.clone(), run_conn.clone(), application_name);
+    cfg.limit = Limit::Duration(p.duration_s as i64 * 1_000_000);
+    cfg.threads = threads;
+    cfg.query_mode = query_mode(m.query_mode.as_deref())?;
+    cfg.retry = p.retry.clone();
+    cfg.random_seed = opts.random_seed;
+    cfg.rtt_us = opts.rtt_us;
+    cfg.interval_us = opts.interval_us;
+    cfg.defines = p.params.defines();
+    cfg.scale = p.scale;
     let record = record_template(scn, p, &cfg, opts, ladder);
     let mut monitors_on = Vec::new();
     for mo in &m.monitors {
@@ -719,10 +699,17 @@ fn record_template(
     opts: &LadderOptions<'_>,
     ladder: &Ladder,
 ) -> RunRecord {
-    let clients = cfg.total_clients();
+    let server = ServerInfo {
+        version: ladder.server_version.clone(),
+        engine: ladder.engine.clone(),
+        target: opts.target_description.clone(),
+        embedded: opts.embedded,
+        fast: opts.fast,
+        settings: p.settings.iter().cloned().collect(),
+    };
     let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
-    let mut config = cfg.to_json();
-    if let Some(o) = config.as_object_mut() {
+    let mut record = cfg.starting_record(transaction_type, server, opts.command_line.clone());
+    if let Some(o) = record.config.as_object_mut() {
         o.insert("scenario".into(), scn.name().into());
         o.insert("variant".into(), p.variant.name.clone().into());
         o.insert(
@@ -734,61 +721,5 @@ fn record_template(
             serde_json::to_value(&p.settings).unwrap_or_default(),
         );
     }
-    RunRecord {
-        format: RESULT_FORMAT.into(),
-        tool: "hotbench".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_at: 0.0,
-        status: "starting".into(),
-        command_line: opts.command_line.clone(),
-        config,
-        bench: BenchInfo {
-            transaction_type,
-            scale: cfg.scale,
-            query_mode: cfg.query_mode.name().into(),
-            clients,
-            threads: cfg.threads,
-            max_tries: cfg.retry.max_tries,
-            duration_s: Some(p.duration_s),
-            transactions_per_client: None,
-            rate: cfg
-                .is_throttled()
-                .then(|| cfg.groups.iter().filter_map(|g| g.rate).sum()),
-            latency_limit_ms: None,
-            progress: false,
-            connect_each_txn: false,
-            failures_detailed: false,
-            report_per_command: false,
-            partition_method: None,
-            partitions: 0,
-            rtt_us: cfg.rtt_us,
-            random_seed: cfg.random_seed,
-        },
-        server: ServerInfo {
-            version: ladder.server_version.clone(),
-            engine: ladder.engine.clone(),
-            target: opts.target_description.clone(),
-            embedded: opts.embedded,
-            fast: opts.fast,
-            settings: p.settings.iter().cloned().collect(),
-        },
-        duration_s: 0.0,
-        conn_time_ms: 0.0,
-        connect: Default::default(),
-        totals: Default::default(),
-        groups: Vec::new(),
-        timeline: Vec::new(),
-        errors: Vec::new(),
-        probes: None,
-        notes: if opts.fast {
-            vec!["embedded server ran with fsync and synchronous_commit off (--fast)".into()]
-        } else {
-            Vec::new()
-        },
-        client: Default::default(),
-        hosts: Vec::new(),
-        per_client: Vec::new(),
-        fairness: Vec::new(),
-        hot_keys: Vec::new(),
-    }
+    record
 }
