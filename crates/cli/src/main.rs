@@ -12,6 +12,7 @@ mod outputs;
 mod report_cmd;
 mod retry_profile;
 mod run_cmd;
+mod run_options;
 mod scenario_cmd;
 mod scripts;
 mod seed;
