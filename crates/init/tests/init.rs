@@ -527,10 +527,9 @@ fn find_pgbench() -> Option<PathBuf> {
 
 #[test]
 fn same_tables_and_output_as_real_pgbench() {
-    let Some(pgbench) = find_pgbench() else {
-        eprintln!("note: no pgbench binary found; skipping the comparison with real pgbench");
-        return;
-    };
+    let pgbench = find_pgbench().expect(
+        "pgbench not found (it ships with the PostgreSQL server binaries the test harness uses)",
+    );
     let cases: [(&str, &[&str], InitOptions); 4] = [
         (
             // Tables and keys only: 64-bit account ids from scale 20000 on.

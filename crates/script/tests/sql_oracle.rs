@@ -235,11 +235,11 @@ fn sql_matches_pgbench_expectations() {
 }
 
 #[test]
+#[ignore = "compares with real pgbench on a running server: HOTBENCH_PGBENCH_ORACLE=1 PGHOST=… PGPORT=… cargo test -- --ignored"]
 fn sql_expectations_match_real_pgbench() {
     let mode = std::env::var("HOTBENCH_PGBENCH_ORACLE").unwrap_or_default();
     if mode.is_empty() {
-        eprintln!("skipped: set HOTBENCH_PGBENCH_ORACLE=1 (and PGHOST/PGPORT) to compare with real pgbench");
-        return;
+        panic!("set HOTBENCH_PGBENCH_ORACLE=1 (and PGHOST/PGPORT) to compare with real pgbench");
     }
     let cases = load_cases();
     let dir = std::env::temp_dir().join(format!("hotbench-sql-oracle-{}", std::process::id()));
