@@ -7,6 +7,7 @@ mod flags;
 mod groups;
 mod mask;
 mod metrics_server;
+mod observers;
 mod option_ranges;
 mod outputs;
 mod report_cmd;

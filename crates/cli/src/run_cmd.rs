@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use clap::ArgMatches;
-use hotbench_engine::{GroupConfig, Hooks, QueryMode, RunConfig};
+use hotbench_engine::{GroupConfig, QueryMode, RunConfig, RunObserver};
 use hotbench_stats::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
@@ -277,28 +277,16 @@ pub(crate) fn benchmark_record(
                 .into(),
         );
     }
-    let throttled = cfg.is_throttled();
-    let latency_limit = cfg.latency_limit_us.is_some();
-    let mut on_progress = |at: f64, s: &hotbench_stats::IntervalStats| {
-        eprintln!(
-            "{}",
-            hotbench_report::progress_line(
-                at,
-                args.progress_timestamp,
-                s,
-                throttled,
-                latency_limit,
-                max_tries != 1
-            )
-        );
+    let mut progress = crate::observers::ProgressLines {
+        timestamp: args.progress_timestamp,
+        throttled: cfg.is_throttled(),
+        latency_limit: cfg.latency_limit_us.is_some(),
+        retries: max_tries != 1,
     };
-    let probe = plan
-        .probe_wait_us
-        .map(|us| start_probe(&cfg, us, target.is_embedded()));
-    // Intervals arrive a little after they end: the earliest of the first few tells the
-    // probe when the benchmark started, so its intervals end on the run's (exact t later).
-    let mut origin_est = f64::INFINITY;
-    let metrics = match &args.prometheus {
+    let mut probe = plan.probe_wait_us.map(|us| {
+        crate::observers::ProbeObserver::new(start_probe(&cfg, us, target.is_embedded()), true)
+    });
+    let mut metrics = match &args.prometheus {
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(
                 spec,
@@ -309,38 +297,23 @@ pub(crate) fn benchmark_record(
                 },
             )?;
             eprintln!("prometheus metrics at http://{}/metrics", m.addr);
-            Some(m)
+            Some(crate::observers::LiveMetrics(m))
         }
         None => None,
     };
-    let mut on_interval = |iv: &hotbench_stats::IntervalRecord| {
-        if let Some(m) = &metrics {
-            m.update(|l| l.add_interval(iv.t, &iv.totals));
-        }
-        let est = unix_now() - iv.t;
-        if let (Some(p), true) = (&probe, iv.t <= 5.0 && est < origin_est - 0.002) {
-            p.set_origin(est);
-            origin_est = est;
-        }
-    };
-    let outcome = hotbench_engine::run(
-        cfg,
-        record,
-        Hooks {
-            on_progress: Some(&mut on_progress),
-            on_interval: Some(&mut on_interval),
-        },
-    )
-    .map_err(|e| match e {
+    let mut observers: Vec<&mut dyn RunObserver> = vec![&mut progress];
+    if let Some(m) = metrics.as_mut() {
+        observers.push(m);
+    }
+    if let Some(p) = probe.as_mut() {
+        observers.push(p);
+    }
+    let mut outcome = hotbench_engine::run(cfg, record, &mut observers).map_err(|e| match e {
         hotbench_engine::EngineError::Connect(m) | hotbench_engine::EngineError::Config(m) => {
             Fail::input(m)
         }
         hotbench_engine::EngineError::Internal(m) => Fail::run(m),
     })?;
-    let mut outcome = outcome;
-    if let Some(p) = probe {
-        finish_probe(p, &mut outcome.record);
-    }
     if target.joined_by_another() {
         let note = "another hotbench command joined the embedded server during this run: the \
                     two shared its CPU and disk";
@@ -386,19 +359,6 @@ fn start_probe(cfg: &RunConfig, wait_us: i64, embedded: bool) -> hotbench_probe:
     o.stats_interval = std::time::Duration::from_micros(cfg.interval_us.max(10_000) as u64);
     o.create_extensions = embedded;
     hotbench_probe::Probe::start_config(&cfg.conn, o)
-}
-
-/// Stores the probes' record in the result, on the run's time axis.
-fn finish_probe(probe: hotbench_probe::ProbeHandle, rec: &mut RunRecord) {
-    rec.probes = Some(probe.stop_json());
-    hotbench_stats::align_probes(rec);
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 /// pgbench's `tryExecuteStatement`: errors are shown and ignored.

@@ -288,7 +288,8 @@ pub(crate) fn run_ladders(
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
     };
-    let probe: Option<&dyn hotbench_scenario::Probe> = probes_on.then_some(&server_probe as _);
+    let probe: Option<&dyn hotbench_scenario::ProbeStarter> =
+        probes_on.then_some(&server_probe as _);
     let mut done: Vec<Ladder> = Vec::new();
     let mut code_fail = None;
     for (scn, variants) in list {
@@ -411,30 +412,24 @@ fn finish(ladders: &[Ladder]) -> Result<u8> {
     Ok(0)
 }
 
-/// The server probes (`hotbench-probe`) as the ladder's probe hook.
+/// The server probes (`hotbench-probe`) started for each variant of a ladder.
 struct ServerProbe {
     embedded: bool,
 }
 
-struct ServerProbeRun(hotbench_probe::ProbeHandle);
-
-impl hotbench_scenario::Probe for ServerProbe {
+impl hotbench_scenario::ProbeStarter for ServerProbe {
     fn start(
         &self,
         conn: &hotbench_wire::Config,
         application_name: &str,
         tables: &[String],
-    ) -> Box<dyn hotbench_scenario::ProbeRun> {
+    ) -> Box<dyn hotbench_engine::RunObserver> {
         let mut o = hotbench_probe::ProbeOptions::new(application_name);
         o.tables = tables.to_vec();
         o.create_extensions = self.embedded;
-        Box::new(ServerProbeRun(hotbench_probe::Probe::start_config(conn, o)))
-    }
-}
-
-impl hotbench_scenario::ProbeRun for ServerProbeRun {
-    fn finish(self: Box<Self>, record: &mut hotbench_stats::RunRecord) {
-        record.probes = Some(self.0.stop_json());
-        hotbench_stats::align_probes(record);
+        Box::new(crate::observers::ProbeObserver::new(
+            hotbench_probe::Probe::start_config(conn, o),
+            false,
+        ))
     }
 }

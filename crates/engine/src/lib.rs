@@ -16,6 +16,7 @@ mod connect_phase;
 pub mod duration;
 mod env;
 mod machine;
+mod observe;
 mod per_key;
 mod plan;
 mod poller;
@@ -36,5 +37,6 @@ pub use config::{
     GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
     ShardConfig, WeightedScript, GOODPUT_VARIABLE,
 };
-pub use runner::{run, EngineError, Hooks, RunOutcome};
+pub use observe::RunObserver;
+pub use runner::{run, EngineError, RunOutcome};
 pub use start::FAST_NOTE;

@@ -17,6 +17,7 @@ use hotbench_wire::Connector;
 
 use crate::clock::{now_us, to_unix_us};
 use crate::config::RunConfig;
+use crate::observe::RunObserver;
 use crate::plan::Plan;
 use crate::signals;
 use crate::tally::Tally;
@@ -44,30 +45,14 @@ pub struct RunOutcome {
     pub interrupted: bool,
 }
 
-/// Called at each -P period with `(elapsed or unix seconds, stats of the period)`.
-pub type ProgressHook<'a> = &'a mut dyn FnMut(f64, &IntervalStats);
-/// Called for every timeline interval.
-pub type IntervalHook<'a> = &'a mut dyn FnMut(&IntervalRecord);
-
-/// Callbacks while the run goes.
-#[derive(Default)]
-pub struct Hooks<'a> {
-    pub on_progress: Option<ProgressHook<'a>>,
-    pub on_interval: Option<IntervalHook<'a>>,
-}
-
 /// Rewrite the JSON file every this many intervals.
 const JSON_EVERY: u64 = 5;
 
 pub fn run(
     cfg: RunConfig,
     mut record: RunRecord,
-    hooks: Hooks<'_>,
+    observers: &mut [&mut dyn RunObserver],
 ) -> Result<RunOutcome, EngineError> {
-    let Hooks {
-        mut on_progress,
-        mut on_interval,
-    } = hooks;
     signals::install();
     let nclients = cfg.total_clients();
     if nclients == 0 {
@@ -311,8 +296,8 @@ pub fn run(
                     } else {
                         (end - origin) as f64 / 1e6
                     };
-                    if let Some(cb) = on_progress.as_mut() {
-                        cb(at, &stats);
+                    for o in observers.iter_mut() {
+                        o.progress(at, &stats);
                     }
                     progress_acc.clear();
                     last_progress = end;
@@ -321,8 +306,8 @@ pub fn run(
                     }
                 }
             }
-            if let Some(cb) = on_interval.as_mut() {
-                cb(&iv);
+            for o in observers.iter_mut() {
+                o.interval(&iv);
             }
             record.timeline.push(iv);
             next_index += 1;
@@ -415,6 +400,9 @@ pub fn run(
         "completed"
     }
     .into();
+    for o in observers.iter_mut() {
+        o.finish(&mut record);
+    }
     write_json(cfg, &record);
     Ok(RunOutcome {
         record,

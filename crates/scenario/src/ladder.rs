@@ -8,8 +8,8 @@ use std::io::Write;
 use std::time::Duration;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, Hooks, Limit, QueryMode, RetryPolicy, RunConfig,
-    WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, Limit, QueryMode, RetryPolicy, RunConfig,
+    RunObserver, WeightedScript,
 };
 use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
@@ -24,17 +24,18 @@ use crate::params::Params;
 use crate::result::{Ladder, VariantResult};
 pub use crate::selection::select_variants;
 
-/// Server-side sampling during each variant (the probes of `hotbench-probe`, plugged in by
-/// the binary). [`ProbeRun::finish`] stores what it sampled in the variant's record
-/// (`record.probes`); the ladder's "top wait" column reads `probes.top_wait` or
-/// `probes.waits[0]`.
-pub trait Probe {
+/// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
+/// by the binary). The sampling runs as an observer of the variant's run and stores what it
+/// sampled in the record when the run ends (`record.probes`); the ladder's "top wait" column
+/// reads `probes.top_wait` or `probes.waits[0]`.
+pub trait ProbeStarter {
     /// Starts sampling the backends whose `application_name` is `application_name`.
-    fn start(&self, conn: &Config, application_name: &str, tables: &[String]) -> Box<dyn ProbeRun>;
-}
-
-pub trait ProbeRun {
-    fn finish(self: Box<Self>, record: &mut RunRecord);
+    fn start(
+        &self,
+        conn: &Config,
+        application_name: &str,
+        tables: &[String],
+    ) -> Box<dyn RunObserver>;
 }
 
 /// How to run a ladder.
@@ -56,7 +57,7 @@ pub struct LadderOptions<'a> {
     pub embedded: bool,
     pub fast: bool,
     pub command_line: Vec<String>,
-    pub probe: Option<&'a dyn Probe>,
+    pub probe: Option<&'a dyn ProbeStarter>,
     /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
     pub keep_schema: bool,
 }
@@ -521,17 +522,14 @@ fn run_variant(
     let _ = log.flush();
     let interval = Duration::from_micros(opts.interval_us.max(10_000) as u64);
     let sampler = Monitors::start(admin_cfg, monitors, interval);
-    let probe = opts
+    let mut probe = opts
         .probe
         .map(|pr| pr.start(&run_conn, &cfg.application_name, &m.tables));
-    let outcome = hotbench_engine::run(
-        cfg,
-        record,
-        Hooks {
-            on_progress: None,
-            on_interval: None,
-        },
-    );
+    let mut observers: Vec<&mut dyn RunObserver> = Vec::new();
+    if let Some(p) = probe.as_mut() {
+        observers.push(p.as_mut());
+    }
+    let outcome = hotbench_engine::run(cfg, record, &mut observers);
     let series = sampler.finish();
     for h in holders {
         h.stop();
@@ -540,10 +538,7 @@ fn run_variant(
         variant: v.name.clone(),
         message: e.to_string(),
     })?;
-    let mut record = outcome.record;
-    if let Some(pr) = probe {
-        pr.finish(&mut record);
-    }
+    let record = outcome.record;
 
     let mut extra = run_values(&record);
     // Groups and scripts of every variant count as 0 where this variant has none, so

@@ -29,7 +29,7 @@ pub mod table;
 pub mod work;
 
 pub use error::{Result, ScenarioError};
-pub use ladder::{run_ladder, select_variants, LadderOptions, Probe, ProbeRun};
+pub use ladder::{run_ladder, select_variants, LadderOptions, ProbeStarter};
 pub use manifest::{load, Scenario};
 pub use result::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use source::{all_bundles, find_bundle, Bundle};

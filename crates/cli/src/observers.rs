@@ -1,0 +1,86 @@
+//! What `hotbench run` and scenario ladders watch a run with, as engine observers: pgbench's
+//! `-P` progress lines, the live Prometheus metrics, and the server probes (told when the
+//! benchmark started, then stored in the record at the end).
+
+use hotbench_engine::RunObserver;
+use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
+
+/// pgbench's `progress: …` line on stderr at each `-P` period.
+pub struct ProgressLines {
+    pub timestamp: bool,
+    pub throttled: bool,
+    pub latency_limit: bool,
+    pub retries: bool,
+}
+
+impl RunObserver for ProgressLines {
+    fn progress(&mut self, at: f64, stats: &IntervalStats) {
+        eprintln!(
+            "{}",
+            hotbench_report::progress_line(
+                at,
+                self.timestamp,
+                stats,
+                self.throttled,
+                self.latency_limit,
+                self.retries
+            )
+        );
+    }
+}
+
+/// `--prometheus`: each interval updates the served metrics.
+pub struct LiveMetrics(pub crate::metrics_server::MetricsServer);
+
+impl RunObserver for LiveMetrics {
+    fn interval(&mut self, iv: &IntervalRecord) {
+        self.0.update(|l| l.add_interval(iv.t, &iv.totals));
+    }
+}
+
+/// The server probes over their own connection; their record joins the run's at the end.
+pub struct ProbeObserver {
+    handle: Option<hotbench_probe::ProbeHandle>,
+    /// Tell the probe when the benchmark started (from the first intervals' arrival).
+    follow_origin: bool,
+    origin_est: f64,
+}
+
+impl ProbeObserver {
+    pub fn new(handle: hotbench_probe::ProbeHandle, follow_origin: bool) -> Self {
+        ProbeObserver {
+            handle: Some(handle),
+            follow_origin,
+            origin_est: f64::INFINITY,
+        }
+    }
+}
+
+impl RunObserver for ProbeObserver {
+    fn interval(&mut self, iv: &IntervalRecord) {
+        // Intervals arrive a little after they end: the earliest of the first few tells the
+        // probe when the benchmark started, so its intervals end on the run's (exact t later).
+        let est = unix_now() - iv.t;
+        if let (Some(p), true) = (
+            &self.handle,
+            self.follow_origin && iv.t <= 5.0 && est < self.origin_est - 0.002,
+        ) {
+            p.set_origin(est);
+            self.origin_est = est;
+        }
+    }
+
+    fn finish(&mut self, record: &mut RunRecord) {
+        if let Some(p) = self.handle.take() {
+            record.probes = Some(p.stop_json());
+            hotbench_stats::align_probes(record);
+        }
+    }
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
