@@ -189,6 +189,7 @@ pub fn run_worker(
     let mut next_boundary = origin + interval;
     let mut index = 0u64;
     let mut ready = Vec::with_capacity(slots.len() + 2);
+    let mut abort_reported = false;
 
     loop {
         let mut now = now_us();
@@ -229,7 +230,10 @@ pub fn run_worker(
                 next_wake = next_wake.min(now + 100);
             }
         }
-        if core.any_aborted && core.plan.cfg.exit_on_abort {
+        if core.any_aborted && core.plan.cfg.exit_on_abort && !abort_reported {
+            // pgbench 17's line; hotbench then stops every thread gracefully (results kept).
+            eprintln!("hotbench: error: Run was aborted due to an error in thread {tid}");
+            abort_reported = true;
             signals::request_stop();
         }
         if alive == 0 {
