@@ -23,6 +23,58 @@ fn draws(db: &hotbench_pgserver::ConnInfo, table: &str) -> Vec<String> {
     out.lines().map(str::to_string).collect()
 }
 
+/// Runs `count` shards of one run (`--shard I/count`, a common `--start-at` a few seconds
+/// ahead, each with `--json DIR/TAG-I.json`) at the same time; returns their result files
+/// and outputs, after checking each succeeded.
+fn run_shards(
+    db: &hotbench_pgserver::ConnInfo,
+    dir: &std::path::Path,
+    tag: &str,
+    count: usize,
+    args: &[&str],
+) -> (Vec<std::path::PathBuf>, Vec<std::process::Output>) {
+    let start = format!("@{}", unix_now_s() + 4);
+    let jsons: Vec<_> = (0..count)
+        .map(|i| dir.join(format!("{tag}-{i}.json")))
+        .collect();
+    let children: Vec<_> = jsons
+        .iter()
+        .enumerate()
+        .map(|(i, json)| {
+            let shard = format!("{i}/{count}");
+            let mut all: Vec<&str> = args.to_vec();
+            all.extend([
+                "--shard",
+                &shard,
+                "--start-at",
+                &start,
+                "--json",
+                json.to_str().unwrap(),
+            ]);
+            spawn_run(db, &all)
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| {
+            let o = c.wait_with_output().unwrap();
+            assert!(o.status.success(), "{:?}", text(&o));
+            o
+        })
+        .collect();
+    (jsons, outputs)
+}
+
+/// `hotbench merge FILES -o OUT`.
+fn merge(files: &[&std::path::Path], out: &std::path::Path) -> std::process::Output {
+    hotbench()
+        .arg("merge")
+        .args(files.iter().map(|p| p.to_str().unwrap()))
+        .args(["-o", out.to_str().unwrap()])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn three_shards_equal_one_process_and_merge_exactly() {
     let db = database("shards");
@@ -58,37 +110,25 @@ fn three_shards_equal_one_process_and_merge_exactly() {
     );
     assert!(o.status.success(), "{:?}", text(&o));
 
-    let start = format!("@{}", unix_now_s() + 4);
-    let jsons: Vec<_> = (0..3).map(|i| dir.join(format!("shard{i}.json"))).collect();
-    let children: Vec<_> = (0..3)
-        .map(|i| {
-            let shard = format!("{i}/3");
-            spawn_run(
-                &db,
-                &[
-                    "-n",
-                    "-c",
-                    "6",
-                    "-t",
-                    "5",
-                    "--random-seed",
-                    "42",
-                    "--shard",
-                    &shard,
-                    "--start-at",
-                    &start,
-                    "-f",
-                    sharded.to_str().unwrap(),
-                    "--json",
-                    jsons[i].to_str().unwrap(),
-                ],
-            )
-        })
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert!(o.status.success(), "{:?}", text(&o));
-        let (out, _) = text(&o);
+    let (jsons, outputs) = run_shards(
+        &db,
+        &dir,
+        "shard",
+        3,
+        &[
+            "-n",
+            "-c",
+            "6",
+            "-t",
+            "5",
+            "--random-seed",
+            "42",
+            "-f",
+            sharded.to_str().unwrap(),
+        ],
+    );
+    for o in &outputs {
+        let (out, _) = text(o);
         assert_eq!(
             line_value(&out, "number of transactions actually processed:"),
             Some("10/10"),
@@ -112,12 +152,8 @@ fn three_shards_equal_one_process_and_merge_exactly() {
         "shards started {spread:.3} s apart: {starts:?}"
     );
     let merged = dir.join("merged.json");
-    let o = hotbench()
-        .arg("merge")
-        .args(jsons.iter().map(|p| p.to_str().unwrap()))
-        .args(["-o", merged.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let files: Vec<&std::path::Path> = jsons.iter().map(|p| p.as_path()).collect();
+    let o = merge(&files, &merged);
     assert!(o.status.success(), "{:?}", text(&o));
     let m = json(&merged);
     assert_eq!(m["totals"]["counters"]["cnt"], 30);
@@ -146,12 +182,7 @@ fn three_shards_equal_one_process_and_merge_exactly() {
         ],
     );
     assert!(o.status.success(), "{:?}", text(&o));
-    let o = hotbench()
-        .arg("merge")
-        .args([jsons[0].to_str().unwrap(), stranger.to_str().unwrap()])
-        .args(["-o", dir.join("bad.json").to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = merge(&[&jsons[0], &stranger], &dir.join("bad.json"));
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("another run"), "{err}");
@@ -162,41 +193,16 @@ fn sharded_time_runs_merge_to_the_sum_of_their_rates() {
     let db = database("shards_tps");
     let dir = temp_dir("shards_tps");
     let script = write_script(&dir, "sel.sql", "select 1;\n");
-    let start = format!("@{}", unix_now_s() + 3);
-    let jsons: Vec<_> = (0..2).map(|i| dir.join(format!("s{i}.json"))).collect();
-    let children: Vec<_> = (0..2)
-        .map(|i| {
-            spawn_run(
-                &db,
-                &[
-                    "-n",
-                    "-c",
-                    "4",
-                    "-T",
-                    "2",
-                    "--shard",
-                    &format!("{i}/2"),
-                    "--start-at",
-                    &start,
-                    "-f",
-                    script.to_str().unwrap(),
-                    "--json",
-                    jsons[i].to_str().unwrap(),
-                ],
-            )
-        })
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert!(o.status.success(), "{:?}", text(&o));
-    }
+    let (jsons, _) = run_shards(
+        &db,
+        &dir,
+        "s",
+        2,
+        &["-n", "-c", "4", "-T", "2", "-f", script.to_str().unwrap()],
+    );
     let merged = dir.join("merged.json");
-    let o = hotbench()
-        .arg("merge")
-        .args(jsons.iter().map(|p| p.to_str().unwrap()))
-        .args(["-o", merged.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let files: Vec<&std::path::Path> = jsons.iter().map(|p| p.as_path()).collect();
+    let o = merge(&files, &merged);
     assert!(o.status.success(), "{:?}", text(&o));
     // The shards ran over the same two seconds, so the merged rate is the sum of theirs: not
     // a sum over separate durations, nor one shard's share. (Comparing with a separate
