@@ -261,7 +261,12 @@ pub(crate) fn run_ladders(
         params.push(("duration".to_string(), s.to_string()));
     }
     for p in &a.param {
-        params.push(parse_assignment(p).map_err(fail)?);
+        let (k, v) = parse_assignment(p).map_err(fail)?;
+        if k == "clients" {
+            // Same bound as -c: a connection per client must fit the open-files limit.
+            crate::option_ranges::check_open_files(parse_int(&v, "clients", 1, INT_MAX)? as usize)?;
+        }
+        params.push((k, v));
     }
     let rtt_us = match &a.rtt {
         Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,

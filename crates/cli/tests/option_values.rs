@@ -172,6 +172,7 @@ fn more_clients_than_open_files_is_an_error_not_an_abort() {
         vec!["run", "-c", "2147483647"],
         vec!["run", "--group", "a:builtin=select-only,clients=2147483647"],
         vec!["scenario", "run", "queue", "-c", "2147483647"],
+        vec!["scenario", "run", "queue", "--param", "clients=2147483647"],
     ] {
         let err = refuse(&args);
         assert!(
