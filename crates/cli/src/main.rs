@@ -2,6 +2,7 @@
 //! Exit codes follow pgbench: 0 success, 1 bad input, 2 the run failed; hotbench adds 3, a
 //! `--threshold` crossed.
 
+mod compat;
 mod fail;
 mod flags;
 mod groups;
@@ -28,7 +29,7 @@ use std::process::ExitCode;
 use clap::FromArgMatches;
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = compat::rewrite_argv(std::env::args().collect());
     let matches = match flags::command().try_get_matches_from(&argv) {
         Ok(m) => m,
         Err(e) => return clap_exit(e, &argv),

@@ -33,6 +33,7 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         return Ok(0);
     }
     crate::option_ranges::check_all(args)?;
+    crate::compat::check(args.pgbench_compat.as_deref())?;
     if args.dbname.len() > 1 {
         return Err(Fail::input(format!(
             "too many command-line arguments (first is \"{}\")",
@@ -63,7 +64,10 @@ pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
         host: args.host.clone(),
         port: args.port.clone(),
         username: args.username.clone(),
-        dbname: args.dbname.first().cloned(),
+        dbname: args
+            .dbname_option
+            .clone()
+            .or_else(|| args.dbname.first().cloned()),
         pg_version: args.pg_version,
         pg_bin: args.pg_bin.clone(),
     }

@@ -378,9 +378,24 @@ pub struct RunArgs {
     pub pg_bin: Option<PathBuf>,
 
     // ---- Common options --------------------------------------------------------------
-    /// Print debugging output
+    /// Print debugging output (-d too, unless --pgbench-compat 17 or later)
     #[arg(short = 'd', long = "debug", help_heading = "Common options")]
     pub debug: bool,
+    /// Database name to connect to (pgbench 17's option; same as the DBNAME argument)
+    #[arg(
+        long = "dbname",
+        value_name = "DBNAME",
+        help_heading = "Common options"
+    )]
+    pub dbname_option: Option<String>,
+    /// Behave as this pgbench version where versions differ (15 to 18; default 15): from 17
+    /// on, -d is --dbname instead of --debug
+    #[arg(
+        long = "pgbench-compat",
+        value_name = "VERSION",
+        help_heading = "Common options"
+    )]
+    pub pgbench_compat: Option<String>,
     /// Database server host or socket directory
     #[arg(
         short = 'h',
