@@ -6,6 +6,7 @@ mod compat;
 mod fail;
 mod flags;
 mod groups;
+mod init_interrupt;
 mod mask;
 mod metrics_server;
 mod observers;

@@ -103,7 +103,7 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
     let mut err = std::io::stderr();
-    hotbench_init::run_init(&mut conn, &opts, &mut err).map_err(init_fail)?;
+    crate::init_interrupt::run(&mut conn, &opts, &mut err, init_fail)?;
     conn.close();
     drop(target);
     Ok(0)
