@@ -263,3 +263,42 @@ fn transaction_logs_have_pgbench_fields() {
         assert_eq!(p, h, "log line field counts differ for {args:?}");
     }
 }
+
+/// `client transaction_no` pairs of a -l log, sorted (pgbench numbers from 1).
+fn log_ids(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
+    let mut ids = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+        if e.file_name().to_string_lossy().starts_with(prefix) {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            for l in text.lines() {
+                let f: Vec<u64> = l
+                    .split_whitespace()
+                    .take(2)
+                    .map(|v| v.parse().unwrap())
+                    .collect();
+                ids.push((f[0], f[1]));
+            }
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    ids.sort();
+    ids
+}
+
+#[test]
+fn transaction_log_numbers_match_pgbench() {
+    let bin = pgbench().expect(NO_PGBENCH);
+    let db = database("oracle_logno");
+    let dir = temp_dir("oracle_logno");
+    assert!(run(&db, &["-i", "-q"]).status.success());
+    let args = ["-n", "-S", "-t", "3", "-c", "2", "-l"];
+    let mut p_args = args.to_vec();
+    p_args.extend(["--log-prefix", "p"]);
+    run_pgbench(&bin, &db, &p_args, &dir);
+    let mut h_args = args.to_vec();
+    h_args.extend(["--log-prefix", "h"]);
+    run_hotbench(&db, &h_args, &dir);
+    let p = log_ids(&dir, "p.");
+    assert_eq!(p, vec![(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]);
+    assert_eq!(log_ids(&dir, "h."), p);
+}

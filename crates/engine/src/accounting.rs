@@ -61,6 +61,8 @@ impl<E: Env> Core<E> {
                 });
             }
         }
+        // pgbench counts the transaction first: its log numbers them from 1.
+        slot.txns_done += 1;
         if let Some(log) = self.log.as_mut() {
             log.transaction(
                 &mut self.rnd.sample,
@@ -74,7 +76,6 @@ impl<E: Env> Core<E> {
                 slot.tries,
             );
         }
-        slot.txns_done += 1;
         if incomplete {
             eprintln!(
                 "hotbench: error: client {} aborted: end of script reached without completing the last transaction",
@@ -94,10 +95,10 @@ impl<E: Env> Core<E> {
         let (g, s) = (slot.group, slot.script);
         self.last_end_us = self.last_end_us.max(now);
         self.tally.each(g, s, |c| c.skipped += 1);
+        slot.txns_done += 1;
         if let Some(log) = self.log.as_mut() {
             log.skipped(slot.id, slot.txns_done, s, now);
         }
-        slot.txns_done += 1;
     }
 
     /// Goodput: units of useful work of the committed transaction by the group's rule (0
