@@ -1,7 +1,8 @@
 //! Which keys hurt, client side: with one customer given four times the traffic of each of
 //! the others, `--key c` names that customer first (by share of transaction time), even when
-//! the table is bounded below the number of distinct customers; every client's commits and
-//! the group's fairness are in the result.
+//! the table is bounded below the number of distinct customers, and the probe names the same
+//! customer's row first among the rows lock waits queue on (`probes.hot_rows`); every client's
+//! commits and the group's fairness are in the result.
 
 mod common;
 
@@ -11,7 +12,7 @@ const SCRIPT: &str = "\\set r random(1, 11)
 \\set c case when :r <= 4 then 1 else :r - 3 end
 begin;
 update acct set v = v + 1 where id = :c;
-select pg_sleep(0.001);
+select pg_sleep(0.005);
 commit;
 ";
 
@@ -67,6 +68,16 @@ fn the_customer_with_four_times_the_traffic_is_the_top_key() {
         );
         assert!(keys[0]["time_share"].as_f64().unwrap() > keys[1]["time_share"].as_f64().unwrap());
         assert!(out.contains("hot keys (top "), "{out}");
+        // Server side: the row the lock waits queue on most is the same customer's.
+        let rows = v["probes"]["hot_rows"].as_array().expect("probes.hot_rows");
+        assert_eq!(rows[0]["relation"], "acct", "{rows:?}");
+        assert_eq!(rows[0]["key"], "id=1", "{rows:?}");
+        let pct = rows[0]["pct"].as_f64().unwrap();
+        assert!(pct > 0.0 && pct <= 100.0, "{pct}");
+        assert!(
+            out.lines().any(|l| l.starts_with("hot row: acct (id=1) ")),
+            "{out}"
+        );
         assert!(out.lines().any(|l| l.starts_with("  c=1: ")), "{out}");
         if capacity == "1000" {
             assert_eq!(keys.len(), 8);

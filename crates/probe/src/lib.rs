@@ -24,6 +24,7 @@
 pub mod classify;
 pub mod engine_views;
 pub mod health;
+pub mod hot_rows;
 mod sampler;
 mod session;
 pub mod statements;

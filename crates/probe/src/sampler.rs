@@ -12,6 +12,7 @@ use hotbench_stats::probe_record::{
 use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
+use crate::hot_rows::HotRows;
 use crate::session::{literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
@@ -81,6 +82,7 @@ pub struct Sampler {
     lock_every: u64,
     hot_rel: BTreeMap<String, u64>,
     hot_tuple: BTreeMap<(String, String), u64>,
+    hot_rows: HotRows,
     cur: Current,
     // Stats.
     table_oids: Vec<i64>,
@@ -138,6 +140,7 @@ impl Sampler {
             lock_every: ((1000.0 / wait_ms.max(1.0)).ceil() as u64).max(1),
             hot_rel: BTreeMap::new(),
             hot_tuple: BTreeMap::new(),
+            hot_rows: HotRows::default(),
             cur: Current::default(),
             table_oids: Vec::new(),
             only_written: opts.tables.is_empty(),
@@ -322,6 +325,7 @@ impl Sampler {
         if lock_waiting > 0 {
             if self.lock_skip == 0 {
                 self.sample_lock_spots();
+                self.hot_rows.read(&mut self.s, &self.app_lit, lock_waiting);
                 self.lock_skip = self.lock_every;
             }
             self.lock_skip -= 1;

@@ -13,6 +13,7 @@ use hotbench_wire::{Connection, Error, QueryResult};
 pub enum Part {
     Waits,
     LockSpots,
+    HotRows,
     Chains,
     Tables,
     Database,
@@ -28,6 +29,7 @@ impl Part {
         match self {
             Part::Waits => "wait events (pg_stat_activity)",
             Part::LockSpots => "contended relation/tuple (pg_locks)",
+            Part::HotRows => "hot rows (keys read by ctid)",
             Part::Chains => "blocking chains (pg_blocking_pids)",
             Part::Tables => "table health (pg_stat_user_tables)",
             Part::Database => "commits/rollbacks/deadlocks (pg_stat_database)",

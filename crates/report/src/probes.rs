@@ -63,6 +63,13 @@ pub fn probe_record_lines(p: &ProbeRecord) -> String {
         }
         let _ = writeln!(o, "{s}");
     }
+    for r in p.hot_rows.iter().take(3) {
+        let _ = writeln!(
+            o,
+            "hot row: {} ({}) {:.0}% of lock waits",
+            r.relation, r.key, r.pct
+        );
+    }
     let mut tables: Vec<_> = p
         .tables
         .iter()
@@ -95,7 +102,7 @@ pub fn probe_record_lines(p: &ProbeRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::{HotSpot, LockSummary, TableSummary, WaitShare};
+    use hotbench_stats::probe_record::{HotRow, HotSpot, LockSummary, TableSummary, WaitShare};
 
     #[test]
     fn lines_and_top_wait() {
@@ -124,6 +131,12 @@ mod tests {
                 }),
                 ..Default::default()
             },
+            hot_rows: vec![HotRow {
+                relation: "daily_limit".into(),
+                key: "customer_id=1".into(),
+                count: 41,
+                pct: 41.2,
+            }],
             tables: vec![TableSummary {
                 name: "jobs".into(),
                 dead_tuples_start: 10,
@@ -140,6 +153,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("lock waits: up to 7 backends waiting, longest blocking chain 2, hot tuple limits (0,3)"), "{text}");
+        assert!(
+            text.contains("hot row: daily_limit (customer_id=1) 41% of lock waits\n"),
+            "{text}"
+        );
         assert!(
             text.contains("dead tuples at end: jobs 510 (+500 during the run)"),
             "{text}"

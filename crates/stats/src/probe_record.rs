@@ -50,6 +50,10 @@ pub struct ProbeRecord {
     pub waits: Vec<WaitShare>,
     #[serde(default)]
     pub locks: LockSummary,
+    /// Rows the run's backends queued on (tuple and transactionid lock waits), by key, most
+    /// waited-on first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot_rows: Vec<HotRow>,
     /// Per table: totals over the run and values at the end.
     #[serde(default)]
     pub tables: Vec<TableSummary>,
@@ -115,6 +119,19 @@ pub struct HotSpot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ctid: Option<String>,
     pub count: u64,
+}
+
+/// A contended row: its relation and key, read by ctid while backends waited on it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HotRow {
+    pub relation: String,
+    /// Primary key columns and values (`customer_id=1`), or `ctid=(page,tuple)` for a table
+    /// without a primary key.
+    pub key: String,
+    /// Lock-waiting backend samples queued on this row.
+    pub count: u64,
+    /// Percent of all lock-waiting backend samples taken while reading `pg_locks`.
+    pub pct: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -82,6 +82,7 @@ impl Sampler {
             idle_samples: self.idle,
             waits,
             locks,
+            hot_rows: self.hot_rows.summary(),
             tables,
             database,
             wal_bytes,
