@@ -445,20 +445,34 @@ fn prometheus_endpoint_serves_live_metrics_during_a_run() {
             break rest.trim_end_matches("/metrics").to_string();
         }
     };
-    std::thread::sleep(std::time::Duration::from_millis(1800));
-    let mut conn = std::net::TcpStream::connect(&addr).expect("connect to the endpoint");
-    write!(conn, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").expect("request");
+    let scrape = || {
+        let mut conn = std::net::TcpStream::connect(&addr).expect("connect to the endpoint");
+        write!(conn, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").expect("request");
+        let mut body = String::new();
+        conn.read_to_string(&mut body).expect("response");
+        body
+    };
+    let total = |body: &str| -> f64 {
+        body.lines()
+            .find_map(|l| l.strip_prefix("hotbench_transactions_total "))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    // The first interval reaches the endpoint about a second into the run.
     let mut body = String::new();
-    conn.read_to_string(&mut body).expect("response");
+    wait_until(
+        "a scrape counting transactions",
+        std::time::Duration::from_secs(30),
+        || {
+            body = scrape();
+            total(&body) > 0.0
+        },
+    );
     let out = child.wait_with_output().expect("run ends");
     assert!(out.status.success());
     assert!(body.starts_with("HTTP/1.1 200 OK"), "{body}");
     assert!(body.contains("hotbench_clients 2\n"), "{body}");
-    let total: f64 = body
-        .lines()
-        .find_map(|l| l.strip_prefix("hotbench_transactions_total "))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
+    let total = total(&body);
     assert!(total > 0.0, "no transactions counted yet:\n{body}");
     assert!(
         body.contains("hotbench_latency_milliseconds{quantile=\"0.99\"}"),

@@ -182,7 +182,7 @@ fn ctrl_c_stops_gracefully_with_valid_json() {
     let mut args = vec!["-n", "-T", "60", "-c", "2", "-f", script.to_str().unwrap()];
     args.extend(["--json", json_path.to_str().unwrap()]);
     let child = spawn_run(&db, &args);
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    wait_for_transactions(&json_path);
     // SAFETY: sending SIGINT to our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
     let o = child.wait_with_output().unwrap();
@@ -471,7 +471,21 @@ fn one_connection_per_thread_still_stops_promptly_on_ctrl_c() {
             script.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Both threads are inside their blocking read once the server runs both statements.
+    wait_until(
+        "both clients inside pg_sleep",
+        std::time::Duration::from_secs(60),
+        || {
+            psql(
+                &db,
+                "select count(*) from pg_stat_activity \
+                 where query like 'select pg_sleep(20)%' and state = 'active' \
+                 and datname = current_database()",
+            )
+            .trim()
+                == "2"
+        },
+    );
     let t0 = std::time::Instant::now();
     unsafe { libc_kill(child.id() as i32, 2) };
     let o = child.wait_with_output().unwrap();

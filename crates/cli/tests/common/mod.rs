@@ -96,6 +96,35 @@ pub fn line_value<'a>(out: &'a str, prefix: &str) -> Option<&'a str> {
         .map(|l| l[prefix.len()..].trim())
 }
 
+/// Polls `ready` until it holds, failing the test with `what` after `timeout`: tests wait
+/// for a condition, never for a fixed time (a loaded machine makes fixed sleeps flaky).
+pub fn wait_until(what: &str, timeout: std::time::Duration, mut ready: impl FnMut() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            t0.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Waits until the run writing `path` has committed transactions (its JSON snapshot, first
+/// written after the first timeline interval, says so).
+pub fn wait_for_transactions(path: &std::path::Path) {
+    wait_until(
+        "the run's first committed transactions",
+        std::time::Duration::from_secs(60),
+        || {
+            std::fs::read(path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .and_then(|v| v["totals"]["counters"]["cnt"].as_u64())
+                .is_some_and(|n| n > 0)
+        },
+    );
+}
+
 pub fn json(path: &std::path::Path) -> serde_json::Value {
     let bytes = std::fs::read(path).expect("read json");
     serde_json::from_slice(&bytes).expect("result JSON parses")
