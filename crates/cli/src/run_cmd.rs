@@ -344,7 +344,7 @@ pub(crate) fn benchmark_record(
     } else if outcome.aborted_clients > 0 {
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
         2
-    } else if outcome.record.status == "disconnected" {
+    } else if outcome.record.status == hotbench_stats::RunStatus::Disconnected {
         eprintln!(
             "hotbench: error: the server went away: no client had a connection when the run ended"
         );

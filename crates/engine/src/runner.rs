@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 
 use hotbench_script::{client_variables, define, derive_seeds, Variables};
-use hotbench_stats::record::{ErrorSample, IntervalStats};
+use hotbench_stats::record::{ErrorSample, IntervalStats, RunStatus};
 use hotbench_stats::{
     CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
@@ -177,7 +177,7 @@ pub fn run(
     let conn_time_ms = (origin - start_time) as f64 / 1000.0;
     record.conn_time_ms = conn_time_ms;
     record.started_at = to_unix_us(origin) as f64 / 1e6;
-    record.status = "running".into();
+    record.status = RunStatus::Running;
 
     let interval_us = cfg.interval_us.max(1000);
     let ngroups = plan.groups.len();
@@ -391,15 +391,14 @@ pub fn run(
         ));
     }
     record.status = if interrupted {
-        "interrupted"
+        RunStatus::Interrupted
     } else if aborted > 0 {
-        "aborted"
+        RunStatus::Aborted
     } else if lost >= nclients as u64 {
-        "disconnected"
+        RunStatus::Disconnected
     } else {
-        "completed"
-    }
-    .into();
+        RunStatus::Completed
+    };
     for o in observers.iter_mut() {
         o.finish(&mut record);
     }

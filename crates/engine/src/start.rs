@@ -3,7 +3,7 @@
 //! options say and a new setting is added in one place; [`RunConfig::starting_record`] is
 //! the result record a run starts from, its description derived from the configuration.
 
-use hotbench_stats::{BenchInfo, RunRecord, ServerInfo, RESULT_FORMAT};
+use hotbench_stats::{BenchInfo, RunRecord, RunStatus, ServerInfo, RESULT_FORMAT};
 
 use crate::config::{GroupConfig, Limit, OnDisconnect, QueryMode, RetryPolicy, RunConfig};
 
@@ -70,7 +70,7 @@ impl RunConfig {
             tool: "hotbench".into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             started_at: 0.0,
-            status: "starting".into(),
+            status: RunStatus::Starting,
             command_line,
             config: self.to_json(),
             bench: self.bench_info(transaction_type),
@@ -141,7 +141,7 @@ mod tests {
             ..Default::default()
         };
         let r = cfg.starting_record("tpcb-like".into(), server, vec!["run".into()]);
-        assert_eq!(r.status, "starting");
+        assert_eq!(r.status, RunStatus::Starting);
         assert_eq!(r.bench.duration_s, Some(30));
         assert_eq!(r.bench.transactions_per_client, None);
         assert_eq!((r.bench.threads, r.bench.max_tries), (2, 3));

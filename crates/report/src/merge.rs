@@ -99,7 +99,12 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         .iter()
         .map(|(_, r)| r.conn_time_ms)
         .fold(0.0, f64::max);
-    out.status = merged_status(records.iter().map(|(_, r)| r.status.as_str()));
+    // The worst ending of any part (RunStatus is ordered best to worst).
+    out.status = records
+        .iter()
+        .map(|(_, r)| r.status)
+        .max()
+        .unwrap_or(hotbench_stats::RunStatus::Completed);
 
     let mut totals = TxnCounters::default();
     for (_, r) in records {
@@ -194,19 +199,6 @@ fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<hotbench_s
         h.totals = TotalsRecord::from_counters(std::mem::take(&mut h.totals.counters), duration);
     }
     out
-}
-
-fn merged_status<'a>(statuses: impl Iterator<Item = &'a str>) -> String {
-    let rank = |s: &str| match s {
-        "completed" => 0,
-        "interrupted" => 2,
-        "aborted" => 3,
-        _ => 1,
-    };
-    statuses
-        .max_by_key(|s| rank(s))
-        .unwrap_or("completed")
-        .to_string()
 }
 
 fn merge_groups(records: &[(String, RunRecord)], duration: f64) -> Vec<GroupRecord> {

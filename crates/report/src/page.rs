@@ -111,7 +111,7 @@ fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
                 format!("({} tps)", crate::html::num(r.totals.tps))
             },
             highlight: i == 0,
-            bad: r.status != "completed",
+            bad: r.status != hotbench_stats::RunStatus::Completed,
         })
         .collect();
     doc.raw(&bars::svg("Goodput per run", "per second", &list));

@@ -85,7 +85,7 @@ pub fn header(rec: &RunRecord) -> String {
         ),
         ("random seed", b.random_seed.to_string()),
         ("started", utc(rec.started_at)),
-        ("status", rec.status.clone()),
+        ("status", rec.status.to_string()),
     ];
     if let Some(r) = b.rate {
         pairs.push(("rate limit", format!("{r} tps (-R)")));

@@ -86,7 +86,7 @@ pub fn check(records: &[(String, RunRecord)]) -> Result<Option<Shards>, String> 
         }
         shards
             .parts
-            .push((index, name.clone(), r.status.clone(), r.bench.clients));
+            .push((index, name.clone(), r.status.to_string(), r.bench.clients));
     }
     shards.parts.sort_by_key(|p| p.0);
     Ok(Some(shards))

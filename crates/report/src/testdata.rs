@@ -30,7 +30,7 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         tool: "hotbench".into(),
         tool_version: "test".into(),
         started_at,
-        status: "completed".into(),
+        status: hotbench_stats::RunStatus::Completed,
         command_line: vec!["hotbench".into(), "run".into(), "-f".into(), script.into()],
         config: serde_json::json!({}),
         bench: BenchInfo {

@@ -400,7 +400,7 @@ mod tests {
             tool: "hotbench".into(),
             tool_version: "test".into(),
             started_at: 0.0,
-            status: "completed".into(),
+            status: hotbench_stats::RunStatus::Completed,
             command_line: vec![],
             config: serde_json::Value::Null,
             bench,

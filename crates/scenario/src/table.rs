@@ -184,7 +184,7 @@ mod tests {
             tool: String::new(),
             tool_version: String::new(),
             started_at: 0.0,
-            status: "completed".into(),
+            status: hotbench_stats::RunStatus::Completed,
             command_line: vec![],
             config: serde_json::Value::Null,
             bench: Default::default(),

@@ -25,7 +25,7 @@ pub use histogram::{LatencyHistogram, Percentiles};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,
-    IntervalRecord, IntervalStats, RunRecord, ScriptRecord, ServerInfo, TotalsRecord,
+    IntervalRecord, IntervalStats, RunRecord, RunStatus, ScriptRecord, ServerInfo, TotalsRecord,
     LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;

@@ -16,6 +16,45 @@ pub const RESULT_FORMAT: &str = "hotbench-result/1";
 /// run records: defined here so the writer (scenario) and the reader (report) share it.
 pub const LADDER_FORMAT: &str = "hotbench-ladder/1";
 
+/// Where a run stands, as the record's `status` says. Ordered from best to worst ending, so
+/// the status of results merged from several processes is the greatest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Every client ran to the end.
+    Completed,
+    /// The record exists; connections are being made.
+    Starting,
+    /// The benchmark is going (a snapshot written while it runs).
+    Running,
+    /// Every client had lost its server when the run ended (exit 2).
+    Disconnected,
+    /// Stopped by Ctrl-C or SIGTERM: the results so far.
+    Interrupted,
+    /// Clients aborted on errors (exit 2): the results so far.
+    Aborted,
+}
+
+impl RunStatus {
+    /// The word written in the record.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Starting => "starting",
+            RunStatus::Running => "running",
+            RunStatus::Disconnected => "disconnected",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Aborted => "aborted",
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {
     pub format: String,
@@ -23,8 +62,8 @@ pub struct RunRecord {
     pub tool_version: String,
     /// Unix time (s) when the benchmark started.
     pub started_at: f64,
-    /// `running` while in progress, then `completed`, `interrupted` or `aborted`.
-    pub status: String,
+    /// How far the run got (`starting`, `running`, then how it ended).
+    pub status: RunStatus,
     pub command_line: Vec<String>,
     /// The resolved run configuration (passwords masked).
     pub config: serde_json::Value,
@@ -291,6 +330,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn status_is_written_as_a_word_and_ordered_best_to_worst() {
+        let text = serde_json::to_string(&RunStatus::Disconnected).unwrap();
+        assert_eq!(text, "\"disconnected\"");
+        let back: RunStatus = serde_json::from_str("\"starting\"").unwrap();
+        assert_eq!(back, RunStatus::Starting);
+        assert!(serde_json::from_str::<RunStatus>("\"finished\"").is_err());
+        assert!(RunStatus::Completed < RunStatus::Running);
+        assert!(RunStatus::Interrupted < RunStatus::Aborted);
+        assert_eq!(RunStatus::Aborted.to_string(), "aborted");
+    }
+
+    #[test]
     fn record_round_trips_through_json() {
         let mut c = TxnCounters::default();
         for i in 0..100 {
@@ -304,7 +355,7 @@ mod tests {
             tool: "hotbench".into(),
             tool_version: "0".into(),
             started_at: 0.0,
-            status: "completed".into(),
+            status: RunStatus::Completed,
             command_line: vec!["hotbench".into(), "run".into()],
             config: serde_json::json!({"clients": 1}),
             bench: BenchInfo::default(),

@@ -166,7 +166,7 @@ mod tests {
             tool: "hotbench".into(),
             tool_version: "0".into(),
             started_at: 0.0,
-            status: "completed".into(),
+            status: crate::RunStatus::Completed,
             command_line: Vec::new(),
             config: serde_json::Value::Null,
             bench: Default::default(),
