@@ -5,24 +5,22 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::time::Duration;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, Limit, QueryMode, RetryPolicy, RunConfig,
-    RunObserver, WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, RunObserver, WeightedScript,
 };
-use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
-use crate::background::{Holder, Monitors};
-use crate::checks::{check_rows, run_values};
 use crate::claim::{claim_schema, release_schema};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
 use crate::result::{Ladder, VariantResult};
+
+mod variant;
 pub use crate::selection::select_variants;
+use variant::run_variant;
 
 /// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
 /// by the binary). The sampling runs as an observer of the variant's run and stores what it
@@ -132,7 +130,15 @@ pub fn run_ladder(
             on_update(&ladder);
             continue;
         }
-        let outcome = run_variant(scn, &p, opts, &mut admin, &admin_cfg, &schema, &ladder, log);
+        let stage = variant::Stage {
+            scn,
+            p: &p,
+            opts,
+            admin_cfg: &admin_cfg,
+            schema: &schema,
+            engine: &engine,
+        };
+        let outcome = run_variant(&stage, &mut admin, &ladder, log);
         let (result, interrupted) = match outcome {
             Ok(r) => r,
             Err(e) => {
@@ -378,343 +384,4 @@ fn first_value(conn: &mut Connection, sql: &str) -> Result<Option<String>> {
     Ok(r.first()
         .and_then(|q| q.rows.first())
         .and_then(|row| row.first().cloned().flatten()))
-}
-
-fn run_files(
-    scn: &Scenario,
-    conn: &mut Connection,
-    params: &Params,
-    files: &[String],
-    engine: &str,
-    extra: &BTreeMap<String, String>,
-) -> Result<Vec<(String, Vec<hotbench_wire::QueryResult>)>> {
-    let mut out = Vec::new();
-    for f in files {
-        let rel = engine_file(scn, f, engine);
-        let sql = substituted(scn, params, &rel, extra)?;
-        let r = db::run_file(conn, &scn.bundle.display(&rel), &sql)?;
-        let _ = conn.take_notices();
-        out.push((rel, r));
-    }
-    Ok(out)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_variant(
-    scn: &Scenario,
-    p: &Prepared<'_>,
-    opts: &LadderOptions<'_>,
-    admin: &mut Connection,
-    admin_cfg: &Config,
-    schema: &str,
-    ladder: &Ladder,
-    log: &mut dyn Write,
-) -> Result<(VariantResult, bool)> {
-    let m = &scn.manifest;
-    let v = p.variant;
-    let engine = ladder.engine.as_str();
-    let none = BTreeMap::new();
-    let clients: usize = p.groups.iter().map(|g| g.clients).sum();
-    let _ = write!(log, "{} / {}: setting up…", scn.name(), v.name);
-    let _ = log.flush();
-    db::run_file(
-        admin,
-        "(schema reset)",
-        &format!("drop schema if exists {schema} cascade; create schema {schema}"),
-    )?;
-    let _ = admin.take_notices();
-    if m.pgbench_init.is_some() {
-        let init = hotbench_init::InitOptions {
-            scale: p.scale.clamp(1, i32::MAX as i64) as i32,
-            quiet: true,
-            terminal: Some(false),
-            ..Default::default()
-        };
-        hotbench_init::run_init(admin, &init, &mut std::io::sink()).map_err(|e| {
-            ScenarioError::Connect(format!(
-                "{}: pgbench_init (creating pgbench's tables) failed: {e}",
-                scn.bundle.display("scenario.toml")
-            ))
-        })?;
-        let _ = admin.take_notices();
-    }
-    let setup: Vec<String> = m.setup.iter().chain(&v.setup).cloned().collect();
-    run_files(scn, admin, &p.params, &setup, engine, &none)?;
-    // The setup's rows must reach the statistics before the probes' first snapshot: an idle
-    // backend flushes them only every 10 s, and the tables panel read `live 0` for a table
-    // full of rows.
-    if engine == "postgresql" && admin.server_version_num() >= 150_000 {
-        let _ = admin.simple_query("select pg_stat_force_next_flush()");
-    }
-    if signals::stop_requested() {
-        let _ = writeln!(log, " interrupted before its run");
-        return Ok((not_run(p, NOT_RUN), true));
-    }
-
-    let mut notes = Vec::new();
-    let mut holders = Vec::new();
-    for b in &m.background {
-        if !switched_on(
-            &p.params,
-            b.when.as_deref(),
-            &format!("background \"{}\"", b.name),
-        )? {
-            continue;
-        }
-        let sql = p
-            .params
-            .substitute(&b.sql, &none)
-            .map_err(|e| ScenarioError::Input(format!("background \"{}\": {e}", b.name)))?;
-        let file = format!(
-            "{} [background {}]",
-            scn.bundle.display("scenario.toml"),
-            b.name
-        );
-        let end = b.end.clone().unwrap_or_else(|| "rollback".into());
-        holders.push(Holder::start(admin_cfg, &b.name, &file, &sql, &end)?);
-        notes.push(format!("background \"{}\" ran during the run", b.name));
-    }
-
-    let mut settings = vec![("search_path".to_string(), schema.to_string())];
-    settings.extend(p.settings.iter().cloned());
-    let run_conn = db::with_settings(&opts.conn, &settings)?;
-    let threads = opts
-        .threads
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .clamp(1, clients.max(1));
-    // Unique per variant and process, so probes see only this variant's backends.
-    let application_name = format!("hotbench-{}-{}-{}", std::process::id(), scn.name(), v.name);
-    let mut cfg = RunConfig::new(p.groups.clone(), run_conn.clone(), application_name);
-    cfg.limit = Limit::Duration(p.duration_s as i64 * 1_000_000);
-    cfg.threads = threads;
-    cfg.query_mode = query_mode(m.query_mode.as_deref())?;
-    cfg.retry = p.retry.clone();
-    cfg.random_seed = opts.random_seed;
-    cfg.rtt_us = opts.rtt_us;
-    cfg.interval_us = opts.interval_us;
-    cfg.defines = p.params.defines();
-    cfg.scale = p.scale;
-    let record = record_template(scn, p, &cfg, opts, ladder);
-    let mut monitors_on = Vec::new();
-    for mo in &m.monitors {
-        if switched_on(
-            &p.params,
-            mo.when.as_deref(),
-            &format!("monitor \"{}\"", mo.name),
-        )? {
-            monitors_on.push(mo);
-        }
-    }
-    let monitors: Vec<(String, String)> = monitors_on
-        .into_iter()
-        .map(|mo| {
-            p.params
-                .substitute(&mo.sql, &none)
-                .map(|s| (mo.name.clone(), s))
-                .map_err(|e| ScenarioError::Input(format!("monitor \"{}\": {e}", mo.name)))
-        })
-        .collect::<Result<_>>()?;
-    let _ = write!(log, " running {} s with {clients} clients…", p.duration_s);
-    let _ = log.flush();
-    let interval = Duration::from_micros(opts.interval_us.max(10_000) as u64);
-    let sampler = Monitors::start(admin_cfg, monitors, interval);
-    let mut probe = opts
-        .probe
-        .map(|pr| pr.start(&run_conn, &cfg.application_name, &m.tables));
-    let mut observers: Vec<&mut dyn RunObserver> = Vec::new();
-    if let Some(p) = probe.as_mut() {
-        observers.push(p.as_mut());
-    }
-    let outcome = hotbench_engine::run(cfg, record, &mut observers);
-    let series = sampler.finish();
-    for h in holders {
-        h.stop();
-    }
-    let outcome = outcome.map_err(|e| ScenarioError::Engine {
-        variant: v.name.clone(),
-        message: e.to_string(),
-    })?;
-    let record = outcome.record;
-
-    let mut extra = run_values(&record);
-    // Groups and scripts of every variant count as 0 where this variant has none, so
-    // scenario-wide checks can name them.
-    for g in m.variants.iter().flat_map(|v| v.group_defs()) {
-        let specs = g.script_specs();
-        let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
-        for name in names {
-            for k in ["committed", "goodput"] {
-                extra
-                    .entry(format!("{k}:{name}"))
-                    .or_insert_with(|| "0".into());
-            }
-        }
-    }
-    let work = match &m.work {
-        Some(w) => {
-            let sql = p
-                .params
-                .substitute(&w.sql, &none)
-                .map_err(|e| ScenarioError::Input(format!("work: {e}")))?;
-            let r = db::run_file(
-                admin,
-                &format!("{} [work]", scn.bundle.display("scenario.toml")),
-                &sql,
-            )?;
-            let n = db::scalar(&r);
-            if let Some(n) = n {
-                extra.insert("work".into(), format!("{n}"));
-            }
-            n
-        }
-        None => None,
-    };
-    run_files(scn, admin, &p.params, &m.finish, engine, &extra)?;
-    let check_files: Vec<String> = m.checks.iter().chain(&v.checks).cloned().collect();
-    let results = run_files(scn, admin, &p.params, &check_files, engine, &extra)?;
-    let mut checks = Vec::new();
-    for (rel, rs) in results {
-        checks.extend(check_rows(&scn.bundle.display(&rel), &rs)?);
-    }
-    if !check_files.is_empty() && checks.is_empty() {
-        return Err(ScenarioError::manifest(
-            &check_files.join(", "),
-            None,
-            "the checks checked nothing (no statement returned a check row)",
-        ));
-    }
-    let ran_out_at_s = m
-        .work
-        .as_ref()
-        .and_then(|w| w.until_empty.as_deref())
-        .and_then(|mon| crate::work::ran_out_at(&series, mon, record.duration_s));
-    if let Some(t) = ran_out_at_s {
-        notes.push(format!(
-            "the backlog ran out at {t:.1} s: the rate is the work done until then"
-        ));
-    }
-    notes.extend(crate::work::other_group_notes(
-        &record,
-        p.work_group.as_deref(),
-    ));
-    // Under a `sum:` rule goodput counts units, not transactions: no such note.
-    let counts_units = |name: &str| {
-        p.groups
-            .iter()
-            .any(|g| g.name == name && matches!(g.goodput, GoodputRule::Sum(_)))
-    };
-    for g in record.groups.iter().filter(|g| !counts_units(&g.name)) {
-        let useless = g
-            .totals
-            .counters
-            .cnt
-            .saturating_sub(g.totals.counters.goodput);
-        if useless > 0 && g.totals.counters.cnt > 0 {
-            notes.push(format!(
-                "group {}: {useless} of {} committed transactions did no useful work ({:.0}%)",
-                g.name,
-                g.totals.counters.cnt,
-                100.0 * useless as f64 / g.totals.counters.cnt as f64
-            ));
-        }
-    }
-    for s in &series {
-        if let (Some(first), Some(last)) = (s.samples.first(), s.samples.last()) {
-            let max = s.samples.iter().map(|x| x.1).fold(f64::MIN, f64::max);
-            notes.push(format!(
-                "{}: {:.0} at start, {:.0} at end, max {:.0}",
-                s.name, first.1, last.1, max
-            ));
-        }
-    }
-    if outcome.aborted_clients > 0 {
-        notes.push(format!("{} clients aborted", outcome.aborted_clients));
-    }
-    let result = VariantResult {
-        name: v.name.clone(),
-        about: p.params.describe(&v.about),
-        baseline: v.baseline,
-        skipped: None,
-        params: p.params.values.clone(),
-        checks,
-        monitors: series,
-        work,
-        aborted_clients: outcome.aborted_clients,
-        notes,
-        work_per_interval: record.work_per_interval(p.work_group.as_deref()),
-        steady_ratio: record.steady_ratio(p.work_group.as_deref()),
-        work_group: p.work_group.clone(),
-        ran_out_at_s,
-        record: Some(record),
-    };
-    let _ = writeln!(log, " {}", done_line(&result, m));
-    Ok((result, outcome.interrupted))
-}
-
-/// `6739 jobs/s (consumer), p99 12.40 ms, checks 5/5`: the work group's figures in the
-/// scenario's unit.
-fn done_line(v: &VariantResult, m: &crate::manifest::Manifest) -> String {
-    let unit = m.work.as_ref().map_or("goodput", |w| w.unit.as_str());
-    let group = v
-        .work_group
-        .as_deref()
-        .filter(|_| v.record.as_ref().is_some_and(|r| r.groups.len() > 1))
-        .map(|g| format!(" ({g})"))
-        .unwrap_or_default();
-    let p99 = v.work_record().map_or(0.0, |r| r.totals.latency.p99_ms);
-    let ok = v.checks.iter().filter(|c| c.ok).count();
-    format!(
-        "{:.0} {unit}/s{group}, p99 {p99:.2} ms, checks {ok}/{}",
-        v.useful_per_s().unwrap_or(0.0),
-        v.checks.len()
-    )
-}
-
-/// A perturbation's or monitor's `when`: on unless it expands to something other than
-/// `on`, `true`, `yes` or `1`.
-fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bool> {
-    let Some(w) = when else { return Ok(true) };
-    let w = params
-        .substitute(w, &BTreeMap::new())
-        .map_err(|e| ScenarioError::Input(format!("{what}: {e}")))?;
-    Ok(matches!(
-        w.trim().to_ascii_lowercase().as_str(),
-        "on" | "true" | "yes" | "1"
-    ))
-}
-
-fn record_template(
-    scn: &Scenario,
-    p: &Prepared<'_>,
-    cfg: &RunConfig,
-    opts: &LadderOptions<'_>,
-    ladder: &Ladder,
-) -> RunRecord {
-    let server = ServerInfo {
-        version: ladder.server_version.clone(),
-        engine: ladder.engine.clone(),
-        target: opts.target_description.clone(),
-        embedded: opts.embedded,
-        fast: opts.fast,
-        settings: p.settings.iter().cloned().collect(),
-    };
-    let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
-    let mut record = cfg.starting_record(transaction_type, server, opts.command_line.clone());
-    if let Some(o) = record.config.as_object_mut() {
-        o.insert("scenario".into(), scn.name().into());
-        o.insert("variant".into(), p.variant.name.clone().into());
-        o.insert(
-            "params".into(),
-            serde_json::to_value(&p.params.values).unwrap_or_default(),
-        );
-        o.insert(
-            "settings".into(),
-            serde_json::to_value(&p.settings).unwrap_or_default(),
-        );
-    }
-    record
 }

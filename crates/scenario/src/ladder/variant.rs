@@ -1,0 +1,454 @@
+//! One variant of a ladder, as named lifecycle steps: [`set_up`] a fresh schema, start the
+//! [`background`] perturbations, build the run ([`run_config`]), [`run`] it with the monitors
+//! and probes watching, [`finish`] (the finish SQL and the work count), [`check`], and
+//! [`record_result`] of the variant. The ladder claims the schema before the first variant
+//! and releases it after the last (`ladder.rs`).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Duration;
+
+use hotbench_engine::{signals, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome};
+use hotbench_stats::{RunRecord, ServerInfo};
+use hotbench_wire::{Config, Connection};
+
+use super::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
+use crate::background::{Holder, Monitors};
+use crate::checks::{check_rows, run_values};
+use crate::db;
+use crate::error::{Result, ScenarioError};
+use crate::manifest::{split_weight, Scenario};
+use crate::params::Params;
+use crate::result::{CheckResult, Ladder, MonitorSeries, VariantResult};
+
+/// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
+/// admin connection that sets up and checks.
+pub(super) struct Stage<'a, 's> {
+    pub scn: &'s Scenario,
+    pub p: &'a Prepared<'s>,
+    pub opts: &'a LadderOptions<'a>,
+    pub admin_cfg: &'a Config,
+    pub schema: &'a str,
+    pub engine: &'a str,
+}
+
+/// Runs one variant; the bool is whether the run was interrupted (Ctrl-C).
+pub(super) fn run_variant(
+    st: &Stage<'_, '_>,
+    admin: &mut Connection,
+    ladder: &Ladder,
+    log: &mut dyn Write,
+) -> Result<(VariantResult, bool)> {
+    let clients: usize = st.p.groups.iter().map(|g| g.clients).sum();
+    let _ = write!(
+        log,
+        "{} / {}: setting up…",
+        st.scn.name(),
+        st.p.variant.name
+    );
+    let _ = log.flush();
+    set_up(st, admin)?;
+    if signals::stop_requested() {
+        let _ = writeln!(log, " interrupted before its run");
+        return Ok((not_run(st.p, NOT_RUN), true));
+    }
+    let (holders, notes) = background(st)?;
+    let (cfg, run_conn) = run_config(st, clients)?;
+    let record = record_template(st, &cfg, ladder);
+    let _ = write!(
+        log,
+        " running {} s with {clients} clients…",
+        st.p.duration_s
+    );
+    let _ = log.flush();
+    let (outcome, series) = run(st, cfg, &run_conn, record, holders)?;
+    let (extra, work) = finish(st, admin, &outcome.record)?;
+    let checks = check(st, admin, &extra)?;
+    Ok(record_result(st, outcome, checks, series, work, notes, log))
+}
+
+/// A fresh schema, pgbench's tables if asked, then the setup files.
+fn set_up(st: &Stage<'_, '_>, admin: &mut Connection) -> Result<()> {
+    let (scn, p, schema) = (st.scn, st.p, st.schema);
+    let m = &scn.manifest;
+    db::run_file(
+        admin,
+        "(schema reset)",
+        &format!("drop schema if exists {schema} cascade; create schema {schema}"),
+    )?;
+    let _ = admin.take_notices();
+    if m.pgbench_init.is_some() {
+        let init = hotbench_init::InitOptions {
+            scale: p.scale.clamp(1, i32::MAX as i64) as i32,
+            quiet: true,
+            terminal: Some(false),
+            ..Default::default()
+        };
+        hotbench_init::run_init(admin, &init, &mut std::io::sink()).map_err(|e| {
+            ScenarioError::Connect(format!(
+                "{}: pgbench_init (creating pgbench's tables) failed: {e}",
+                scn.bundle.display("scenario.toml")
+            ))
+        })?;
+        let _ = admin.take_notices();
+    }
+    let setup: Vec<String> = m.setup.iter().chain(&p.variant.setup).cloned().collect();
+    run_files(st, admin, &setup, &BTreeMap::new())?;
+    // The setup's rows must reach the statistics before the probes' first snapshot: an idle
+    // backend flushes them only every 10 s, and the tables panel read `live 0` for a table
+    // full of rows.
+    if st.engine == "postgresql" && admin.server_version_num() >= 150_000 {
+        let _ = admin.simple_query("select pg_stat_force_next_flush()");
+    }
+    Ok(())
+}
+
+/// Starts the scenario's background sessions that are on for this variant.
+fn background(st: &Stage<'_, '_>) -> Result<(Vec<Holder>, Vec<String>)> {
+    let (scn, p) = (st.scn, st.p);
+    let none = BTreeMap::new();
+    let mut notes = Vec::new();
+    let mut holders = Vec::new();
+    for b in &scn.manifest.background {
+        if !switched_on(
+            &p.params,
+            b.when.as_deref(),
+            &format!("background \"{}\"", b.name),
+        )? {
+            continue;
+        }
+        let sql = p
+            .params
+            .substitute(&b.sql, &none)
+            .map_err(|e| ScenarioError::Input(format!("background \"{}\": {e}", b.name)))?;
+        let file = format!(
+            "{} [background {}]",
+            scn.bundle.display("scenario.toml"),
+            b.name
+        );
+        let end = b.end.clone().unwrap_or_else(|| "rollback".into());
+        holders.push(Holder::start(st.admin_cfg, &b.name, &file, &sql, &end)?);
+        notes.push(format!("background \"{}\" ran during the run", b.name));
+    }
+    Ok((holders, notes))
+}
+
+/// The variant's run: its groups in the scenario's schema with the variant's settings.
+fn run_config(st: &Stage<'_, '_>, clients: usize) -> Result<(RunConfig, Config)> {
+    let (scn, p, opts) = (st.scn, st.p, st.opts);
+    let mut settings = vec![("search_path".to_string(), st.schema.to_string())];
+    settings.extend(p.settings.iter().cloned());
+    let run_conn = db::with_settings(&opts.conn, &settings)?;
+    let threads = opts
+        .threads
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, clients.max(1));
+    // Unique per variant and process, so probes see only this variant's backends.
+    let application_name = format!(
+        "hotbench-{}-{}-{}",
+        std::process::id(),
+        scn.name(),
+        p.variant.name
+    );
+    let mut cfg = RunConfig::new(p.groups.clone(), run_conn.clone(), application_name);
+    cfg.limit = Limit::Duration(p.duration_s as i64 * 1_000_000);
+    cfg.threads = threads;
+    cfg.query_mode = query_mode(scn.manifest.query_mode.as_deref())?;
+    cfg.retry = p.retry.clone();
+    cfg.random_seed = opts.random_seed;
+    cfg.rtt_us = opts.rtt_us;
+    cfg.interval_us = opts.interval_us;
+    cfg.defines = p.params.defines();
+    cfg.scale = p.scale;
+    Ok((cfg, run_conn))
+}
+
+/// Runs the benchmark with the monitors sampling and the probes observing; the background
+/// sessions end with it.
+fn run(
+    st: &Stage<'_, '_>,
+    cfg: RunConfig,
+    run_conn: &Config,
+    record: RunRecord,
+    holders: Vec<Holder>,
+) -> Result<(RunOutcome, Vec<MonitorSeries>)> {
+    let (p, opts) = (st.p, st.opts);
+    let m = &st.scn.manifest;
+    let none = BTreeMap::new();
+    let mut monitors_on = Vec::new();
+    for mo in &m.monitors {
+        if switched_on(
+            &p.params,
+            mo.when.as_deref(),
+            &format!("monitor \"{}\"", mo.name),
+        )? {
+            monitors_on.push(mo);
+        }
+    }
+    let monitors: Vec<(String, String)> = monitors_on
+        .into_iter()
+        .map(|mo| {
+            p.params
+                .substitute(&mo.sql, &none)
+                .map(|s| (mo.name.clone(), s))
+                .map_err(|e| ScenarioError::Input(format!("monitor \"{}\": {e}", mo.name)))
+        })
+        .collect::<Result<_>>()?;
+    let interval = Duration::from_micros(opts.interval_us.max(10_000) as u64);
+    let sampler = Monitors::start(st.admin_cfg, monitors, interval);
+    let mut probe = opts
+        .probe
+        .map(|pr| pr.start(run_conn, &cfg.application_name, &m.tables));
+    let mut observers: Vec<&mut dyn RunObserver> = Vec::new();
+    if let Some(p) = probe.as_mut() {
+        observers.push(p.as_mut());
+    }
+    let outcome = hotbench_engine::run(cfg, record, &mut observers);
+    let series = sampler.finish();
+    for h in holders {
+        h.stop();
+    }
+    let outcome = outcome.map_err(|e| ScenarioError::Engine {
+        variant: p.variant.name.clone(),
+        message: e.to_string(),
+    })?;
+    Ok((outcome, series))
+}
+
+/// The finish files and the work count, with the values checks may use.
+fn finish(
+    st: &Stage<'_, '_>,
+    admin: &mut Connection,
+    record: &RunRecord,
+) -> Result<(BTreeMap<String, String>, Option<f64>)> {
+    let (scn, p) = (st.scn, st.p);
+    let m = &scn.manifest;
+    let mut extra = run_values(record);
+    // Groups and scripts of every variant count as 0 where this variant has none, so
+    // scenario-wide checks can name them.
+    for g in m.variants.iter().flat_map(|v| v.group_defs()) {
+        let specs = g.script_specs();
+        let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
+        for name in names {
+            for k in ["committed", "goodput"] {
+                extra
+                    .entry(format!("{k}:{name}"))
+                    .or_insert_with(|| "0".into());
+            }
+        }
+    }
+    let work = match &m.work {
+        Some(w) => {
+            let sql = p
+                .params
+                .substitute(&w.sql, &BTreeMap::new())
+                .map_err(|e| ScenarioError::Input(format!("work: {e}")))?;
+            let r = db::run_file(
+                admin,
+                &format!("{} [work]", scn.bundle.display("scenario.toml")),
+                &sql,
+            )?;
+            let n = db::scalar(&r);
+            if let Some(n) = n {
+                extra.insert("work".into(), format!("{n}"));
+            }
+            n
+        }
+        None => None,
+    };
+    run_files(st, admin, &m.finish, &extra)?;
+    Ok((extra, work))
+}
+
+/// The scenario's and the variant's check files.
+fn check(
+    st: &Stage<'_, '_>,
+    admin: &mut Connection,
+    extra: &BTreeMap<String, String>,
+) -> Result<Vec<CheckResult>> {
+    let m = &st.scn.manifest;
+    let files: Vec<String> = m
+        .checks
+        .iter()
+        .chain(&st.p.variant.checks)
+        .cloned()
+        .collect();
+    let mut checks = Vec::new();
+    for (rel, rs) in run_files(st, admin, &files, extra)? {
+        checks.extend(check_rows(&st.scn.bundle.display(&rel), &rs)?);
+    }
+    if !files.is_empty() && checks.is_empty() {
+        return Err(ScenarioError::manifest(
+            &files.join(", "),
+            None,
+            "the checks checked nothing (no statement returned a check row)",
+        ));
+    }
+    Ok(checks)
+}
+
+/// The variant's result, with notes on the work, useless transactions, the monitors and
+/// aborted clients.
+fn record_result(
+    st: &Stage<'_, '_>,
+    outcome: RunOutcome,
+    checks: Vec<CheckResult>,
+    series: Vec<MonitorSeries>,
+    work: Option<f64>,
+    mut notes: Vec<String>,
+    log: &mut dyn Write,
+) -> (VariantResult, bool) {
+    let (p, v, m) = (st.p, st.p.variant, &st.scn.manifest);
+    let record = outcome.record;
+    let ran_out_at_s = m
+        .work
+        .as_ref()
+        .and_then(|w| w.until_empty.as_deref())
+        .and_then(|mon| crate::work::ran_out_at(&series, mon, record.duration_s));
+    if let Some(t) = ran_out_at_s {
+        notes.push(format!(
+            "the backlog ran out at {t:.1} s: the rate is the work done until then"
+        ));
+    }
+    notes.extend(crate::work::other_group_notes(
+        &record,
+        p.work_group.as_deref(),
+    ));
+    // Under a `sum:` rule goodput counts units, not transactions: no such note.
+    let counts_units = |name: &str| {
+        p.groups
+            .iter()
+            .any(|g| g.name == name && matches!(g.goodput, GoodputRule::Sum(_)))
+    };
+    for g in record.groups.iter().filter(|g| !counts_units(&g.name)) {
+        let useless = g
+            .totals
+            .counters
+            .cnt
+            .saturating_sub(g.totals.counters.goodput);
+        if useless > 0 && g.totals.counters.cnt > 0 {
+            notes.push(format!(
+                "group {}: {useless} of {} committed transactions did no useful work ({:.0}%)",
+                g.name,
+                g.totals.counters.cnt,
+                100.0 * useless as f64 / g.totals.counters.cnt as f64
+            ));
+        }
+    }
+    for s in &series {
+        if let (Some(first), Some(last)) = (s.samples.first(), s.samples.last()) {
+            let max = s.samples.iter().map(|x| x.1).fold(f64::MIN, f64::max);
+            notes.push(format!(
+                "{}: {:.0} at start, {:.0} at end, max {:.0}",
+                s.name, first.1, last.1, max
+            ));
+        }
+    }
+    if outcome.aborted_clients > 0 {
+        notes.push(format!("{} clients aborted", outcome.aborted_clients));
+    }
+    let result = VariantResult {
+        name: v.name.clone(),
+        about: p.params.describe(&v.about),
+        baseline: v.baseline,
+        skipped: None,
+        params: p.params.values.clone(),
+        checks,
+        monitors: series,
+        work,
+        aborted_clients: outcome.aborted_clients,
+        notes,
+        work_per_interval: record.work_per_interval(p.work_group.as_deref()),
+        steady_ratio: record.steady_ratio(p.work_group.as_deref()),
+        work_group: p.work_group.clone(),
+        ran_out_at_s,
+        record: Some(record),
+    };
+    let _ = writeln!(log, " {}", done_line(&result, m));
+    (result, outcome.interrupted)
+}
+
+/// `6739 jobs/s (consumer), p99 12.40 ms, checks 5/5`: the work group's figures in the
+/// scenario's unit.
+fn done_line(v: &VariantResult, m: &crate::manifest::Manifest) -> String {
+    let unit = m.work.as_ref().map_or("goodput", |w| w.unit.as_str());
+    let group = v
+        .work_group
+        .as_deref()
+        .filter(|_| v.record.as_ref().is_some_and(|r| r.groups.len() > 1))
+        .map(|g| format!(" ({g})"))
+        .unwrap_or_default();
+    let p99 = v.work_record().map_or(0.0, |r| r.totals.latency.p99_ms);
+    let ok = v.checks.iter().filter(|c| c.ok).count();
+    format!(
+        "{:.0} {unit}/s{group}, p99 {p99:.2} ms, checks {ok}/{}",
+        v.useful_per_s().unwrap_or(0.0),
+        v.checks.len()
+    )
+}
+
+/// A perturbation's or monitor's `when`: on unless it expands to something other than
+/// `on`, `true`, `yes` or `1`.
+fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bool> {
+    let Some(w) = when else { return Ok(true) };
+    let w = params
+        .substitute(w, &BTreeMap::new())
+        .map_err(|e| ScenarioError::Input(format!("{what}: {e}")))?;
+    Ok(matches!(
+        w.trim().to_ascii_lowercase().as_str(),
+        "on" | "true" | "yes" | "1"
+    ))
+}
+
+/// Runs SQL files of the scenario (the engine's own version where one exists), with the
+/// parameters and `extra` values substituted.
+fn run_files(
+    st: &Stage<'_, '_>,
+    conn: &mut Connection,
+    files: &[String],
+    extra: &BTreeMap<String, String>,
+) -> Result<Vec<(String, Vec<hotbench_wire::QueryResult>)>> {
+    let scn = st.scn;
+    let mut out = Vec::new();
+    for f in files {
+        let rel = super::engine_file(scn, f, st.engine);
+        let sql = super::substituted(scn, &st.p.params, &rel, extra)?;
+        let r = db::run_file(conn, &scn.bundle.display(&rel), &sql)?;
+        let _ = conn.take_notices();
+        out.push((rel, r));
+    }
+    Ok(out)
+}
+
+/// The record the variant's run starts from, with the scenario, variant, parameters and
+/// settings in its configuration.
+fn record_template(st: &Stage<'_, '_>, cfg: &RunConfig, ladder: &Ladder) -> RunRecord {
+    let (scn, p, opts) = (st.scn, st.p, st.opts);
+    let server = ServerInfo {
+        version: ladder.server_version.clone(),
+        engine: ladder.engine.clone(),
+        target: opts.target_description.clone(),
+        embedded: opts.embedded,
+        fast: opts.fast,
+        settings: p.settings.iter().cloned().collect(),
+    };
+    let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
+    let mut record = cfg.starting_record(transaction_type, server, opts.command_line.clone());
+    if let Some(o) = record.config.as_object_mut() {
+        o.insert("scenario".into(), scn.name().into());
+        o.insert("variant".into(), p.variant.name.clone().into());
+        o.insert(
+            "params".into(),
+            serde_json::to_value(&p.params.values).unwrap_or_default(),
+        );
+        o.insert(
+            "settings".into(),
+            serde_json::to_value(&p.settings).unwrap_or_default(),
+        );
+    }
+    record
+}
