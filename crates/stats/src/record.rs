@@ -384,5 +384,29 @@ mod tests {
         assert_eq!(back.totals.counters.cnt, 100);
         assert_eq!(back.totals.counters.hist.len(), 100);
         assert_eq!(back.timeline[0].totals.cnt, 100);
+        every_field_is_documented(&serde_json::to_value(&rec).unwrap());
+    }
+
+    /// docs/results.md describes every field the record writes: the top level and the
+    /// typed `bench`, `server`, `connect`, `client` and `totals` objects. A field added to
+    /// the structs without a line in the doc fails here.
+    fn every_field_is_documented(rec: &serde_json::Value) {
+        let doc = include_str!("../../../docs/results.md");
+        let mut missing = Vec::new();
+        let mut check = |scope: &str, v: &serde_json::Value| {
+            for key in v.as_object().map(|o| o.keys()).into_iter().flatten() {
+                if !doc.contains(&format!("`{key}`")) {
+                    missing.push(format!("{scope}{key}"));
+                }
+            }
+        };
+        check("", rec);
+        for part in ["bench", "server", "connect", "client", "totals"] {
+            check(&format!("{part}."), &rec[part]);
+        }
+        assert!(
+            missing.is_empty(),
+            "fields missing from docs/results.md: {missing:?}"
+        );
     }
 }
