@@ -76,8 +76,9 @@ fn interrupt_at_marker(
     loop {
         let n = psql(
             db,
+            // This test's database only: the other test's marker runs at the same time.
             "select count(*) from pg_stat_activity where query like '%hb_interrupt_marker%' \
-             and pid <> pg_backend_pid()",
+             and pid <> pg_backend_pid() and datname = current_database()",
         );
         if n.trim() != "0" {
             break;
