@@ -38,6 +38,29 @@ create function take_jobs(claimed bigint[]) returns bigint language sql as $fn$
     select count(nextval('job_taken')) from done;
 $fn$;
 
+-- The kill_consumer perturbation: terminates one consumer backend in the middle of a
+-- job (inside take_jobs: its jobs locked, nothing committed), watching for up to 250 ms for
+-- one to be there. Returns how many it terminated (0 or 1).
+create function kill_a_consumer() returns int language plpgsql as $fn$
+declare
+    victim int;
+begin
+    for i in 1..50 loop
+        select pid into victim from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid()
+           and state = 'active' and query like '%take\_%(%'
+         limit 1;
+        if victim is not null then
+            return pg_terminate_backend(victim)::int;
+        end if;
+        perform pg_sleep(0.005);
+        -- pg_stat_activity is read once per transaction unless the snapshot is cleared.
+        perform pg_stat_clear_snapshot();
+    end loop;
+    return 0;
+end
+$fn$;
+
 -- A bystander's small OLTP table (--param bystanders=N): its latency shows what the
 -- queue's bloat costs everyone else on the server.
 create table bystander_account (id int primary key, balance bigint not null);

@@ -318,6 +318,7 @@ pub(crate) fn run_ladders(
             command_line: crate::mask::mask_args(argv),
             probe,
             keep_schema: a.keep_schema,
+            progress: !a.quiet,
         };
         let mut stderr = std::io::stderr();
         let json = a.json.clone();

@@ -176,6 +176,8 @@ fn sweep_scenario(
             json: None,
             html: None,
             keep_schema: false,
+            // A sweep's ladders are many and short: one line per variant is enough.
+            quiet: true,
             threshold: Vec::new(),
             conn: ConnArgs {
                 host: run.host.clone(),

@@ -237,6 +237,45 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
     }
 }
 
+/// Issue 12: ladders print live progress lines (work/s in the scenario's unit, the work
+/// group's p99, monitors, time left) unless --quiet.
+#[test]
+fn ladder_progress_lines_unless_quiet() {
+    let db = database("progress");
+    let args = [
+        "-T",
+        "3",
+        "-c",
+        "2",
+        "--variants",
+        "skip-locked",
+        "--probe",
+        "off",
+    ];
+    let o = scenario_run(&db, "queue", &args);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("  skip-locked ") && l.contains(" left"))
+        .collect();
+    assert!(lines.len() >= 2, "progress lines expected:\n{stderr}");
+    assert!(
+        lines[0].contains("jobs/s, p99 ") && lines[0].contains("backlog "),
+        "{stderr}"
+    );
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let o = scenario_run(&db, "queue", &quiet);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        !stderr.contains(" left"),
+        "--quiet still printed progress:\n{stderr}"
+    );
+    assert!(stderr.contains("jobs/s (consumer)"), "{stderr}");
+}
+
 #[test]
 fn tpcb_hotspot_ladder_checks_pass() {
     ladder_passes("tpcb-hotspot", &["-T", "2", "-c", "4"]);

@@ -3,15 +3,17 @@
 //! transaction holding back the xmin horizon) and monitors (one-number queries sampled every
 //! interval over their own connection: queue backlog, age at dequeue).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use hotbench_wire::{Config, Connection};
 
 use crate::db;
-use crate::error::Result;
+use crate::error::{Result, ScenarioError};
+use crate::params::Params;
 use crate::result::MonitorSeries;
 
 /// A perturbation's connection, kept open until [`Holder::stop`].
@@ -38,19 +40,40 @@ impl Holder {
     }
 }
 
+/// A perturbation's or monitor's `when`: on unless it expands to something other than
+/// `on`, `true`, `yes` or `1`.
+pub fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bool> {
+    let Some(w) = when else { return Ok(true) };
+    let w = params
+        .substitute(w, &BTreeMap::new())
+        .map_err(|e| ScenarioError::Input(format!("{what}: {e}")))?;
+    Ok(matches!(
+        w.trim().to_ascii_lowercase().as_str(),
+        "on" | "true" | "yes" | "1"
+    ))
+}
+
 /// Sampling threads of the monitors.
 pub struct Monitors {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<Vec<MonitorSeries>>>,
+    /// Each monitor's latest value, for the live progress lines.
+    latest: Arc<Mutex<Vec<(String, f64)>>>,
 }
 
 impl Monitors {
     /// Starts sampling `(name, sql)` every `interval` (nothing when the list is empty).
     pub fn start(cfg: &Config, monitors: Vec<(String, String)>, interval: Duration) -> Monitors {
         let stop = Arc::new(AtomicBool::new(false));
+        let latest = Arc::new(Mutex::new(Vec::new()));
         if monitors.is_empty() {
-            return Monitors { stop, handle: None };
+            return Monitors {
+                stop,
+                handle: None,
+                latest,
+            };
         }
+        let shared = latest.clone();
         let (ready_tx, ready_rx) = mpsc::channel();
         let cfg = cfg.clone();
         let flag = stop.clone();
@@ -68,12 +91,17 @@ impl Monitors {
             let t0 = Instant::now();
             let mut next = t0;
             while !flag.load(Ordering::SeqCst) {
-                for (i, (_, sql)) in monitors.iter().enumerate() {
+                let mut now = Vec::with_capacity(monitors.len());
+                for (i, (name, sql)) in monitors.iter().enumerate() {
                     if let Ok(r) = conn.simple_query(sql) {
                         if let Some(v) = db::scalar(&r) {
                             series[i].samples.push((t0.elapsed().as_secs_f64(), v));
+                            now.push((name.clone(), v));
                         }
                     }
+                }
+                if let Ok(mut l) = shared.lock() {
+                    *l = now;
                 }
                 next += interval;
                 while Instant::now() < next && !flag.load(Ordering::SeqCst) {
@@ -87,7 +115,13 @@ impl Monitors {
         Monitors {
             stop,
             handle: Some(handle),
+            latest,
         }
+    }
+
+    /// The latest value of each monitor (those that answered at their last sampling).
+    pub fn latest(&self) -> Vec<(String, f64)> {
+        self.latest.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     pub fn finish(mut self) -> Vec<MonitorSeries> {

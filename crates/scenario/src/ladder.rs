@@ -58,6 +58,8 @@ pub struct LadderOptions<'a> {
     pub probe: Option<&'a dyn ProbeStarter>,
     /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
     pub keep_schema: bool,
+    /// Live progress lines while each variant runs (off with `--quiet`).
+    pub progress: bool,
 }
 
 /// A variant ready to run: everything user-controlled already validated.
@@ -70,6 +72,8 @@ struct Prepared<'s> {
     duration_s: u64,
     scale: i64,
     work_group: Option<String>,
+    /// Seconds the variants after this one will take (for the progress lines' time left).
+    left_after_s: u64,
 }
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
@@ -83,10 +87,16 @@ pub fn run_ladder(
     let m = &scn.manifest;
     let selected = select_variants(scn, opts.variants.as_deref(), opts.demo)?;
     let base = Params::resolve(m, None, &opts.params)?;
-    let prepared = selected
+    let mut prepared = selected
         .iter()
         .map(|v| prepare(scn, v, opts))
         .collect::<Result<Vec<_>>>()?;
+    // About 3 s of setup and checks per variant besides its run.
+    let mut after = 0;
+    for p in prepared.iter_mut().rev() {
+        p.left_after_s = after;
+        after += p.duration_s + 3;
+    }
 
     // Ctrl-C from here on stops gracefully (also during the first setup): what ran is
     // reported and written, what did not is marked as not run.
@@ -331,6 +341,7 @@ fn prepare<'s>(
         duration_s: duration as u64,
         scale,
         work_group,
+        left_after_s: 0,
     })
 }
 

@@ -21,6 +21,7 @@ pub mod ladder;
 pub mod manifest;
 pub mod param_type;
 pub mod params;
+pub mod progress;
 pub mod result;
 pub mod selection;
 pub mod source;

@@ -43,6 +43,18 @@ pub fn ran_out_at(series: &[MonitorSeries], monitor: &str, duration_s: f64) -> O
         .filter(|t| *t < duration_s)
 }
 
+/// The variant's notes about its work: when it ran out, then [`other_group_notes`].
+pub fn notes(r: &RunRecord, work_group: Option<&str>, ran_out_at_s: Option<f64>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(t) = ran_out_at_s {
+        out.push(format!(
+            "the backlog ran out at {t:.1} s: the rate is the work done until then"
+        ));
+    }
+    out.extend(other_group_notes(r, work_group));
+    out
+}
+
 /// Lines about the groups other than the work group: their rate and latency, and a flag
 /// when a rate-limited one fell more than 5% behind.
 pub fn other_group_notes(r: &RunRecord, work_group: Option<&str>) -> Vec<String> {

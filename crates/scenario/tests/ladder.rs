@@ -22,6 +22,7 @@ fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
         fast: false,
         command_line: Vec::new(),
         probe: None,
+        progress: false,
         keep_schema: false,
     }
 }

@@ -61,6 +61,9 @@ pub struct LadderArgs {
     /// Keep the scenario's hb_NAME schema (the last variant's data) after the ladder
     #[arg(long = "keep-schema")]
     pub keep_schema: bool,
+    /// No live progress lines while variants run (only each variant's final line)
+    #[arg(long = "quiet")]
+    pub quiet: bool,
     /// Pass/fail check on every variant, one variant (skip-locked:jobs/s>=3000) or the best
     /// (best:vs_baseline>=3); repeatable; exit code 3 when one fails
     #[arg(long = "threshold", value_name = "EXPR", action = ArgAction::Append)]

@@ -13,13 +13,14 @@ use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
 use super::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
-use crate::background::{Holder, Monitors};
+use crate::background::{switched_on, Holder, Monitors};
 use crate::checks::{check_rows, run_values};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{split_weight, Scenario};
-use crate::params::Params;
+use crate::progress;
 use crate::result::{CheckResult, Ladder, MonitorSeries, VariantResult};
+use crate::work;
 
 /// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
 /// admin connection that sets up and checks.
@@ -60,8 +61,11 @@ pub(super) fn run_variant(
         " running {} s with {clients} clients…",
         st.p.duration_s
     );
+    if st.opts.progress {
+        let _ = writeln!(log);
+    }
     let _ = log.flush();
-    let (outcome, series) = run(st, cfg, &run_conn, record, holders)?;
+    let (outcome, series) = run(st, cfg, &run_conn, record, holders, log)?;
     let (extra, work) = finish(st, admin, &outcome.record)?;
     let checks = check(st, admin, &extra)?;
     Ok(record_result(st, outcome, checks, series, work, notes, log))
@@ -175,6 +179,7 @@ fn run(
     run_conn: &Config,
     record: RunRecord,
     holders: Vec<Holder>,
+    log: &mut dyn Write,
 ) -> Result<(RunOutcome, Vec<MonitorSeries>)> {
     let (p, opts) = (st.p, st.opts);
     let m = &st.scn.manifest;
@@ -206,6 +211,22 @@ fn run(
     let mut observers: Vec<&mut dyn RunObserver> = Vec::new();
     if let Some(p) = probe.as_mut() {
         observers.push(p.as_mut());
+    }
+    let line_cx = progress::LineContext {
+        variant: &p.variant.name,
+        unit: m.work.as_ref().map_or("goodput", |w| w.unit.as_str()),
+        work_group: p.work_group.as_ref().and_then(|w| {
+            let i = p.groups.iter().position(|g| &g.name == w)?;
+            (p.groups.len() > 1).then_some(i)
+        }),
+        duration_s: p.duration_s,
+        left_after_s: p.left_after_s,
+    };
+    let mut printer = opts
+        .progress
+        .then(|| progress::Printer::new(line_cx, log, &sampler));
+    if let Some(pr) = printer.as_mut() {
+        observers.push(pr);
     }
     let outcome = hotbench_engine::run(cfg, record, &mut observers);
     let series = sampler.finish();
@@ -304,20 +325,10 @@ fn record_result(
 ) -> (VariantResult, bool) {
     let (p, v, m) = (st.p, st.p.variant, &st.scn.manifest);
     let record = outcome.record;
-    let ran_out_at_s = m
-        .work
-        .as_ref()
-        .and_then(|w| w.until_empty.as_deref())
-        .and_then(|mon| crate::work::ran_out_at(&series, mon, record.duration_s));
-    if let Some(t) = ran_out_at_s {
-        notes.push(format!(
-            "the backlog ran out at {t:.1} s: the rate is the work done until then"
-        ));
-    }
-    notes.extend(crate::work::other_group_notes(
-        &record,
-        p.work_group.as_deref(),
-    ));
+    let until_empty = m.work.as_ref().and_then(|w| w.until_empty.as_deref());
+    let ran_out_at_s =
+        until_empty.and_then(|mon| work::ran_out_at(&series, mon, record.duration_s));
+    notes.extend(work::notes(&record, p.work_group.as_deref(), ran_out_at_s));
     // Under a `sum:` rule goodput counts units, not transactions: no such note.
     let counts_units = |name: &str| {
         p.groups
@@ -368,40 +379,11 @@ fn record_result(
         ran_out_at_s,
         record: Some(record),
     };
-    let _ = writeln!(log, " {}", done_line(&result, m));
+    if st.opts.progress {
+        let _ = write!(log, "{} / {}:", st.scn.name(), v.name);
+    }
+    let _ = writeln!(log, " {}", progress::done_line(&result, m));
     (result, outcome.interrupted)
-}
-
-/// `6739 jobs/s (consumer), p99 12.40 ms, checks 5/5`: the work group's figures in the
-/// scenario's unit.
-fn done_line(v: &VariantResult, m: &crate::manifest::Manifest) -> String {
-    let unit = m.work.as_ref().map_or("goodput", |w| w.unit.as_str());
-    let group = v
-        .work_group
-        .as_deref()
-        .filter(|_| v.record.as_ref().is_some_and(|r| r.groups.len() > 1))
-        .map(|g| format!(" ({g})"))
-        .unwrap_or_default();
-    let p99 = v.work_record().map_or(0.0, |r| r.totals.latency.p99_ms);
-    let ok = v.checks.iter().filter(|c| c.ok).count();
-    format!(
-        "{:.0} {unit}/s{group}, p99 {p99:.2} ms, checks {ok}/{}",
-        v.useful_per_s().unwrap_or(0.0),
-        v.checks.len()
-    )
-}
-
-/// A perturbation's or monitor's `when`: on unless it expands to something other than
-/// `on`, `true`, `yes` or `1`.
-fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bool> {
-    let Some(w) = when else { return Ok(true) };
-    let w = params
-        .substitute(w, &BTreeMap::new())
-        .map_err(|e| ScenarioError::Input(format!("{what}: {e}")))?;
-    Ok(matches!(
-        w.trim().to_ascii_lowercase().as_str(),
-        "on" | "true" | "yes" | "1"
-    ))
 }
 
 /// Runs SQL files of the scenario (the engine's own version where one exists), with the
