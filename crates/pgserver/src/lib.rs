@@ -25,6 +25,7 @@ pub mod process;
 pub mod server;
 pub mod state;
 pub mod template;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 pub use binaries::{BinOptions, PgBinaries};
