@@ -84,6 +84,19 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
         for c in checks {
             assert_eq!(c["ok"], true, "{name}/{}: {c}", variant["name"]);
         }
+        // The hot-row scenarios' ceiling: every variant that ran is a share of it.
+        if ladder["ceiling"].is_object() {
+            assert!(variant["pct_of_ceiling"].as_f64().is_some(), "{variant}");
+        }
+    }
+    if ["daily-limit", "tpcb-hotspot", "counters", "ycsb"].contains(&name) {
+        let c = &ladder["ceiling"];
+        assert_eq!(c["name"], "ceiling", "{name}: no ceiling row");
+        for check in c["checks"].as_array().expect("ceiling checks") {
+            assert_eq!(check["ok"], true, "{name}/ceiling: {check}");
+        }
+        assert!(stdout.contains("\n% of ceiling: "), "{stdout}");
+        assert!(stdout.contains("(not ranked)"), "{stdout}");
     }
     v
 }

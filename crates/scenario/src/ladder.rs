@@ -37,6 +37,7 @@ pub trait ProbeStarter {
 }
 
 /// How to run a ladder.
+#[derive(Clone)]
 pub struct LadderOptions<'a> {
     /// The target database (the scenario adds its schema and session settings).
     pub conn: Config,
@@ -118,6 +119,7 @@ pub fn run_ladder(
         work_unit: m.work.as_ref().map(|w| w.unit.clone()),
         variants: Vec::new(),
         interrupted: false,
+        ceiling: None,
     };
     for p in prepared {
         let v = p.variant;
@@ -160,6 +162,36 @@ pub fn run_ladder(
         ladder.interrupted |= interrupted;
         on_update(&ladder);
     }
+    // The ceiling: a whole ladder (no --variants), not a demo, not interrupted.
+    let ceiling = crate::ceiling::ceiling_variant(m)
+        .filter(|_| opts.variants.is_none() && !opts.demo && !ladder.interrupted);
+    if let Some(cv) = &ceiling {
+        let mut copts = opts.clone();
+        copts.params = crate::ceiling::ceiling_params(m, &opts.params);
+        let outcome = prepare(scn, cv, &copts).and_then(|p| {
+            let stage = variant::Stage {
+                scn,
+                p: &p,
+                opts: &copts,
+                admin_cfg: &admin_cfg,
+                schema: &schema,
+                engine: &engine,
+            };
+            run_variant(&stage, &mut admin, &ladder, log)
+        });
+        match outcome {
+            Ok((result, interrupted)) => {
+                ladder.ceiling = Some(result);
+                ladder.interrupted |= interrupted;
+                crate::ceiling::apply_pct(&mut ladder);
+                on_update(&ladder);
+            }
+            Err(e) => {
+                end_ladder(admin, &schema, opts.keep_schema);
+                return Err(e);
+            }
+        }
+    }
     end_ladder(admin, &schema, opts.keep_schema);
     Ok(ladder)
 }
@@ -187,6 +219,7 @@ fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
         work_per_interval: Vec::new(),
         ran_out_at_s: None,
         steady_ratio: None,
+        pct_of_ceiling: None,
     }
 }
 

@@ -13,6 +13,7 @@
 //! The format is documented in `docs/scenarios.md`.
 
 pub mod background;
+pub mod ceiling;
 pub mod checks;
 pub mod claim;
 pub mod db;

@@ -83,6 +83,9 @@ pub struct Manifest {
     #[serde(default)]
     pub monitors: Vec<Monitor>,
     pub variants: Vec<Variant>,
+    /// How to remove the contention (run after the variants, not ranked).
+    #[serde(default)]
+    pub ceiling: Option<crate::ceiling::CeilingDef>,
 }
 
 fn default_clients() -> usize {
@@ -310,6 +313,20 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             find_line(text, "baseline"),
             format!("exactly one variant must have baseline = true (found {baselines})"),
         ));
+    }
+    if let Some(c) = &manifest.ceiling {
+        if !manifest.variants.iter().any(|v| v.name == c.variant) {
+            return Err(err(
+                "[ceiling]",
+                format!("[ceiling]: no variant named \"{}\"", c.variant),
+            ));
+        }
+        if let Some(k) = c.params.keys().find(|k| !manifest.params.contains_key(*k)) {
+            return Err(err(
+                "[ceiling]",
+                format!("[ceiling]: unknown parameter \"{k}\""),
+            ));
+        }
     }
     let mut seen = std::collections::BTreeSet::new();
     for v in &manifest.variants {

@@ -46,6 +46,9 @@ pub struct Ladder {
     pub variants: Vec<VariantResult>,
     /// Stopped by Ctrl-C/SIGTERM before every variant ran.
     pub interrupted: bool,
+    /// The contention-free ceiling (`[ceiling]`), run after the variants; not ranked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<VariantResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -80,6 +83,9 @@ pub struct VariantResult {
     /// minutes or more): 1 is flat, below 1 decays.
     #[serde(default)]
     pub steady_ratio: Option<f64>,
+    /// Goodput as a percentage of the ceiling's (the manifest's `[ceiling]`), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_of_ceiling: Option<f64>,
 }
 
 impl VariantResult {

@@ -158,6 +158,7 @@ pub fn render(l: &Ladder) -> String {
             out.push_str(&format!("  {}: {n}\n", v.name));
         }
     }
+    out.push_str(&crate::ceiling::lines(l));
     if l.interrupted {
         out.push_str("(interrupted: not every variant ran)\n");
     }
@@ -224,6 +225,7 @@ mod tests {
             ran_out_at_s: None,
             steady_ratio: None,
             notes: vec![],
+            pct_of_ceiling: None,
         }
     }
 
@@ -242,6 +244,7 @@ mod tests {
                 variant("for-share", false, 0, 12),
             ],
             interrupted: false,
+            ceiling: None,
         };
         let text = render(&l);
         let row = text
@@ -259,5 +262,43 @@ mod tests {
         );
         let base = text.lines().find(|l| l.starts_with("update")).expect("row");
         assert!(base.contains("✔ 1/1") && base.contains("1.00×"), "{base}");
+        assert!(!text.contains("ceiling"), "{text}");
+    }
+
+    #[test]
+    fn the_ceiling_is_a_line_with_each_variants_share() {
+        let mut l = Ladder {
+            scenario: "daily-limit".into(),
+            title: "t".into(),
+            demonstrates: String::new(),
+            engine: "postgresql".into(),
+            server_version: String::new(),
+            params: Default::default(),
+            work_unit: None,
+            variants: vec![
+                variant("update", true, 25, 0),
+                variant("escrow", false, 80, 0),
+            ],
+            interrupted: false,
+            ceiling: Some(VariantResult {
+                about: "update's statements with customers=4000 (not ranked)".into(),
+                ..variant("ceiling", false, 100, 0)
+            }),
+        };
+        crate::ceiling::apply_pct(&mut l);
+        assert_eq!(l.variants[1].pct_of_ceiling.map(f64::round), Some(80.0));
+        let text = render(&l);
+        assert!(
+            text.contains(
+                "ceiling: 50 goodput/s — update's statements with customers=4000 (not ranked)\n\
+                 % of ceiling: update 25%, escrow 80%\n"
+            ),
+            "{text}"
+        );
+        // Not a ranked row of the table.
+        assert!(!text.lines().any(|r| r.starts_with("ceiling ")), "{text}");
+        let json = serde_json::to_value(&l).unwrap();
+        assert!(json["variants"][1]["pct_of_ceiling"].as_f64().is_some());
+        assert_eq!(json["ceiling"]["name"], "ceiling");
     }
 }

@@ -50,8 +50,38 @@ fn builtin_scenarios_load() {
     }
     for b in builtin_bundles() {
         let name = b.name.clone();
-        load(b).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let s = load(b).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Every hot-row scenario says how to remove its contention.
+        if ["counters", "daily-limit", "tpcb-hotspot", "ycsb"].contains(&name.as_str()) {
+            let c = hotbench_scenario::ceiling::ceiling_variant(&s.manifest)
+                .unwrap_or_else(|| panic!("{name}: no [ceiling]"));
+            assert_eq!(c.name, "ceiling");
+            assert!(!c.baseline && c.about.contains("not ranked"), "{}", c.about);
+        }
     }
+}
+
+#[test]
+fn a_ceiling_names_a_variant_and_known_parameters() {
+    let with = |c: &str| format!("{GOOD}\n[params.n]\ndefault = 4\n\n[ceiling]\n{c}\n");
+    let s = load(bundle(
+        &with("variant = \"a\"\nparams = { n = 4000 }"),
+        &[("a.sql", "select 1;")],
+    ))
+    .expect("loads");
+    let c = hotbench_scenario::ceiling::ceiling_variant(&s.manifest).expect("ceiling");
+    assert_eq!(c.params["n"].text(), "4000");
+    assert_eq!(c.about, "a's statements with n=4000 (not ranked)");
+    let user = vec![("n".to_string(), "7".to_string())];
+    let p = hotbench_scenario::ceiling::ceiling_params(&s.manifest, &user);
+    assert_eq!(p.last(), Some(&("n".to_string(), "4000".to_string())));
+    let e = error(&with("variant = \"zz\""), &[("a.sql", "")]);
+    assert!(e.contains("[ceiling]: no variant named \"zz\""), "{e}");
+    let e = error(
+        &with("variant = \"a\"\nparams = { m = 1 }"),
+        &[("a.sql", "")],
+    );
+    assert!(e.contains("[ceiling]: unknown parameter \"m\""), "{e}");
 }
 
 #[test]

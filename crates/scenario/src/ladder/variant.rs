@@ -378,6 +378,7 @@ fn record_result(
         work_group: p.work_group.clone(),
         ran_out_at_s,
         record: Some(record),
+        pct_of_ceiling: None,
     };
     if st.opts.progress {
         let _ = write!(log, "{} / {}:", st.scn.name(), v.name);
