@@ -131,6 +131,7 @@ impl Doc {
         if !chart.has_data() {
             return;
         }
+        crate::downsample::downsample(&mut chart);
         if chart.colour_by_label {
             for s in &mut chart.series {
                 let next = LABEL_PALETTE[self.label_colours.len() % LABEL_PALETTE.len()];

@@ -9,6 +9,7 @@ pub mod bars;
 pub mod compare;
 pub mod compare_ladder;
 pub mod compare_text;
+pub mod downsample;
 pub mod escape;
 pub mod html;
 pub mod keys_text;
