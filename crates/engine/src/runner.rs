@@ -330,6 +330,7 @@ pub fn run(
     let duration_s = (bench_end.unwrap_or_else(now_us) - origin).max(1) as f64 / 1e6;
     let cpu_end = crate::usage::cpu_seconds();
     let interrupted = signals::stop_requested();
+    tally.finish();
     finish_record(
         &mut record,
         &plan,

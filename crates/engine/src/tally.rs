@@ -128,14 +128,27 @@ impl Tally {
         }
     }
 
-    /// Applies `f` to the group's cumulative, interval and script counters alike.
+    /// Applies `f` to the group's cumulative, interval and script counters alike. A group's
+    /// only script is counted by its group alone on the hot path (one histogram and set of
+    /// sums less per transaction); [`Tally::finish`] gives it the group's figures.
     #[inline]
     pub fn each<F: FnMut(&mut TxnCounters)>(&mut self, group: usize, script: usize, mut f: F) {
         if let Some(g) = self.groups.get_mut(group) {
             f(&mut g.counters);
             f(&mut g.interval);
-            if let Some(s) = g.scripts.get_mut(script) {
-                f(&mut s.counters);
+            if g.scripts.len() > 1 {
+                if let Some(s) = g.scripts.get_mut(script) {
+                    f(&mut s.counters);
+                }
+            }
+        }
+    }
+
+    /// After the last merge: a single script's counters are its group's.
+    pub fn finish(&mut self) {
+        for g in &mut self.groups {
+            if let [only] = g.scripts.as_mut_slice() {
+                only.counters = g.counters.clone();
             }
         }
     }
@@ -188,6 +201,25 @@ mod tests {
         u.merge(&t);
         u.merge(&t);
         assert_eq!(u.groups[0].scripts[1].counters.cnt, 4);
+    }
+
+    #[test]
+    fn a_single_script_gets_its_groups_counters_at_the_end() {
+        let mut a = Tally::new(&[vec![2]]);
+        a.each(0, 0, |c| c.record_success(100, None, 1));
+        a.each(0, 0, |c| {
+            c.record_failure(hotbench_stats::FailureKind::Deadlock)
+        });
+        let mut b = a.clone();
+        b.each(0, 0, |c| c.record_success(300, None, 1));
+        let mut all = Tally::new(&[vec![2]]);
+        all.merge(&a);
+        all.merge(&b);
+        all.finish();
+        let (g, s) = (&all.groups[0].counters, &all.groups[0].scripts[0].counters);
+        assert_eq!((s.cnt, s.deadlock_failures), (3, 2));
+        assert_eq!(s.hist.len(), g.hist.len());
+        assert_eq!(s.latency.count, g.latency.count);
     }
 
     #[test]

@@ -28,10 +28,11 @@ pub struct InvalidVariableName {
     pub name: String,
 }
 
-/// The variables of one client.
+/// The variables of one client. Names come from the user's own scripts, so a fast
+/// non-cryptographic hash is enough (lookups are on every transaction's path).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Variables {
-    map: HashMap<Box<str>, VarValue>,
+    map: HashMap<Box<str>, VarValue, foldhash::fast::RandomState>,
 }
 
 /// pgbench `valid_variable_name`: non-empty, ASCII letters, `_`, any non-ASCII
