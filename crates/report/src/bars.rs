@@ -17,12 +17,19 @@ pub struct Bar {
 
 /// An SVG chart of `bars` titled `title`, values in `unit`.
 pub fn svg(title: &str, unit: &str, bars: &[Bar]) -> String {
+    svg_with_line(title, unit, bars, None)
+}
+
+/// As [`svg`], with a dashed vertical line at `line`'s value (a ladder's ceiling), labelled.
+pub fn svg_with_line(title: &str, unit: &str, bars: &[Bar], line: Option<(&str, f64)>) -> String {
     if bars.is_empty() {
         return String::new();
     }
+    let line = line.filter(|(_, v)| v.is_finite() && *v > 0.0);
     let max = bars
         .iter()
         .map(|b| b.value)
+        .chain(line.map(|(_, v)| v))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
     let (label_w, bar_w, row_h, top) = (190.0, 560.0, 26.0, 28.0);
@@ -65,6 +72,19 @@ pub fn svg(title: &str, unit: &str, bars: &[Bar]) -> String {
             html(&b.badge)
         ));
     }
+    if let (Some((label, v)), true) = (line, max > 0.0) {
+        let x = label_w + v / max * bar_w;
+        let bottom = top + row_h * bars.len() as f64;
+        o.push_str(&format!(
+            "<line class=\"ceiling\" x1=\"{x:.1}\" y1=\"{}\" x2=\"{x:.1}\" y2=\"{bottom}\" \
+             stroke=\"#d62728\" stroke-dasharray=\"5,3\"/>\
+             <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#d62728\">{} {}</text>\n",
+            top - 4.0,
+            top - 6.0,
+            html(label),
+            html(&num(v))
+        ));
+    }
     o.push_str("</svg>\n");
     o
 }
@@ -99,5 +119,18 @@ mod tests {
         assert!(s.contains("&lt;script&gt;"));
         assert!(s.contains("width=\"280.0\"") && s.contains("width=\"560.0\""));
         assert!(s.contains("&quot;x&quot;"));
+        assert!(!s.contains("class=\"ceiling\""));
+        let bar = |v: f64| Bar {
+            label: "a".into(),
+            value: v,
+            badge: String::new(),
+            highlight: false,
+            bad: false,
+        };
+        // The ceiling is the scale's maximum when above every bar: its line at the end.
+        let s = svg_with_line("g", "per s", &[bar(50.0)], Some(("ceiling <x>", 200.0)));
+        assert!(s.contains("width=\"140.0\""), "{s}");
+        assert!(s.contains("<line class=\"ceiling\" x1=\"750.0\""), "{s}");
+        assert!(s.contains("ceiling &lt;x&gt; 200"), "{s}");
     }
 }

@@ -34,6 +34,8 @@ pub struct LadderView {
     pub work_unit: Option<String>,
     pub variants: Vec<VariantView>,
     pub interrupted: bool,
+    /// The contention-free ceiling run (`[ceiling]`), not ranked.
+    pub ceiling: Option<Box<VariantView>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -54,6 +56,7 @@ pub struct VariantView {
     pub work_per_interval: Vec<u64>,
     pub ran_out_at_s: Option<f64>,
     pub steady_ratio: Option<f64>,
+    pub pct_of_ceiling: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -192,6 +195,9 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
             if v.baseline {
                 badge.push_str(" baseline");
             }
+            if let Some(p) = v.pct_of_ceiling {
+                badge.push_str(&format!("  {p:.0}% of ceiling"));
+            }
             let ct = v.checks_text();
             if !ct.is_empty() {
                 badge.push_str("  ");
@@ -206,7 +212,21 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
             }
         })
         .collect();
-    doc.raw(&bars::svg("Useful work per variant", &unit, &bar_list));
+    let ceiling = l.ceiling.as_ref().and_then(|c| c.useful_per_s());
+    doc.raw(&bars::svg_with_line(
+        "Useful work per variant",
+        &unit,
+        &bar_list,
+        ceiling.map(|v| ("ceiling", v)),
+    ));
+    if let (Some(c), Some(v)) = (&l.ceiling, ceiling) {
+        doc.raw(&format!(
+            "<p class=\"note\">ceiling (not ranked): {} {} — {}</p>\n",
+            html(&num(v)),
+            html(&unit),
+            html(&c.about)
+        ));
+    }
     let focused: Vec<Option<RunRecord>> = l.variants.iter().map(|v| v.work_record()).collect();
     let rows: Vec<Vec<String>> = l
         .variants
@@ -430,5 +450,27 @@ mod tests {
             "reason missing"
         );
         assert!(!html.contains("for-share  checks ✔"), "bar badge ticks");
+        assert!(!html.contains("class=\"ceiling\""), "no ceiling, no line");
+    }
+
+    #[test]
+    fn the_ceiling_is_a_line_on_the_bars_and_each_variants_share() {
+        let mut update = variant("update", true, 400);
+        update.pct_of_ceiling = Some(40.0);
+        let l = LadderView {
+            scenario: "daily-limit".into(),
+            variants: vec![update],
+            ceiling: Some(Box::new(VariantView {
+                about: "update's statements with customers=4000 (not ranked)".into(),
+                ..variant("ceiling", false, 1000)
+            })),
+            ..Default::default()
+        };
+        let html = crate::page::render_ladders(&[l]);
+        assert!(html.contains("<line class=\"ceiling\""), "no ceiling line");
+        assert!(html.contains("40% of ceiling"), "no share");
+        assert!(html.contains("ceiling (not ranked): "), "no ceiling note");
+        // Not a ranked row of the table.
+        assert!(!html.contains("<td>ceiling"), "ceiling ranked as a variant");
     }
 }
