@@ -12,6 +12,7 @@ pub mod compare_text;
 pub mod downsample;
 pub mod escape;
 pub mod html;
+pub mod keys_html;
 pub mod keys_text;
 pub mod ladder;
 pub mod merge;

@@ -616,6 +616,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.chart(xmin_chart(&p));
         doc.raw(&probe_tables(&p));
     }
+    doc.raw(&crate::keys_html::hot_keys_html(rec));
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
     doc.raw("</section>\n");

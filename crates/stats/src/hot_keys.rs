@@ -67,7 +67,7 @@ pub struct KeySketch {
 }
 
 /// One key in the result record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HotKeyRecord {
     pub variable: String,
     pub value: String,
