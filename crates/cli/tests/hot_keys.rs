@@ -12,7 +12,7 @@ const SCRIPT: &str = "\\set r random(1, 11)
 \\set c case when :r <= 4 then 1 else :r - 3 end
 begin;
 update acct set v = v + 1 where id = :c;
-select pg_sleep(0.005);
+select pg_sleep(0.02);
 commit;
 ";
 
