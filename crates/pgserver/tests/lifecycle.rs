@@ -66,6 +66,14 @@ fn psql(conn: &ConnInfo, sql: &str) -> Result<String, String> {
     }
 }
 
+/// One lifecycle test at a time: they start, kill and adopt servers and guardian processes,
+/// and one test's stop or kill must not meet another's server half-way (a CI run saw a
+/// dropped guard's server still running 30 s later while the others ran beside it).
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn wait_no_processes(dir: &Path, secs: u64) {
     let start = Instant::now();
     while !processes_in(dir).is_empty() {
@@ -81,6 +89,7 @@ fn wait_no_processes(dir: &Path, secs: u64) {
 
 #[test]
 fn default_server_lifecycle() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let st = server_status(&o).expect("status");
@@ -167,6 +176,7 @@ fn default_server_lifecycle() {
 
 #[test]
 fn command_adopted_by_server_start_keeps_running() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let g = ensure_default_server(&o).expect("ensure");
@@ -185,6 +195,7 @@ fn command_adopted_by_server_start_keeps_running() {
 
 #[test]
 fn last_command_using_it_stops_it() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let first = ensure_default_server(&o).expect("first command");
@@ -220,6 +231,7 @@ const CHILD_DIR: &str = "HB_LIFECYCLE_CHILD_DIR";
 /// Not a real test: a "hotbench command" holding the default server, run as a child process.
 #[test]
 fn child_command() {
+    let _serial = serial();
     let Some(dir) = std::env::var_os(CHILD_DIR) else {
         return;
     };
@@ -266,6 +278,7 @@ fn start_child_command(dir: &Path) -> (std::process::Child, State) {
 
 #[test]
 fn orphan_after_sigkill_of_command_and_guardian() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let (mut child, st) = start_child_command(&b.dir());
@@ -297,6 +310,7 @@ fn orphan_after_sigkill_of_command_and_guardian() {
 
 #[test]
 fn guardian_stops_server_after_sigkill_of_command() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let (mut child, st) = start_child_command(&b.dir());
@@ -320,6 +334,7 @@ fn guardian_stops_server_after_sigkill_of_command() {
 
 #[test]
 fn stale_postmaster_pid_is_cleaned() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     drop(ensure_default_server(&o).expect("create"));
@@ -348,6 +363,7 @@ fn stale_postmaster_pid_is_cleaned() {
 
 #[test]
 fn interrupted_first_use_is_redone() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     // What a killed first initdb leaves: a half-built side directory.
@@ -363,6 +379,7 @@ fn interrupted_first_use_is_redone() {
 
 #[test]
 fn port_in_use_is_one_clear_error() {
+    let _serial = serial();
     let b = Base::new();
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = l.local_addr().expect("addr").port();
@@ -382,6 +399,7 @@ fn port_in_use_is_one_clear_error() {
 
 #[test]
 fn discovery_from_pg_bin_and_missing_binaries() {
+    let _serial = serial();
     let (found, _) = binaries::installed();
     let first = found
         .first()
@@ -427,6 +445,7 @@ fn discovery_from_pg_bin_and_missing_binaries() {
 #[test]
 #[ignore = "mounts a small tmpfs, which needs root with CAP_SYS_ADMIN: cargo test -- --ignored"]
 fn disk_full_is_one_clear_error() {
+    let _serial = serial();
     let b = Base::new();
     let mnt = b.tmp.path().join("small");
     std::fs::create_dir(&mnt).expect("mkdir");
@@ -457,6 +476,7 @@ fn disk_full_is_one_clear_error() {
 /// pull it (or its data directory) out from under the run: refused, unless forced.
 #[test]
 fn stop_and_reset_refuse_while_a_command_uses_the_server() {
+    let _serial = serial();
     let b = Base::new();
     let o = b.opts();
     let g = ensure_default_server(&o).expect("a command uses the server");
