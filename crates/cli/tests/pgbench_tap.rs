@@ -370,7 +370,9 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
             .unwrap_or(0);
         suite.server_major = num / 10000;
     }
-    let (mut passed, mut skipped, mut known, mut total) = (0, 0, 0, 0);
+    let (mut passed, mut known, mut total) = (0, 0, 0);
+    // Skipped cases with their reasons from expectations.json, reported in the summary.
+    let mut skipped: Vec<String> = Vec::new();
     let mut todo_failures = 0;
     let mut unexpected: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let ids: Vec<&str> = data["steps"]
@@ -425,8 +427,15 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
                 let is_hotbench = matches!(suite.program, Program::Hotbench);
                 if let Some(reason) = note.and_then(|n| n.get("skip")) {
                     if is_hotbench {
-                        eprintln!("skip {id}: {}", reason.as_str().unwrap_or(""));
-                        skipped += 1;
+                        match reason.as_str().filter(|r| !r.trim().is_empty()) {
+                            Some(r) => skipped.push(format!("{id}: {r}")),
+                            None => {
+                                unexpected.insert(
+                                    id.to_string(),
+                                    vec!["skipped without a reason in expectations.json".into()],
+                                );
+                            }
+                        }
                         continue;
                     }
                 }
@@ -474,11 +483,18 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
     } else {
         String::new()
     };
-    eprintln!(
-        "{key} with {}{server}: passed {passed}/{total}, skipped {skipped}, known failures {known}, TODO failures {todo_failures}, unexpected {}",
+    let skip_list = if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", skipped.join("; "))
+    };
+    let summary = format!(
+        "{key} with {}{server}: passed {passed}/{total}, skipped {}{skip_list}, known failures {known}, TODO failures {todo_failures}, unexpected {}",
         suite.program.label(),
+        skipped.len(),
         unexpected.len()
     );
+    eprintln!("{summary}");
     if !unexpected.is_empty() {
         let mut msg = String::new();
         for (id, problems) in &unexpected {

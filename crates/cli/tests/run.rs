@@ -387,7 +387,7 @@ fn tls_and_scram_with_a_url_and_the_password_masked() {
 }
 
 #[test]
-fn prepared_statement_whose_parse_failed_is_parsed_again() {
+fn prepared_statement_whose_parse_failed_fails_on_every_use_as_in_pgbench() {
     let db = database("prepfail");
     let dir = temp_dir("prepfail");
     let script = write_script(&dir, "missing.sql", "select * from not_there_yet;\n");
@@ -409,11 +409,21 @@ fn prepared_statement_whose_parse_failed_is_parsed_again() {
     );
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
+    // pgbench logs the failed prepare, then counts the statement as prepared: every
+    // execution on this connection fails on the missing statement.
+    assert!(
+        err.contains("relation \"not_there_yet\" does not exist"),
+        "{err}"
+    );
     let v = json(&json_path);
     let errors = &v["totals"]["counters"]["errors_by_sqlstate"];
-    // Every execution fails on the missing table, none on a statement believed prepared.
-    assert_eq!(errors["42P01"].as_u64(), Some(3), "{errors}");
-    assert!(errors.get("26000").is_none(), "{errors}");
+    assert_eq!(errors["42P01"].as_u64(), Some(1), "{errors}");
+    assert_eq!(errors["26000"].as_u64(), Some(3), "{errors}");
+    assert_eq!(
+        v["totals"]["counters"]["other_failures"].as_u64(),
+        Some(3),
+        "{v}"
+    );
 }
 
 #[test]

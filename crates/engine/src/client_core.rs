@@ -237,19 +237,20 @@ impl<E: Env> Core<E> {
             eprintln!("hotbench: client {} receiving", slot.id);
         }
         let latency = now - slot.cmd_start;
-        if slot.pipeline.is_some() {
-            slot.pipeline = None;
-        }
+        let in_pipeline = slot.pipeline.take().is_some();
         if let Some(err) = slot.collector.error.take() {
-            if slot.parsed_named && !slot.collector.parsed {
-                // The server rejected the Parse: the named statement does not exist.
-                if let Some(p) = slot
-                    .prepared
-                    .get_mut(slot.script)
-                    .and_then(|s| s.get_mut(slot.cmd))
-                {
-                    *p = false;
-                }
+            if slot.parsed_named && !slot.collector.parsed && !in_pipeline {
+                // The server rejected the Parse. pgbench logs a failed prepare, counts the
+                // statement as prepared all the same and executes it: the server's answer
+                // ("prepared statement … does not exist", or the aborted transaction's)
+                // is the error that counts, on every later use too. The Bind sent with the
+                // Parse was skipped, so send the command again, now without the Parse.
+                eprintln!("hotbench: error: {err}");
+                let (g, s) = (slot.group, slot.script);
+                self.record_server_error(g, s, &err);
+                slot.parsed_named = false;
+                slot.phase = Phase::Command;
+                return Action::Wait;
             }
             return self.handle_sql_error(slot, err);
         }

@@ -447,3 +447,41 @@ fn at_the_end_of_the_run_a_transaction_in_flight_is_unfinished() {
     assert_eq!(b.advance(), Action::Wait);
     assert_eq!(b.slot.phase, Phase::Finished, "Ctrl-C before the start");
 }
+
+#[test]
+fn a_prepared_statement_whose_parse_failed_is_executed_as_pgbench_does() {
+    let mut cfg = config("SELECT * FROM missing;\n");
+    cfg.query_mode = QueryMode::Prepared;
+    cfg.retry.continue_on_error = true;
+    cfg.limit = Limit::Transactions(2);
+    let mut b = Bench::new(cfg);
+    assert_eq!(b.advance(), Action::Send);
+    let tags: Vec<u8> = b.sent().iter().map(|m| m.0).collect();
+    assert_eq!(tags, b"PBES", "first use: Parse with the execution");
+    let parse_failed = [
+        error("ERROR", "42P01", "relation does not exist"),
+        ready(b'I'),
+    ];
+    // pgbench counts the statement as prepared anyway: executed again, without a Parse.
+    assert_eq!(b.reply(&parse_failed), Some(Action::Send));
+    let tags: Vec<u8> = b.sent().iter().map(|m| m.0).collect();
+    assert_eq!(tags, b"BES");
+    assert_eq!(
+        b.totals().other_failures,
+        0,
+        "a failed prepare is no failure"
+    );
+    let missing = [
+        error("ERROR", "26000", "prepared statement does not exist"),
+        ready(b'I'),
+    ];
+    assert_eq!(b.reply(&missing), Some(Action::Send), "next transaction");
+    assert_eq!(b.totals().other_failures, 1);
+    let tags: Vec<u8> = b.sent().iter().map(|m| m.0).collect();
+    assert_eq!(tags, b"BES", "never parsed again on this connection");
+    b.reply(&missing);
+    assert_eq!(b.totals().other_failures, 2);
+    let codes = &b.totals().errors_by_sqlstate;
+    assert_eq!(codes.get("42P01"), Some(&1), "{codes:?}");
+    assert_eq!(codes.get("26000"), Some(&2), "{codes:?}");
+}
