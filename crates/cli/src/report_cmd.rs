@@ -99,7 +99,7 @@ const COMPARE_FORMAT: &str = "hotbench-compare/1";
 /// `compare` of ladder files: variants lined up by name.
 fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
     use hotbench_report::compare_ladder;
-    let files: Vec<(String, Vec<hotbench_report::ladder::LadderView>)> = args
+    let files: Vec<(String, Vec<hotbench_stats::Ladder>)> = args
         .files
         .iter()
         .zip(docs)
@@ -183,8 +183,5 @@ pub fn usl(args: &UslArgs) -> Result<u8> {
 
 /// The HTML report of scenario ladders (`scenario run --html`, `demo --html`).
 pub fn write_ladder_html(path: &Path, ladders: &[hotbench_scenario::Ladder]) -> Result<()> {
-    let doc = serde_json::to_value(hotbench_scenario::LadderFile::new(ladders.to_vec()))
-        .map_err(|e| Fail::run(format!("could not encode the ladders: {e}")))?;
-    let page = hotbench_report::render_ladder_json(&doc).map_err(|e| Fail::run(e.to_string()))?;
-    crate::outputs::write_html(path, &page)
+    crate::outputs::write_html(path, &hotbench_report::render_ladders(ladders))
 }

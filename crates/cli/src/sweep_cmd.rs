@@ -5,7 +5,8 @@
 //! (σ shows which variant serialises on a hot spot).
 
 use clap::ArgMatches;
-use hotbench_report::sweep::{self, SweepDoc};
+use hotbench_report::sweep;
+use hotbench_stats::SweepDoc;
 
 use crate::fail::{Fail, Result};
 use crate::flags::scenario::{ConnArgs, LadderArgs};

@@ -389,7 +389,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
         ],
     ));
     println!("{out}");
-    let doc: hotbench_report::sweep::SweepDoc =
+    let doc: hotbench_stats::SweepDoc =
         serde_json::from_value(json_value(&json)).expect("sweep document");
     let sigma = |label: &str| {
         let series = doc.series();
@@ -398,7 +398,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             .find(|s| s.label == label)
             .unwrap_or_else(|| panic!("no series {label}"));
         assert_eq!(s.runs.len(), 6, "{label}: one run per client count");
-        s.fit().expect("fit").sigma
+        hotbench_report::sweep::fit(s).expect("fit").sigma
     };
     let (hot, spread) = (sigma("tpcb"), sigma("bucketed"));
     println!("σ tpcb = {hot:.4}, σ bucketed = {spread:.4}");

@@ -12,8 +12,8 @@ use crate::compare::{compare, comparison_table, to_json, Comparison, ComparisonJ
 use crate::compare_text::{letter, render_body, WIDTH};
 use crate::escape::html;
 use crate::html::Doc;
-use crate::ladder::LadderView;
 use crate::run_html::throughput_overlay;
+use hotbench_stats::Ladder;
 
 /// One variant across the files.
 pub struct VariantComparison {
@@ -32,10 +32,10 @@ pub struct LadderComparison {
 
 /// Lines up the files' ladders by scenario and their variants by name, in the first
 /// file's order.
-pub fn compare_ladders(files: &[(String, Vec<LadderView>)]) -> LadderComparison {
+pub fn compare_ladders(files: &[(String, Vec<Ladder>)]) -> LadderComparison {
     let mut variants = Vec::new();
     let mut missing = Vec::new();
-    let find = |ladders: &[LadderView], scenario: &str, variant: &str| -> Option<RunRecord> {
+    let find = |ladders: &[Ladder], scenario: &str, variant: &str| -> Option<RunRecord> {
         ladders
             .iter()
             .filter(|l| l.scenario == scenario)
@@ -155,15 +155,15 @@ pub fn render_html(c: &LadderComparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ladder::VariantView;
     use crate::testdata::record;
+    use hotbench_stats::VariantResult;
 
-    fn ladder(variants: &[(&str, u64)]) -> LadderView {
-        LadderView {
+    fn ladder(variants: &[(&str, u64)]) -> Ladder {
+        Ladder {
             scenario: "queue".into(),
             variants: variants
                 .iter()
-                .map(|(n, count)| VariantView {
+                .map(|(n, count)| VariantResult {
                     name: n.to_string(),
                     record: Some(record(n, 1.0, 8, *count, 1.0)),
                     ..Default::default()

@@ -1,147 +1,47 @@
-//! Scenario ladders in the HTML report. The report crate reads results only, so it reads
-//! the ladder file (`hotbench-ladder/1`, written by `hotbench scenario run --json`) through
-//! its own view types: the fields it shows, each defaulted so older or partial files render.
-//! A ladder becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a
-//! table, the checks' details, throughput overlays and each variant's own run section.
+//! Scenario ladders in the HTML report, read from the ladder document
+//! (`hotbench_stats::LadderFile`, written by `hotbench scenario run --json`). A ladder
+//! becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a table,
+//! the checks' details, throughput overlays and each variant's own run section.
 
-use std::collections::BTreeMap;
-
-use hotbench_stats::RunRecord;
-use serde::Deserialize;
+use hotbench_stats::{Ladder, RunRecord, VariantResult};
 
 use crate::bars::{self, Bar};
 use crate::escape::html;
 use crate::html::{facts, num, table, Chart, Doc, Series};
 use crate::run_html::{align_into, hdr_chart, run_section, throughput_overlay};
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct LadderFileView {
-    #[serde(default)]
-    pub format: String,
-    #[serde(default)]
-    pub ladders: Vec<LadderView>,
+/// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
+fn checks_say_nothing(v: &VariantResult) -> bool {
+    v.no_commit_reason().is_some() && v.checks_ok()
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LadderView {
-    pub scenario: String,
-    pub title: String,
-    pub demonstrates: String,
-    pub engine: String,
-    pub server_version: String,
-    pub params: BTreeMap<String, String>,
-    pub work_unit: Option<String>,
-    pub variants: Vec<VariantView>,
-    pub interrupted: bool,
-    /// The contention-free ceiling run (`[ceiling]`), not ranked.
-    pub ceiling: Option<Box<VariantView>>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct VariantView {
-    pub name: String,
-    pub about: String,
-    pub baseline: bool,
-    pub skipped: Option<String>,
-    pub params: BTreeMap<String, String>,
-    pub record: Option<RunRecord>,
-    pub checks: Vec<CheckView>,
-    pub monitors: Vec<MonitorView>,
-    pub work: Option<f64>,
-    pub aborted_clients: usize,
-    pub notes: Vec<String>,
-    pub work_group: Option<String>,
-    pub work_per_interval: Vec<u64>,
-    pub ran_out_at_s: Option<f64>,
-    pub steady_ratio: Option<f64>,
-    pub pct_of_ceiling: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CheckView {
-    pub name: String,
-    pub ok: bool,
-    pub detail: String,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct MonitorView {
-    pub name: String,
-    pub samples: Vec<(f64, f64)>,
-}
-
-impl VariantView {
-    /// The work group's useful work per second (see `RunRecord::useful_per_s`).
-    pub fn useful_per_s(&self) -> Option<f64> {
-        let r = self.record.as_ref()?;
-        Some(r.useful_per_s(self.work_group.as_deref(), self.work, self.ran_out_at_s))
+fn checks_text(v: &VariantResult) -> String {
+    if v.checks.is_empty() {
+        return String::new();
     }
-
-    /// The run as its work group saw it (totals and timeline of that group): what the
-    /// table, the variant's cards and the overlays show; other groups are in its notes.
-    pub fn work_record(&self) -> Option<RunRecord> {
-        let r = self.record.as_ref()?;
-        Some(
-            self.work_group
-                .as_deref()
-                .and_then(|g| r.focused_on(g))
-                .unwrap_or_else(|| r.clone()),
-        )
+    if checks_say_nothing(v) {
+        return "checks –".into();
     }
-
-    /// `Some(why)` when the variant committed nothing: no latency, speed-up or ✔ to show.
-    fn no_commit_reason(&self) -> Option<String> {
-        self.record.as_ref()?.totals.counters.no_commit_reason()
-    }
-
-    /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
-    fn checks_say_nothing(&self) -> bool {
-        self.no_commit_reason().is_some() && self.checks.iter().all(|c| c.ok)
-    }
-
-    fn checks_text(&self) -> String {
-        if self.checks.is_empty() {
-            return String::new();
-        }
-        if self.checks_say_nothing() {
-            return "checks –".into();
-        }
-        let bad = self.checks.iter().filter(|c| !c.ok).count();
-        if bad == 0 {
-            format!("checks ✔ {}", self.checks.len())
-        } else {
-            format!("checks ✘ {bad}/{}", self.checks.len())
-        }
+    let bad = v.checks.iter().filter(|c| !c.ok).count();
+    if bad == 0 {
+        format!("checks ✔ {}", v.checks.len())
+    } else {
+        format!("checks ✘ {bad}/{}", v.checks.len())
     }
 }
 
-impl LadderView {
-    pub fn baseline(&self) -> Option<&VariantView> {
-        self.variants
-            .iter()
-            .find(|v| v.baseline && v.record.is_some())
-    }
-
-    pub fn speedup(&self, v: &VariantView) -> Option<f64> {
-        if v.no_commit_reason().is_some() {
-            return None;
-        }
-        let base = self.baseline()?.useful_per_s()?;
-        let mine = v.useful_per_s()?;
-        (base > 0.0).then(|| mine / base)
-    }
+/// The run as its work group saw it (totals and timeline of that group): what the table,
+/// the variant's cards and the overlays show; other groups are in its notes.
+fn work_record(v: &VariantResult) -> Option<RunRecord> {
+    v.work_record().map(|r| r.into_owned())
 }
 
 fn top_wait(r: &RunRecord) -> String {
-    crate::probes::top_wait(r).unwrap_or_default()
+    r.top_wait().unwrap_or_default()
 }
 
 /// One ladder's section.
-pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
+pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
     doc.raw("<section class=\"ladder\">\n");
     let title = if l.title.is_empty() {
         l.scenario.clone()
@@ -198,7 +98,7 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
             if let Some(p) = v.pct_of_ceiling {
                 badge.push_str(&format!("  {p:.0}% of ceiling"));
             }
-            let ct = v.checks_text();
+            let ct = checks_text(v);
             if !ct.is_empty() {
                 badge.push_str("  ");
                 badge.push_str(&ct);
@@ -227,7 +127,7 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
             html(&c.about)
         ));
     }
-    let focused: Vec<Option<RunRecord>> = l.variants.iter().map(|v| v.work_record()).collect();
+    let focused: Vec<Option<RunRecord>> = l.variants.iter().map(work_record).collect();
     let rows: Vec<Vec<String>> = l
         .variants
         .iter()
@@ -391,18 +291,18 @@ pub fn ladder_section(doc: &mut Doc, l: &LadderView) {
 }
 
 /// A latency cell: `–` with the reason as a tooltip when the variant committed nothing.
-fn ms_cell(v: &VariantView, ms: f64) -> String {
+fn ms_cell(v: &VariantResult, ms: f64) -> String {
     match v.no_commit_reason() {
         Some(why) => format!("<span title=\"{}\">–</span>", html(&why)),
         None => num(ms),
     }
 }
 
-fn checks_cell(v: &VariantView) -> String {
+fn checks_cell(v: &VariantResult) -> String {
     if v.checks.is_empty() {
         return String::new();
     }
-    if v.checks_say_nothing() {
+    if checks_say_nothing(v) {
         return "–".into();
     }
     let bad = v.checks.iter().filter(|c| !c.ok).count();
@@ -417,14 +317,14 @@ fn checks_cell(v: &VariantView) -> String {
 mod tests {
     use super::*;
 
-    fn variant(name: &str, baseline: bool, count: u64) -> VariantView {
+    fn variant(name: &str, baseline: bool, count: u64) -> VariantResult {
         let mut r = crate::testdata::record(name, 1.0, 2, count, 2.0);
         r.totals.counters.deadlock_failures = if count == 0 { 12 } else { 0 };
-        VariantView {
+        VariantResult {
             name: name.into(),
             baseline,
             record: Some(r),
-            checks: vec![CheckView {
+            checks: vec![hotbench_stats::CheckResult {
                 name: "never negative".into(),
                 ok: true,
                 detail: String::new(),
@@ -435,7 +335,7 @@ mod tests {
 
     #[test]
     fn a_variant_without_commits_shows_dashes_and_why_never_a_tick() {
-        let l = LadderView {
+        let l = Ladder {
             scenario: "daily-limit".into(),
             variants: vec![variant("update", true, 400), variant("for-share", false, 0)],
             ..Default::default()
@@ -457,13 +357,13 @@ mod tests {
     fn the_ceiling_is_a_line_on_the_bars_and_each_variants_share() {
         let mut update = variant("update", true, 400);
         update.pct_of_ceiling = Some(40.0);
-        let l = LadderView {
+        let l = Ladder {
             scenario: "daily-limit".into(),
             variants: vec![update],
-            ceiling: Some(Box::new(VariantView {
+            ceiling: Some(VariantResult {
                 about: "update's statements with customers=4000 (not ranked)".into(),
                 ..variant("ceiling", false, 1000)
-            })),
+            }),
             ..Default::default()
         };
         let html = crate::page::render_ladders(&[l]);

@@ -32,7 +32,7 @@ pub mod usl;
 pub mod usl_input;
 pub mod usl_report;
 
-pub use page::{parse_document, render_documents, render_html, render_ladder_json, Document};
-pub use probes::{probe_lines, top_wait};
+pub use page::{parse_document, render_documents, render_html, render_ladders, Document};
+pub use probes::probe_lines;
 pub use progress::progress_line;
 pub use text::{extra_lines, pgbench_report};

@@ -2,20 +2,22 @@
 //! `hotbench report a.json b.json`), from scenario ladders (`scenario run --html`), and from
 //! any mix of result documents read back from files, recognised by their `format` field.
 
-use hotbench_stats::{RunRecord, LADDER_FORMAT, RESULT_FORMAT};
+use hotbench_stats::{
+    Ladder, LadderFile, RunRecord, SweepDoc, LADDER_FORMAT, RESULT_FORMAT, SWEEP_FORMAT,
+};
 
 use crate::bars::{self, Bar};
 use crate::html::Doc;
-use crate::ladder::{ladder_section, LadderFileView, LadderView};
+use crate::ladder::ladder_section;
 use crate::run_html::{hdr_chart, run_section, throughput_overlay};
-use crate::sweep::{self, SweepDoc};
+use crate::sweep;
 
 /// A result document read from a file.
 #[derive(Debug, Clone)]
 pub enum Document {
     /// A run record, with its name (file name) for titles.
     Run(String, Box<RunRecord>),
-    Ladders(Vec<LadderView>),
+    Ladders(Vec<Ladder>),
     Sweep(Box<SweepDoc>),
 }
 
@@ -65,10 +67,10 @@ pub fn parse_document(name: &str, text: &str) -> Result<Document, DocumentError>
             Box::new(serde_json::from_value(v).map_err(shape)?),
         ),
         LADDER_FORMAT => {
-            let f: LadderFileView = serde_json::from_value(v).map_err(shape)?;
+            let f: LadderFile = serde_json::from_value(v).map_err(shape)?;
             Document::Ladders(f.ladders)
         }
-        sweep::SWEEP_FORMAT => Document::Sweep(Box::new(serde_json::from_value(v).map_err(shape)?)),
+        SWEEP_FORMAT => Document::Sweep(Box::new(serde_json::from_value(v).map_err(shape)?)),
         other => return Err(unknown(other)),
     };
     // Run records nested in ladders and sweeps carry their own format too.
@@ -88,7 +90,7 @@ pub fn parse_document(name: &str, text: &str) -> Result<Document, DocumentError>
 }
 
 /// Every format `parse_document` reads.
-pub const KNOWN_FORMATS: [&str; 3] = [RESULT_FORMAT, LADDER_FORMAT, sweep::SWEEP_FORMAT];
+pub const KNOWN_FORMATS: [&str; 3] = [RESULT_FORMAT, LADDER_FORMAT, SWEEP_FORMAT];
 
 fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
     let first = runs
@@ -145,18 +147,8 @@ pub fn render_html(records: &[RunRecord]) -> String {
     render_named(&title, &named)
 }
 
-/// The report of scenario ladders (`scenario run --html`), from the ladder file's JSON value.
-pub fn render_ladder_json(ladder_file: &serde_json::Value) -> Result<String, DocumentError> {
-    let f: LadderFileView =
-        serde_json::from_value(ladder_file.clone()).map_err(|source| DocumentError::Shape {
-            name: "ladder".into(),
-            format: "hotbench-ladder/1".into(),
-            source,
-        })?;
-    Ok(render_ladders(&f.ladders))
-}
-
-pub fn render_ladders(ladders: &[LadderView]) -> String {
+/// The report of scenario ladders (`scenario run --html`, `demo --html`).
+pub fn render_ladders(ladders: &[Ladder]) -> String {
     let names: Vec<&str> = ladders.iter().map(|l| l.scenario.as_str()).collect();
     let mut doc = Doc::new(&format!("hotbench scenario: {}", names.join(", ")));
     doc.heading(1, &format!("hotbench scenario: {}", names.join(", ")));
@@ -252,7 +244,9 @@ mod tests {
                     "monitors": [{"name": evil, "samples": [[1.0, 2.0], [2.0, 3.0]]}],
                     "notes": [evil]}]}]
         });
-        let page = render_ladder_json(&ladder).unwrap();
+        // A partial file (no engine, params, …) reads with defaults.
+        let f: LadderFile = serde_json::from_value(ladder).unwrap();
+        let page = render_ladders(&f.ladders);
         assert!(!page.contains("<script>alert"));
         assert!(page.contains("✘"));
     }

@@ -6,11 +6,6 @@ use std::fmt::Write;
 use hotbench_stats::probe_record::{format_share, ProbeRecord};
 use hotbench_stats::RunRecord;
 
-/// The run's top server wait with its share (`"Lock:tuple 62%"`), when probes sampled any.
-pub fn top_wait(rec: &RunRecord) -> Option<String> {
-    rec.probe_record()?.top_wait_label()
-}
-
 /// `Lock:tuple 61.2%, Lock:transactionid 20.1%, CPU 10.3%`: the `n` top waits.
 pub fn top_waits(p: &ProbeRecord, n: usize) -> String {
     p.top_waits(n)

@@ -1,11 +1,10 @@
 //! `hotbench sweep`: the same workload at several client counts, and the Universal
 //! Scalability Law fitted to the measured throughput. The sweep document
-//! (`hotbench-sweep/1`) keeps every run's full record; text and HTML render from it.
+//! (`hotbench_stats::SweepDoc`) keeps every run's full record; text and HTML render from it.
 
 use std::fmt::Write as _;
 
-use hotbench_stats::RunRecord;
-use serde::{Deserialize, Serialize};
+use hotbench_stats::{SweepDoc, SweepSeries};
 
 use crate::escape::html;
 use crate::html::{num, table, Chart, Doc};
@@ -14,98 +13,21 @@ use crate::usl::{self, UslFit};
 use crate::usl_input::PointSeries;
 use crate::usl_report::{fit_chart, fit_lines, Curve};
 
-pub const SWEEP_FORMAT: &str = "hotbench-sweep/1";
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SweepDoc {
-    pub format: String,
-    /// One run per client count (and variant), in the order they ran.
-    pub runs: Vec<RunRecord>,
-    /// The series (scenario variant) of each run, when a scenario was swept; empty for a
-    /// single workload.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<String>,
+/// The USL fitted to a series' tps by client count.
+pub fn fit(series: &SweepSeries<'_>) -> Result<UslFit, usl::UslError> {
+    let pts: Vec<(f64, f64)> = series
+        .points()
+        .iter()
+        .map(|p| (p.clients as f64, p.tps))
+        .collect();
+    usl::fit(&pts)
 }
 
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SweepPoint {
-    pub clients: usize,
-    pub tps: f64,
-    pub goodput_per_s: f64,
-    pub p99_ms: f64,
-}
-
-/// One curve of a sweep: a label (empty for a plain workload) and its runs.
-pub struct SweepSeries<'a> {
-    pub label: String,
-    pub runs: Vec<&'a RunRecord>,
-}
-
-impl SweepSeries<'_> {
-    pub fn points(&self) -> Vec<SweepPoint> {
-        self.runs
-            .iter()
-            .map(|r| SweepPoint {
-                clients: r.bench.clients,
-                tps: r.totals.tps,
-                goodput_per_s: r.totals.goodput_per_s,
-                p99_ms: r.totals.latency.p99_ms,
-            })
-            .collect()
-    }
-
-    /// The USL fitted to tps by client count.
-    pub fn fit(&self) -> Result<UslFit, usl::UslError> {
-        let pts: Vec<(f64, f64)> = self
-            .points()
-            .iter()
-            .map(|p| (p.clients as f64, p.tps))
-            .collect();
-        usl::fit(&pts)
-    }
-}
-
-impl SweepDoc {
-    pub fn new(runs: Vec<RunRecord>) -> SweepDoc {
-        SweepDoc {
-            format: SWEEP_FORMAT.into(),
-            runs,
-            labels: Vec::new(),
-        }
-    }
-
-    /// A sweep of several series: `runs[i]` belongs to `labels[i]`.
-    pub fn labelled(runs: Vec<(String, RunRecord)>) -> SweepDoc {
-        let (labels, runs) = runs.into_iter().unzip();
-        SweepDoc {
-            format: SWEEP_FORMAT.into(),
-            runs,
-            labels,
-        }
-    }
-
-    /// The series in order of first appearance.
-    pub fn series(&self) -> Vec<SweepSeries<'_>> {
-        let mut out: Vec<SweepSeries<'_>> = Vec::new();
-        for (i, r) in self.runs.iter().enumerate() {
-            let label = self.labels.get(i).cloned().unwrap_or_default();
-            match out.iter_mut().find(|s| s.label == label) {
-                Some(s) => s.runs.push(r),
-                None => out.push(SweepSeries {
-                    label,
-                    runs: vec![r],
-                }),
-            }
-        }
-        out
-    }
-
-    /// The first series' fit (the only one for a plain workload).
-    pub fn fit(&self) -> Result<UslFit, usl::UslError> {
-        match self.series().first() {
-            Some(s) => s.fit(),
-            None => Err(usl::UslError::TooFewPoints(0)),
-        }
+/// The first series' fit (the only one for a plain workload).
+pub fn first_fit(doc: &SweepDoc) -> Result<UslFit, usl::UslError> {
+    match doc.series().first() {
+        Some(s) => fit(s),
+        None => Err(usl::UslError::TooFewPoints(0)),
     }
 }
 
@@ -116,7 +38,7 @@ pub fn render_text(doc: &SweepDoc) -> String {
         if !series.label.is_empty() {
             let _ = writeln!(o, "{}:", series.label);
         }
-        let fit = series.fit();
+        let fit = fit(&series);
         o.push_str("clients        tps  goodput/s     p99 ms   fitted tps\n");
         for p in series.points() {
             let fitted = fit
@@ -167,7 +89,7 @@ pub fn usl_chart(doc: &SweepDoc) -> Chart {
                 .collect(),
         })
         .collect();
-    let fits: Vec<Option<UslFit>> = all.iter().map(|s| s.fit().ok()).collect();
+    let fits: Vec<Option<UslFit>> = all.iter().map(|s| fit(s).ok()).collect();
     let list: Vec<Curve<'_>> = data
         .iter()
         .zip(&fits)
@@ -200,7 +122,7 @@ pub fn render_html(doc: &SweepDoc) -> String {
     let labels = !doc.labels.is_empty();
     let mut rows: Vec<Vec<String>> = Vec::new();
     for series in doc.series() {
-        let fit = series.fit().ok();
+        let fit = fit(&series).ok();
         for p in series.points() {
             let mut row = Vec::new();
             if labels {
@@ -236,6 +158,7 @@ pub fn render_html(doc: &SweepDoc) -> String {
 mod tests {
     use super::*;
     use crate::testdata::record;
+    use hotbench_stats::RunRecord;
 
     #[test]
     fn sweep_renders_fit_and_chart() {
@@ -249,7 +172,7 @@ mod tests {
             })
             .collect();
         let doc = SweepDoc::new(runs);
-        let f = doc.fit().unwrap();
+        let f = first_fit(&doc).unwrap();
         assert!((f.sigma - 0.1).abs() < 0.02, "{f:?}");
         let text = render_text(&doc);
         assert!(text.contains("USL fit: σ (contention) = "), "{text}");
@@ -275,7 +198,7 @@ mod tests {
         let fits: Vec<(String, f64)> = doc
             .series()
             .iter()
-            .map(|s| (s.label.clone(), s.fit().unwrap().sigma))
+            .map(|s| (s.label.clone(), fit(s).unwrap().sigma))
             .collect();
         assert_eq!(fits[0].0, "hot");
         assert!(fits[0].1 > 0.25 && fits[1].1 < 0.05, "{fits:?}");

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use hotbench_stats::RunRecord;
 use serde::Serialize;
 
-use crate::ladder::LadderView;
+use hotbench_stats::Ladder;
 
 /// Which subjects a threshold checks.
 #[derive(Debug, Clone, PartialEq)]
@@ -267,7 +267,7 @@ impl<'a> Subject<'a> {
 }
 
 /// Every variant that ran, of every ladder.
-pub fn ladder_subjects(ladders: &[LadderView]) -> Vec<Subject<'_>> {
+pub fn ladder_subjects(ladders: &[Ladder]) -> Vec<Subject<'_>> {
     let mut out = Vec::new();
     for (g, l) in ladders.iter().enumerate() {
         let base = l
@@ -289,7 +289,7 @@ pub fn ladder_subjects(ladders: &[LadderView]) -> Vec<Subject<'_>> {
                 variant: Some(v.name.clone()),
                 group: g,
                 baseline: v.baseline,
-                record: std::borrow::Cow::Owned(record),
+                record,
                 checks: (!v.checks.is_empty())
                     .then(|| (v.checks.iter().filter(|c| c.ok).count(), v.checks.len())),
                 work: match (&l.work_unit, v.work, useful) {

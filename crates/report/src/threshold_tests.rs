@@ -2,8 +2,8 @@
 //! on synthetic runs and ladders.
 
 use super::*;
-use crate::ladder::{CheckView, VariantView};
 use crate::testdata::record;
+use hotbench_stats::{CheckResult, Ladder, VariantResult};
 
 #[test]
 fn parses_metrics_units_and_scopes() {
@@ -86,12 +86,12 @@ fn run_thresholds_pass_and_fail() {
     assert_eq!(json[0]["ok"], true);
 }
 
-fn variant(name: &str, baseline: bool, count: u64, checks_ok: bool) -> VariantView {
-    VariantView {
+fn variant(name: &str, baseline: bool, count: u64, checks_ok: bool) -> VariantResult {
+    VariantResult {
         name: name.into(),
         baseline,
         record: Some(record(name, 1.0, 4, count, 1.0)),
-        checks: vec![CheckView {
+        checks: vec![CheckResult {
             name: "conserved".into(),
             ok: checks_ok,
             detail: String::new(),
@@ -103,7 +103,7 @@ fn variant(name: &str, baseline: bool, count: u64, checks_ok: bool) -> VariantVi
 
 #[test]
 fn ladder_thresholds_by_variant_best_and_baseline() {
-    let ladder = LadderView {
+    let ladder = Ladder {
         scenario: "queue".into(),
         work_unit: Some("jobs".into()),
         variants: vec![

@@ -143,8 +143,8 @@ pub fn group(points: Vec<LabelledPoint>) -> Vec<PointSeries> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::SweepDoc;
     use crate::testdata::record;
+    use hotbench_stats::SweepDoc;
 
     #[test]
     fn csv_with_and_without_header() {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::manifest::{Manifest, Scalar, Variant};
-use crate::result::Ladder;
+use hotbench_stats::Ladder;
 
 /// Name of the ceiling's row.
 pub const CEILING: &str = "ceiling";

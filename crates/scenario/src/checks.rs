@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use hotbench_stats::RunRecord;
 
 use crate::error::{Result, ScenarioError};
-use crate::result::CheckResult;
+use hotbench_stats::CheckResult;
 
 /// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, and per group or
 /// per script file `{{committed:NAME}}`, `{{goodput:NAME}}`.

@@ -16,7 +16,7 @@ use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
-use crate::result::{Ladder, VariantResult};
+use hotbench_stats::{Ladder, VariantResult};
 
 mod variant;
 pub use crate::selection::select_variants;

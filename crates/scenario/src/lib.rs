@@ -23,7 +23,6 @@ pub mod manifest;
 pub mod param_type;
 pub mod params;
 pub mod progress;
-pub mod result;
 pub mod selection;
 pub mod source;
 pub mod sqlsplit;
@@ -31,9 +30,9 @@ pub mod table;
 pub mod work;
 
 pub use error::{Result, ScenarioError};
+pub use hotbench_stats::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use ladder::{run_ladder, select_variants, LadderOptions, ProbeStarter};
 pub use manifest::{load, Scenario};
-pub use result::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use source::{all_bundles, find_bundle, Bundle};
 
 /// Loads scenario `name` (user directories first, then the built-in ones).

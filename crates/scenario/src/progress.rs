@@ -10,7 +10,7 @@ use hotbench_stats::{IntervalRecord, IntervalStats};
 use hotbench_engine::RunObserver;
 
 use crate::background::Monitors;
-use crate::result::VariantResult;
+use hotbench_stats::VariantResult;
 
 /// Seconds between progress lines for a variant of `duration_s`: about six lines per
 /// variant, at least every second and at most every 10 s.

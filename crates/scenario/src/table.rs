@@ -4,7 +4,7 @@
 //! group's (a queue's consumers), other groups are in the notes. A pure function of the
 //! [`Ladder`], so it can be re-rendered from a JSON file.
 
-use crate::result::{top_wait, Ladder, VariantResult};
+use hotbench_stats::{Ladder, VariantResult};
 
 const HEADERS: [&str; 10] = [
     "variant",
@@ -59,7 +59,7 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
         ms(t.latency.p99_ms),
         (t.counters.failures()).to_string(),
         t.counters.retries.to_string(),
-        top_wait(&r).unwrap_or_else(|| "-".into()),
+        r.top_wait().unwrap_or_else(|| "-".into()),
         checks,
         match l.speedup(v) {
             Some(s) if !none => format!("{s:.2}×"),
@@ -168,7 +168,7 @@ pub fn render(l: &Ladder) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::CheckResult;
+    use hotbench_stats::CheckResult;
     use hotbench_stats::{FailureKind, RunRecord, TotalsRecord, TxnCounters};
 
     fn variant(name: &str, baseline: bool, committed: u64, deadlocks: u64) -> VariantResult {

@@ -7,7 +7,7 @@ use hotbench_engine::GroupConfig;
 use hotbench_stats::RunRecord;
 
 use crate::manifest::Manifest;
-use crate::result::MonitorSeries;
+use hotbench_stats::MonitorSeries;
 
 /// The group doing the scenario's work: the only group; else the manifest's `work_group`
 /// when the variant has it; else the only group without a rate; else `None` (all groups).

@@ -14,14 +14,17 @@ pub mod histogram;
 pub mod hot_keys;
 pub mod input_file;
 pub mod json_file;
+pub mod ladder_record;
 pub mod output_path;
 pub mod probe_record;
 pub mod record;
 pub mod simple;
+pub mod sweep_record;
 pub mod work;
 
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
+pub use ladder_record::{CheckResult, Ladder, LadderFile, MonitorSeries, VariantResult};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,
@@ -29,4 +32,5 @@ pub use record::{
     LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;
+pub use sweep_record::{SweepDoc, SweepPoint, SweepSeries, SWEEP_FORMAT};
 pub use work::{Shortfall, BEHIND_TOLERANCE};

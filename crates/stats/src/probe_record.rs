@@ -315,6 +315,12 @@ impl RunRecord {
         p.rebase(self.started_at);
         Some(p)
     }
+
+    /// The run's top server wait with its share (`"Lock:tuple 62%"`), when probes sampled
+    /// any: the "top wait" a ladder or comparison shows per run.
+    pub fn top_wait(&self) -> Option<String> {
+        self.probe_record()?.top_wait_label()
+    }
 }
 
 /// Rewrites `record.probes` so its times count from the run's `started_at` (call after the

@@ -19,8 +19,8 @@ use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{split_weight, Scenario};
 use crate::progress;
-use crate::result::{CheckResult, Ladder, MonitorSeries, VariantResult};
 use crate::work;
+use hotbench_stats::{CheckResult, Ladder, MonitorSeries, VariantResult};
 
 /// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
 /// admin connection that sets up and checks.

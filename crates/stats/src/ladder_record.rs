@@ -1,19 +1,19 @@
-//! The ladder result: what a scenario run produced, variant by variant (each variant's full
-//! run record, its check results and monitor series), plus the scenario's metadata. Written
-//! as JSON (`--json`, format `hotbench-ladder/1`) and read by the renderers.
+//! The ladder document (`hotbench scenario run --json`, format [`LADDER_FORMAT`]): what a
+//! scenario run produced, variant by variant (each variant's full run record, its check
+//! results and monitor series), plus the scenario's metadata. Declared once, here: the
+//! scenario crate writes it, the report crate reads it. Every field has a default so an older
+//! or partial file still reads.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use hotbench_stats::RunRecord;
-
-/// Bumped on any incompatible change of the file's shape (defined beside the run record's).
-pub use hotbench_stats::LADDER_FORMAT;
+use crate::record::{RunRecord, LADDER_FORMAT};
 
 /// A ladder file: one or more ladders (`hotbench demo` writes two).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LadderFile {
     pub format: String,
     pub tool_version: String,
@@ -30,7 +30,9 @@ impl LadderFile {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One scenario's ladder: its variants run on the same data, clients and duration.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Ladder {
     pub scenario: String,
     pub title: String,
@@ -47,11 +49,13 @@ pub struct Ladder {
     /// Stopped by Ctrl-C/SIGTERM before every variant ran.
     pub interrupted: bool,
     /// The contention-free ceiling (`[ceiling]`), run after the variants; not ranked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<VariantResult>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One variant of a ladder: its run (absent when it did not run), checks and monitors.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct VariantResult {
     pub name: String,
     pub about: String,
@@ -70,22 +74,35 @@ pub struct VariantResult {
     pub notes: Vec<String>,
     /// The group that did the scenario's work (its latency and goodput are the ladder's);
     /// `None`: all groups together.
-    #[serde(default)]
     pub work_group: Option<String>,
     /// The work group's useful work per timeline interval, in the scenario's unit.
-    #[serde(default)]
     pub work_per_interval: Vec<u64>,
     /// Seconds into the run when the work ran out (`work.until_empty`: a drained
     /// backlog); the rate is then the work until that moment.
-    #[serde(default)]
     pub ran_out_at_s: Option<f64>,
     /// Work per second in the last minute over that in the second minute (runs of three
     /// minutes or more): 1 is flat, below 1 decays.
-    #[serde(default)]
     pub steady_ratio: Option<f64>,
     /// Goodput as a percentage of the ceiling's (the manifest's `[ceiling]`), when it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pct_of_ceiling: Option<f64>,
+}
+
+/// A correctness check's outcome after a variant.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckResult {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// A monitor's samples: `(seconds since the run started, value)`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MonitorSeries {
+    pub name: String,
+    pub samples: Vec<(f64, f64)>,
 }
 
 impl VariantResult {
@@ -104,23 +121,15 @@ impl VariantResult {
         }
     }
 
+    /// `Some(why)` when the variant ran but committed nothing: no latency or speed-up to
+    /// show, and passing checks prove nothing.
+    pub fn no_commit_reason(&self) -> Option<String> {
+        self.record.as_ref()?.totals.counters.no_commit_reason()
+    }
+
     pub fn checks_ok(&self) -> bool {
         self.checks.iter().all(|c| c.ok)
     }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CheckResult {
-    pub name: String,
-    pub ok: bool,
-    pub detail: String,
-}
-
-/// A monitor's samples: `(seconds since the run started, value)`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MonitorSeries {
-    pub name: String,
-    pub samples: Vec<(f64, f64)>,
 }
 
 impl Ladder {
@@ -130,8 +139,12 @@ impl Ladder {
             .find(|v| v.baseline && v.record.is_some())
     }
 
-    /// Useful work per second relative to the baseline's.
+    /// Useful work per second relative to the baseline's; `None` for a variant that
+    /// committed nothing.
     pub fn speedup(&self, v: &VariantResult) -> Option<f64> {
+        if v.no_commit_reason().is_some() {
+            return None;
+        }
         let base = self.baseline()?.useful_per_s()?;
         let mine = v.useful_per_s()?;
         (base > 0.0).then(|| mine / base)
@@ -154,17 +167,41 @@ impl Ladder {
     }
 }
 
-/// The top server wait of a run, when probes recorded one: `probes.top_wait` (a string),
-/// else the first entry of `probes.waits` (`{"event": …, "pct": …}`).
-pub fn top_wait(record: &RunRecord) -> Option<String> {
-    let p = record.probes.as_ref()?;
-    if let Some(s) = p.get("top_wait").and_then(|v| v.as_str()) {
-        return Some(s.to_string());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_file_reads_with_defaults() {
+        let f: LadderFile = serde_json::from_str(
+            r#"{"format":"hotbench-ladder/1","ladders":[{"scenario":"q","variants":[{"name":"a"}]}]}"#,
+        )
+        .expect("partial ladder file");
+        let v = &f.ladders[0].variants[0];
+        assert_eq!((v.name.as_str(), v.record.is_none()), ("a", true));
+        assert!(f.ladders[0].ceiling.is_none() && v.checks_ok());
     }
-    let first = p.get("waits")?.as_array()?.first()?;
-    let event = first.get("event")?.as_str()?;
-    match first.get("pct").and_then(|v| v.as_f64()) {
-        Some(pct) => Some(format!("{event} {pct:.0}%")),
-        None => Some(event.to_string()),
+
+    #[test]
+    fn failed_checks_name_their_variant() {
+        let l = Ladder {
+            variants: vec![VariantResult {
+                name: "naive".into(),
+                checks: vec![CheckResult {
+                    name: "conserved".into(),
+                    ok: false,
+                    detail: "sum 99".into(),
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let failed = l.failed_checks();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(
+            (failed[0].0, failed[0].1.name.as_str()),
+            ("naive", "conserved")
+        );
+        assert!(!l.all_checks_ok());
     }
 }
