@@ -183,7 +183,8 @@ fn queue_ladder_checks_pass() {
 }
 
 /// Issue 12: at a target depth the queue never runs dry; killing a consumer's backend in
-/// the middle of a job loses nothing and does nothing twice (every check passes), and a
+/// the middle of a job loses nothing and does nothing twice (every check passes), also
+/// while the rotation variant truncates drained partitions under an old snapshot; and a
 /// bystander group runs beside it, listed apart.
 #[test]
 fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
@@ -195,7 +196,11 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             "-c",
             "4",
             "--variants",
-            "skip-locked,watermark",
+            "skip-locked,watermark,rotation",
+            "--param",
+            "xmin_holder=on",
+            "--param",
+            "rotate_ms=200",
             "--param",
             "depth=300",
             "--param",
@@ -235,6 +240,14 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             "{name}: the killed job's transaction must fail: {consumer}"
         );
         assert!(group("bystander")["totals"]["counters"]["cnt"].as_u64() > Some(0));
+        if name == "rotation" {
+            // 200 ms periods over 4 s: drained partitions were truncated.
+            let rotator = &group("rotator")["totals"]["counters"];
+            assert!(
+                rotator["goodput"].as_u64() >= Some(2),
+                "rotation: too few partitions truncated: {rotator}"
+            );
+        }
         // Topped up to the depth: after the first second the queue is never empty.
         let backlog = monitor("backlog");
         assert!(
