@@ -1,6 +1,6 @@
-//! `--group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE`: several client
-//! groups in one run, each with its own scripts, clients and rate (e.g. one producer at
-//! 100/s while ten consumers drain a queue).
+//! `--group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE,key=VAR`: several
+//! client groups in one run, each with its own scripts, clients, rate and hot-key variables
+//! (e.g. one producer at 100/s while ten consumers drain a queue).
 
 use hotbench_engine::GoodputRule;
 
@@ -14,6 +14,8 @@ pub struct GroupSpec {
     pub clients: usize,
     pub rate: Option<f64>,
     pub goodput: Option<GoodputRule>,
+    /// `key=VAR` (repeatable): hot keys counted over this group's transactions only.
+    pub keys: Vec<String>,
 }
 
 pub fn parse_goodput(text: &str) -> Result<GoodputRule> {
@@ -23,7 +25,7 @@ pub fn parse_goodput(text: &str) -> Result<GoodputRule> {
 pub fn parse_group(text: &str) -> Result<GroupSpec> {
     let usage = || {
         Fail::input(format!("invalid --group \"{text}\""))
-            .hint("use NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE")
+            .hint("use NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE,key=VAR")
     };
     let (name, rest) = text.split_once(':').ok_or_else(usage)?;
     if name.is_empty()
@@ -39,6 +41,7 @@ pub fn parse_group(text: &str) -> Result<GroupSpec> {
         clients: 1,
         rate: None,
         goodput: None,
+        keys: Vec::new(),
     };
     let mut seen: Vec<&str> = Vec::new();
     for part in rest.split(',').filter(|p| !p.is_empty()) {
@@ -82,11 +85,21 @@ pub fn parse_group(text: &str) -> Result<GroupSpec> {
                 )?)
             }
             "goodput" => g.goodput = Some(parse_goodput(v)?),
+            "key" => {
+                if !hotbench_script::valid_variable_name(v) {
+                    return Err(Fail::input(format!(
+                        "invalid key \"{v}\" in --group \"{text}\": expected a script variable name"
+                    )));
+                }
+                if !g.keys.iter().any(|k| k == v) {
+                    g.keys.push(v.to_string());
+                }
+            }
             _ => {
                 return Err(Fail::input(format!(
                     "unknown key \"{k}\" in --group \"{text}\""
                 ))
-                .hint("keys are file, builtin, clients, rate and goodput"))
+                .hint("keys are file, builtin, clients, rate, goodput and key"))
             }
         }
     }
@@ -132,6 +145,23 @@ mod tests {
                 .unwrap();
         assert_eq!(g.scripts.len(), 2);
         assert_eq!(g.goodput, Some(GoodputRule::Rows));
+        assert!(g.keys.is_empty());
+    }
+
+    #[test]
+    fn a_group_names_its_key_variables() {
+        let g =
+            parse_group("pay:file=p.sql,key=customer,clients=4,key=amount,key=customer").unwrap();
+        assert_eq!(g.keys, vec!["customer".to_string(), "amount".to_string()]);
+        let e = parse_group("pay:file=p.sql,key=no-such").unwrap_err();
+        assert_eq!(e.code, 1);
+        assert!(
+            e.message.contains("invalid key \"no-such\""),
+            "{}",
+            e.message
+        );
+        let e = parse_group("pay:file=p.sql,key=").unwrap_err();
+        assert!(e.message.contains("invalid key"), "{}", e.message);
     }
 
     #[test]

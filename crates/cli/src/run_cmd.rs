@@ -169,6 +169,7 @@ pub(crate) fn benchmark_record(
             clients: gs.clients,
             rate: gs.rate,
             goodput: gs.goodput.clone().unwrap_or_else(|| plan.goodput.clone()),
+            keys: gs.keys.clone(),
         });
     }
     if total_weight == 0 {

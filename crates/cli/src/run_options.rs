@@ -310,6 +310,7 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
             clients: nclients,
             rate,
             goodput: None,
+            keys: Vec::new(),
         }]
     };
     let spread = match args.load_balance.as_deref() {

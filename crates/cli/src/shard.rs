@@ -124,6 +124,7 @@ mod tests {
             clients,
             rate,
             goodput: None,
+            keys: Vec::new(),
         }
     }
 

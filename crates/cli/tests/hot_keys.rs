@@ -118,3 +118,48 @@ fn the_customer_with_four_times_the_traffic_is_the_top_key() {
     );
     assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
 }
+
+/// `--group …,key=VAR` counts that group's transactions only; `--key VAR` every group's.
+#[test]
+fn a_group_key_counts_that_group_only() {
+    let db = database("group_keys");
+    let dir = temp_dir("group_keys");
+    let a = write_script(&dir, "a.sql", "\\set k 1\n\\set g 5\nselect 1;\n");
+    let b = write_script(&dir, "b.sql", "\\set k 2\n\\set g 5\nselect 1;\n");
+    let json_path = dir.join("groups.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-t",
+            "20",
+            "--group",
+            &format!("a:file={},clients=2,key=k", a.display()),
+            "--group",
+            &format!("b:file={},clients=3", b.display()),
+            "--key",
+            "g",
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = json(&json_path);
+    let keys = v["hot_keys"].as_array().expect("hot_keys");
+    let found: Vec<(String, String, u64)> = keys
+        .iter()
+        .map(|k| {
+            (
+                k["variable"].as_str().unwrap().to_string(),
+                k["value"].as_str().unwrap().to_string(),
+                k["attempts"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Group a: 2 clients × 20; both groups: 5 clients × 20. Group b's k=2 is not a key.
+    assert!(found.contains(&("k".into(), "1".into(), 40)), "{found:?}");
+    assert!(found.contains(&("g".into(), "5".into(), 100)), "{found:?}");
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(v["config"]["groups"][0]["keys"][0], "k", "{}", v["config"]);
+}

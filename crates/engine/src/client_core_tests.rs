@@ -48,6 +48,7 @@ fn config(script: &str) -> RunConfig {
             clients: 1,
             rate: None,
             goodput: GoodputRule::Committed,
+            keys: Vec::new(),
         }],
         limit: Limit::Transactions(1),
         threads: 1,

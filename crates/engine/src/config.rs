@@ -93,6 +93,9 @@ pub struct GroupConfig {
     /// Target transactions per second for the whole group (-R).
     pub rate: Option<f64>,
     pub goodput: GoodputRule,
+    /// Key variables counted for this group's transactions only (`--group …,key=VAR`, a
+    /// manifest's `key`), besides the run's [`RunConfig::keys`].
+    pub keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -192,7 +195,7 @@ pub struct RunConfig {
     pub shard: Option<ShardConfig>,
     /// How clients are spread over the hosts of a multi-host target (`--load-balance`).
     pub spread: hotbench_wire::Spread,
-    /// `--key VAR`: variables whose values' statistics are kept (hot keys).
+    /// `--key VAR`: variables whose values' statistics are kept (hot keys), in every group.
     pub keys: Vec<String>,
     /// Distinct values kept per key variable before the table becomes a sketch.
     pub key_capacity: usize,
@@ -247,6 +250,7 @@ impl RunConfig {
                 "clients": g.clients,
                 "rate": g.rate,
                 "goodput": g.goodput,
+                "keys": g.keys,
                 "scripts": g.scripts.iter().map(|s| serde_json::json!({
                     "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),

@@ -46,7 +46,13 @@ impl<E: Env> Core<E> {
             latency_us: latency,
         };
         let vars = &slot.interp.vars;
-        for sketch in &mut self.tally.keys {
+        let Some(group) = self.plan.groups.get(slot.group) else {
+            return;
+        };
+        for &i in &group.key_sketches {
+            let Some(sketch) = self.tally.keys.get_mut(i) else {
+                continue;
+            };
             let key = match vars.get(&sketch.variable) {
                 None => continue,
                 Some(VarValue::Value(Value::Int(i))) => KeyValue::Int(*i),

@@ -125,8 +125,7 @@ pub fn run_worker(
     core.tally.track_hosts(d.connector.host_count());
     core.tally.keys = core
         .plan
-        .cfg
-        .keys
+        .key_vars
         .iter()
         .map(|k| hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.key_capacity))
         .collect();

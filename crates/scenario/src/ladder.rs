@@ -321,6 +321,7 @@ fn prepare<'s>(
             clients: clients as usize,
             rate,
             goodput,
+            keys: g.key.names(),
         });
     }
     if groups.is_empty() {

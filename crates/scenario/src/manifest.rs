@@ -86,6 +86,30 @@ pub struct Manifest {
     /// How to remove the contention (run after the variants, not ranked).
     #[serde(default)]
     pub ceiling: Option<crate::ceiling::CeilingDef>,
+    /// Hot keys (`--key`) of every variant: the script variable(s) naming the contended
+    /// thing (`key = "customer"`), recorded per variant as `hot_keys`.
+    #[serde(default)]
+    pub key: KeyVars,
+}
+
+/// `key = "VAR"` or `key = ["A", "B"]`: script variables whose values are counted as hot keys.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(untagged)]
+pub enum KeyVars {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl KeyVars {
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            KeyVars::None => Vec::new(),
+            KeyVars::One(v) => vec![v.clone()],
+            KeyVars::Many(v) => v.clone(),
+        }
+    }
 }
 
 fn default_clients() -> usize {
@@ -196,6 +220,9 @@ pub struct GroupDef {
     pub rate: Option<Scalar>,
     #[serde(default)]
     pub goodput: Option<String>,
+    /// Hot keys counted over this group's transactions only.
+    #[serde(default)]
+    pub key: KeyVars,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -235,6 +262,9 @@ pub struct Variant {
     /// Left out of `hotbench demo`.
     #[serde(default)]
     pub demo: Option<bool>,
+    /// Hot keys of this variant (besides the scenario's `key`).
+    #[serde(default)]
+    pub key: KeyVars,
 }
 
 impl Variant {
@@ -250,6 +280,7 @@ impl Variant {
             clients: None,
             rate: None,
             goodput: None,
+            key: KeyVars::None,
         }]
     }
 }
@@ -325,6 +356,22 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             return Err(err(
                 "[ceiling]",
                 format!("[ceiling]: unknown parameter \"{k}\""),
+            ));
+        }
+    }
+    let key_lists = std::iter::once(&manifest.key)
+        .chain(manifest.variants.iter().map(|v| &v.key))
+        .chain(
+            manifest
+                .variants
+                .iter()
+                .flat_map(|v| v.groups.iter().map(|g| &g.key)),
+        );
+    for k in key_lists.flat_map(KeyVars::names) {
+        if !hotbench_script::valid_variable_name(&k) {
+            return Err(err(
+                &format!("\"{k}\""),
+                format!("invalid key \"{k}\": expected a script variable name"),
             ));
         }
     }

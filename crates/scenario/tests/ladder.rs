@@ -130,3 +130,45 @@ fn consumer_latency_never_includes_producer_schedule_lag() {
     let p99_cell = format!("{:.2}", work.totals.latency.p99_ms);
     assert!(table.contains(&p99_cell), "{table}");
 }
+
+/// Issue 15: a manifest's `key` counts every group's transactions, a group's `key` that
+/// group's only (the consumers set `lane` too, but it is the producer's key), and the
+/// variant's record carries them as `hot_keys`.
+#[test]
+fn manifest_and_group_keys_are_recorded_per_variant() {
+    let pg = testing::shared();
+    let db = pg
+        .create_database(&format!("scn_keys_{}", std::process::id()))
+        .expect("database");
+    let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/producer-lag");
+    let scn = hotbench_scenario::load(dir_bundles(&dir).expect("fixture").remove(0)).unwrap();
+    let ladder = run_ladder(&scn, &options(conn), &mut Vec::new(), &mut |_| {}).expect("runs");
+    let rec = ladder.variants[0].record.as_ref().expect("record");
+    let attempts = |var: &str| -> u64 {
+        rec.hot_keys
+            .iter()
+            .filter(|k| k.variable == var)
+            .map(|k| k.attempts)
+            .sum()
+    };
+    let group_txns = |g: &str| {
+        let t = &rec.group(g).expect("group").totals.counters;
+        t.cnt + t.failures()
+    };
+    assert!(group_txns("producer") > 0 && group_txns("consumer") > 0);
+    assert_eq!(attempts("n"), group_txns("consumer"), "{:?}", rec.hot_keys);
+    assert_eq!(
+        attempts("lane"),
+        group_txns("producer"),
+        "{:?}",
+        rec.hot_keys
+    );
+    for k in &rec.hot_keys {
+        match k.variable.as_str() {
+            "n" => assert_eq!(k.value, "0"),
+            "lane" => assert!(["1", "2", "3"].contains(&k.value.as_str()), "{k:?}"),
+            other => panic!("unexpected key variable {other}"),
+        }
+    }
+}

@@ -85,6 +85,27 @@ fn a_ceiling_names_a_variant_and_known_parameters() {
 }
 
 #[test]
+fn keys_are_one_variable_or_a_list_and_must_be_variable_names() {
+    let one = format!("key = \"customer\"\n{GOOD}key = [\"amount\", \"day\"]\n");
+    let s = load(bundle(&one, &[("a.sql", "select 1;")])).expect("loads");
+    assert_eq!(s.manifest.key.names(), ["customer"]);
+    assert_eq!(s.manifest.variants[0].key.names(), ["amount", "day"]);
+    let g = GOOD.replace(
+        "script = \"a.sql\"",
+        "groups = [{ name = \"g\", script = \"a.sql\", key = \"k\" }]",
+    );
+    let s = load(bundle(&g, &[("a.sql", "select 1;")])).expect("loads");
+    assert_eq!(s.manifest.variants[0].groups[0].key.names(), ["k"]);
+    assert!(s.manifest.key.names().is_empty());
+    let e = error(&format!("{GOOD}key = \"not a var\"\n"), &[("a.sql", "")]);
+    assert!(
+        e.starts_with("/tmp/t/scenario.toml:8:")
+            && e.contains("invalid key \"not a var\": expected a script variable name"),
+        "{e}"
+    );
+}
+
+#[test]
 fn good_manifest_loads() {
     let s = load(bundle(GOOD, &[("a.sql", "select 1;")])).expect("loads");
     assert_eq!(s.baseline().map(|v| v.name.as_str()), Some("a"));

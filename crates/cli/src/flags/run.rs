@@ -282,7 +282,8 @@ pub struct RunArgs {
     /// Count other SQL errors as failed transactions (by SQLSTATE) instead of aborting the client
     #[arg(long = "continue-on-error", help_heading = "hotbench options")]
     pub continue_on_error: bool,
-    /// A client group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE (repeatable)
+    /// A client group NAME:file=F[@W],builtin=B[@W],clients=N,rate=R,goodput=RULE,key=VAR
+    /// (repeatable)
     #[arg(long = "group", value_name = "SPEC", action = ArgAction::Append, help_heading = "hotbench options")]
     pub group: Vec<String>,
     /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency

@@ -168,6 +168,12 @@ fn run_config(st: &Stage<'_, '_>, clients: usize) -> Result<(RunConfig, Config)>
     cfg.interval_us = opts.interval_us;
     cfg.defines = p.params.defines();
     cfg.scale = p.scale;
+    cfg.keys = scn.manifest.key.names();
+    for k in p.variant.key.names() {
+        if !cfg.keys.contains(&k) {
+            cfg.keys.push(k);
+        }
+    }
     Ok((cfg, run_conn))
 }
 
