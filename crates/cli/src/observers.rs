@@ -72,7 +72,7 @@ impl RunObserver for ProbeObserver {
 
     fn finish(&mut self, record: &mut RunRecord) {
         if let Some(p) = self.handle.take() {
-            record.probes = Some(p.stop_json());
+            record.probes = Some(p.stop());
             hotbench_stats::align_probes(record);
         }
     }

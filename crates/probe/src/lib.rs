@@ -206,11 +206,6 @@ impl ProbeHandle {
             },
         }
     }
-
-    /// [`ProbeHandle::stop`] as JSON for `RunRecord::probes`.
-    pub fn stop_json(self) -> serde_json::Value {
-        self.stop().to_json()
-    }
 }
 
 fn load_origin(a: &AtomicU64) -> Option<f64> {

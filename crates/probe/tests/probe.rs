@@ -65,10 +65,7 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
     std::thread::sleep(Duration::from_millis(100));
     let rec = probe.stop();
 
-    eprintln!(
-        "{}",
-        serde_json::to_string_pretty(&rec.to_json()).unwrap_or_default()
-    );
+    eprintln!("{}", serde_json::to_string_pretty(&rec).unwrap_or_default());
     assert!(rec.samples >= 20, "{}", rec.samples);
     // The holder idles in its transaction (a round trip), the first waiter waits for its
     // transaction, the second queues on the tuple: a third each.

@@ -112,7 +112,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        rec.probes = Some(probes.to_json());
+        rec.probes = Some(probes);
         let h = hot_keys_html(&rec);
         assert!(h.contains("<svg class=\"bars\""), "{h}");
         assert!(h.contains("c=&lt;1&gt;") && !h.contains("<1>"), "{h}");

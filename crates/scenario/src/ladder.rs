@@ -25,7 +25,7 @@ use variant::run_variant;
 /// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
 /// by the binary). The sampling runs as an observer of the variant's run and stores what it
 /// sampled in the record when the run ends (`record.probes`); the ladder's "top wait" column
-/// reads `probes.top_wait` or `probes.waits[0]`.
+/// is `RunRecord::top_wait`.
 pub trait ProbeStarter {
     /// Starts sampling the backends whose `application_name` is `application_name`.
     fn start(

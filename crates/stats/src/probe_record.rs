@@ -1,14 +1,15 @@
 //! What the server probes recorded during a run (`RunRecord::probes`): wait events sampled from
 //! the run's own backends, lock waits, table health, WAL, statements, per timeline interval and
-//! in total. Typed here so the text, HTML and ladder renderers read the same fields; stored in
-//! the result as JSON (`RunRecord::probes`) so older readers and partial records stay valid.
+//! in total. Typed here so the text, HTML and ladder renderers read the same fields. Read
+//! leniently: every field has a default, and a `probes` value that does not fit is dropped
+//! rather than making the whole result unreadable.
 //!
 //! Times: every `t` is seconds since `origin` (Unix seconds). Once aligned with
 //! [`align_probes`], `origin` is the run's `started_at` and `t` is on the run's timeline axis.
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::record::RunRecord;
 
@@ -241,15 +242,6 @@ pub struct ProbeCost {
 }
 
 impl ProbeRecord {
-    /// Reads the record from a result's `probes` value (`None` if absent or malformed).
-    pub fn from_json(v: &serde_json::Value) -> Option<ProbeRecord> {
-        serde_json::from_value(v.clone()).ok()
-    }
-
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
-    }
-
     /// The `n` most frequent waits.
     pub fn top_waits(&self, n: usize) -> &[WaitShare] {
         &self.waits[..self.waits.len().min(n)]
@@ -311,7 +303,7 @@ impl RunRecord {
     /// The probes' record, when probes ran, with every `t` on the run's axis (seconds since
     /// `started_at`) even if the record was stored unaligned.
     pub fn probe_record(&self) -> Option<ProbeRecord> {
-        let mut p = self.probes.as_ref().and_then(ProbeRecord::from_json)?;
+        let mut p = self.probes.clone()?;
         p.rebase(self.started_at);
         Some(p)
     }
@@ -326,11 +318,17 @@ impl RunRecord {
 /// Rewrites `record.probes` so its times count from the run's `started_at` (call after the
 /// run, once `started_at` is known). No-op without probes.
 pub fn align_probes(record: &mut RunRecord) {
-    let Some(mut p) = record.probe_record() else {
-        return;
-    };
-    p.rebase(record.started_at);
-    record.probes = Some(p.to_json());
+    let started_at = record.started_at;
+    if let Some(p) = &mut record.probes {
+        p.rebase(started_at);
+    }
+}
+
+/// Reads a result's `probes` value: `None` if absent or malformed (results written before a
+/// field changed shape stay readable, without their probes).
+pub(crate) fn lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProbeRecord>, D::Error> {
+    let v = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(v.and_then(|v| serde_json::from_value(v).ok()))
 }
 
 #[cfg(test)]
@@ -368,7 +366,25 @@ mod tests {
         rec.rebase(101.5);
         assert_eq!(rec.origin, 101.5);
         assert!((rec.timeline[0].t - 0.5).abs() < 1e-9);
-        let back = ProbeRecord::from_json(&rec.to_json()).unwrap();
+        let back: ProbeRecord =
+            serde_json::from_value(serde_json::to_value(&rec).unwrap()).unwrap();
         assert_eq!(back.timeline.len(), 1);
+    }
+
+    #[test]
+    fn malformed_probes_are_dropped_not_fatal() {
+        #[derive(Deserialize)]
+        struct Holder {
+            #[serde(default, deserialize_with = "lenient")]
+            probes: Option<ProbeRecord>,
+        }
+        let read = |text: &str| serde_json::from_str::<Holder>(text).expect(text).probes;
+        assert!(read(r#"{"probes": {"waits": "not a list"}}"#).is_none());
+        assert!(read(r#"{}"#).is_none() && read(r#"{"probes": null}"#).is_none());
+        let p = read(r#"{"probes": {"waits": [{"event": "CPU", "count": 3, "pct": 100}]}}"#);
+        assert_eq!(
+            p.and_then(|p| p.top_wait_label()).as_deref(),
+            Some("CPU 100%")
+        );
     }
 }

@@ -82,8 +82,12 @@ pub struct RunRecord {
     /// The first few distinct error messages, with SQLSTATE and count.
     pub errors: Vec<ErrorSample>,
     /// Server-side samples, when probes ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probes: Option<serde_json::Value>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::probe_record::lenient"
+    )]
+    pub probes: Option<crate::probe_record::ProbeRecord>,
     #[serde(default)]
     pub notes: Vec<String>,
     /// The client process's own resource use (memory flat? CPU per transaction?).
