@@ -61,15 +61,12 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
 /// Where the database is, from `run`'s connection options.
 pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
     TargetArgs {
-        host: args.host.clone(),
-        port: args.port.clone(),
-        username: args.username.clone(),
+        conn: args.conn.clone(),
+        embedded: args.embedded.clone(),
         dbname: args
             .dbname_option
             .clone()
             .or_else(|| args.dbname.first().cloned()),
-        pg_version: args.pg_version,
-        pg_bin: args.pg_bin.clone(),
     }
 }
 

@@ -220,17 +220,6 @@ pub fn describe(scn: &Scenario) -> String {
     s
 }
 
-fn target_args(conn: &crate::flags::scenario::ConnArgs, dbname: Option<String>) -> TargetArgs {
-    TargetArgs {
-        host: conn.host.clone(),
-        port: conn.port.clone(),
-        username: conn.username.clone(),
-        dbname,
-        pg_version: conn.pg_version,
-        pg_bin: conn.pg_bin.clone(),
-    }
-}
-
 /// Validates the ladder options, resolves the target, runs each scenario's ladder and
 /// prints its table; the JSON file is rewritten after every variant.
 pub(crate) fn run_ladders(
@@ -289,7 +278,14 @@ pub(crate) fn run_ladders(
         hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
     }
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
-    let target = target::resolve(&target_args(&a.conn, dbname), false)?;
+    let target = target::resolve(
+        &TargetArgs {
+            conn: a.conn.clone(),
+            embedded: a.embedded.clone(),
+            dbname,
+        },
+        false,
+    )?;
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
     };

@@ -3,18 +3,14 @@
 use hotbench_pgserver::default_server::{
     server_reset, server_start, server_status, server_stop, server_url,
 };
-use hotbench_pgserver::{BinOptions, DefaultOptions};
+use hotbench_pgserver::DefaultOptions;
 
 use crate::fail::{Fail, Result};
 use crate::flags::server::{ServerAction, ServerArgs, ServerOpts};
 
 fn options(o: &ServerOpts) -> DefaultOptions {
     DefaultOptions {
-        bins: BinOptions {
-            pg_bin: o.pg_bin.clone(),
-            pg_version: o.pg_version,
-            no_download: false,
-        },
+        bins: o.embedded.bin_options(),
         dir: o.dir.clone(),
         ..DefaultOptions::default()
     }

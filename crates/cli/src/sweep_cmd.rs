@@ -9,7 +9,7 @@ use hotbench_report::sweep;
 use hotbench_stats::SweepDoc;
 
 use crate::fail::{Fail, Result};
-use crate::flags::scenario::{ConnArgs, LadderArgs};
+use crate::flags::scenario::LadderArgs;
 use crate::flags::sweep::SweepArgs;
 
 /// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped.
@@ -180,14 +180,9 @@ fn sweep_scenario(
             // A sweep's ladders are many and short: one line per variant is enough.
             quiet: true,
             threshold: Vec::new(),
-            conn: ConnArgs {
-                host: run.host.clone(),
-                port: run.port.clone(),
-                username: run.username.clone(),
-                pg_version: run.pg_version,
-                pg_bin: run.pg_bin.clone(),
-                help: None,
-            },
+            conn: run.conn.clone(),
+            embedded: run.embedded.clone(),
+            help: None,
         };
         let ladders = crate::scenario_cmd::run_ladders(
             &[(scn.clone(), variants.clone())],

@@ -2,20 +2,18 @@
 //! URL, `PG*` environment), or else the default embedded server, started for the command
 //! and stopped afterwards unless `hotbench server start` keeps one running.
 
-use hotbench_pgserver::{ensure_default_server, BinOptions, DefaultGuard, DefaultOptions};
+use hotbench_pgserver::{ensure_default_server, DefaultGuard, DefaultOptions};
 use hotbench_wire::Config;
 
 use crate::fail::{Fail, Result};
+use crate::flags::conn::{ConnArgs, EmbeddedArgs};
 
 /// Connection options as given on the command line.
 #[derive(Debug, Default, Clone)]
 pub struct TargetArgs {
-    pub host: Option<String>,
-    pub port: Option<String>,
-    pub username: Option<String>,
+    pub conn: ConnArgs,
+    pub embedded: EmbeddedArgs,
     pub dbname: Option<String>,
-    pub pg_version: Option<u32>,
-    pub pg_bin: Option<std::path::PathBuf>,
 }
 
 /// The resolved target; holds the embedded server (if any) alive.
@@ -62,10 +60,10 @@ const TARGET_ENV: [&str; 5] = ["PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "
 /// What named a database (so no embedded server is started), for the hint on a failed
 /// connection.
 fn named_by(args: &TargetArgs) -> Option<String> {
-    if args.host.is_some() {
+    if args.conn.host.is_some() {
         return Some("-h".into());
     }
-    if args.port.is_some() {
+    if args.conn.port.is_some() {
         return Some("-p".into());
     }
     if let Some(db) = &args.dbname {
@@ -98,9 +96,9 @@ pub fn with_named_hint(f: Fail, target: &Target) -> Fail {
 pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
     if let Some(by) = named_by(args) {
         let config = Config::from_cli(
-            args.host.as_deref(),
-            args.port.as_deref(),
-            args.username.as_deref(),
+            args.conn.host.as_deref(),
+            args.conn.port.as_deref(),
+            args.conn.username.as_deref(),
             args.dbname.as_deref(),
         )
         .map_err(|e| Fail::input(e.to_string()))?;
@@ -111,11 +109,7 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
         });
     }
     let opts = DefaultOptions {
-        bins: BinOptions {
-            pg_bin: args.pg_bin.clone(),
-            pg_version: args.pg_version,
-            no_download: false,
-        },
+        bins: args.embedded.bin_options(),
         quiet,
         ..DefaultOptions::default()
     };
@@ -123,7 +117,7 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
         .map_err(|e| Fail::input(format!("could not start the embedded server: {e}")))?;
     let conninfo = guard.conninfo().socket_conninfo();
     let mut config = Config::parse(&conninfo).map_err(|e| Fail::input(e.to_string()))?;
-    if let Some(user) = &args.username {
+    if let Some(user) = &args.conn.username {
         config
             .set("user", user)
             .map_err(|e| Fail::input(e.to_string()))?;

@@ -1,6 +1,7 @@
 //! Command-line definition: one clap definition per subcommand. Parsing only; building the
 //! real configuration from these plain values happens in the command modules.
 
+pub mod conn;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args};
 
+use super::conn::{ConnArgs, EmbeddedArgs};
+
 #[derive(Debug, Clone, Args)]
 #[command(
     disable_help_flag = true,
@@ -363,20 +365,8 @@ pub struct RunArgs {
     pub interval: Option<String>,
 
     // ---- Embedded server -------------------------------------------------------------
-    /// PostgreSQL major version of the embedded server (downloaded when not installed)
-    #[arg(
-        long = "pg-version",
-        value_name = "N",
-        help_heading = "Embedded server (used when no database is given)"
-    )]
-    pub pg_version: Option<u32>,
-    /// Directory holding the PostgreSQL binaries to use
-    #[arg(
-        long = "pg-bin",
-        value_name = "DIR",
-        help_heading = "Embedded server (used when no database is given)"
-    )]
-    pub pg_bin: Option<PathBuf>,
+    #[command(flatten)]
+    pub embedded: EmbeddedArgs,
 
     // ---- Common options --------------------------------------------------------------
     /// Print debugging output (-d too, unless --pgbench-compat 17 or later)
@@ -397,30 +387,8 @@ pub struct RunArgs {
         help_heading = "Common options"
     )]
     pub pgbench_compat: Option<String>,
-    /// Database server host or socket directory
-    #[arg(
-        short = 'h',
-        long = "host",
-        value_name = "HOSTNAME",
-        help_heading = "Common options"
-    )]
-    pub host: Option<String>,
-    /// Database server port number
-    #[arg(
-        short = 'p',
-        long = "port",
-        value_name = "PORT",
-        help_heading = "Common options"
-    )]
-    pub port: Option<String>,
-    /// Connect as specified database user
-    #[arg(
-        short = 'U',
-        long = "username",
-        value_name = "USERNAME",
-        help_heading = "Common options"
-    )]
-    pub username: Option<String>,
+    #[command(flatten)]
+    pub conn: ConnArgs,
     /// Output version information, then exit
     #[arg(short = 'V', long = "version", help_heading = "Common options")]
     pub version: bool,

@@ -5,28 +5,7 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Subcommand};
 
-/// Where the database is (as `hotbench run`; none = the embedded server).
-#[derive(Debug, Clone, Args)]
-pub struct ConnArgs {
-    /// Database server host or socket directory
-    #[arg(short = 'h', long = "host", value_name = "HOSTNAME")]
-    pub host: Option<String>,
-    /// Database server port number
-    #[arg(short = 'p', long = "port", value_name = "PORT")]
-    pub port: Option<String>,
-    /// Connect as the specified database user
-    #[arg(short = 'U', long = "username", value_name = "USERNAME")]
-    pub username: Option<String>,
-    /// PostgreSQL major version of the embedded server
-    #[arg(long = "pg-version", value_name = "N")]
-    pub pg_version: Option<u32>,
-    /// Directory holding the PostgreSQL binaries of the embedded server
-    #[arg(long = "pg-bin", value_name = "DIR")]
-    pub pg_bin: Option<PathBuf>,
-    /// Print help
-    #[arg(long = "help", action = ArgAction::Help)]
-    pub help: Option<bool>,
-}
+use super::conn::{ConnArgs, EmbeddedArgs};
 
 /// Options of a ladder run shared by `scenario run` and `demo`.
 #[derive(Debug, Clone, Args)]
@@ -70,6 +49,11 @@ pub struct LadderArgs {
     pub threshold: Vec<String>,
     #[command(flatten)]
     pub conn: ConnArgs,
+    #[command(flatten)]
+    pub embedded: EmbeddedArgs,
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
 #[derive(Debug, Clone, Args)]

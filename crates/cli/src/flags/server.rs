@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::conn::EmbeddedArgs;
+
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
     #[command(subcommand)]
@@ -13,12 +15,8 @@ pub struct ServerArgs {
 /// Options shared by every server action.
 #[derive(Debug, Clone, Args)]
 pub struct ServerOpts {
-    /// PostgreSQL major version (downloaded when not installed)
-    #[arg(long = "pg-version", value_name = "N")]
-    pub pg_version: Option<u32>,
-    /// Directory holding the PostgreSQL binaries to use
-    #[arg(long = "pg-bin", value_name = "DIR")]
-    pub pg_bin: Option<PathBuf>,
+    #[command(flatten)]
+    pub embedded: EmbeddedArgs,
     /// Base directory of the server instead of the default under the data directory
     #[arg(long = "dir", value_name = "D")]
     pub dir: Option<PathBuf>,
