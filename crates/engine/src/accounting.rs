@@ -12,9 +12,8 @@ use crate::env::Env;
 use crate::slot::{Outcome, Phase, Slot};
 
 impl<E: Env> Core<E> {
-    /// The transaction ended: count it, log it, and go on with the next one.
-    pub(crate) fn end_transaction(&mut self, slot: &mut Slot, outcome: Outcome) {
-        let now = self.env.now();
+    /// The transaction ended at `now`: count it, log it, and go on with the next one.
+    pub(crate) fn end_transaction(&mut self, slot: &mut Slot, outcome: Outcome, now: i64) {
         self.last_end_us = self.last_end_us.max(now);
         let (g, s) = (slot.group, slot.script);
         // pgbench counts the transaction first, then aborts a client left inside a block.

@@ -205,6 +205,9 @@ impl<E: Env> Core<E> {
                 return None;
             }
         }
+        // One clock read for the whole event: the result's time is also when the next
+        // command starts.
+        let now = self.env.now();
         let rtt = self.plan.cfg.rtt_us;
         if rtt > 0 {
             slot.resume = if slot.phase == Phase::WaitRollback {
@@ -212,27 +215,26 @@ impl<E: Env> Core<E> {
             } else {
                 Resume::Result
             };
-            slot.wake_at = self.env.now() + rtt;
+            slot.wake_at = now + rtt;
             slot.phase = Phase::Sleep;
             return Some(Action::Wait);
         }
         let action = if slot.phase == Phase::WaitRollback {
             self.process_rollback(slot)
         } else {
-            self.process_result(slot)
+            self.process_result(slot, now)
         };
         if action != Action::Wait {
             return Some(action);
         }
-        if slot.is_runnable(self.env.now()) {
-            return Some(self.advance(slot));
+        if slot.is_runnable(now) {
+            return Some(self.advance_at(slot, now));
         }
         Some(Action::Wait)
     }
 
-    /// A command's results are complete (after the emulated round trip, if any).
-    pub(crate) fn process_result(&mut self, slot: &mut Slot) -> Action {
-        let now = self.env.now();
+    /// A command's results are complete at `now` (after the emulated round trip, if any).
+    pub(crate) fn process_result(&mut self, slot: &mut Slot, now: i64) -> Action {
         if self.plan.cfg.debug {
             eprintln!("hotbench: client {} receiving", slot.id);
         }

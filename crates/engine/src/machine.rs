@@ -32,8 +32,15 @@ impl io::Write for LazyStderr {
 impl<E: Env> Core<E> {
     /// Runs the client's state machine until it has to wait.
     pub fn advance(&mut self, slot: &mut Slot) -> Action {
+        let now = self.env.now();
+        self.advance_at(slot, now)
+    }
+
+    /// [`advance`](Self::advance) from the time `now` the caller already read: the clock is
+    /// read again only after a meta-command ran (pgbench's `pg_time_now_lazy`), not at
+    /// every step of the state machine.
+    pub(crate) fn advance_at(&mut self, slot: &mut Slot, mut now: i64) -> Action {
         loop {
-            let now = self.env.now();
             match slot.phase {
                 Phase::Finished | Phase::Aborted | Phase::WaitResult | Phase::WaitRollback => {
                     return Action::Wait
@@ -113,7 +120,7 @@ impl<E: Env> Core<E> {
                         }
                         Resume::Result => {
                             slot.phase = Phase::WaitResult;
-                            self.process_result(slot)
+                            self.process_result(slot, now)
                         }
                         Resume::Rollback => {
                             slot.phase = Phase::WaitRollback;
@@ -125,7 +132,7 @@ impl<E: Env> Core<E> {
                     }
                 }
                 Phase::Command => {
-                    if let Some(action) = self.command(slot, now) {
+                    if let Some(action) = self.command(slot, &mut now) {
                         return action;
                     }
                 }
@@ -166,8 +173,9 @@ impl<E: Env> Core<E> {
         false
     }
 
-    /// Runs command `slot.cmd`. `None`: go on with the next step; `Some`: stop here.
-    fn command(&mut self, slot: &mut Slot, now: i64) -> Option<Action> {
+    /// Runs command `slot.cmd`. `None`: go on with the next step; `Some`: stop here. `now`
+    /// is read again after a meta-command (it may take time: `\shell`).
+    fn command(&mut self, slot: &mut Slot, now: &mut i64) -> Option<Action> {
         let plan = self.plan.clone();
         let script = &plan.groups[slot.group].scripts[slot.script];
         let Some(command) = script.command(slot.cmd) else {
@@ -179,7 +187,7 @@ impl<E: Env> Core<E> {
                 self.abort(slot);
                 return Some(Action::Wait);
             }
-            self.end_transaction(slot, Outcome::Committed);
+            self.end_transaction(slot, Outcome::Committed, *now);
             return None;
         };
         match &command.kind {
@@ -195,7 +203,7 @@ impl<E: Env> Core<E> {
                         return Some(self.command_failed(slot, meta, &why));
                     }
                 }
-                let action = self.send_sql(slot, sql);
+                let action = self.send_sql(slot, sql, *now);
                 if slot.phase == Phase::Command {
                     // Queued inside a pipeline: go on with the next command.
                     return None;
@@ -206,12 +214,13 @@ impl<E: Env> Core<E> {
                 if self.plan.cfg.debug {
                     eprintln!("hotbench: client {} executing \\{}", slot.id, meta.name);
                 }
-                let t0 = now;
+                let t0 = *now;
                 let r = slot
                     .interp
                     .execute(script, slot.script, slot.cmd, &mut LazyStderr);
+                *now = self.env.now();
                 if self.plan.cfg.report_per_command {
-                    let dt = self.env.now() - t0;
+                    let dt = *now - t0;
                     if let Some(c) = self.tally.command(slot.group, slot.script, slot.cmd) {
                         c.latency.add(dt as f64);
                         c.hist.record_us(dt.max(0) as u64);
@@ -223,7 +232,7 @@ impl<E: Env> Core<E> {
                     Ok(ScriptAction::Sleep(us)) => {
                         slot.cmd += 1;
                         if us > 0 {
-                            slot.wake_at = self.env.now() + us;
+                            slot.wake_at = *now + us;
                             slot.resume = Resume::Command;
                             slot.phase = Phase::Sleep;
                             return Some(Action::Wait);
@@ -271,7 +280,7 @@ impl<E: Env> Core<E> {
                             hotbench_wire::encode::sync(&mut slot.out);
                         }
                         slot.pipeline = Some(n + 1);
-                        slot.cmd_start = self.env.now();
+                        slot.cmd_start = *now;
                         slot.collector.start(None);
                         slot.phase = Phase::WaitResult;
                         return Some(Action::Send);
@@ -304,7 +313,7 @@ impl<E: Env> Core<E> {
 
     /// Encodes a SQL command. Inside a pipeline it is only queued (phase stays `Command`);
     /// otherwise the client waits for its results after the driver sent it.
-    fn send_sql(&mut self, slot: &mut Slot, sql: &hotbench_script::SqlCommand) -> Action {
+    fn send_sql(&mut self, slot: &mut Slot, sql: &hotbench_script::SqlCommand, now: i64) -> Action {
         if !slot.connected {
             self.on_lost(slot, None, "no connection");
             return Action::Wait;
@@ -346,7 +355,7 @@ impl<E: Env> Core<E> {
             slot.cmd += 1;
             return Action::Wait;
         }
-        slot.cmd_start = self.env.now();
+        slot.cmd_start = now;
         slot.collector.start(Some(sql));
         slot.phase = Phase::WaitResult;
         Action::Send

@@ -79,14 +79,19 @@ impl Poller {
     }
 
     /// Waits until a watched fd is readable or the monotonic time `deadline_us` (as from
-    /// [`crate::clock::now_us`]) passes; `None` waits without timeout. Fills `ready` with the
-    /// tokens of readable fds (the timer's token is not reported).
-    pub fn wait(&mut self, deadline_us: Option<i64>, ready: &mut Vec<u64>) -> io::Result<()> {
+    /// [`crate::clock::now_us`]) passes; `None` waits without timeout. `now` is the caller's
+    /// latest reading of that clock. Fills `ready` with the tokens of readable fds (the
+    /// timer's token is not reported).
+    pub fn wait(
+        &mut self,
+        deadline_us: Option<i64>,
+        now: i64,
+        ready: &mut Vec<u64>,
+    ) -> io::Result<()> {
         ready.clear();
         let timeout_ms = match deadline_us {
             None => -1,
             Some(d) => {
-                let now = crate::clock::now_us();
                 if d <= now {
                     0
                 } else {
@@ -167,7 +172,7 @@ mod tests {
         let mut p = Poller::new(4).unwrap();
         let mut ready = Vec::new();
         let start = now_us();
-        p.wait(Some(start + 3000), &mut ready).unwrap();
+        p.wait(Some(start + 3000), start, &mut ready).unwrap();
         let waited = now_us() - start;
         assert!(ready.is_empty());
         assert!(waited >= 2900, "woke after {waited} µs");
@@ -181,13 +186,15 @@ mod tests {
         p.add(b.as_raw_fd(), 7).unwrap();
         a.write_all(b"x").unwrap();
         let mut ready = Vec::new();
-        p.wait(Some(now_us() + 1_000_000), &mut ready).unwrap();
+        p.wait(Some(now_us() + 1_000_000), now_us(), &mut ready)
+            .unwrap();
         assert_eq!(ready, vec![7]);
         // Level-triggered: still readable because nothing was read.
-        p.wait(Some(now_us() + 1_000_000), &mut ready).unwrap();
+        p.wait(Some(now_us() + 1_000_000), now_us(), &mut ready)
+            .unwrap();
         assert_eq!(ready, vec![7]);
         p.remove(b.as_raw_fd());
-        p.wait(Some(now_us() + 1000), &mut ready).unwrap();
+        p.wait(Some(now_us() + 1000), now_us(), &mut ready).unwrap();
         assert!(ready.is_empty());
     }
 }

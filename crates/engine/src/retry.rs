@@ -184,7 +184,8 @@ impl<E: Env> Core<E> {
                 .failure_after_rollback
                 .take()
                 .unwrap_or(FailureKind::Other);
-            self.end_transaction(slot, Outcome::Failed(kind));
+            let now = self.env.now();
+            self.end_transaction(slot, Outcome::Failed(kind), now);
         }
         Action::Wait
     }

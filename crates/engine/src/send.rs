@@ -16,6 +16,8 @@ pub struct SendBuffers {
     params: Vec<String>,
     nulls: Vec<bool>,
     name: String,
+    /// The (group, script, command) `name` was built for.
+    name_key: Option<(usize, usize, usize)>,
 }
 
 impl SendBuffers {
@@ -61,10 +63,19 @@ pub fn encode_command(
         .map(|(p, &null)| if null { None } else { Some(p.as_bytes()) });
     let named = mode == QueryMode::Prepared && !sql.has_dynamic_text();
     if named {
-        bufs.name.clear();
-        use std::fmt::Write as _;
-        let (g, s, c) = statement_key;
-        let _ = write!(bufs.name, "P{g}_{s}_{c}");
+        if bufs.name_key != Some(statement_key) {
+            // "P{g}_{s}_{c}" without core::fmt: built once per command switch.
+            let (g, s, c) = statement_key;
+            let mut num = itoa::Buffer::new();
+            bufs.name.clear();
+            bufs.name.push('P');
+            bufs.name.push_str(num.format(g));
+            bufs.name.push('_');
+            bufs.name.push_str(num.format(s));
+            bufs.name.push('_');
+            bufs.name.push_str(num.format(c));
+            bufs.name_key = Some(statement_key);
+        }
         if !*prepared {
             encode::parse(out, &bufs.name, sql.extended_text(), &[])?;
             *prepared = true;

@@ -267,7 +267,7 @@ pub fn run_worker(
                 }
             }
         }
-        if let Err(e) = d.poller.wait(Some(next_wake), &mut ready) {
+        if let Err(e) = d.poller.wait(Some(next_wake), now, &mut ready) {
             eprintln!("hotbench: error: epoll_wait() failed: {e}");
             break;
         }
