@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{DatabaseDelta, ProbeInterval, TableInterval, TableSummary};
+use hotbench_stats::probe_record::{
+    DatabaseDelta, ProbeInterval, ServerDelta, TableInterval, TableSummary,
+};
 use hotbench_wire::QueryResult;
 
 use crate::classify::int;
@@ -153,7 +155,24 @@ pub fn parse_database(r: &QueryResult) -> Option<[i64; 3]> {
     Some([int(r.get(0, 0))?, int(r.get(0, 1))?, int(r.get(0, 2))?])
 }
 
-pub fn database_delta(before: [i64; 3], now: [i64; 3]) -> DatabaseDelta {
+/// Database counters and WAL position between two snapshots (`None` where one is missing).
+pub fn server_delta(
+    before: (Option<[i64; 3]>, Option<i64>),
+    now: (Option<[i64; 3]>, Option<i64>),
+) -> ServerDelta {
+    ServerDelta {
+        database: match (before.0, now.0) {
+            (Some(b), Some(n)) => Some(database_delta(b, n)),
+            _ => None,
+        },
+        wal_bytes: match (before.1, now.1) {
+            (Some(b), Some(n)) => Some((n - b).max(0) as u64),
+            _ => None,
+        },
+    }
+}
+
+fn database_delta(before: [i64; 3], now: [i64; 3]) -> DatabaseDelta {
     DatabaseDelta {
         commits: d(now[0], before[0]),
         rollbacks: d(now[1], before[1]),

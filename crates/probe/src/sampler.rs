@@ -482,14 +482,7 @@ impl Sampler {
                 }
                 v
             },
-            database: match (self.db_prev, db) {
-                (Some(p), Some(n)) => Some(health::database_delta(p, n)),
-                _ => None,
-            },
-            wal_bytes: match (self.wal_prev, wal) {
-                (Some(p), Some(n)) => Some((n - p).max(0) as u64),
-                _ => None,
-            },
+            server: health::server_delta((self.db_prev, self.wal_prev), (db, wal)),
             xmin_age,
             oldest_xact_s,
             statements: Vec::new(),

@@ -81,8 +81,8 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
     // Table and database deltas: three updates of acct, committed.
     let t = rec.tables.iter().find(|t| t.name == "acct").expect("acct");
     assert_eq!(t.updates, 3, "{t:?}");
-    assert!(rec.database.as_ref().is_some_and(|d| d.commits >= 3));
-    assert!(rec.wal_bytes.unwrap_or(0) > 0);
+    assert!(rec.server.database.as_ref().is_some_and(|d| d.commits >= 3));
+    assert!(rec.server.wal_bytes.unwrap_or(0) > 0);
     assert!(rec.timeline.len() >= 3, "{:?}", rec.timeline.len());
     assert!(rec
         .timeline

@@ -15,71 +15,54 @@ use crate::record::RunRecord;
 
 /// The probes' record of one run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ProbeRecord {
     /// `postgresql`, `yugabytedb` or `cockroachdb` (from `version()`).
-    #[serde(default)]
     pub engine: String,
     /// Where wait events came from: `pg_stat_activity` or `pg_wait_sampling`.
-    #[serde(default)]
     pub wait_source: String,
     /// The `application_name` the run's backends were found by.
-    #[serde(default)]
     pub application_name: String,
     /// Unix seconds every `t` is relative to.
-    #[serde(default)]
     pub origin: f64,
-    #[serde(default)]
     pub wait_interval_ms: f64,
-    #[serde(default)]
     pub stats_interval_ms: f64,
     /// `"Lock:tuple 62%"`: the top wait and its share, for one-column displays.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_wait: Option<String>,
     /// Sampling rounds of `pg_stat_activity`.
-    #[serde(default)]
     pub samples: u64,
     /// Backend samples that counted (active, or idle inside a transaction).
-    #[serde(default)]
     pub busy_samples: u64,
     /// Backend samples idle outside a transaction (client think time, not in `waits`).
-    #[serde(default)]
     pub idle_samples: u64,
     /// Wait events over the whole run, most frequent first. `CPU` = active without a wait
     /// event; `Client:ClientRead` counts only backends idle *inside* a transaction (a client
     /// round trip while holding the transaction's locks).
-    #[serde(default)]
     pub waits: Vec<WaitShare>,
-    #[serde(default)]
     pub locks: LockSummary,
     /// Rows the run's backends queued on (tuple and transactionid lock waits), by key, most
     /// waited-on first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hot_rows: Vec<HotRow>,
     /// Per table: totals over the run and values at the end.
-    #[serde(default)]
     pub tables: Vec<TableSummary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub database: Option<DatabaseDelta>,
-    /// WAL written during the run (bytes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wal_bytes: Option<u64>,
+    /// Commits, rollbacks, deadlocks and WAL over the run.
+    #[serde(flatten)]
+    pub server: ServerDelta,
     /// Largest `age(backend_xmin)` seen (transactions), any session of the server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_xmin_age: Option<i64>,
     /// pg_stat_statements differences over the run, top statements by total time.
-    #[serde(default)]
     pub statements: Vec<StatementStats>,
     /// Engine-specific waits (YugabyteDB active session history, CockroachDB contention).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub engine_waits: Vec<WaitShare>,
     /// Per stats interval.
-    #[serde(default)]
     pub timeline: Vec<ProbeInterval>,
     /// One line per thing that could not be measured, and why.
-    #[serde(default)]
     pub notes: Vec<String>,
     /// What the probe itself cost the server.
-    #[serde(default)]
     pub cost: ProbeCost,
 }
 
@@ -94,21 +77,19 @@ pub struct WaitShare {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LockSummary {
     /// Backend samples waiting on a heavyweight lock, by lock type (`tuple`, `transactionid`…).
-    #[serde(default)]
     pub by_type: Vec<WaitShare>,
     /// Most run backends waiting on locks at one sample.
-    #[serde(default)]
     pub max_waiting: u32,
     /// Longest chain of blocked backends seen (1 = a waiter blocked by a non-waiting holder).
-    #[serde(default)]
     pub longest_chain: u32,
     /// The relation most often involved in lock waits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hot_relation: Option<HotSpot>,
     /// The tuple most often queued on (`pg_locks` tuple locks), when visible.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hot_tuple: Option<HotSpot>,
 }
 
@@ -164,6 +145,18 @@ pub struct TableInterval {
     pub size_bytes: i64,
 }
 
+/// Server-wide activity between two snapshots (a whole run's, or one interval's); either
+/// part is absent when it could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerDelta {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseDelta>,
+    /// WAL written (bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DatabaseDelta {
     pub commits: i64,
@@ -196,6 +189,7 @@ pub struct StatementInterval {
 
 /// One stats interval of the probe timeline, ending at `t`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ProbeInterval {
     /// End of the interval, seconds since `origin`.
     pub t: f64,
@@ -204,26 +198,22 @@ pub struct ProbeInterval {
     /// Sampling rounds in the interval.
     pub samples: u32,
     /// Backend samples per wait event (same labels as `ProbeRecord::waits`).
-    #[serde(default)]
     pub waits: BTreeMap<String, u64>,
     /// Most run backends waiting on locks at one sample of the interval.
-    #[serde(default)]
     pub lock_waiting_max: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_chain: Option<u32>,
-    #[serde(default)]
-    pub tables: Vec<TableInterval>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub database: Option<DatabaseDelta>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wal_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub xmin_age: Option<i64>,
     /// Age of the oldest open transaction on the server (s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub oldest_xact_s: Option<f64>,
+    /// Commits, rollbacks, deadlocks and WAL over the interval.
+    #[serde(flatten)]
+    pub server: ServerDelta,
+    pub tables: Vec<TableInterval>,
     /// The run's top statements (by total time over the run) in this interval.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<StatementInterval>,
 }
 
@@ -386,5 +376,35 @@ mod tests {
             p.and_then(|p| p.top_wait_label()).as_deref(),
             Some("CPU 100%")
         );
+    }
+
+    #[test]
+    fn server_deltas_stay_flat_fields_of_the_record_and_its_intervals() {
+        let server = ServerDelta {
+            database: Some(DatabaseDelta {
+                commits: 7,
+                ..Default::default()
+            }),
+            wal_bytes: Some(4096),
+        };
+        let rec = ProbeRecord {
+            server: server.clone(),
+            timeline: vec![ProbeInterval {
+                server: server.clone(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&rec).unwrap();
+        assert_eq!(v["database"]["commits"], 7);
+        assert_eq!(v["wal_bytes"], 4096);
+        assert_eq!(v["timeline"][0]["wal_bytes"], 4096);
+        let back: ProbeRecord = serde_json::from_value(v).unwrap();
+        assert_eq!(
+            (back.server, &back.timeline[0].server),
+            (server.clone(), &server)
+        );
+        let none = serde_json::to_value(ProbeRecord::default()).unwrap();
+        assert!(none.get("database").is_none() && none.get("wal_bytes").is_none());
     }
 }

@@ -37,14 +37,10 @@ impl Sampler {
             (Some(f), Some(l)) => health::table_summaries(f, l),
             _ => Vec::new(),
         };
-        let database = match (self.db_first, self.db_prev) {
-            (Some(f), Some(l)) => Some(health::database_delta(f, l)),
-            _ => None,
-        };
-        let wal_bytes = match (self.wal_first, self.wal_prev) {
-            (Some(f), Some(l)) => Some((l - f).max(0) as u64),
-            _ => None,
-        };
+        let server = health::server_delta(
+            (self.db_first, self.wal_first),
+            (self.db_prev, self.wal_prev),
+        );
         if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
             self.s.note(format!(
                 "no backend with application_name \"{}\" was seen: no wait events",
@@ -84,8 +80,7 @@ impl Sampler {
             locks,
             hot_rows: self.hot_rows.summary(),
             tables,
-            database,
-            wal_bytes,
+            server,
             max_xmin_age: self.max_xmin_age,
             statements,
             engine_waits,
