@@ -74,7 +74,7 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
             json_path.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(2000));
+    wait_for_transactions(&json_path);
     let killed = psql(
         &db,
         &format!(
@@ -156,7 +156,7 @@ fn server_crash_restart_mid_run_is_survived() {
             json_path.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(2000));
+    wait_for_transactions(&json_path);
     // Killing one backend makes the postmaster drop every session and recover: a restart.
     let pids = backend_pids(&db, "%");
     assert!(!pids.is_empty());
@@ -209,7 +209,11 @@ fn abort_on_disconnect_reproduces_pgbench() {
             script.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_until(
+        "both clients' first commits",
+        Duration::from_secs(60),
+        || psql(&db, "select count(distinct client) from ledger").trim() == "2",
+    );
     psql(
         &db,
         &format!(
@@ -262,6 +266,7 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
     for p in &pids {
         unsafe { kill(*p, SIGSTOP) };
     }
+    // The stall itself (the fault under test), not a wait for something to happen.
     std::thread::sleep(Duration::from_millis(1000));
     for p in &pids {
         unsafe { kill(*p, SIGCONT) };
@@ -314,7 +319,7 @@ fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
             json_path.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(2500));
+    wait_for_transactions(&json_path);
     unsafe {
         kill(child.id() as i32, SIGINT);
         kill(child.id() as i32, SIGINT);
@@ -366,13 +371,15 @@ fn embedded_server_is_stopped_after_double_ctrl_c() {
     env(&mut init);
     let o = init.output().unwrap();
     assert!(o.status.success(), "{:?}", text(&o));
+    let json_path = home.join("run.json");
     let mut run = hotbench();
-    run.args(["run", "-T", "60", "-c", "2", "-S", "-n"])
+    run.args(["run", "-T", "60", "-c", "2", "-S", "-n", "--json"])
+        .arg(&json_path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     env(&mut run);
     let child = run.spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(3000));
+    wait_for_transactions(&json_path);
     unsafe {
         kill(child.id() as i32, SIGINT);
         kill(child.id() as i32, SIGINT);
@@ -426,7 +433,18 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
         .stderr(Stdio::null())
         .spawn()
         .expect("lock holder");
-    std::thread::sleep(Duration::from_millis(500));
+    // The row is locked once the holder's statement has reached its pg_sleep.
+    wait_until("the lock holder's update", Duration::from_secs(60), || {
+        psql(
+            &db,
+            &format!(
+                "select count(*) from pg_stat_activity where datname = '{}' and wait_event = 'PgSleep'",
+                db.dbname
+            ),
+        )
+        .trim()
+            == "1"
+    });
     let script = write_script(&dir, "upd.sql", "update t set v = v + 1 where id = 1;\n");
     let json_path = dir.join("blocked.json");
     let t0 = std::time::Instant::now();

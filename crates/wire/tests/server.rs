@@ -55,6 +55,26 @@ fn one(conn: &mut Connection, sql: &str) -> Option<String> {
     r.last()?.rows.first()?.first()?.clone()
 }
 
+/// Polls from a session of its own until `sql` (a count) answers `want`, failing after a
+/// minute: tests wait for what they need to happen, never for a fixed time.
+fn poll_count(conninfo: &str, sql: &str, want: &str) {
+    let mut watcher = connect(conninfo).unwrap();
+    let t0 = Instant::now();
+    while one(&mut watcher, sql).as_deref() != Some(want) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "timed out: {sql}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits until backend `pid` is inside `pg_sleep`: a cancel sent before its query starts
+/// would find nothing to cancel.
+fn wait_until_sleeping(conninfo: &str, pid: i32) {
+    let sql = format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE pid = {pid} AND wait_event = 'PgSleep'"
+    );
+    poll_count(conninfo, &sql, "1");
+}
+
 #[test]
 fn connect_unix_and_tcp() {
     let pg = shared();
@@ -258,8 +278,10 @@ fn cancel_request_cancels_sleep() {
     ] {
         let mut c = connect(&ci).unwrap();
         let token = c.cancel_token();
+        let pid = c.backend_pid();
+        let watch = ci.clone();
         let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
+            wait_until_sleeping(&watch, pid);
             token.cancel()
         });
         let start = Instant::now();
@@ -299,7 +321,12 @@ fn terminated_backend_is_connection_lost() {
             &[Some(&victim.backend_pid().to_string())],
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    // Gone once its backend has exited.
+    let gone = format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE pid = {}",
+        victim.backend_pid()
+    );
+    poll_count(&unix(pg.conninfo(), ""), &gone, "0");
     let e = victim.simple_query("SELECT 1").unwrap_err();
     assert!(e.is_connection_lost(), "{e:?}");
     // Either the FATAL 57P01 was read, or the socket was already closed.
@@ -677,8 +704,10 @@ fn auth_scram_and_tls() {
     let mut c = connect(&tcp(ci, "sslmode=require")).unwrap();
     nonblocking_checks(&mut c);
     let token = c.cancel_token();
+    let pid = c.backend_pid();
+    let watch = tcp(ci, "sslmode=require");
     let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until_sleeping(&watch, pid);
         token.cancel()
     });
     let e = c.simple_query("SELECT pg_sleep(10)").unwrap_err();
