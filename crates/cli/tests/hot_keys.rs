@@ -163,3 +163,57 @@ fn a_group_key_counts_that_group_only() {
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(v["config"]["groups"][0]["keys"][0], "k", "{}", v["config"]);
 }
+
+/// A key drawn by random_zipfian: with a fixed seed the top keys' observed share of the
+/// transactions is within sampling error of H(k, s) / H(n, s), in the JSON and the report.
+#[test]
+fn zipfian_keys_take_the_share_their_parameter_predicts() {
+    let db = database("zipf_keys");
+    let dir = temp_dir("zipf_keys");
+    let script = write_script(
+        &dir,
+        "zipf.sql",
+        "\\set k random_zipfian(1, :n, 1.5)\nselect :k;\n",
+    );
+    let json_path = dir.join("zipf.json");
+    let o = run(
+        &db,
+        &[
+            "-n",
+            "-c",
+            "2",
+            "-t",
+            "2500",
+            "--random-seed",
+            "7",
+            "-D",
+            "n=200",
+            "--key",
+            "k",
+            "-f",
+            script.to_str().unwrap(),
+            "--json",
+            json_path.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = json(&json_path);
+    let shares = v["hot_key_zipf"].as_array().expect("hot_key_zipf");
+    assert_eq!(shares.len(), 2, "{shares:?}");
+    // H(n, 1.5) for n = 200, summed here independently of the code under test.
+    let h = |n: u32| (1..=n).map(|i| f64::from(i).powf(-1.5)).sum::<f64>();
+    for (z, k) in shares.iter().zip([1u32, 10]) {
+        assert_eq!(z["k"], k);
+        assert_eq!(z["transactions"], 5000);
+        let predicted = z["predicted_share"].as_f64().unwrap();
+        assert!((predicted - h(k) / h(200)).abs() < 1e-9, "{z}");
+        let observed = z["observed_share"].as_f64().unwrap();
+        // 5000 draws: the standard error of a share near 0.4–0.8 is below 0.007.
+        assert!((observed - predicted).abs() < 0.03, "{z}");
+    }
+    assert!(
+        out.contains("zipfian k = random_zipfian(1, 200, 1.5): top 1 key "),
+        "{out}"
+    );
+}

@@ -15,6 +15,7 @@ pub mod config;
 mod connect_phase;
 pub mod duration;
 mod env;
+mod key_zipf;
 mod machine;
 mod observe;
 mod per_key;

@@ -354,6 +354,7 @@ pub fn run(
     record.fairness = hotbench_stats::fairness::fairness(&per_client);
     record.per_client = per_client;
     record.hot_keys = tally.keys.iter().flat_map(|k| k.records()).collect();
+    record.hot_key_zipf = crate::key_zipf::zipf_shares(&plan, &tally.keys);
     record
         .hot_keys
         .sort_by(|a, b| b.time_share.total_cmp(&a.time_share));

@@ -89,6 +89,7 @@ impl RunConfig {
             per_client: Vec::new(),
             fairness: Vec::new(),
             hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
         }
     }
 

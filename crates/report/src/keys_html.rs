@@ -63,6 +63,36 @@ pub fn hot_keys_html(rec: &RunRecord) -> String {
             &rows,
         ));
     }
+    if !rec.hot_key_zipf.is_empty() {
+        let rows: Vec<Vec<String>> = rec
+            .hot_key_zipf
+            .iter()
+            .map(|z| {
+                vec![
+                    html(&z.variable),
+                    html(&format!("random_zipfian({}, {}, {})", z.lo, z.hi, z.s)),
+                    z.k.to_string(),
+                    format!(
+                        "{:.1}%{}",
+                        z.observed_share * 100.0,
+                        if z.approximate { " (estimate)" } else { "" }
+                    ),
+                    format!("{:.1}%", z.predicted_share * 100.0),
+                ]
+            })
+            .collect();
+        o.push_str(&table(
+            "hot-key-zipf",
+            &[
+                "zipfian key",
+                "drawn by",
+                "top k",
+                "observed share",
+                "predicted share",
+            ],
+            &rows,
+        ));
+    }
     if let Some(p) = rec.probe_record().filter(|p| !p.hot_rows.is_empty()) {
         let rows: Vec<Vec<String>> = p
             .hot_rows
@@ -118,5 +148,20 @@ mod tests {
         assert!(h.contains("c=&lt;1&gt;") && !h.contains("<1>"), "{h}");
         assert!(h.contains("62.0%"), "{h}");
         assert!(h.contains("id=&lt;1&gt;") && h.contains("75%"), "{h}");
+        assert!(!h.contains("hot-key-zipf"), "{h}");
+        rec.hot_key_zipf = vec![hotbench_stats::zipf::ZipfShare {
+            variable: "k".into(),
+            lo: 1,
+            hi: 100,
+            s: 1.5,
+            k: 10,
+            predicted_share: 0.8123,
+            observed_share: 0.8011,
+            transactions: 9,
+            approximate: false,
+        }];
+        let h = hot_keys_html(&rec);
+        assert!(h.contains("random_zipfian(1, 100, 1.5)"), "{h}");
+        assert!(h.contains("80.1%") && h.contains("81.2%"), "{h}");
     }
 }

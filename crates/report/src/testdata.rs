@@ -74,5 +74,6 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         per_client: Vec::new(),
         fairness: Vec::new(),
         hot_keys: Vec::new(),
+        hot_key_zipf: Vec::new(),
     }
 }

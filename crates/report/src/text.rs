@@ -431,6 +431,7 @@ mod tests {
             per_client: Vec::new(),
             fairness: Vec::new(),
             hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
         }
     }
 

@@ -204,6 +204,7 @@ mod tests {
             per_client: Vec::new(),
             fairness: Vec::new(),
             hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
         };
         VariantResult {
             name: name.into(),

@@ -64,6 +64,8 @@ pub struct KeySketch {
     pub approximate: bool,
     /// Transaction time over all keys, µs (evicted ones included).
     total_time_us: u64,
+    /// Transactions over all keys (evicted ones included).
+    total_transactions: u64,
 }
 
 /// One key in the result record.
@@ -95,12 +97,14 @@ impl KeySketch {
             by_attempts: BTreeSet::new(),
             approximate: false,
             total_time_us: 0,
+            total_transactions: 0,
         }
     }
 
     /// Counts one transaction under `key`.
     pub fn record(&mut self, key: KeyValue, o: KeyOutcome<'_>) {
         self.total_time_us += o.latency_us;
+        self.total_transactions += 1;
         let i = self.slot_for(key);
         let s = &mut self.entries[i].1;
         self.by_attempts.remove(&(s.attempts, i));
@@ -154,6 +158,7 @@ impl KeySketch {
     pub fn merge(&mut self, o: &KeySketch) {
         self.approximate |= o.approximate;
         self.total_time_us += o.total_time_us;
+        self.total_transactions += o.total_transactions;
         for (key, theirs) in &o.entries {
             let i = self.slot_for(key.clone());
             let s = &mut self.entries[i].1;
@@ -169,6 +174,17 @@ impl KeySketch {
             s.overestimate += theirs.overestimate;
             self.by_attempts.insert((s.attempts, i));
         }
+    }
+
+    /// Each kept value's transactions (attempts less retries: one draw of the key per
+    /// transaction) and the transactions over all values.
+    pub fn transaction_counts(&self) -> (Vec<u64>, u64) {
+        let counts = self
+            .entries
+            .iter()
+            .map(|(_, s)| s.attempts.saturating_sub(s.retries))
+            .collect();
+        (counts, self.total_transactions)
     }
 
     pub fn distinct(&self) -> usize {
@@ -260,6 +276,9 @@ mod tests {
         assert!(r[0].attempts >= 10_000);
         assert!(r[0].attempts - r[0].attempts_error <= 10_000);
         assert!(a.distinct() <= 100);
+        let (counts, total) = a.transaction_counts();
+        assert_eq!(total, 30_000);
+        assert_eq!(counts.len(), a.distinct());
         let text = KeyValue::Text("alice".into());
         assert_eq!(text.to_string(), "alice");
     }

@@ -21,6 +21,7 @@ pub mod record;
 pub mod simple;
 pub mod sweep_record;
 pub mod work;
+pub mod zipf;
 
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};

@@ -105,6 +105,10 @@ pub struct RunRecord {
     /// `--key VAR`: per value, by share of transaction time (largest first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hot_keys: Vec<crate::hot_keys::HotKeyRecord>,
+    /// For `--key` variables drawn by `random_zipfian`: the top-k values' observed share of
+    /// the transactions against the share the parameter predicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot_key_zipf: Vec<crate::zipf::ZipfShare>,
 }
 
 /// What the connections to one host of a multi-host target did.
@@ -382,6 +386,7 @@ mod tests {
             per_client: Vec::new(),
             fairness: Vec::new(),
             hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
         };
         let text = serde_json::to_string(&rec).unwrap();
         let back: RunRecord = serde_json::from_str(&text).unwrap();

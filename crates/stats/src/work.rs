@@ -185,6 +185,7 @@ mod tests {
             per_client: Vec::new(),
             fairness: Vec::new(),
             hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
         };
         r.groups = vec![
             group("producer", Some(500.0), 830, 5_000_000),
