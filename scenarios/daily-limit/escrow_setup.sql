@@ -7,10 +7,12 @@ from daily_limit d, generate_series(0, {{buckets}} - 1) as b;
 
 update daily_limit set remaining = 0;
 
--- Take from the caller's bucket (chosen by backend pid, so clients spread evenly); when
--- it runs low, from another bucket that is not locked; when all others are locked, wait
--- for the first one that can pay. Returns 1 when paid, 0 when refused.
-create function pay_escrow(p_customer bigint, p_amount bigint) returns int
+-- Take from the caller's bucket (p_bucket, e.g. the client's id, else chosen by backend
+-- pid, so clients spread evenly); when it runs low, from another bucket that is not
+-- locked; when all others are locked, wait for the first one that can pay. Returns 1 when
+-- paid, 0 when refused.
+create function pay_escrow(p_customer bigint, p_amount bigint, p_bucket bigint default null)
+returns int
 language plpgsql as $fn$
 declare
     b int;
@@ -18,7 +20,7 @@ begin
     update limit_bucket
        set remaining = remaining - p_amount
      where customer_id = p_customer and day = current_date
-       and bucket = pg_backend_pid() % {{buckets}}
+       and bucket = coalesce(p_bucket, pg_backend_pid()) % {{buckets}}
        and remaining >= p_amount;
     if not found then
         select bucket into b from limit_bucket

@@ -89,9 +89,19 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
             assert!(variant["pct_of_ceiling"].as_f64().is_some(), "{variant}");
         }
     }
-    // The ceiling runs after a whole ladder only (not with --variants).
-    let whole_ladder = !args.contains(&"--variants");
-    if whole_ladder && ["daily-limit", "tpcb-hotspot", "counters", "ycsb"].contains(&name) {
+    // The ceiling runs after a whole ladder, or when --variants names it.
+    let selected = args
+        .iter()
+        .position(|a| *a == "--variants")
+        .map(|i| args[i + 1]);
+    let runs_ceiling = selected.is_none_or(|v| v.split(',').any(|x| x == "ceiling"));
+    if !runs_ceiling {
+        assert!(
+            ladder["ceiling"].is_null(),
+            "{name}: unexpected ceiling row"
+        );
+    }
+    if runs_ceiling && ["daily-limit", "tpcb-hotspot", "counters", "ycsb"].contains(&name) {
         let c = &ladder["ceiling"];
         assert_eq!(c["name"], "ceiling", "{name}: no ceiling row");
         for check in c["checks"].as_array().expect("ceiling checks") {
@@ -107,7 +117,15 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
 fn daily_limit_ladder_checks_pass() {
     let v = ladder_passes("daily-limit", &["-T", "2", "-c", "8"]);
     let variants = v["ladders"][0]["variants"].as_array().unwrap();
-    assert_eq!(variants.len(), 5);
+    assert_eq!(variants.len(), 6);
+    // The manifest's key: every variant's record names the customers it paid from.
+    for variant in variants {
+        let keys = variant["record"]["hot_keys"].as_array().expect("hot_keys");
+        assert!(!keys.is_empty(), "{}: no hot keys", variant["name"]);
+        assert!(keys.iter().all(|k| k["variable"] == "customer"), "{keys:?}");
+        let value: u64 = keys[0]["value"].as_str().unwrap().parse().unwrap();
+        assert!((1..=4).contains(&value), "{keys:?}");
+    }
     // FOR SHARE then UPDATE: lock upgrades deadlock, which is what the variant shows.
     let share = variants.iter().find(|v| v["name"] == "for-share").unwrap();
     let deadlocks = share["record"]["totals"]["counters"]["errors_by_sqlstate"]["40P01"]
@@ -124,6 +142,7 @@ fn daily_limit_ladder_checks_pass() {
         "update-returning",
         "procedure",
         "escrow",
+        "escrow-per-client",
     ] {
         let v = variants.iter().find(|v| v["name"] == name).unwrap();
         assert!(
@@ -146,7 +165,7 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
             "-c",
             "4",
             "--variants",
-            "select-for-update,update-returning",
+            "select-for-update,update-returning,escrow-per-client,ceiling",
             "--param",
             "tight=on",
             "--param",

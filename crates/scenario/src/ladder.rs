@@ -162,9 +162,11 @@ pub fn run_ladder(
         ladder.interrupted |= interrupted;
         on_update(&ladder);
     }
-    // The ceiling: a whole ladder (no --variants), not a demo, not interrupted.
-    let ceiling = crate::ceiling::ceiling_variant(m)
-        .filter(|_| opts.variants.is_none() && !opts.demo && !ladder.interrupted);
+    // The ceiling: a whole ladder or named in --variants, not a demo, not interrupted.
+    let ceiling = crate::ceiling::ceiling_variant(m).filter(|_| {
+        crate::selection::runs_ceiling(scn, opts.variants.as_deref(), opts.demo)
+            && !ladder.interrupted
+    });
     if let Some(cv) = &ceiling {
         let mut copts = opts.clone();
         copts.params = crate::ceiling::ceiling_params(m, &opts.params);

@@ -390,6 +390,13 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
         if !seen.insert(v.name.clone()) {
             return Err(err(&at, format!("variant \"{}\" is defined twice", v.name)));
         }
+        if v.name == crate::ceiling::CEILING {
+            return Err(err(
+                &at,
+                "the variant name \"ceiling\" is reserved (the [ceiling] row; --variants …,ceiling)"
+                    .into(),
+            ));
+        }
         let groups = v.group_defs();
         for g in &groups {
             if g.script_specs().is_empty() {

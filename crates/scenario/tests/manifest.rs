@@ -82,6 +82,23 @@ fn a_ceiling_names_a_variant_and_known_parameters() {
         &[("a.sql", "")],
     );
     assert!(e.contains("[ceiling]: unknown parameter \"m\""), "{e}");
+    let e = error(&GOOD.replace("\"a\"", "\"ceiling\""), &[("a.sql", "")]);
+    assert!(e.contains("\"ceiling\" is reserved"), "{e}");
+    // --variants a,ceiling runs the ceiling after a; ceiling alone measures nothing.
+    let s = load(bundle(&with("variant = \"a\""), &[("a.sql", "select 1;")])).unwrap();
+    let pick = |w: &[&str]| w.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let sel = hotbench_scenario::select_variants(&s, Some(&pick(&["a", "ceiling"])), false);
+    assert_eq!(sel.expect("selects").len(), 1);
+    use hotbench_scenario::selection::runs_ceiling;
+    assert!(runs_ceiling(&s, Some(&pick(&["a", "ceiling"])), false));
+    assert!(!runs_ceiling(&s, Some(&pick(&["a"])), false));
+    assert!(runs_ceiling(&s, None, false));
+    assert!(!runs_ceiling(&s, None, true));
+    let e = hotbench_scenario::select_variants(&s, Some(&pick(&["ceiling"])), false);
+    assert!(e.is_err());
+    let plain = load(bundle(GOOD, &[("a.sql", "select 1;")])).unwrap();
+    assert!(hotbench_scenario::select_variants(&plain, Some(&pick(&["ceiling"])), false).is_err());
+    assert!(!runs_ceiling(&plain, None, false));
 }
 
 #[test]
