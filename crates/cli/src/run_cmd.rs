@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use clap::ArgMatches;
-use hotbench_engine::{GroupConfig, QueryMode, RunConfig, RunObserver};
+use hotbench_engine::{DisplayConfig, GroupConfig, QueryMode, RunConfig, RunObserver};
 use hotbench_stats::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
@@ -230,36 +230,38 @@ pub(crate) fn benchmark_record(
         "multiple scripts".to_string()
     };
     let max_tries = retry.max_tries;
-    let cfg = RunConfig {
+    let mut cfg = RunConfig::new(
         groups,
-        limit: plan.limit,
-        threads: plan.threads,
-        query_mode: plan.query_mode,
-        retry,
-        latency_limit_us: plan.latency_limit_us,
+        target.config.clone(),
+        hotbench_probe::unique_application_name(),
+    );
+    cfg.limit = plan.limit;
+    cfg.threads = plan.threads;
+    cfg.query_mode = plan.query_mode;
+    cfg.retry = retry;
+    cfg.latency_limit_us = plan.latency_limit_us;
+    cfg.connect_each_txn = args.connect;
+    cfg.random_seed = plan.random_seed;
+    cfg.rtt_us = plan.rtt_us;
+    cfg.log = plan.log.clone();
+    cfg.exit_on_abort = args.exit_on_abort;
+    cfg.report_per_command = args.report_per_command;
+    cfg.interval_us = plan.interval_us;
+    cfg.on_disconnect = plan.on_disconnect;
+    cfg.defines = plan.defines.clone();
+    cfg.scale = scale;
+    cfg.shard = plan.shard.clone();
+    cfg.spread = plan.spread;
+    cfg.keys = plan.keys.clone();
+    cfg.key_capacity = plan.key_capacity;
+    cfg.start_at_us = plan.start_at_us;
+    cfg.display = DisplayConfig {
         progress_s: plan.progress_s,
         progress_timestamp: args.progress_timestamp,
-        connect_each_txn: args.connect,
-        random_seed: plan.random_seed,
-        rtt_us: plan.rtt_us,
-        log: plan.log.clone(),
-        conn: target.config.clone(),
-        exit_on_abort: args.exit_on_abort,
         verbose_errors: args.verbose_errors,
         debug: args.debug,
         failures_detailed: args.failures_detailed,
-        report_per_command: args.report_per_command,
-        interval_us: plan.interval_us,
         json_path: args.json.clone(),
-        on_disconnect: plan.on_disconnect,
-        defines: plan.defines.clone(),
-        scale,
-        application_name: hotbench_probe::unique_application_name(),
-        shard: plan.shard.clone(),
-        spread: plan.spread,
-        keys: plan.keys.clone(),
-        key_capacity: plan.key_capacity,
-        start_at_us: plan.start_at_us,
     };
     let server = ServerInfo {
         version: server_version,

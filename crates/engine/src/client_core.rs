@@ -235,7 +235,7 @@ impl<E: Env> Core<E> {
 
     /// A command's results are complete at `now` (after the emulated round trip, if any).
     pub(crate) fn process_result(&mut self, slot: &mut Slot, now: i64) -> Action {
-        if self.plan.cfg.debug {
+        if self.plan.cfg.display.debug {
             eprintln!("hotbench: client {} receiving", slot.id);
         }
         let latency = now - slot.cmd_start;
@@ -332,7 +332,7 @@ impl<E: Env> Core<E> {
                 self.any_aborted = true;
             }
             OnDisconnect::Reconnect => {
-                if self.plan.cfg.verbose_errors {
+                if self.plan.cfg.display.verbose_errors {
                     eprintln!(
                         "hotbench: client {} lost its connection ({detail}); reconnecting",
                         slot.id

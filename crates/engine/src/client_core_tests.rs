@@ -14,8 +14,7 @@ use hotbench_wire::Message;
 
 use crate::client_core::{Action, Core};
 use crate::config::{
-    GoodputRule, GroupConfig, Limit, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
-    WeightedScript,
+    GoodputRule, GroupConfig, Limit, OnDisconnect, QueryMode, RunConfig, WeightedScript,
 };
 use crate::env::Env;
 use crate::plan::Plan;
@@ -38,47 +37,21 @@ impl Env for FakeEnv {
 }
 
 fn config(script: &str) -> RunConfig {
-    RunConfig {
-        groups: vec![GroupConfig {
-            name: "default".into(),
-            scripts: vec![WeightedScript {
-                script: parse_script("test", script).expect("test script parses"),
-                weight: 1,
-            }],
-            clients: 1,
-            rate: None,
-            goodput: GoodputRule::Committed,
-            keys: Vec::new(),
+    let group = GroupConfig {
+        name: "default".into(),
+        scripts: vec![WeightedScript {
+            script: parse_script("test", script).expect("test script parses"),
+            weight: 1,
         }],
-        limit: Limit::Transactions(1),
-        threads: 1,
-        query_mode: QueryMode::Simple,
-        retry: RetryPolicy::default(),
-        latency_limit_us: None,
-        progress_s: None,
-        progress_timestamp: false,
-        connect_each_txn: false,
-        random_seed: 1,
-        rtt_us: 0,
-        log: None,
-        conn: hotbench_wire::Config::new(),
-        exit_on_abort: false,
-        verbose_errors: false,
-        debug: false,
-        failures_detailed: false,
-        report_per_command: false,
-        interval_us: 1_000_000,
-        json_path: None,
-        on_disconnect: OnDisconnect::Reconnect,
-        defines: Vec::new(),
-        scale: 1,
-        application_name: "test".into(),
-        shard: None,
-        spread: hotbench_wire::Spread::First,
+        clients: 1,
+        rate: None,
+        goodput: GoodputRule::Committed,
         keys: Vec::new(),
-        key_capacity: 1000,
-        start_at_us: None,
-    }
+    };
+    let mut cfg = RunConfig::new(vec![group], hotbench_wire::Config::new(), "test".into());
+    cfg.limit = Limit::Transactions(1);
+    cfg.random_seed = 1;
+    cfg
 }
 
 /// One client on one thread, connected, at time 1 s.

@@ -155,6 +155,25 @@ pub struct LogConfig {
     pub sampling_rate: Option<f64>,
 }
 
+/// What only changes what people see of a run (ripgrep's split of low-level from high-level
+/// arguments): progress lines, error and trace messages, how failures are labelled, the
+/// result file's snapshots. Nothing here changes what is executed or measured.
+#[derive(Debug, Clone, Default)]
+pub struct DisplayConfig {
+    /// -P in seconds.
+    pub progress_s: Option<u32>,
+    pub progress_timestamp: bool,
+    /// `--verbose-errors`: every error and retry on stderr.
+    pub verbose_errors: bool,
+    /// `-d/--debug`: pgbench's per-client trace on stderr (executing, sending, receiving).
+    pub debug: bool,
+    /// Failures by kind in the report and the -l log.
+    pub failures_detailed: bool,
+    /// Result file, rewritten atomically every few intervals and at the end.
+    pub json_path: Option<PathBuf>,
+}
+
+/// What the engine executes and measures, plus (in [`RunConfig::display`]) how it shows it.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub groups: Vec<GroupConfig>,
@@ -164,9 +183,6 @@ pub struct RunConfig {
     pub retry: RetryPolicy,
     /// -L in µs.
     pub latency_limit_us: Option<i64>,
-    /// -P in seconds.
-    pub progress_s: Option<u32>,
-    pub progress_timestamp: bool,
     /// -C: new connection per transaction.
     pub connect_each_txn: bool,
     pub random_seed: u64,
@@ -175,15 +191,10 @@ pub struct RunConfig {
     pub log: Option<LogConfig>,
     pub conn: hotbench_wire::Config,
     pub exit_on_abort: bool,
-    pub verbose_errors: bool,
-    /// `-d/--debug`: pgbench's per-client trace on stderr (executing, sending, receiving).
-    pub debug: bool,
-    pub failures_detailed: bool,
+    /// -r: time every command (per-command latencies, failures and retries).
     pub report_per_command: bool,
     /// Timeline granularity (µs), 1 s by default.
     pub interval_us: i64,
-    /// Result file, rewritten atomically every few intervals and at the end.
-    pub json_path: Option<PathBuf>,
     pub on_disconnect: OnDisconnect,
     /// -D definitions, applied to every client.
     pub defines: Vec<(String, String)>,
@@ -202,6 +213,8 @@ pub struct RunConfig {
     /// Common start (Unix µs, `--start-at`): connect first, then begin the benchmark at this
     /// instant, so several processes make one run.
     pub start_at_us: Option<i64>,
+    /// What only changes what people see.
+    pub display: DisplayConfig,
 }
 
 /// This process's part of a run spread over several processes or machines.

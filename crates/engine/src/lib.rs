@@ -35,8 +35,8 @@ mod worker;
 pub use backoff::Backoff;
 pub use clock::unix_now_us;
 pub use config::{
-    GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode, RetryPolicy, RunConfig,
-    ShardConfig, WeightedScript, GOODPUT_VARIABLE,
+    DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode,
+    RetryPolicy, RunConfig, ShardConfig, WeightedScript, GOODPUT_VARIABLE,
 };
 pub use observe::RunObserver;
 pub use runner::{run, EngineError, RunOutcome};

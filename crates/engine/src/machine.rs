@@ -92,7 +92,7 @@ impl<E: Env> Core<E> {
                         slot.txn_scheduled = now;
                     }
                     slot.interp.begin_transaction();
-                    if self.plan.cfg.debug {
+                    if self.plan.cfg.display.debug {
                         let script = &self.plan.groups[slot.group].scripts[slot.script];
                         eprintln!(
                             "hotbench: client {} executing script \"{}\"",
@@ -211,7 +211,7 @@ impl<E: Env> Core<E> {
                 Some(action)
             }
             CommandKind::Meta(meta) => {
-                if self.plan.cfg.debug {
+                if self.plan.cfg.display.debug {
                     eprintln!("hotbench: client {} executing \\{}", slot.id, meta.name);
                 }
                 let t0 = *now;
@@ -333,7 +333,7 @@ impl<E: Env> Core<E> {
         ) {
             Ok(parsed) => {
                 slot.parsed_named = parsed;
-                if self.plan.cfg.debug {
+                if self.plan.cfg.display.debug {
                     let text = match self.plan.cfg.query_mode {
                         QueryMode::Simple => self.bufs.last_simple_sql(),
                         _ => sql.extended_text(),

@@ -60,7 +60,7 @@ impl<E: Env> Core<E> {
         slot.last_error = err.sqlstate();
         let class = ErrorClass::of(err.sqlstate(), &cfg.retry.extra_codes);
         let in_tx = slot.collector.tx_status != b'I';
-        if cfg.verbose_errors {
+        if cfg.display.verbose_errors {
             eprintln!(
                 "hotbench: client {} got an error in command {} (SQL) of script {}; {}",
                 slot.id,
@@ -76,7 +76,7 @@ impl<E: Env> Core<E> {
                     if let Some(t) = self.tally.command(g, s, c) {
                         t.retries += 1;
                     }
-                    if cfg.verbose_errors {
+                    if cfg.display.verbose_errors {
                         let max = cfg.retry.max_tries;
                         eprintln!(
                             "hotbench: client {} repeats the transaction after the error (try {}/{})",

@@ -192,7 +192,7 @@ pub fn run(
     let mut bench_end: Option<i64> = None;
     let mut errors: Vec<ErrorSample> = Vec::new();
     let mut running_totals: Vec<TxnCounters> = vec![TxnCounters::default(); ngroups];
-    let progress_us = cfg.progress_s.map(|p| i64::from(p) * 1_000_000);
+    let progress_us = cfg.display.progress_s.map(|p| i64::from(p) * 1_000_000);
     let mut progress_acc = TxnCounters::default();
     let mut next_progress = progress_us.map(|p| origin + p);
     let mut last_progress = origin;
@@ -291,7 +291,7 @@ pub fn run(
                 if end >= *np && now_us() >= end {
                     let span = (end - last_progress) as f64 / 1e6;
                     let stats = IntervalStats::from_counters(&progress_acc, span);
-                    let at = if cfg.progress_timestamp {
+                    let at = if cfg.display.progress_timestamp {
                         to_unix_us(end) as f64 / 1e6
                     } else {
                         (end - origin) as f64 / 1e6
@@ -413,7 +413,7 @@ pub fn run(
 }
 
 fn write_json(cfg: &RunConfig, record: &RunRecord) {
-    if let Some(path) = &cfg.json_path {
+    if let Some(path) = &cfg.display.json_path {
         // Snapshots only: the command writes the final document and reports its failure.
         if let Err(e) = hotbench_stats::json_file::write_snapshot(path, record) {
             eprintln!("hotbench: error: {e}");

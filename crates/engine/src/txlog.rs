@@ -56,7 +56,7 @@ impl TxLog {
             sampling: log.sampling_rate,
             throttled: cfg.is_throttled(),
             max_tries: cfg.retry.max_tries,
-            failures_detailed: cfg.failures_detailed,
+            failures_detailed: cfg.display.failures_detailed,
             agg: Agg::default(),
         }))
     }
