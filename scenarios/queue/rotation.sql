@@ -1,10 +1,11 @@
 -- Table rotation (PgQ-style): the queue becomes a table partitioned into 4 slots. Producers
--- write the slot of the current period ({{rotate_ms}} ms long, taken from the clock, so no
--- shared row is updated and nothing bloats), consumers claim in id order over all slots,
--- and a rotator truncates each drained slot that is no longer current. TRUNCATE leaves no
--- dead rows, so the index entries of jobs done, which an old snapshot keeps from being
--- cleaned, are thrown away with their slot: a scan walks at most the dead entries of the
--- current and the previous period, however long the run.
+-- write the current slot; after {{rotate_jobs}} jobs a rotator moves them on to the next
+-- slot (once it is empty), and truncates each drained slot that is no longer current.
+-- TRUNCATE leaves no dead rows, so the index entries of jobs done, which an old snapshot
+-- keeps from being cleaned, are thrown away with their slot: a scan walks at most a slot or
+-- two of dead entries, however long the run. The slot is counted in jobs, not time, so
+-- every slot drains before its turn comes again whatever the throughput (as long as the
+-- queue's depth is under about 2 × rotate_jobs).
 
 -- The prefilled table keeps its contents; its id sequence keeps its name (the producers'
 -- depth mode reads job_queue_id_seq) and its position.
@@ -14,9 +15,14 @@ alter sequence job_queue_id_seq rename to job_queue_prefill_id_seq;
 create sequence job_queue_id_seq;
 select setval('job_queue_id_seq', last_value, is_called) from job_queue_prefill_id_seq;
 
--- The slot producers write now: the period number modulo the 4 slots.
+-- The current slot is job_queue_slot's value modulo 4, and job_queue_slot_start the last
+-- job id drawn when it became current (sequences: moving them on leaves no dead row).
+create sequence job_queue_slot minvalue 0 start 0;
+create sequence job_queue_slot_start minvalue 0 start 0;
+select setval('job_queue_slot_start', last_value) from job_queue_id_seq;
+
 create function queue_slot() returns int language sql volatile as $fn$
-    select (floor(extract(epoch from clock_timestamp()) * 1000 / {{rotate_ms}})::bigint % 4)::int
+    select (last_value % 4)::int from job_queue_slot
 $fn$;
 
 -- No primary key (it would have to include the slot): ids are unique by their sequence,
@@ -40,19 +46,29 @@ select id, shard, payload, enqueued_at from job_queue_prefill;
 drop table job_queue_prefill;
 analyze job_queue;
 
--- Truncates one drained slot other than the current one; returns 1 if it did, else 0.
+-- One rotator call: moves producers on to the next slot once the current one has had
+-- {{rotate_jobs}} jobs and the next one is empty, then truncates at most one drained slot
+-- other than the current one. Returns the slots truncated (0 or 1).
 -- Nothing queued is ever truncated: the slot is locked ACCESS EXCLUSIVE first, which waits
 -- for every producer and consumer still writing it to commit or roll back (a killed
--- consumer's job is back by then), and only then checked empty, with a fresh snapshot.
--- The lock waits at most 50 ms (consumers queue behind it meanwhile); on a timeout the
--- slot is tried again at the next call. The old snapshot holds no lock on the slot, so it
--- never blocks the TRUNCATE (and never reads the queue, which TRUNCATE would empty for it).
+-- consumer's job is back by then; a producer that read the slot number just before it
+-- moved on has written its jobs), and only then checked empty, with a fresh snapshot. The
+-- lock waits at most 50 ms (consumers queue behind it meanwhile); on a timeout the slot is
+-- tried again at the next call. The old snapshot holds no lock on the slot, so it never
+-- blocks the TRUNCATE (and never reads the queue, which TRUNCATE would empty for it).
 create function rotate_queue() returns int language plpgsql volatile as $fn$
 declare
     now_slot int := queue_slot();
+    drawn bigint := (select last_value from job_queue_id_seq);
     part text;
     empty boolean;
 begin
+    if drawn - (select last_value from job_queue_slot_start) >= {{rotate_jobs}}
+       and pg_relation_size(format('job_queue_%s', (now_slot + 1) % 4)::regclass) = 0 then
+        perform nextval('job_queue_slot');
+        perform setval('job_queue_slot_start', drawn);
+        now_slot := queue_slot();
+    end if;
     for s in 0..3 loop
         continue when s = now_slot;
         part := format('job_queue_%s', s);

@@ -219,7 +219,7 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             "--param",
             "xmin_holder=on",
             "--param",
-            "rotate_ms=200",
+            "rotate_jobs=200",
             "--param",
             "depth=300",
             "--param",
@@ -260,10 +260,10 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
         );
         assert!(group("bystander")["totals"]["counters"]["cnt"].as_u64() > Some(0));
         if name == "rotation" {
-            // 200 ms periods over 4 s: drained partitions were truncated.
+            // 200 jobs a partition over seconds of consumers: drained ones were truncated.
             let rotator = &group("rotator")["totals"]["counters"];
             assert!(
-                rotator["goodput"].as_u64() >= Some(2),
+                rotator["goodput"].as_u64() >= Some(1),
                 "rotation: too few partitions truncated: {rotator}"
             );
         }
