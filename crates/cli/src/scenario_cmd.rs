@@ -13,7 +13,7 @@ use hotbench_scenario::{
 };
 
 use crate::fail::{Fail, Result};
-use crate::flags::scenario::{DemoArgs, LadderArgs, ScenarioArgs, ScenarioCommand};
+use crate::flags::scenario::{DemoArgs, LadderArgs, ScenarioArgs, ScenarioCommand, ScenarioPick};
 use crate::option_ranges::{parse_int, INT_MAX};
 use crate::target::{self, TargetArgs};
 
@@ -38,26 +38,30 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
         ScenarioCommand::Show { name, dir } => show(name, dir),
         ScenarioCommand::Export { name, dir } => export(name, dir),
         ScenarioCommand::Run(r) => {
-            let scn = hotbench_scenario::find(&r.name, &r.dir).map_err(fail)?;
-            let variants = r.variants.as_ref().map(|v| {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            });
             let thresholds = crate::thresholds::parse(&r.ladder.threshold)?;
-            let names: Vec<&str> = scn
-                .manifest
-                .variants
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect();
-            crate::thresholds::check_variants(&thresholds, &names)?;
-            let ladders =
-                run_ladders(&[(scn, variants)], &r.ladder, r.dbname.clone(), false, argv)?;
+            let picked = pick(&r.name, &r.pick, &thresholds)?;
+            let ladders = run_ladders(&[picked], &r.ladder, r.dbname.clone(), false, argv)?;
             finish_checked(&ladders, &thresholds, r.ladder.json.as_deref())
         }
     }
+}
+
+/// Scenario `name` (the `--dir`s first) and its `--variants` (`None`: all); a `--threshold`
+/// scoped to a variant the scenario lacks is bad input.
+pub fn pick(
+    name: &str,
+    pick: &ScenarioPick,
+    thresholds: &[hotbench_report::threshold::Threshold],
+) -> Result<(Scenario, Option<Vec<String>>)> {
+    let scn = hotbench_scenario::find(name, &pick.dir).map_err(fail)?;
+    let names: Vec<&str> = scn
+        .manifest
+        .variants
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    crate::thresholds::check_variants(thresholds, &names)?;
+    Ok((scn, pick.variant_names()))
 }
 
 pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {

@@ -52,17 +52,10 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     }
     let counts = parse_clients(run.client.as_deref().unwrap_or("1,2,4,8"))?;
     let thresholds = crate::thresholds::parse(&run.threshold)?;
-    if let Some(name) = &args.scenario {
-        if let Ok(scn) = hotbench_scenario::find(name, &args.dir) {
-            let names: Vec<&str> = scn
-                .manifest
-                .variants
-                .iter()
-                .map(|v| v.name.as_str())
-                .collect();
-            crate::thresholds::check_variants(&thresholds, &names)?;
-        }
-    }
+    let picked = match &args.scenario {
+        Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
+        None => None,
+    };
     if counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
@@ -71,8 +64,8 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
     crate::outputs::check(&[run.json.as_deref(), output.as_deref()])?;
-    let (doc, code) = match &args.scenario {
-        Some(name) => sweep_scenario(args, name, &counts, argv)?,
+    let (doc, code) = match picked {
+        Some(picked) => sweep_scenario(args, picked, &counts, argv)?,
         None => sweep_run(args, &counts, m, argv)?,
     };
     println!();
@@ -144,24 +137,12 @@ fn sweep_run(
 /// A scenario's ladder at each client count: one USL series per variant.
 fn sweep_scenario(
     args: &SweepArgs,
-    name: &str,
+    (scn, variants): (hotbench_scenario::Scenario, Option<Vec<String>>),
     counts: &[usize],
     argv: &[String],
 ) -> Result<(SweepDoc, u8)> {
     let run = &args.run;
-    let scn = hotbench_scenario::find(name, &args.dir).map_err(|e| {
-        if e.is_input() {
-            Fail::input(e.to_string())
-        } else {
-            Fail::run(e.to_string())
-        }
-    })?;
-    let variants: Option<Vec<String>> = args.variants.as_ref().map(|v| {
-        v.split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    });
+    let name = scn.name().to_string();
     let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
     let mut code = 0;
     for n in counts {

@@ -7,6 +7,30 @@ use clap::{ArgAction, Args, Subcommand};
 
 use super::conn::{ConnArgs, EmbeddedArgs};
 
+/// Which variants of a scenario to run and where else to look for scenarios: the same
+/// flags for `scenario run` and `sweep --scenario`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScenarioPick {
+    /// Run only these variants (comma-separated)
+    #[arg(long = "variants", value_name = "A,B")]
+    pub variants: Option<String>,
+    /// Load scenarios from this directory too (repeatable; they shadow built-in ones)
+    #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
+    pub dir: Vec<PathBuf>,
+}
+
+impl ScenarioPick {
+    /// The `--variants` names; `None` runs every variant.
+    pub fn variant_names(&self) -> Option<Vec<String>> {
+        self.variants.as_ref().map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+    }
+}
+
 /// Options of a ladder run shared by `scenario run` and `demo`.
 #[derive(Debug, Clone, Args)]
 pub struct LadderArgs {
@@ -93,12 +117,8 @@ pub struct ScenarioRunArgs {
     pub name: String,
     /// Database name or connection string (default: the embedded server)
     pub dbname: Option<String>,
-    /// Run only these variants (comma-separated)
-    #[arg(long = "variants", value_name = "A,B")]
-    pub variants: Option<String>,
-    /// Load scenarios from this directory too (repeatable; they shadow built-in ones)
-    #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
-    pub dir: Vec<PathBuf>,
+    #[command(flatten)]
+    pub pick: ScenarioPick,
     #[command(flatten)]
     pub ladder: LadderArgs,
 }
@@ -110,4 +130,41 @@ pub struct DemoArgs {
     pub dbname: Option<String>,
     #[command(flatten)]
     pub ladder: LadderArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::FromArgMatches;
+
+    use super::*;
+    use crate::flags::{Cli, Command};
+
+    fn pick_of(argv: &[&str]) -> ScenarioPick {
+        let m = crate::flags::command()
+            .try_get_matches_from(argv)
+            .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        match Cli::from_arg_matches(&m).expect("cli").command {
+            Command::Sweep(a) => a.pick,
+            Command::Scenario(s) => match s.command {
+                ScenarioCommand::Run(r) => r.pick,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn scenario_run_and_sweep_pick_variants_alike() {
+        let flags = ["--variants", "a, b,,", "--dir", "x", "--dir", "y"];
+        for prefix in [
+            &["hotbench", "scenario", "run", "queue"][..],
+            &["hotbench", "sweep", "--scenario", "queue"][..],
+        ] {
+            let argv: Vec<&str> = prefix.iter().chain(&flags).copied().collect();
+            let pick = pick_of(&argv);
+            assert_eq!(pick.variant_names(), Some(vec!["a".into(), "b".into()]));
+            assert_eq!(pick.dir, [PathBuf::from("x"), PathBuf::from("y")]);
+        }
+        assert_eq!(ScenarioPick::default().variant_names(), None);
+    }
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::run::RunArgs;
+use super::scenario::ScenarioPick;
 
 #[derive(Debug, Clone, Args)]
 #[command(disable_help_flag = true, disable_version_flag = true)]
@@ -23,15 +24,12 @@ pub struct SweepArgs {
     /// and the connection options apply to every ladder)
     #[arg(long = "scenario", value_name = "NAME", help_heading = "sweep options")]
     pub scenario: Option<String>,
-    /// With --scenario: only these variants (comma-separated)
-    #[arg(long = "variants", value_name = "A,B", help_heading = "sweep options")]
-    pub variants: Option<String>,
     /// With --scenario: set a scenario parameter (repeatable)
     #[arg(long = "param", value_name = "NAME=VALUE", action = clap::ArgAction::Append, help_heading = "sweep options")]
     pub param: Vec<String>,
-    /// With --scenario: also look for scenarios in this directory (repeatable)
-    #[arg(long = "dir", value_name = "D", action = clap::ArgAction::Append, help_heading = "sweep options")]
-    pub dir: Vec<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
+    /// With --scenario (last: the heading applies to what follows it).
+    #[command(flatten, next_help_heading = "sweep options")]
+    pub pick: ScenarioPick,
 }
