@@ -7,6 +7,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::case::{Case, Ran};
 use common::*;
 use hotbench_pgserver::{testing, ConnInfo};
 
@@ -32,16 +33,41 @@ fn backend_pids(db: &ConnInfo, query_like: &str) -> Vec<i32> {
     .collect()
 }
 
-fn ledger(db: &ConnInfo, dir: &std::path::Path) -> std::path::PathBuf {
+/// A run whose every commit leaves a row in `ledger`, to compare with the client's counts.
+fn ledger(db: ConnInfo, tag: &str) -> Case {
     psql(
-        db,
+        &db,
         "create table ledger(id bigserial primary key, client int not null);",
     );
-    write_script(
-        dir,
-        "ledger.sql",
+    Case::on(
+        db,
+        tag,
         "begin;\ninsert into ledger(client) values (:client_id);\nselect pg_sleep(0.005);\ncommit;\n",
     )
+}
+
+/// Committed rows are in the ledger; a failed transaction may be in doubt only if the
+/// connection died during COMMIT, never counted twice.
+fn assert_ledger_matches(db: &ConnInfo, cnt: u64, conn_failed: u64) {
+    let rows: u64 = psql(db, "select count(*) from ledger")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        rows >= cnt && rows <= cnt + conn_failed,
+        "rows {rows}, cnt {cnt}, failed {conn_failed}"
+    );
+}
+
+/// Transactions committed in the timeline's intervals ending after `t` seconds.
+fn committed_after(v: &serde_json::Value, t: f64) -> u64 {
+    v["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["t"].as_f64().unwrap() > t)
+        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
+        .sum()
 }
 
 fn counters(v: &serde_json::Value) -> (u64, u64, u64, u64) {
@@ -56,27 +82,12 @@ fn counters(v: &serde_json::Value) -> (u64, u64, u64, u64) {
 
 #[test]
 fn terminated_backends_reconnect_and_nothing_is_double_counted() {
-    let db = database("terminate");
-    let dir = temp_dir("terminate");
-    let script = ledger(&db, &dir);
-    let json_path = dir.join("terminate.json");
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "5",
-            "-c",
-            "4",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
-    wait_for_transactions(&json_path);
+    let case = ledger(database("terminate"), "terminate");
+    let db = &case.db;
+    let child = case.spawn("-n -T 5 -c 4");
+    wait_for_transactions(&case.json);
     let killed = psql(
-        &db,
+        db,
         &format!(
             "select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = '{}' and pid <> pg_backend_pid() and backend_type = 'client backend'",
             db.dbname
@@ -87,10 +98,8 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
         killed >= 4,
         "four clients (and maybe a probe) were connected: {killed}"
     );
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    let v = json(&json_path);
+    let out = Ran::wait(child).expect_code(0).out;
+    let v = case.result();
     let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
     assert_eq!(reconnects, 4, "every client reconnects once:\n{out}");
     assert!(
@@ -98,16 +107,7 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
         "transactions in flight fail as connection failures"
     );
     assert!(gap_us > 0);
-    let rows: u64 = psql(&db, "select count(*) from ledger")
-        .trim()
-        .parse()
-        .unwrap();
-    // Committed transactions are in the ledger; a failed one may be in doubt only if the
-    // connection died during COMMIT, never counted twice.
-    assert!(
-        rows >= cnt && rows <= cnt + conn_failed,
-        "rows {rows}, cnt {cnt}, failed {conn_failed}"
-    );
+    assert_ledger_matches(db, cnt, conn_failed);
     assert!(
         v["totals"]["counters"]["errors_by_sqlstate"]["57P01"]
             .as_u64()
@@ -116,14 +116,10 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
     );
     assert!(out.contains("reconnects: 4"), "{out}");
     // Work went on after the reconnects.
-    let late: u64 = v["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["t"].as_f64().unwrap() > 3.0)
-        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
-        .sum();
-    assert!(late > 0, "transactions after the reconnect");
+    assert!(
+        committed_after(&v, 3.0) > 0,
+        "transactions after the reconnect"
+    );
 }
 
 #[test]
@@ -138,33 +134,15 @@ fn server_crash_restart_mid_run_is_survived() {
         Ok(s) => s,
         Err(e) => panic!("private server: {e}"),
     };
-    let db = server.conninfo().clone();
-    let dir = temp_dir("crash");
-    let script = ledger(&db, &dir);
-    let json_path = dir.join("crash.json");
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "7",
-            "-c",
-            "4",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
-    wait_for_transactions(&json_path);
+    let case = ledger(server.conninfo().clone(), "crash");
+    let child = case.spawn("-n -T 7 -c 4");
+    wait_for_transactions(&case.json);
     // Killing one backend makes the postmaster drop every session and recover: a restart.
-    let pids = backend_pids(&db, "%");
+    let pids = backend_pids(&case.db, "%");
     assert!(!pids.is_empty());
     unsafe { kill(pids[0], SIGKILL) };
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    let v = json(&json_path);
+    let out = Ran::wait(child).expect_code(0).out;
+    let v = case.result();
     let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
     assert!(
         reconnects >= 4,
@@ -172,88 +150,44 @@ fn server_crash_restart_mid_run_is_survived() {
     );
     assert!(conn_failed >= 1);
     assert!(gap_us > 0);
-    let rows: u64 = psql(&db, "select count(*) from ledger")
-        .trim()
-        .parse()
-        .unwrap();
+    assert_ledger_matches(&case.db, cnt, conn_failed);
     assert!(
-        rows >= cnt && rows <= cnt + conn_failed,
-        "rows {rows}, cnt {cnt}, failed {conn_failed}"
+        committed_after(&v, 4.0) > 0,
+        "transactions after the restart:\n{out}"
     );
-    let late: u64 = v["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["t"].as_f64().unwrap() > 4.0)
-        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
-        .sum();
-    assert!(late > 0, "transactions after the restart:\n{out}");
 }
 
 #[test]
 fn abort_on_disconnect_reproduces_pgbench() {
-    let db = database("abortdisc");
-    let dir = temp_dir("abortdisc");
-    let script = ledger(&db, &dir);
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "4",
-            "-c",
-            "2",
-            "--on-disconnect",
-            "abort",
-            "-f",
-            script.to_str().unwrap(),
-        ],
-    );
+    let case = ledger(database("abortdisc"), "abortdisc");
+    let db = &case.db;
+    let child = case.spawn("-n -T 4 -c 2 --on-disconnect abort");
     wait_until(
         "both clients' first commits",
         Duration::from_secs(60),
-        || psql(&db, "select count(distinct client) from ledger").trim() == "2",
+        || psql(db, "select count(distinct client) from ledger").trim() == "2",
     );
     psql(
-        &db,
+        db,
         &format!(
             "select pg_terminate_backend(pid) from pg_stat_activity where datname = '{}' and pid <> pg_backend_pid() and backend_type = 'client backend'",
             db.dbname
         ),
     );
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let err = Ran::wait(child).expect_code(2).err;
     assert!(err.contains("connection lost"), "{err}");
     assert!(err.contains("Run was aborted"), "{err}");
 }
 
 #[test]
 fn a_stalled_server_shows_in_latency_and_schedule_lag() {
-    let db = database("stall");
-    let dir = temp_dir("stall");
-    let script = write_script(&dir, "one.sql", "select 1;\n");
-    let json_path = dir.join("stall.json");
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "5",
-            "-c",
-            "2",
-            "-R",
-            "100",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
+    let case = Case::new("stall", "select 1;\n");
+    let db = &case.db;
+    let child = case.spawn("-n -T 5 -c 2 -R 100");
     // Both clients are running once their backends have run the script's statement.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let pids = loop {
-        let pids = backend_pids(&db, "select 1;%");
+        let pids = backend_pids(db, "select 1;%");
         if pids.len() == 2 {
             break pids;
         }
@@ -271,10 +205,8 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
     for p in &pids {
         unsafe { kill(*p, SIGCONT) };
     }
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    let v = json(&json_path);
+    Ran::wait(child).expect_code(0);
+    let v = case.result();
     let c = &v["totals"]["counters"];
     let max_lat_ms = v["totals"]["latency"]["max_ms"].as_f64().unwrap();
     let lag_max_ms = c["lag"]["max"].as_f64().unwrap() / 1000.0;
@@ -301,25 +233,9 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
 
 #[test]
 fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
-    let db = database("sigint2");
-    let dir = temp_dir("sigint2");
-    let script = write_script(&dir, "one.sql", "select 1;\n");
-    let json_path = dir.join("sigint2.json");
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "60",
-            "-c",
-            "2",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
-    wait_for_transactions(&json_path);
+    let case = Case::new("sigint2", "select 1;\n");
+    let child = case.spawn("-n -T 60 -c 2");
+    wait_for_transactions(&case.json);
     unsafe {
         kill(child.id() as i32, SIGINT);
         kill(child.id() as i32, SIGINT);
@@ -332,7 +248,7 @@ fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
         "{:?}",
         o.status
     );
-    let v = json(&json_path);
+    let v = case.result();
     assert!(v["format"]
         .as_str()
         .unwrap()
@@ -503,27 +419,11 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
 fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
     let server = testing::try_private(testing::test_cluster_options())
         .unwrap_or_else(|e| panic!("private server: {e}"));
-    let db = server.conninfo().clone();
-    let dir = temp_dir("vanish");
-    let script = write_script(&dir, "one.sql", "select 1;\n");
-    let json_path = dir.join("vanish.json");
-    let child = spawn_run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "6",
-            "-c",
-            "3",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
+    let case = Case::on(server.conninfo().clone(), "vanish", "select 1;\n");
+    let child = case.spawn("-n -T 6 -c 3");
     // Poll until the clients are connected, then take the server away for good.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while backend_pids(&db, "%").len() < 3 {
+    while backend_pids(&case.db, "%").len() < 3 {
         assert!(
             std::time::Instant::now() < deadline,
             "clients never connected"
@@ -531,11 +431,9 @@ fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
         std::thread::sleep(Duration::from_millis(50));
     }
     server.stop();
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let err = Ran::wait(child).expect_code(2).err;
     assert!(err.contains("the server went away"), "{err}");
-    let v = json(&json_path);
+    let v = case.result();
     assert_eq!(v["status"], "disconnected", "{}", v["notes"]);
     assert_eq!(v["totals"]["counters"]["ended_disconnected"], 3);
 }

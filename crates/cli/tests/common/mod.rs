@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod case;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
