@@ -70,12 +70,20 @@ pub fn interpret<S: ResultSink>(msg: &Message, sink: &mut S) -> Result<Progress,
 
 /// The trailing number of a command tag, if it has one (`INSERT 0 5` → 5, `SELECT 3` → 3).
 pub fn rows_affected(tag: &str) -> Option<u64> {
-    let last = tag.rsplit(' ').next()?;
-    if tag.contains(' ') {
-        last.parse().ok()
-    } else {
-        None
+    // Read once per command: digits from the end, no splitting or UTF-8 parsing.
+    let bytes = tag.as_bytes();
+    let space = bytes.iter().rposition(|&b| b == b' ')?;
+    let digits = &bytes[space + 1..];
+    if digits.is_empty() {
+        return None;
     }
+    digits.iter().try_fold(0u64, |n, &d| {
+        if d.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        } else {
+            None
+        }
+    })
 }
 
 /// Column names of a RowDescription, appended to `out`.
@@ -188,5 +196,9 @@ mod tests {
         assert_eq!(rows_affected("CREATE TABLE"), None);
         assert_eq!(rows_affected("BEGIN"), None);
         assert_eq!(rows_affected(""), None);
+        assert_eq!(rows_affected("SELECT "), None);
+        assert_eq!(rows_affected("SELECT 1x"), None);
+        assert_eq!(rows_affected("SELECT 18446744073709551615"), Some(u64::MAX));
+        assert_eq!(rows_affected("SELECT 18446744073709551616"), None);
     }
 }
