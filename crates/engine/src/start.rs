@@ -3,7 +3,7 @@
 //! options say and a new setting is added in one place; [`RunConfig::starting_record`] is
 //! the result record a run starts from, its description derived from the configuration.
 
-use hotbench_stats::{BenchInfo, RunRecord, RunStatus, ServerInfo, RESULT_FORMAT};
+use hotbench_stats::{BenchInfo, RunRecord, ServerInfo};
 
 use crate::config::{GroupConfig, Limit, OnDisconnect, QueryMode, RetryPolicy, RunConfig};
 
@@ -61,30 +61,13 @@ impl RunConfig {
             Vec::new()
         };
         RunRecord {
-            format: RESULT_FORMAT.into(),
-            tool: "hotbench".into(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            started_at: 0.0,
-            status: RunStatus::Starting,
             command_line,
             config: self.to_json(),
             bench: self.bench_info(transaction_type),
             server,
-            duration_s: 0.0,
-            conn_time_ms: 0.0,
-            connect: Default::default(),
-            totals: Default::default(),
-            groups: Vec::new(),
-            timeline: Vec::new(),
-            errors: Vec::new(),
-            probes: None,
             notes,
-            client: Default::default(),
-            hosts: Vec::new(),
-            per_client: Vec::new(),
-            fairness: Vec::new(),
-            hot_keys: Vec::new(),
-            hot_key_zipf: Vec::new(),
+            // Format, tool, version and status `starting`: a record that has nothing yet.
+            ..RunRecord::default()
         }
     }
 
@@ -137,7 +120,8 @@ mod tests {
             ..Default::default()
         };
         let r = cfg.starting_record("tpcb-like".into(), server, vec!["run".into()]);
-        assert_eq!(r.status, RunStatus::Starting);
+        assert_eq!(r.status, hotbench_stats::RunStatus::Starting);
+        assert_eq!(r.format, hotbench_stats::RESULT_FORMAT);
         assert_eq!(r.bench.duration_s, Some(30));
         assert_eq!(r.bench.transactions_per_client, None);
         assert_eq!((r.bench.threads, r.bench.max_tries), (2, 3));

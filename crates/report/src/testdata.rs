@@ -2,7 +2,7 @@
 
 use hotbench_stats::{
     BenchInfo, GroupRecord, IntervalRecord, IntervalStats, RunRecord, ScriptRecord, ServerInfo,
-    TotalsRecord, TxnCounters, RESULT_FORMAT,
+    TotalsRecord, TxnCounters,
 };
 
 /// A completed run named `script` of `seconds` 1-second intervals with `count` transactions
@@ -26,9 +26,6 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
     }
     let totals = TotalsRecord::from_counters(all.clone(), seconds as f64);
     RunRecord {
-        format: RESULT_FORMAT.into(),
-        tool: "hotbench".into(),
-        tool_version: "test".into(),
         started_at,
         status: hotbench_stats::RunStatus::Completed,
         command_line: vec!["hotbench".into(), "run".into(), "-f".into(), script.into()],
@@ -50,7 +47,6 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         },
         duration_s: seconds as f64,
         conn_time_ms: 1.0,
-        connect: Default::default(),
         totals: totals.clone(),
         groups: vec![GroupRecord {
             name: "default".into(),
@@ -66,14 +62,6 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
             }],
         }],
         timeline,
-        errors: vec![],
-        probes: None,
-        notes: vec![],
-        client: Default::default(),
-        hosts: Vec::new(),
-        per_client: Vec::new(),
-        fairness: Vec::new(),
-        hot_keys: Vec::new(),
-        hot_key_zipf: Vec::new(),
+        ..Default::default()
     }
 }

@@ -389,25 +389,15 @@ pub fn extra_lines(rec: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::{
-        BenchInfo, CommandRecord, GroupRecord, Percentiles, ServerInfo, TotalsRecord, RESULT_FORMAT,
-    };
+    use hotbench_stats::{BenchInfo, CommandRecord, GroupRecord, Percentiles, TotalsRecord};
 
     fn record(bench: BenchInfo, counters: TxnCounters, commands: Vec<CommandRecord>) -> RunRecord {
         let totals = TotalsRecord::from_counters(counters, 2.0);
         RunRecord {
-            format: RESULT_FORMAT.into(),
-            tool: "hotbench".into(),
-            tool_version: "test".into(),
-            started_at: 0.0,
             status: hotbench_stats::RunStatus::Completed,
-            command_line: vec![],
-            config: serde_json::Value::Null,
             bench,
-            server: ServerInfo::default(),
             duration_s: 2.0,
             conn_time_ms: 15.923,
-            connect: Default::default(),
             totals: totals.clone(),
             groups: vec![GroupRecord {
                 name: "default".into(),
@@ -422,16 +412,7 @@ mod tests {
                     commands,
                 }],
             }],
-            timeline: vec![],
-            errors: vec![],
-            probes: None,
-            notes: vec![],
-            client: Default::default(),
-            hosts: Vec::new(),
-            per_client: Vec::new(),
-            fairness: Vec::new(),
-            hot_keys: Vec::new(),
-            hot_key_zipf: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -181,30 +181,10 @@ mod tests {
         }
         c.unfinished = 3;
         let record = RunRecord {
-            format: String::new(),
-            tool: String::new(),
-            tool_version: String::new(),
-            started_at: 0.0,
             status: hotbench_stats::RunStatus::Completed,
-            command_line: vec![],
-            config: serde_json::Value::Null,
-            bench: Default::default(),
-            server: Default::default(),
             duration_s: 2.0,
-            conn_time_ms: 0.0,
-            connect: Default::default(),
             totals: TotalsRecord::from_counters(c, 2.0),
-            groups: vec![],
-            timeline: vec![],
-            errors: vec![],
-            probes: None,
-            notes: vec![],
-            client: Default::default(),
-            hosts: Vec::new(),
-            per_client: Vec::new(),
-            fairness: Vec::new(),
-            hot_keys: Vec::new(),
-            hot_key_zipf: Vec::new(),
+            ..Default::default()
         };
         VariantResult {
             name: name.into(),

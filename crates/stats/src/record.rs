@@ -111,6 +111,39 @@ pub struct RunRecord {
     pub hot_key_zipf: Vec<crate::zipf::ZipfShare>,
 }
 
+impl Default for RunRecord {
+    /// A record of this format and tool that has nothing yet (status `starting`): what a
+    /// run fills in, and what tests start from, so a new field is defaulted in one place.
+    fn default() -> RunRecord {
+        RunRecord {
+            format: RESULT_FORMAT.into(),
+            tool: "hotbench".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            started_at: 0.0,
+            status: RunStatus::Starting,
+            command_line: Vec::new(),
+            config: serde_json::Value::Null,
+            bench: BenchInfo::default(),
+            server: ServerInfo::default(),
+            duration_s: 0.0,
+            conn_time_ms: 0.0,
+            connect: ConnectPhase::default(),
+            totals: TotalsRecord::default(),
+            groups: Vec::new(),
+            timeline: Vec::new(),
+            errors: Vec::new(),
+            probes: None,
+            notes: Vec::new(),
+            client: ClientUsage::default(),
+            hosts: Vec::new(),
+            per_client: Vec::new(),
+            fairness: Vec::new(),
+            hot_keys: Vec::new(),
+            hot_key_zipf: Vec::new(),
+        }
+    }
+}
+
 /// What the connections to one host of a multi-host target did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HostRecord {
@@ -359,34 +392,18 @@ mod tests {
         assert_eq!(totals.tps, 50.0);
         assert_eq!(totals.goodput_per_s, 25.0);
         let rec = RunRecord {
-            format: RESULT_FORMAT.into(),
-            tool: "hotbench".into(),
-            tool_version: "0".into(),
-            started_at: 0.0,
             status: RunStatus::Completed,
             command_line: vec!["hotbench".into(), "run".into()],
             config: serde_json::json!({"clients": 1}),
-            bench: BenchInfo::default(),
-            server: ServerInfo::default(),
             duration_s: 2.0,
             conn_time_ms: 1.0,
-            connect: Default::default(),
             totals: totals.clone(),
-            groups: vec![],
             timeline: vec![IntervalRecord {
                 t: 1.0,
                 totals: IntervalStats::from_counters(&c, 1.0),
                 groups: vec![],
             }],
-            errors: vec![],
-            probes: None,
-            notes: vec![],
-            client: Default::default(),
-            hosts: Vec::new(),
-            per_client: Vec::new(),
-            fairness: Vec::new(),
-            hot_keys: Vec::new(),
-            hot_key_zipf: Vec::new(),
+            ..Default::default()
         };
         let text = serde_json::to_string(&rec).unwrap();
         let back: RunRecord = serde_json::from_str(&text).unwrap();

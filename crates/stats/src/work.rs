@@ -162,30 +162,9 @@ mod tests {
 
     fn record() -> RunRecord {
         let mut r = RunRecord {
-            format: crate::RESULT_FORMAT.into(),
-            tool: "hotbench".into(),
-            tool_version: "0".into(),
-            started_at: 0.0,
             status: crate::RunStatus::Completed,
-            command_line: Vec::new(),
-            config: serde_json::Value::Null,
-            bench: Default::default(),
-            server: Default::default(),
             duration_s: 10.0,
-            conn_time_ms: 0.0,
-            connect: Default::default(),
-            totals: Default::default(),
-            groups: Vec::new(),
-            timeline: Vec::new(),
-            errors: Vec::new(),
-            probes: None,
-            notes: Vec::new(),
-            client: Default::default(),
-            hosts: Vec::new(),
-            per_client: Vec::new(),
-            fairness: Vec::new(),
-            hot_keys: Vec::new(),
-            hot_key_zipf: Vec::new(),
+            ..Default::default()
         };
         r.groups = vec![
             group("producer", Some(500.0), 830, 5_000_000),
