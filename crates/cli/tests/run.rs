@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::case::{Case, Ran};
 use common::*;
 
 fn init(db: &hotbench_pgserver::ConnInfo) {
@@ -38,40 +39,19 @@ fn transactions_per_client_are_exact() {
 
 #[test]
 fn retries_under_repeatable_read_add_up() {
-    let db = database("retry");
-    psql(
-        &db,
-        "create table hot(id int primary key, v bigint not null); insert into hot values (1, 0);",
-    );
-    let dir = temp_dir("retry");
-    let script = write_script(
-        &dir,
-        "hot.sql",
+    let case = Case::new(
+        "retry",
         "begin isolation level repeatable read;\nupdate hot set v = v + 1 where id = 1;\nselect pg_sleep(0.001);\ncommit;\n",
     );
-    let json_path = dir.join("retry.json");
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "3",
-            "-c",
-            "6",
-            "-j",
-            "2",
-            "--max-tries",
-            "5",
-            "--failures-detailed",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
+    psql(
+        &case.db,
+        "create table hot(id int primary key, v bigint not null); insert into hot values (1, 0);",
     );
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
-    let v = json(&json_path);
+    let out = case
+        .run("-n -T 3 -c 6 -j 2 --max-tries 5 --failures-detailed")
+        .expect_code(0)
+        .out;
+    let v = case.result();
     let c = &v["totals"]["counters"];
     let cnt = c["cnt"].as_u64().unwrap();
     let ser = c["serialization_failures"].as_u64().unwrap();
@@ -88,7 +68,7 @@ fn retries_under_repeatable_read_add_up() {
     );
     assert!(retries >= retried);
     // Every committed transaction incremented the row exactly once.
-    let value: u64 = psql(&db, "select v from hot").trim().parse().unwrap();
+    let value: u64 = psql(&case.db, "select v from hot").trim().parse().unwrap();
     assert_eq!(value, cnt, "row value vs committed transactions");
     // The text report agrees with the JSON.
     assert_eq!(
@@ -104,27 +84,10 @@ fn retries_under_repeatable_read_add_up() {
 
 #[test]
 fn rate_limited_latency_includes_schedule_lag() {
-    let db = database("rate");
-    let dir = temp_dir("rate");
     // 40 ms per transaction at 50/s with one client: the schedule falls behind, and the
     // measured latency must include that lag (no coordinated omission).
-    let script = write_script(&dir, "slow.sql", "select pg_sleep(0.04);\n");
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "3",
-            "-c",
-            "1",
-            "-R",
-            "50",
-            "-f",
-            script.to_str().unwrap(),
-        ],
-    );
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
+    let case = Case::new("rate", "select pg_sleep(0.04);\n");
+    let out = case.run("-n -T 3 -c 1 -R 50").expect_code(0).out;
     let lat: f64 = line_value(&out, "latency average =")
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
@@ -175,25 +138,18 @@ fn two_groups_keep_their_own_rates() {
 
 #[test]
 fn ctrl_c_stops_gracefully_with_valid_json() {
-    let db = database("sigint");
-    let dir = temp_dir("sigint");
-    let script = write_script(&dir, "one.sql", "select 1;\n");
-    let json_path = dir.join("sigint.json");
-    let mut args = vec!["-n", "-T", "60", "-c", "2", "-f", script.to_str().unwrap()];
-    args.extend(["--json", json_path.to_str().unwrap()]);
-    let child = spawn_run(&db, &args);
-    wait_for_transactions(&json_path);
+    let case = Case::new("sigint", "select 1;\n");
+    let child = case.spawn("-n -T 60 -c 2");
+    wait_for_transactions(&case.json);
     // SAFETY: sending SIGINT to our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
-    let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let Ran { out, err, .. } = Ran::wait(child).expect_code(2);
     assert!(
         out.contains("number of transactions actually processed:"),
         "{out}"
     );
     assert!(err.contains("interrupted"), "{err}");
-    let v = json(&json_path);
+    let v = case.result();
     assert_eq!(v["status"], "interrupted");
     assert!(v["totals"]["counters"]["cnt"].as_u64().unwrap() > 0);
 }
@@ -205,25 +161,8 @@ extern "C" {
 
 #[test]
 fn a_thousand_clients_in_one_process() {
-    let db = database("thousand");
-    let dir = temp_dir("thousand");
-    let script = write_script(&dir, "one.sql", "select 1;\n");
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-t",
-            "2",
-            "-c",
-            "1000",
-            "-j",
-            "2",
-            "-f",
-            script.to_str().unwrap(),
-        ],
-    );
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
+    let case = Case::new("thousand", "select 1;\n");
+    let out = case.run("-n -t 2 -c 1000 -j 2").expect_code(0).out;
     assert_eq!(
         line_value(&out, "number of transactions actually processed:"),
         Some("2000/2000"),
@@ -388,34 +327,18 @@ fn tls_and_scram_with_a_url_and_the_password_masked() {
 
 #[test]
 fn prepared_statement_whose_parse_failed_fails_on_every_use_as_in_pgbench() {
-    let db = database("prepfail");
-    let dir = temp_dir("prepfail");
-    let script = write_script(&dir, "missing.sql", "select * from not_there_yet;\n");
-    let json_path = dir.join("prep.json");
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-t",
-            "3",
-            "-M",
-            "prepared",
-            "--continue-on-error",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
+    let case = Case::new("prepfail", "select * from not_there_yet;\n");
+    let err = case
+        .run("-n -t 3 -M prepared --continue-on-error")
+        .expect_code(0)
+        .err;
     // pgbench logs the failed prepare, then counts the statement as prepared: every
     // execution on this connection fails on the missing statement.
     assert!(
         err.contains("relation \"not_there_yet\" does not exist"),
         "{err}"
     );
-    let v = json(&json_path);
+    let v = case.result();
     let errors = &v["totals"]["counters"]["errors_by_sqlstate"];
     assert_eq!(errors["42P01"].as_u64(), Some(1), "{errors}");
     assert_eq!(errors["26000"].as_u64(), Some(3), "{errors}");
