@@ -50,6 +50,16 @@ impl CoarseHistogram {
         self.total
     }
 
+    /// Empties the histogram, keeping its buckets' allocation for the next values.
+    pub fn clear(&mut self) {
+        if self.total > 0 {
+            if let Some(c) = &mut self.counts {
+                c.fill(0);
+            }
+            self.total = 0;
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }

@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use foldhash::fast::RandomState;
+
 use serde::{Deserialize, Serialize};
 
 use crate::coarse::CoarseHistogram;
@@ -51,13 +53,28 @@ struct KeyStats {
     overestimate: u64,
 }
 
+impl KeyStats {
+    /// A new value in an evicted value's entry: no figures yet but the inherited count.
+    fn reset_to(&mut self, inherited: u64) {
+        self.attempts = inherited;
+        self.overestimate = inherited;
+        self.committed = 0;
+        self.failed.clear();
+        self.retries = 0;
+        self.time_us = 0;
+        self.latency.clear();
+    }
+}
+
 /// Per-variable key table of one thread (or of the whole run once merged).
 #[derive(Debug, Clone)]
 pub struct KeySketch {
     pub variable: String,
     capacity: usize,
     entries: Vec<(KeyValue, KeyStats)>,
-    index: HashMap<KeyValue, usize>,
+    /// foldhash, not SipHash: keys are hashed on every transaction (no untrusted input
+    /// picks them adversarially beyond what the script draws).
+    index: HashMap<KeyValue, usize, RandomState>,
     /// `(attempts, entry)`: the entry with the fewest attempts is evicted first.
     by_attempts: BTreeSet<(u64, usize)>,
     /// Values were evicted: counts are Space-Saving estimates.
@@ -93,7 +110,7 @@ impl KeySketch {
             variable: variable.to_string(),
             capacity: capacity.max(1),
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             by_attempts: BTreeSet::new(),
             approximate: false,
             total_time_us: 0,
@@ -107,7 +124,6 @@ impl KeySketch {
         self.total_transactions += 1;
         let i = self.slot_for(key);
         let s = &mut self.entries[i].1;
-        self.by_attempts.remove(&(s.attempts, i));
         s.attempts += u64::from(o.tries.max(1));
         s.retries += u64::from(o.tries.saturating_sub(1));
         s.time_us += o.latency_us;
@@ -120,37 +136,31 @@ impl KeySketch {
         self.by_attempts.insert((s.attempts, i));
     }
 
+    /// The entry of `key` (a new one, or an evicted value's), taken out of `by_attempts`:
+    /// the caller updates its counts and puts it back.
     fn slot_for(&mut self, key: KeyValue) -> usize {
         if let Some(&i) = self.index.get(&key) {
+            self.by_attempts.remove(&(self.entries[i].1.attempts, i));
             return i;
         }
         if self.entries.len() < self.capacity {
             let i = self.entries.len();
             self.entries.push((key.clone(), KeyStats::default()));
             self.index.insert(key, i);
-            self.by_attempts.insert((0, i));
             return i;
         }
         // Space-Saving: the least-attempted value makes room and leaves its count behind.
+        // Its entry is reset in place: past capacity this runs on nearly every transaction,
+        // so it must not allocate (the latency histogram keeps its buckets).
         self.approximate = true;
-        let Some(&(min, i)) = self.by_attempts.iter().next() else {
+        let Some((min, i)) = self.by_attempts.pop_first() else {
             return 0;
         };
-        self.by_attempts.remove(&(min, i));
-        let (old, _) = std::mem::replace(
-            &mut self.entries[i],
-            (
-                key.clone(),
-                KeyStats {
-                    attempts: min,
-                    overestimate: min,
-                    ..KeyStats::default()
-                },
-            ),
-        );
+        let (slot_key, stats) = &mut self.entries[i];
+        let old = std::mem::replace(slot_key, key.clone());
+        stats.reset_to(min);
         self.index.remove(&old);
         self.index.insert(key, i);
-        self.by_attempts.insert((min, i));
         i
     }
 
@@ -162,7 +172,6 @@ impl KeySketch {
         for (key, theirs) in &o.entries {
             let i = self.slot_for(key.clone());
             let s = &mut self.entries[i].1;
-            self.by_attempts.remove(&(s.attempts, i));
             s.attempts += theirs.attempts;
             s.committed += theirs.committed;
             for (code, n) in &theirs.failed {
@@ -256,6 +265,31 @@ mod tests {
         assert_eq!(r[0].failed.get("40001"), Some(&1));
         assert_eq!((r[1].value.as_str(), r[1].attempts), ("1", 4));
         assert!((r[1].p99_ms - 1.0).abs() < 0.1, "{}", r[1].p99_ms);
+    }
+
+    #[test]
+    fn an_evicted_entry_keeps_only_its_count() {
+        let mut s = KeySketch::new("k", 1);
+        s.record(KeyValue::Int(1), ok(100_000));
+        s.record(
+            KeyValue::Int(1),
+            KeyOutcome {
+                tries: 2,
+                committed: false,
+                failed_with: Some("40001"),
+                latency_us: 100_000,
+            },
+        );
+        s.record(KeyValue::Int(2), ok(1_000));
+        let r = s.records();
+        assert_eq!(r.len(), 1);
+        let k = &r[0];
+        assert_eq!(k.value, "2");
+        assert_eq!((k.attempts, k.attempts_error), (4, 3));
+        assert_eq!((k.committed, k.retries), (1, 0));
+        assert!(k.failed.is_empty());
+        assert!((k.p99_ms - 1.0).abs() < 0.1, "{}", k.p99_ms);
+        assert_eq!(s.transaction_counts(), (vec![4], 3));
     }
 
     #[test]
