@@ -417,7 +417,8 @@ fn drive(
             Action::Send => match write(slot, link) {
                 Ok(()) => return,
                 Err(e) => {
-                    core.on_lost(slot, None, &e);
+                    let last = last_word(link);
+                    core.on_lost(slot, last, &e);
                     action = Action::Wait;
                 }
             },
@@ -445,9 +446,24 @@ fn retry_flush(slot: &mut Slot, link: &mut Link, d: &mut Driver, core: &mut Thre
     }
     if let Err(e) = write(slot, link) {
         link.flush_pending = false;
-        core.on_lost(slot, None, &e);
+        let last = last_word(link);
+        core.on_lost(slot, last, &e);
         d.drop_connection(link);
     }
+}
+
+/// The server's last word on a connection a write just failed on: the error it sent before
+/// closing (a terminated backend's FATAL 57P01), still unread. libpq reads it too before
+/// reporting a failed send, so the failure is counted by its SQLSTATE.
+fn last_word(link: &mut Link) -> Option<hotbench_wire::DbError> {
+    let conn = link.conn.as_mut()?;
+    let _ = conn.fill();
+    while let Ok(Some(msg)) = conn.next_message() {
+        if let Message::ErrorResponse(body) = &msg {
+            return hotbench_wire::DbError::from_error_response(body).ok();
+        }
+    }
+    None
 }
 
 /// Ends a client at the end of the run, cancelling its query on the server if one runs.
