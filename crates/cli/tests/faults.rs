@@ -322,10 +322,10 @@ fn embedded_server_is_stopped_after_double_ctrl_c() {
 
 #[test]
 fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
-    let db = database("blocked");
-    let dir = temp_dir("blocked");
+    let case = Case::new("blocked", "update t set v = v + 1 where id = 1;\n");
+    let db = &case.db;
     psql(
-        &db,
+        db,
         "create table t(id int primary key, v int); insert into t values (1, 0);",
     );
     // Another session holds the row lock for 30 s.
@@ -352,7 +352,7 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
     // The row is locked once the holder's statement has reached its pg_sleep.
     wait_until("the lock holder's update", Duration::from_secs(60), || {
         psql(
-            &db,
+            db,
             &format!(
                 "select count(*) from pg_stat_activity where datname = '{}' and wait_event = 'PgSleep'",
                 db.dbname
@@ -361,33 +361,17 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
         .trim()
             == "1"
     });
-    let script = write_script(&dir, "upd.sql", "update t set v = v + 1 where id = 1;\n");
-    let json_path = dir.join("blocked.json");
     let t0 = std::time::Instant::now();
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "2",
-            "-c",
-            "2",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    );
+    let ran = case.run("-n -T 2 -c 2");
     let elapsed = t0.elapsed();
     let _ = holder.kill();
     let _ = holder.wait();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let out = ran.expect_code(0).out;
     assert!(
         elapsed < Duration::from_secs(10),
         "the run must end soon after -T: {elapsed:?}"
     );
-    let v = json(&json_path);
+    let v = case.result();
     assert_eq!(
         v["totals"]["counters"]["unfinished"].as_u64(),
         Some(2),
@@ -398,7 +382,7 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
     let mut waiting = String::new();
     for _ in 0..20 {
         waiting = psql(
-            &db,
+            db,
             &format!("select count(*) from pg_stat_activity where datname = '{}' and query like 'update t set%' and state = 'active' and pid <> pg_backend_pid()", db.dbname),
         );
         if waiting.trim() == "0" {

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::case::{Case, Ran};
 use common::*;
 
 /// A script whose every transaction takes ≥ 20 ms.
@@ -11,37 +12,19 @@ const SLOW: &str = "\\sleep 20 ms\nselect 1;\n";
 
 #[test]
 fn crossed_threshold_exits_3_and_is_stored() {
-    let db = database("thr_run");
-    let dir = temp_dir("thr-run");
-    let script = write_script(&dir, "slow.sql", SLOW);
-    let out = dir.join("r.json");
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "2",
-            "-c",
-            "2",
-            "-f",
-            script.to_str().unwrap(),
-            "--json",
-            out.to_str().unwrap(),
-            "--threshold",
-            "tps>=1",
-            "--threshold",
-            "p99<5ms",
-            "--threshold",
-            "failed=0",
-        ],
-    );
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    let case = Case::new("thr_run", SLOW);
+    let Ran {
+        out: stdout,
+        err: stderr,
+        ..
+    } = case
+        .run("-n -T 2 -c 2 --threshold tps>=1 --threshold p99<5ms --threshold failed=0")
+        .expect_code(3);
     assert!(stdout.contains("✔ tps>=1"), "{stdout}");
     assert!(stdout.contains("✘ p99<5ms"), "{stdout}");
     assert!(stdout.contains("✔ failed=0"), "{stdout}");
     assert!(stderr.contains("thresholds crossed"), "{stderr}");
-    let v = json(&out);
+    let v = case.result();
     assert_eq!(v["format"], "hotbench-result/1");
     let t = v["thresholds"].as_array().expect("thresholds stored");
     assert_eq!(t.len(), 3);
@@ -49,14 +32,12 @@ fn crossed_threshold_exits_3_and_is_stored() {
     assert_eq!(t[1]["ok"], false);
     assert!(t[1]["measured"].as_f64().unwrap() >= 20.0, "{}", t[1]);
     // The stored record still reads back as a result (hotbench report/compare accept it).
-    let page = dir.join("r.html");
+    let page = case.dir.join("r.html");
     let o = hotbench()
-        .args([
-            "report",
-            out.to_str().unwrap(),
-            "-o",
-            page.to_str().unwrap(),
-        ])
+        .arg("report")
+        .arg(&case.json)
+        .arg("-o")
+        .arg(&page)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o).1);
@@ -64,27 +45,10 @@ fn crossed_threshold_exits_3_and_is_stored() {
 
 #[test]
 fn met_thresholds_exit_0() {
-    let db = database("thr_ok");
-    let dir = temp_dir("thr-ok");
-    let script = write_script(&dir, "slow.sql", SLOW);
-    let o = run(
-        &db,
-        &[
-            "-n",
-            "-T",
-            "1",
-            "-c",
-            "2",
-            "-f",
-            script.to_str().unwrap(),
-            "--threshold",
-            "p50>=20ms",
-            "--threshold",
-            "retries<1%",
-        ],
-    );
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let stdout = Case::new("thr_ok", SLOW)
+        .run("-n -T 1 -c 2 --threshold p50>=20ms --threshold retries<1%")
+        .expect_code(0)
+        .out;
     assert!(stdout.contains("✔ p50>=20ms"), "{stdout}");
     assert!(!stdout.contains('✘'), "{stdout}");
 }
@@ -132,34 +96,18 @@ fn bad_threshold_is_exit_1_with_its_text() {
 
 #[test]
 fn sweep_checks_every_client_count() {
-    let db = database("thr_sweep");
-    let dir = temp_dir("thr-sweep");
-    let script = write_script(&dir, "slow.sql", SLOW);
-    let out = dir.join("s.json");
-    let mut cmd = hotbench();
-    cmd.arg("sweep")
-        .args(conn_args(&db))
-        .args([
-            "-n",
-            "-T",
-            "1",
-            "-c",
-            "1,2,3",
-            "-f",
-            script.to_str().unwrap(),
-        ])
-        .args(["--json", out.to_str().unwrap()])
-        .args(["--threshold", "p50>=20ms", "--threshold", "tps>=100000"])
-        .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    let o = cmd.output().unwrap();
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    let case = Case::new("thr_sweep", SLOW);
+    let (script, out) = (case.script.to_str().unwrap(), case.json.to_str().unwrap());
+    let args = [
+        ["-n", "-T", "1", "-c", "1,2,3", "-f", script, "--json", out].as_slice(),
+        &["--threshold", "p50>=20ms", "--threshold", "tps>=100000"],
+    ]
+    .concat();
+    let o = command_on(&case.db, &["sweep"], &args).output().unwrap();
+    let stdout = Ran::from(o).expect_code(3).out;
     assert!(stdout.contains("1 client: p50 = "), "{stdout}");
     assert!(stdout.contains("3 clients: tps = "), "{stdout}");
-    let v = json(&out);
+    let v = case.result();
     assert_eq!(v["format"], "hotbench-sweep/1");
     let t = v["thresholds"].as_array().expect("thresholds stored");
     assert_eq!(t.len(), 6, "{t:?}");
@@ -171,23 +119,20 @@ fn ladder_thresholds_per_variant_and_best() {
     let db = database("thr_ladder");
     let dir = temp_dir("thr-ladder");
     let out = dir.join("l.json");
-    let mut cmd = hotbench();
-    cmd.args(["scenario", "run", "queue"])
-        .args(conn_args(&db))
-        .args(["--variants", "for-update,skip-locked", "-T", "2", "-c", "4"])
-        .args(["--param", "rate=200", "--param", "backlog=500"])
-        .args(["--json", out.to_str().unwrap()])
-        .args(["--threshold", "skip-locked:jobs/s>=1"])
-        .args(["--threshold", "best:vs_baseline>=0.01"])
-        .args(["--threshold", "checks=pass"])
-        .args(["--threshold", "for-update:p99<0.001ms"])
-        .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    let o = cmd.output().unwrap();
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(3), "{stdout}\n{stderr}");
+    let args = [
+        ["--json", out.to_str().unwrap()].as_slice(),
+        &["--variants", "for-update,skip-locked", "-T", "2", "-c", "4"],
+        &["--param", "rate=200", "--param", "backlog=500"],
+        &["--threshold", "skip-locked:jobs/s>=1"],
+        &["--threshold", "best:vs_baseline>=0.01"],
+        &["--threshold", "checks=pass"],
+        &["--threshold", "for-update:p99<0.001ms"],
+    ]
+    .concat();
+    let o = command_on(&db, &["scenario", "run", "queue"], &args)
+        .output()
+        .unwrap();
+    let stdout = Ran::from(o).expect_code(3).out;
     assert!(stdout.contains("✔ skip-locked:jobs/s>=1"), "{stdout}");
     assert!(stdout.contains("best:vs_baseline>=0.01"), "{stdout}");
     assert!(stdout.contains("✘ for-update:p99<0.001ms"), "{stdout}");

@@ -40,10 +40,11 @@ pub fn conn_args(db: &ConnInfo) -> Vec<String> {
     ]
 }
 
-/// `hotbench run` against `db` with `args`, not yet started, output piped.
-pub fn run_command(db: &ConnInfo, args: &[&str]) -> Command {
+/// `hotbench SUBCOMMAND… -h -p -U ARGS… DBNAME` against `db` (no `PG*` variable of the
+/// environment), not yet started, output piped.
+pub fn command_on(db: &ConnInfo, subcommand: &[&str], args: &[&str]) -> Command {
     let mut cmd = hotbench();
-    cmd.arg("run")
+    cmd.args(subcommand)
         .args(conn_args(db))
         .args(args)
         .arg(&db.dbname)
@@ -53,6 +54,11 @@ pub fn run_command(db: &ConnInfo, args: &[&str]) -> Command {
         cmd.env_remove(v);
     }
     cmd
+}
+
+/// `hotbench run` against `db` with `args`, not yet started, output piped.
+pub fn run_command(db: &ConnInfo, args: &[&str]) -> Command {
+    command_on(db, &["run"], args)
 }
 
 /// `hotbench run` against `db` with `args`; returns the output.
