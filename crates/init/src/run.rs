@@ -123,9 +123,14 @@ pub fn run_init_cancellable(
             't' => create_tables(conn, opts, out)?,
             'g' => generate_client_side(conn, opts, terminal, out, cancel)?,
             'G' => generate_server_side(conn, opts, out)?,
-            'v' => vacuum(conn, out)?,
-            'p' => primary_keys(conn, opts, out)?,
-            _ => foreign_keys(conn, out)?,
+            'v' => statements(conn, out, "vacuuming...", sql::VACUUM)?,
+            'p' => statements(
+                conn,
+                out,
+                "creating primary keys...",
+                sql::primary_keys(opts.index_tablespace.as_deref()),
+            )?,
+            _ => statements(conn, out, "creating foreign keys...", sql::FOREIGN_KEYS)?,
         }
         report.steps.push(StepTiming {
             step,
@@ -154,16 +159,26 @@ fn create_tables(
     opts: &InitOptions,
     out: &mut dyn Write,
 ) -> Result<(), InitError> {
-    say(out, "creating tables...")?;
-    for q in sql::create_tables(opts, conn.server_version_num()) {
-        exec(conn, &q, out)?;
-    }
+    let tables = sql::create_tables(opts, conn.server_version_num());
+    statements(conn, out, "creating tables...", tables)?;
     let parts = sql::create_partitions(opts);
     if !parts.is_empty() {
-        say(out, &format!("creating {} partitions...", opts.partitions))?;
-        for q in parts {
-            exec(conn, &q, out)?;
-        }
+        let title = format!("creating {} partitions...", opts.partitions);
+        statements(conn, out, &title, parts)?;
+    }
+    Ok(())
+}
+
+/// A step that is a list of statements: its progress line, then each statement in order.
+fn statements<Q: AsRef<str>>(
+    conn: &mut Connection,
+    out: &mut dyn Write,
+    title: &str,
+    queries: impl IntoIterator<Item = Q>,
+) -> Result<(), InitError> {
+    say(out, title)?;
+    for q in queries {
+        exec(conn, q.as_ref(), out)?;
     }
     Ok(())
 }
@@ -282,34 +297,6 @@ fn generate_server_side(
         }
         Ok(())
     })
-}
-
-fn vacuum(conn: &mut Connection, out: &mut dyn Write) -> Result<(), InitError> {
-    say(out, "vacuuming...")?;
-    for q in sql::VACUUM {
-        exec(conn, q, out)?;
-    }
-    Ok(())
-}
-
-fn primary_keys(
-    conn: &mut Connection,
-    opts: &InitOptions,
-    out: &mut dyn Write,
-) -> Result<(), InitError> {
-    say(out, "creating primary keys...")?;
-    for q in sql::primary_keys(opts.index_tablespace.as_deref()) {
-        exec(conn, &q, out)?;
-    }
-    Ok(())
-}
-
-fn foreign_keys(conn: &mut Connection, out: &mut dyn Write) -> Result<(), InitError> {
-    say(out, "creating foreign keys...")?;
-    for q in sql::FOREIGN_KEYS {
-        exec(conn, q, out)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
