@@ -8,11 +8,13 @@
 //! the usual `PGHOST`/`PGPORT`/`PGUSER` variables) and checks the stored file
 //! against it; `HOTBENCH_PGBENCH_ORACLE=write` rewrites the file instead.
 
+mod oracle_support;
+
 use hotbench_script::{
     choose_script, client_variables, clients_per_thread, define, derive_seeds, parse_script,
     Client, CommandKind, Variables,
 };
-use std::path::PathBuf;
+use oracle_support::{assert_no_mismatches, check_or_write, load_expected, oracle_mode, testdata};
 
 const SEED: u64 = 5432;
 
@@ -40,12 +42,6 @@ impl Case {
             format!("expr{i}.sql")
         }
     }
-}
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
 }
 
 fn load_cases() -> Vec<Case> {
@@ -92,19 +88,6 @@ fn load_cases() -> Vec<Case> {
         }
     }
     cases
-}
-
-fn load_expected() -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(testdata("expr_expected.txt")).unwrap_or_default();
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("=== ") {
-            out.push(Vec::new());
-        } else if let Some(last) = out.last_mut() {
-            last.push(line.to_string());
-        }
-    }
-    out
 }
 
 /// Runs a case with hotbench-script, producing pgbench-like stderr lines:
@@ -257,7 +240,7 @@ fn render(cases: &[Case], results: &[Vec<String>]) -> String {
 #[test]
 fn expressions_match_pgbench_expectations() {
     let cases = load_cases();
-    let expected = load_expected();
+    let expected = load_expected("expr_expected.txt");
     assert_eq!(
         cases.len(),
         expected.len(),
@@ -278,34 +261,18 @@ fn expressions_match_pgbench_expectations() {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_mismatches(&failures);
 }
 
 #[test]
 #[ignore = "compares with real pgbench on a running server: HOTBENCH_PGBENCH_ORACLE=1 PGHOST=… PGPORT=… cargo test -- --ignored"]
 fn expectations_match_real_pgbench() {
-    let mode = std::env::var("HOTBENCH_PGBENCH_ORACLE").unwrap_or_default();
-    if mode.is_empty() {
-        panic!("set HOTBENCH_PGBENCH_ORACLE=1 (and PGHOST/PGPORT) to compare with real pgbench");
-    }
+    let mode = oracle_mode();
     let cases = load_cases();
     let dir = std::env::temp_dir().join(format!("hotbench-oracle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let results: Vec<Vec<String>> = cases.iter().map(|c| run_pgbench(c, &dir)).collect();
     let _ = std::fs::remove_dir_all(&dir);
     let rendered = render(&cases, &results);
-    if mode == "write" {
-        std::fs::write(testdata("expr_expected.txt"), rendered).expect("write expectations");
-        return;
-    }
-    let stored = std::fs::read_to_string(testdata("expr_expected.txt")).unwrap_or_default();
-    assert_eq!(
-        stored, rendered,
-        "pgbench output differs from testdata/expr_expected.txt"
-    );
+    check_or_write(&mode, "expr_expected.txt", rendered);
 }

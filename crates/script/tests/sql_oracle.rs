@@ -5,20 +5,16 @@
 //! `-M simple` and `-M extended`. Regenerate/check against real pgbench with
 //! `HOTBENCH_PGBENCH_ORACLE=write|1` (connection from `PGHOST`/`PGPORT`/`PGUSER`).
 
+mod oracle_support;
+
 use hotbench_script::{
     client_variables, derive_seeds, parse_script, Action, Client, CommandKind, Variables,
 };
-use std::path::PathBuf;
+use oracle_support::{assert_no_mismatches, check_or_write, load_expected, oracle_mode, testdata};
 
 struct Case {
     simple_only: bool,
     script: String,
-}
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
 }
 
 fn load_cases() -> Vec<Case> {
@@ -183,23 +179,10 @@ fn render(cases: &[Case], results: &[(usize, &str, Vec<String>)]) -> String {
     s
 }
 
-fn load_expected() -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(testdata("sql_expected.txt")).unwrap_or_default();
-    let mut out: Vec<Vec<String>> = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("=== ") {
-            out.push(Vec::new());
-        } else if let Some(last) = out.last_mut() {
-            last.push(line.to_string());
-        }
-    }
-    out
-}
-
 #[test]
 fn sql_matches_pgbench_expectations() {
     let cases = load_cases();
-    let expected = load_expected();
+    let expected = load_expected("sql_expected.txt");
     let mut runs = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         for m in modes(c) {
@@ -226,21 +209,13 @@ fn sql_matches_pgbench_expectations() {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_mismatches(&failures);
 }
 
 #[test]
 #[ignore = "compares with real pgbench on a running server: HOTBENCH_PGBENCH_ORACLE=1 PGHOST=… PGPORT=… cargo test -- --ignored"]
 fn sql_expectations_match_real_pgbench() {
-    let mode = std::env::var("HOTBENCH_PGBENCH_ORACLE").unwrap_or_default();
-    if mode.is_empty() {
-        panic!("set HOTBENCH_PGBENCH_ORACLE=1 (and PGHOST/PGPORT) to compare with real pgbench");
-    }
+    let mode = oracle_mode();
     let cases = load_cases();
     let dir = std::env::temp_dir().join(format!("hotbench-sql-oracle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -252,13 +227,5 @@ fn sql_expectations_match_real_pgbench() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let rendered = render(&cases, &results);
-    if mode == "write" {
-        std::fs::write(testdata("sql_expected.txt"), rendered).expect("write expectations");
-        return;
-    }
-    let stored = std::fs::read_to_string(testdata("sql_expected.txt")).unwrap_or_default();
-    assert_eq!(
-        stored, rendered,
-        "pgbench output differs from testdata/sql_expected.txt"
-    );
+    check_or_write(&mode, "sql_expected.txt", rendered);
 }
