@@ -5,7 +5,7 @@
 //! fewest attempts and inherits its count as an over-estimate, so the heavy hitters stay
 //! exact or nearly so and the report says the counts became approximate.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use foldhash::fast::RandomState;
 
@@ -75,8 +75,14 @@ pub struct KeySketch {
     /// foldhash, not SipHash: keys are hashed on every transaction (no untrusted input
     /// picks them adversarially beyond what the script draws).
     index: HashMap<KeyValue, usize, RandomState>,
-    /// `(attempts, entry)`: the entry with the fewest attempts is evicted first.
-    by_attempts: BTreeSet<(u64, usize)>,
+    /// The fewest attempts of any entry when the table was last scanned, and the entries
+    /// that had exactly that many (some may have grown since: skipped when popped). Counts
+    /// only grow, so a candidate still at `min_attempts` has the fewest: eviction is O(1)
+    /// without a sorted index to update on every transaction, and a rescan (allocation-free)
+    /// happens once the candidates run out — after about as many evictions as entries share
+    /// the minimum, which in a full table is most of them.
+    min_attempts: u64,
+    min_candidates: Vec<usize>,
     /// Values were evicted: counts are Space-Saving estimates.
     pub approximate: bool,
     /// Transaction time over all keys, µs (evicted ones included).
@@ -111,7 +117,8 @@ impl KeySketch {
             capacity: capacity.max(1),
             entries: Vec::new(),
             index: HashMap::default(),
-            by_attempts: BTreeSet::new(),
+            min_attempts: 0,
+            min_candidates: Vec::new(),
             approximate: false,
             total_time_us: 0,
             total_transactions: 0,
@@ -133,14 +140,12 @@ impl KeySketch {
         } else if let Some(code) = o.failed_with {
             *s.failed.entry(code.to_string()).or_insert(0) += 1;
         }
-        self.by_attempts.insert((s.attempts, i));
     }
 
-    /// The entry of `key` (a new one, or an evicted value's), taken out of `by_attempts`:
-    /// the caller updates its counts and puts it back.
+    /// The entry of `key`: its own, a new one, or an evicted value's (the caller then adds
+    /// at least one attempt).
     fn slot_for(&mut self, key: KeyValue) -> usize {
         if let Some(&i) = self.index.get(&key) {
-            self.by_attempts.remove(&(self.entries[i].1.attempts, i));
             return i;
         }
         if self.entries.len() < self.capacity {
@@ -153,15 +158,34 @@ impl KeySketch {
         // Its entry is reset in place: past capacity this runs on nearly every transaction,
         // so it must not allocate (the latency histogram keeps its buckets).
         self.approximate = true;
-        let Some((min, i)) = self.by_attempts.pop_first() else {
-            return 0;
-        };
+        let (min, i) = self.least_attempted();
         let (slot_key, stats) = &mut self.entries[i];
         let old = std::mem::replace(slot_key, key.clone());
         stats.reset_to(min);
         self.index.remove(&old);
         self.index.insert(key, i);
         i
+    }
+
+    /// The entry with the fewest attempts (the table is full, so not empty).
+    fn least_attempted(&mut self) -> (u64, usize) {
+        loop {
+            while let Some(i) = self.min_candidates.pop() {
+                if self.entries[i].1.attempts == self.min_attempts {
+                    return (self.min_attempts, i);
+                }
+            }
+            let Some(min) = self.entries.iter().map(|(_, s)| s.attempts).min() else {
+                return (0, 0);
+            };
+            self.min_attempts = min;
+            let entries = &self.entries;
+            self.min_candidates.extend(
+                (0..entries.len())
+                    .rev()
+                    .filter(|&i| entries[i].1.attempts == min),
+            );
+        }
     }
 
     /// Adds another thread's table (same variable).
@@ -181,7 +205,6 @@ impl KeySketch {
             s.time_us += theirs.time_us;
             s.latency.merge(&theirs.latency);
             s.overestimate += theirs.overestimate;
-            self.by_attempts.insert((s.attempts, i));
         }
     }
 
@@ -265,6 +288,43 @@ mod tests {
         assert_eq!(r[0].failed.get("40001"), Some(&1));
         assert_eq!((r[1].value.as_str(), r[1].attempts), ("1", 4));
         assert!((r[1].p99_ms - 1.0).abs() < 0.1, "{}", r[1].p99_ms);
+    }
+
+    #[test]
+    fn space_saving_guarantees_hold() {
+        // A skewed stream over 300 values into 20 entries: every count bounds the true one
+        // from above within its error, counts add up to the stream, and every value seen
+        // more than n / capacity times is kept.
+        let mut s = KeySketch::new("k", 20);
+        let mut truth: HashMap<i64, u64> = HashMap::new();
+        let mut x: u64 = 42;
+        let n = 20_000u64;
+        for _ in 0..n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (x >> 33) as f64 / (1u64 << 31) as f64;
+            let key = (300.0 * u.powi(4)) as i64;
+            *truth.entry(key).or_insert(0) += 1;
+            s.record(KeyValue::Int(key), ok(10));
+        }
+        let r = s.records();
+        assert_eq!(r.iter().map(|k| k.attempts).sum::<u64>(), n);
+        for k in &r {
+            let t = truth[&k.value.parse::<i64>().unwrap()];
+            assert!(
+                k.attempts >= t && k.attempts - k.attempts_error <= t,
+                "{k:?} true {t}"
+            );
+        }
+        for (key, &t) in &truth {
+            if t > n / 20 {
+                assert!(
+                    r.iter().any(|k| k.value == key.to_string()),
+                    "{key} ({t}) lost"
+                );
+            }
+        }
     }
 
     #[test]
