@@ -30,7 +30,8 @@ pub fn parse(buf: &mut BytesMut, name: &str, sql: &str, param_types: &[u32]) -> 
 
 /// Refuses a string that cannot be sent as a C string (a NUL inside).
 fn check_cstr(s: &str) -> Result<(), Error> {
-    if s.as_bytes().contains(&0) {
+    // The unnamed portal, in every Bind and Execute, skips the search.
+    if !s.is_empty() && s.as_bytes().contains(&0) {
         return Err(Error::Usage("string contains embedded null".to_string()));
     }
     Ok(())

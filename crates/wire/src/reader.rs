@@ -7,7 +7,7 @@
 //! [`Error::Protocol`], never a panic, and an absurd length header is rejected before any
 //! allocation.
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use postgres_protocol::message::backend::Message;
 
 use crate::error::Error;
@@ -87,6 +87,23 @@ impl MessageReader {
                     self.buf[0] as char
                 )));
             }
+            if len == 4 {
+                // Acknowledgements without a body (one per command: BindComplete...) are
+                // popped here; Message::parse would split and share the buffer for each.
+                let bodiless = match self.buf[0] {
+                    b'1' => Some(Message::ParseComplete),
+                    b'2' => Some(Message::BindComplete),
+                    b'3' => Some(Message::CloseComplete),
+                    b'n' => Some(Message::NoData),
+                    b'I' => Some(Message::EmptyQueryResponse),
+                    b's' => Some(Message::PortalSuspended),
+                    _ => None,
+                };
+                if bodiless.is_some() {
+                    self.buf.advance(5);
+                    return Ok(bodiless);
+                }
+            }
         }
         Message::parse(&mut self.buf).map_err(|e| Error::Protocol(e.to_string()))
     }
@@ -108,6 +125,36 @@ impl MessageReader {
 mod tests {
     use super::*;
     use postgres_protocol::message::backend::Message;
+
+    /// Bodiless acknowledgements (popped without Message::parse) come out as the same
+    /// messages, in order with the others, and a partial one waits for its last byte.
+    #[test]
+    fn bodiless_acknowledgements_in_order() {
+        let mut r = MessageReader::new();
+        r.extend(b"1\0\0\0\x042\0\0\0\x04n\0\0\0\x04C\0\0\0\x0dSELECT 1\0");
+        r.extend(b"3\0\0\0\x04I\0\0\0\x04s\0\0\0\x04Z\0\0\0\x05I2\0\0");
+        let mut tags = Vec::new();
+        while let Some(m) = r.next_message().unwrap() {
+            tags.push(match m {
+                Message::ParseComplete => '1',
+                Message::BindComplete => '2',
+                Message::NoData => 'n',
+                Message::CommandComplete(_) => 'C',
+                Message::CloseComplete => '3',
+                Message::EmptyQueryResponse => 'I',
+                Message::PortalSuspended => 's',
+                Message::ReadyForQuery(_) => 'Z',
+                _ => '?',
+            });
+        }
+        assert_eq!(tags.iter().collect::<String>(), "12nC3IsZ");
+        r.extend(b"\0\x04");
+        assert!(matches!(
+            r.next_message().unwrap(),
+            Some(Message::BindComplete)
+        ));
+        assert_eq!(r.buffered(), 0);
+    }
 
     #[test]
     fn partial_then_complete() {
