@@ -1,12 +1,13 @@
-//! `--pgbench-compat N`: which pgbench version `hotbench run` follows where versions differ.
-//! Today that is `-d`: pgbench 15 and 16 read it as `--debug`, pgbench 17 and later as
-//! `--dbname`. The default stays 15 (the flags of existing scripts keep their meaning); the
+//! `--pgbench-compat N`: which pgbench version `hotbench run` follows where versions differ
+//! (the differences are one table, `hotbench_stats::pgbench_format`). Here: reading the value,
+//! and `-d`, which pgbench 15 and 16 read as `--debug`, pgbench 17 and later as `--dbname`.
+//! The default stays 15 (the flags and report parsers of existing users keep working); the
 //! command line is rewritten before parsing so clap sees the long, unambiguous form.
 
-use crate::fail::{Fail, Result};
+use hotbench_stats::pgbench_format::{NEWEST, OLDEST};
+use hotbench_stats::PgbenchCompat;
 
-const OLDEST: u32 = 15;
-const NEWEST: u32 = 18;
+use crate::fail::{Fail, Result};
 
 /// The version asked for (`--pgbench-compat N` or `--pgbench-compat=N` anywhere in `argv`).
 fn requested(argv: &[String]) -> Option<String> {
@@ -23,15 +24,19 @@ fn requested(argv: &[String]) -> Option<String> {
 }
 
 /// A valid `--pgbench-compat` value, or pgbench's style of range message.
-pub fn check(value: Option<&str>) -> Result<u32> {
+pub fn check(value: Option<&str>) -> Result<PgbenchCompat> {
     match value {
-        None => Ok(OLDEST),
-        Some(v) => match v.trim().parse::<u32>() {
-            Ok(n) if (OLDEST..=NEWEST).contains(&n) => Ok(n),
-            _ => Err(Fail::input(format!(
-                "--pgbench-compat must be in range {OLDEST}..{NEWEST}"
-            ))),
-        },
+        None => Ok(PgbenchCompat::default()),
+        Some(v) => v
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .and_then(PgbenchCompat::new)
+            .ok_or_else(|| {
+                Fail::input(format!(
+                    "--pgbench-compat must be in range {OLDEST}..{NEWEST}"
+                ))
+            }),
     }
 }
 
@@ -40,7 +45,7 @@ pub fn check(value: Option<&str>) -> Result<u32> {
 pub fn rewrite_argv(argv: Vec<String>) -> Vec<String> {
     let is_run = argv.get(1).is_some_and(|a| a == "run");
     let version = requested(&argv).and_then(|v| check(Some(&v)).ok());
-    if !is_run || version.is_none_or(|v| v < 17) {
+    if !is_run || !version.is_some_and(|v| v.traits().d_is_dbname) {
         return argv;
     }
     let mut out = Vec::with_capacity(argv.len());
@@ -112,11 +117,12 @@ mod tests {
 
     #[test]
     fn range() {
-        assert_eq!(check(None).unwrap(), 15);
-        assert_eq!(check(Some("18")).unwrap(), 18);
+        assert_eq!(check(None).unwrap().version(), 15);
+        assert_eq!(check(Some("18")).unwrap().version(), 18);
+        assert_eq!(check(Some("19")).unwrap().version(), 19);
         assert_eq!(
             check(Some("14")).unwrap_err().message,
-            "--pgbench-compat must be in range 15..18"
+            "--pgbench-compat must be in range 15..19"
         );
         assert!(check(Some("x")).is_err());
     }

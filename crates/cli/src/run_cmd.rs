@@ -261,6 +261,7 @@ pub(crate) fn benchmark_record(
         verbose_errors: args.verbose_errors,
         debug: args.debug,
         failures_detailed: args.failures_detailed,
+        pgbench_compat: crate::compat::check(args.pgbench_compat.as_deref())?,
         json_path: args.json.clone(),
     };
     let server = ServerInfo {

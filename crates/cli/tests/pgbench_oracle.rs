@@ -7,6 +7,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
+use common::oracle::{report_shapes, shape};
 use common::*;
 
 /// pgbench comes with PostgreSQL's server binaries, which the test harness needs anyway: its
@@ -31,45 +32,6 @@ fn pgbench() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.exists())
 }
 
-/// A report line with its numbers replaced by `#`, so wording and order can be compared.
-fn shape(line: &str) -> String {
-    // A number becomes `#`. A number right-aligned in a column (two or more spaces before
-    // it) becomes `#` and the column's width, so alignment is still compared but the value's
-    // digit count is not: 9.876 and 10.123 ms fill the same %11.3f column.
-    let chars: Vec<char> = line.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == ' ' {
-            let start = i;
-            while i < chars.len() && chars[i] == ' ' {
-                i += 1;
-            }
-            let pad = i - start;
-            if pad >= 2 && i < chars.len() && chars[i].is_ascii_digit() {
-                let digits = chars[i..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_digit() || **c == '.')
-                    .count();
-                out.push_str(&format!(" #{}", pad + digits));
-                i += digits;
-            } else {
-                out.extend(std::iter::repeat_n(' ', pad));
-            }
-        } else if c.is_ascii_digit() {
-            out.push('#');
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                i += 1;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
 #[test]
 fn shapes_ignore_digit_counts_but_keep_columns() {
     assert_eq!(
@@ -82,16 +44,6 @@ fn shapes_ignore_digit_counts_but_keep_columns() {
         "latency average = # ms"
     );
     assert_eq!(shape("tps = 123.4 (x)"), shape("tps = 9.0 (x)"));
-}
-
-/// The pgbench part of a report: from "transaction type:" up to hotbench's extra lines.
-fn report_shapes(stdout: &str) -> Vec<String> {
-    stdout
-        .lines()
-        .skip_while(|l| !l.starts_with("transaction type:"))
-        .take_while(|l| !l.starts_with("latency percentiles:") && !l.starts_with("goodput ="))
-        .map(shape)
-        .collect()
 }
 
 fn run_pgbench(

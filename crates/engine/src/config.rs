@@ -169,6 +169,8 @@ pub struct DisplayConfig {
     pub debug: bool,
     /// Failures by kind in the report and the -l log.
     pub failures_detailed: bool,
+    /// The pgbench version whose log layouts (and, through the record, report) to follow.
+    pub pgbench_compat: hotbench_stats::PgbenchCompat,
     /// Result file, rewritten atomically every few intervals and at the end.
     pub json_path: Option<PathBuf>,
 }

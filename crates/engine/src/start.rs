@@ -100,6 +100,7 @@ impl RunConfig {
             partitions: 0,
             rtt_us: self.rtt_us,
             random_seed: self.random_seed,
+            pgbench_compat: self.display.pgbench_compat,
         }
     }
 }

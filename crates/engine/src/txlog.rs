@@ -1,10 +1,12 @@
 //! pgbench's transaction log (`-l`): one line per transaction, or per aggregate interval with
-//! `--aggregate-interval`, in pgbench's exact formats, to `PREFIX.PID[.THREAD]`.
+//! `--aggregate-interval`, in pgbench's exact formats (of the `--pgbench-compat` version), to
+//! `PREFIX.PID[.THREAD]`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use hotbench_script::PrngState;
+use hotbench_stats::pgbench_format::Traits;
 use hotbench_stats::{FailureKind, SimpleStats};
 
 use crate::clock::to_unix_us;
@@ -19,6 +21,8 @@ pub struct TxLog {
     throttled: bool,
     max_tries: u32,
     failures_detailed: bool,
+    latency_limited: bool,
+    version: Traits,
     agg: Agg,
 }
 
@@ -57,6 +61,8 @@ impl TxLog {
             throttled: cfg.is_throttled(),
             max_tries: cfg.retry.max_tries,
             failures_detailed: cfg.display.failures_detailed,
+            latency_limited: cfg.latency_limit_us.is_some(),
+            version: cfg.display.pgbench_compat.traits(),
             agg: Agg::default(),
         }))
     }
@@ -117,6 +123,9 @@ impl TxLog {
                 "serialization".into()
             }
             Outcome::Failed(FailureKind::Deadlock) if self.failures_detailed => "deadlock".into(),
+            Outcome::Failed(_) if self.failures_detailed && self.version.other_failures => {
+                "other".into()
+            }
             Outcome::Failed(_) => "failed".into(),
         };
         let _ = write!(
@@ -149,9 +158,11 @@ impl TxLog {
         );
     }
 
-    /// pgbench 15's aggregate line, always 15 fields: interval_start num_transactions
-    /// sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag
-    /// skipped retried retries serialization_failures deadlock_failures.
+    /// pgbench's aggregate line: interval_start num_transactions sum_latency sum_latency_2
+    /// min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries
+    /// serialization_failures deadlock_failures (15 fields), and other_sql_failures in
+    /// pgbench 19 (16). As pgbench does, a field whose option is off is 0 (skipped without -L,
+    /// retries with one try, failures by kind without --failures-detailed).
     fn write_agg(&mut self) {
         let a = &self.agg;
         let min_max = |s: &SimpleStats| {
@@ -163,9 +174,20 @@ impl TxLog {
         };
         let (lmin, lmax) = min_max(&a.latency);
         let (gmin, gmax) = min_max(&a.lag);
-        let _ = writeln!(
+        let skipped = if self.latency_limited { a.skipped } else { 0 };
+        let (retried, retries) = if self.max_tries != 1 {
+            (a.retried, a.retries)
+        } else {
+            (0, 0)
+        };
+        let (ser, dead, other) = if self.failures_detailed {
+            (a.serialization, a.deadlock, a.other)
+        } else {
+            (0, 0, 0)
+        };
+        let _ = write!(
             self.out,
-            "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} {}",
+            "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {skipped} {retried} {retries} {ser} {dead}",
             a.start / 1_000_000,
             a.cnt,
             a.latency.sum,
@@ -176,12 +198,11 @@ impl TxLog {
             a.lag.sum2,
             gmin,
             gmax,
-            a.skipped,
-            a.retried,
-            a.retries,
-            a.serialization,
-            a.deadlock
         );
+        if self.version.other_failures {
+            let _ = write!(self.out, " {other}");
+        }
+        let _ = self.out.write_all(b"\n");
     }
 
     /// Writes the last (partial) aggregate and flushes.
@@ -193,5 +214,60 @@ impl TxLog {
         if let Err(e) = self.out.flush() {
             eprintln!("hotbench: error: could not write \"{}\": {e}", self.path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotbench_stats::PgbenchCompat;
+
+    /// Logs one committed and one other-SQL-failed transaction with `--failures-detailed`,
+    /// as pgbench version `version`, and returns the log's lines.
+    fn logged(version: u32, aggregate_interval: u32) -> Vec<String> {
+        let dir = std::env::temp_dir().join(format!(
+            "hotbench-txlog-{}-{version}-{aggregate_interval}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prefix = dir.join("log").to_string_lossy().into_owned();
+        let mut cfg = RunConfig::new(Vec::new(), hotbench_wire::Config::new(), "t".into());
+        cfg.display.failures_detailed = true;
+        cfg.display.pgbench_compat = PgbenchCompat::new(version).unwrap();
+        cfg.log = Some(crate::config::LogConfig {
+            prefix: prefix.clone(),
+            aggregate_interval,
+            sampling_rate: None,
+        });
+        let mut log = TxLog::open(&cfg, 0).unwrap().unwrap();
+        let mut rng = PrngState::seed(1);
+        log.transaction(&mut rng, 0, 1, 0, 10, 500, None, Outcome::Committed, 1);
+        let failed = Outcome::Failed(FailureKind::Other);
+        log.transaction(&mut rng, 0, 2, 0, 20, 0, None, failed, 1);
+        log.finish();
+        let text = std::fs::read_to_string(format!("{prefix}.{}", std::process::id())).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn aggregate_lines_gain_other_failures_in_pgbench_19() {
+        for (version, fields) in [(15, 15), (18, 15), (19, 16)] {
+            let lines = logged(version, 1);
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            let f: Vec<&str> = lines[0].split(' ').collect();
+            assert_eq!(f.len(), fields, "pgbench {version}: {lines:?}");
+            assert_eq!(f[1], "1", "one committed");
+            if version == 19 {
+                assert_eq!(f[15], "1", "one other failure");
+            }
+        }
+    }
+
+    #[test]
+    fn an_other_failure_is_logged_as_other_from_pgbench_19() {
+        let result = |version| logged(version, 0)[1].split(' ').nth(2).unwrap().to_string();
+        assert_eq!(result(18), "failed");
+        assert_eq!(result(19), "other");
     }
 }

@@ -27,6 +27,8 @@ pub mod sweep;
 #[cfg(test)]
 mod testdata;
 pub mod text;
+#[cfg(test)]
+mod text_versions;
 pub mod threshold;
 pub mod usl;
 pub mod usl_input;

@@ -1,8 +1,10 @@
-//! The final report, line for line as pgbench 15 prints it (so tools that parse pgbench
-//! output keep working), followed by hotbench's extra lines.
+//! The final report, line for line as the pgbench version of `--pgbench-compat` prints it
+//! (15 by default; the differences are `hotbench_stats::pgbench_format`'s table), so tools
+//! that parse pgbench output keep working, followed by hotbench's extra lines.
 
 use std::fmt::Write as _;
 
+use hotbench_stats::pgbench_format::Traits;
 use hotbench_stats::{RunRecord, ScriptRecord, TxnCounters};
 
 fn pct(n: u64, total: u64) -> f64 {
@@ -10,6 +12,16 @@ fn pct(n: u64, total: u64) -> f64 {
         0.0
     } else {
         100.0 * n as f64 / total as f64
+    }
+}
+
+/// `100.0 * n / total` as pgbench prints it with `%.{prec}f`: `NaN` when `total` is 0
+/// (pgbench divides anyway where it does not guard).
+fn share(n: u64, total: u64, prec: usize) -> String {
+    if total == 0 {
+        "NaN".to_string()
+    } else {
+        format!("{:.prec$}", 100.0 * n as f64 / total as f64)
     }
 }
 
@@ -21,6 +33,7 @@ pub fn pgbench_report(rec: &RunRecord) -> String {
     let failures = t.failures();
     let total_cnt = t.total();
     let throttled = b.rate.is_some();
+    let version = b.pgbench_compat.traits();
     let _ = writeln!(o, "transaction type: {}", b.transaction_type);
     let _ = writeln!(o, "scaling factor: {}", b.scale);
     if let Some(method) = &b.partition_method {
@@ -52,25 +65,28 @@ pub fn pgbench_report(rec: &RunRecord) -> String {
             );
         }
     }
-    if total_cnt == 0 {
+    if total_cnt == 0 && version.stops_when_nothing_tried {
         return o;
     }
     let _ = writeln!(
         o,
-        "number of failed transactions: {failures} ({:.3}%)",
-        pct(failures, total_cnt)
+        "number of failed transactions: {failures} ({}%)",
+        share(failures, total_cnt, 3)
     );
     if b.failures_detailed {
-        failure_details(&mut o, "", t, total_cnt);
+        failure_details(&mut o, "", t, total_cnt, &version);
     }
     if b.max_tries != 1 {
         let _ = writeln!(
             o,
-            "number of transactions retried: {} ({:.3}%)",
+            "number of transactions retried: {} ({}%)",
             t.retried,
-            pct(t.retried, total_cnt)
+            share(t.retried, total_cnt, 3)
         );
         let _ = writeln!(o, "total number of retries: {}", t.retries);
+    }
+    if !version.stops_when_nothing_tried && t.cnt + t.skipped == 0 {
+        return o;
     }
     if throttled && b.latency_limit_ms.is_some() {
         let _ = writeln!(
@@ -139,29 +155,41 @@ pub fn pgbench_report(rec: &RunRecord) -> String {
         let total_weight: u64 = scripts.iter().map(|s| s.weight as u64).sum();
         for (i, s) in scripts.iter().enumerate() {
             if per_script {
-                script_section(&mut o, i, s, total_weight, total_cnt, rec, b.max_tries);
+                script_section(&mut o, i, s, total_weight, rec, &version);
             }
             if b.report_per_command {
-                command_section(&mut o, s, per_script, b.max_tries);
+                command_section(&mut o, s, per_script, b.max_tries, &version);
             }
         }
     }
     o
 }
 
-fn failure_details(o: &mut String, prefix: &str, t: &TxnCounters, total: u64) {
+fn failure_details(o: &mut String, prefix: &str, t: &TxnCounters, total: u64, version: &Traits) {
     let _ = writeln!(
         o,
-        "{prefix}number of serialization failures: {} ({:.3}%)",
+        "{prefix}number of serialization failures: {} ({}%)",
         t.serialization_failures,
-        pct(t.serialization_failures, total)
+        share(t.serialization_failures, total, 3)
     );
     let _ = writeln!(
         o,
-        "{prefix}number of deadlock failures: {} ({:.3}%)",
+        "{prefix}number of deadlock failures: {} ({}%)",
         t.deadlock_failures,
-        pct(t.deadlock_failures, total)
+        share(t.deadlock_failures, total, 3)
     );
+    if version.other_failures {
+        // pgbench 19: failed = serialization + deadlock + other; hotbench's lost
+        // connections (it reconnects where pgbench aborts) are among the other failures.
+        let other = t
+            .failures()
+            .saturating_sub(t.serialization_failures + t.deadlock_failures);
+        let _ = writeln!(
+            o,
+            "{prefix}number of other failures: {other} ({}%)",
+            share(other, total, 3)
+        );
+    }
 }
 
 fn simple_stats(o: &mut String, prefix: &str, t: &TxnCounters) {
@@ -171,16 +199,18 @@ fn simple_stats(o: &mut String, prefix: &str, t: &TxnCounters) {
     }
 }
 
+/// One script's section (several scripts): pgbench 18 counts all its transactions on the
+/// first line and adds a `processed` line; 15 to 17 count processed ones only, with the tps.
 fn script_section(
     o: &mut String,
     i: usize,
     s: &ScriptRecord,
     total_weight: u64,
-    total_cnt: u64,
     rec: &RunRecord,
-    max_tries: u32,
+    version: &Traits,
 ) {
     let c = &s.totals.counters;
+    let all = &rec.totals.counters;
     let script_total = c.total();
     let tps = if rec.duration_s > 0.0 {
         c.cnt as f64 / rec.duration_s
@@ -194,44 +224,66 @@ fn script_section(
         s.weight,
         pct(s.weight as u64, total_weight)
     );
-    let _ = writeln!(
-        o,
-        " - {} transactions ({:.1}% of total, tps = {tps:.6})",
-        script_total,
-        pct(script_total, total_cnt)
-    );
-    if script_total > 0 {
-        let f = c.failures();
+    if version.per_script_processed_line {
         let _ = writeln!(
             o,
-            " - number of failed transactions: {f} ({:.3}%)",
-            pct(f, script_total)
+            " - {script_total} transactions ({}% of total)",
+            share(script_total, all.total(), 1)
         );
-        if rec.bench.failures_detailed {
-            failure_details(o, " - ", c, script_total);
+        if script_total == 0 {
+            simple_stats(o, " - latency", c);
+            return;
         }
-        if max_tries != 1 {
-            let _ = writeln!(
-                o,
-                " - number of transactions retried: {} ({:.3}%)",
-                c.retried,
-                pct(c.retried, script_total)
-            );
-            let _ = writeln!(o, " - total number of retries: {}", c.retries);
-        }
-        if rec.bench.rate.is_some() && rec.bench.latency_limit_ms.is_some() {
-            let _ = writeln!(
-                o,
-                " - number of transactions skipped: {} ({:.3}%)",
-                c.skipped,
-                pct(c.skipped, script_total)
-            );
-        }
+        let _ = writeln!(
+            o,
+            " - number of transactions actually processed: {} (tps = {tps:.6})",
+            c.cnt
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            " - {} transactions ({}% of total, tps = {tps:.6})",
+            c.cnt,
+            share(c.cnt, all.cnt, 1)
+        );
+    }
+    let f = c.failures();
+    let _ = writeln!(
+        o,
+        " - number of failed transactions: {f} ({}%)",
+        share(f, script_total, 3)
+    );
+    if rec.bench.failures_detailed {
+        failure_details(o, " - ", c, script_total, version);
+    }
+    let max_tries = rec.bench.max_tries;
+    if max_tries != 1 {
+        let _ = writeln!(
+            o,
+            " - number of transactions retried: {} ({}%)",
+            c.retried,
+            share(c.retried, script_total, 3)
+        );
+        let _ = writeln!(o, " - total number of retries: {}", c.retries);
+    }
+    if rec.bench.rate.is_some() && rec.bench.latency_limit_ms.is_some() && script_total > 0 {
+        let _ = writeln!(
+            o,
+            " - number of transactions skipped: {} ({:.3}%)",
+            c.skipped,
+            pct(c.skipped, script_total)
+        );
     }
     simple_stats(o, " - latency", c);
 }
 
-fn command_section(o: &mut String, s: &ScriptRecord, per_script: bool, max_tries: u32) {
+fn command_section(
+    o: &mut String,
+    s: &ScriptRecord,
+    per_script: bool,
+    max_tries: u32,
+    version: &Traits,
+) {
     let _ = writeln!(
         o,
         "{}statement latencies in milliseconds{}:",
@@ -244,13 +296,19 @@ fn command_section(o: &mut String, s: &ScriptRecord, per_script: bool, max_tries
     );
     // pgbench's exact columns (parsers split these lines); hotbench's per-command p99 is on
     // separate, labeled lines in `extra_lines`.
+    // pgbench 18 narrowed the gaps after the failures and retries columns to one space.
+    let gap = if version.narrow_statement_columns {
+        " "
+    } else {
+        "  "
+    };
     for c in &s.commands {
         if max_tries == 1 {
-            let _ = writeln!(o, "   {:11.3}  {:10}  {}", c.mean_ms, c.failures, c.text);
+            let _ = writeln!(o, "   {:11.3}  {:10}{gap}{}", c.mean_ms, c.failures, c.text);
         } else {
             let _ = writeln!(
                 o,
-                "   {:11.3}  {:10}  {:10}  {}",
+                "   {:11.3}  {:10}{gap}{:10}{gap}{}",
                 c.mean_ms, c.failures, c.retries, c.text
             );
         }
@@ -314,9 +372,10 @@ pub fn extra_lines(rec: &RunRecord) -> String {
         let _ = writeln!(o, "errors by SQLSTATE: {}", list.join(", "));
     }
     if t.other_failures > 0 || t.connection_failures > 0 {
+        // Not pgbench 19's `number of other failures` line (which counts both).
         let _ = writeln!(
             o,
-            "number of other failures: {} (connection failures: {})",
+            "failures besides serialization and deadlock: {} SQL errors, {} lost connections",
             t.other_failures, t.connection_failures
         );
     }

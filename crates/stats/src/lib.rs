@@ -16,6 +16,7 @@ pub mod input_file;
 pub mod json_file;
 pub mod ladder_record;
 pub mod output_path;
+pub mod pgbench_format;
 pub mod probe_record;
 pub mod record;
 pub mod simple;
@@ -26,6 +27,7 @@ pub mod zipf;
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
 pub use ladder_record::{CheckResult, Ladder, LadderFile, MonitorSeries, VariantResult};
+pub use pgbench_format::PgbenchCompat;
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,

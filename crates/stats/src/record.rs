@@ -214,6 +214,10 @@ pub struct BenchInfo {
     /// Added round-trip time, µs.
     pub rtt_us: i64,
     pub random_seed: u64,
+    /// The pgbench version the report and logs follow (`--pgbench-compat`; absent in
+    /// records written before it existed: 15).
+    #[serde(default)]
+    pub pgbench_compat: crate::PgbenchCompat,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -379,8 +379,8 @@ pub struct RunArgs {
         help_heading = "Common options"
     )]
     pub dbname_option: Option<String>,
-    /// Behave as this pgbench version where versions differ (15 to 18; default 15): from 17
-    /// on, -d is --dbname instead of --debug
+    /// Behave as this pgbench version where versions differ (15 to 19; default 15): from 17
+    /// on, -d is --dbname instead of --debug; 18 and 19 change the report and logs
     #[arg(
         long = "pgbench-compat",
         value_name = "VERSION",

@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod case;
+pub mod oracle;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
