@@ -9,30 +9,47 @@ use hotbench_stats::RunRecord;
 use crate::error::{Result, ScenarioError};
 use hotbench_stats::CheckResult;
 
-/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, and per group or
-/// per script file `{{committed:NAME}}`, `{{goodput:NAME}}`.
+/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, `{{unfinished}}`, and
+/// per group or per script file `{{committed:NAME}}`, `{{goodput:NAME}}`,
+/// `{{unfinished:NAME}}`. Unfinished transactions were cancelled at the end of the run, and a
+/// cancel can lose the race with a commit: the server may hold up to that many more results
+/// than the clients saw succeed, so exact-count checks allow for them.
 pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let c = &r.totals.counters;
     out.insert("committed".into(), c.cnt.to_string());
     out.insert("goodput".into(), c.goodput.to_string());
     out.insert("failed".into(), c.failures().to_string());
-    let mut per: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    out.insert("unfinished".into(), c.unfinished.to_string());
+    let mut per: BTreeMap<String, Counts> = BTreeMap::new();
     for g in &r.groups {
-        let e = per.entry(g.name.clone()).or_default();
-        e.0 += g.totals.counters.cnt;
-        e.1 += g.totals.counters.goodput;
+        per.entry(g.name.clone()).or_default().add(&g.totals.counters);
         for s in &g.scripts {
-            let e = per.entry(s.name.clone()).or_default();
-            e.0 += s.totals.counters.cnt;
-            e.1 += s.totals.counters.goodput;
+            per.entry(s.name.clone()).or_default().add(&s.totals.counters);
         }
     }
-    for (name, (cnt, good)) in per {
-        out.insert(format!("committed:{name}"), cnt.to_string());
-        out.insert(format!("goodput:{name}"), good.to_string());
+    for (name, n) in per {
+        out.insert(format!("committed:{name}"), n.committed.to_string());
+        out.insert(format!("goodput:{name}"), n.goodput.to_string());
+        out.insert(format!("unfinished:{name}"), n.unfinished.to_string());
     }
     out
+}
+
+/// A group's or script's counts as checks see them.
+#[derive(Default)]
+struct Counts {
+    committed: u64,
+    goodput: u64,
+    unfinished: u64,
+}
+
+impl Counts {
+    fn add(&mut self, c: &hotbench_stats::TxnCounters) {
+        self.committed += c.cnt;
+        self.goodput += c.goodput;
+        self.unfinished += c.unfinished;
+    }
 }
 
 /// One check per row of every row-returning statement. A statement that returns no rows
@@ -74,4 +91,30 @@ pub fn check_rows(file: &str, results: &[hotbench_wire::QueryResult]) -> Result<
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unfinished_transactions_are_a_run_value_overall_and_per_group() {
+        let mut r = RunRecord::default();
+        r.totals.counters.cnt = 10;
+        r.totals.counters.unfinished = 3;
+        let mut totals = r.totals.clone();
+        totals.counters.unfinished = 2;
+        r.groups.push(hotbench_stats::GroupRecord {
+            name: "consumer".into(),
+            threads: 1,
+            clients: 4,
+            rate: None,
+            totals,
+            scripts: Vec::new(),
+        });
+        let v = run_values(&r);
+        assert_eq!(v["committed"], "10");
+        assert_eq!(v["unfinished"], "3");
+        assert_eq!(v["unfinished:consumer"], "2");
+    }
 }

@@ -196,7 +196,10 @@ impl Params {
 
 fn is_run_value(name: &str) -> bool {
     let base = name.split(':').next().unwrap_or(name);
-    matches!(base, "committed" | "goodput" | "failed" | "work")
+    matches!(
+        base,
+        "committed" | "goodput" | "failed" | "work" | "unfinished"
+    )
 }
 
 /// Parses `k=v`.
