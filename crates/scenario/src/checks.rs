@@ -23,9 +23,13 @@ pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
     out.insert("unfinished".into(), c.unfinished.to_string());
     let mut per: BTreeMap<String, Counts> = BTreeMap::new();
     for g in &r.groups {
-        per.entry(g.name.clone()).or_default().add(&g.totals.counters);
+        per.entry(g.name.clone())
+            .or_default()
+            .add(&g.totals.counters);
         for s in &g.scripts {
-            per.entry(s.name.clone()).or_default().add(&s.totals.counters);
+            per.entry(s.name.clone())
+                .or_default()
+                .add(&s.totals.counters);
         }
     }
     for (name, n) in per {
