@@ -210,9 +210,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_variant_without_commits_shows_dashes_and_why() {
-        let l = Ladder {
+    /// A daily-limit ladder of these variants, without a ceiling.
+    fn daily_limit(variants: Vec<VariantResult>) -> Ladder {
+        Ladder {
             scenario: "daily-limit".into(),
             title: "t".into(),
             demonstrates: String::new(),
@@ -220,13 +220,18 @@ mod tests {
             server_version: String::new(),
             params: Default::default(),
             work_unit: None,
-            variants: vec![
-                variant("update", true, 100, 0),
-                variant("for-share", false, 0, 12),
-            ],
+            variants,
             interrupted: false,
             ceiling: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_variant_without_commits_shows_dashes_and_why() {
+        let l = daily_limit(vec![
+            variant("update", true, 100, 0),
+            variant("for-share", false, 0, 12),
+        ]);
         let text = render(&l);
         let row = text
             .lines()
@@ -248,24 +253,14 @@ mod tests {
 
     #[test]
     fn the_ceiling_is_a_line_with_each_variants_share() {
-        let mut l = Ladder {
-            scenario: "daily-limit".into(),
-            title: "t".into(),
-            demonstrates: String::new(),
-            engine: "postgresql".into(),
-            server_version: String::new(),
-            params: Default::default(),
-            work_unit: None,
-            variants: vec![
-                variant("update", true, 25, 0),
-                variant("escrow", false, 80, 0),
-            ],
-            interrupted: false,
-            ceiling: Some(VariantResult {
-                about: "update's statements with customers=4000 (not ranked)".into(),
-                ..variant("ceiling", false, 100, 0)
-            }),
-        };
+        let mut l = daily_limit(vec![
+            variant("update", true, 25, 0),
+            variant("escrow", false, 80, 0),
+        ]);
+        l.ceiling = Some(VariantResult {
+            about: "update's statements with customers=4000 (not ranked)".into(),
+            ..variant("ceiling", false, 100, 0)
+        });
         crate::ceiling::apply_pct(&mut l);
         assert_eq!(l.variants[1].pct_of_ceiling.map(f64::round), Some(80.0));
         let text = render(&l);
