@@ -61,6 +61,9 @@ pub struct Core<E: Env> {
     /// When this thread's last transaction ended (committed, failed or skipped), µs: where
     /// the benchmark interval ends, not at teardown or at the cancellation of stuck ones.
     pub last_end_us: i64,
+    /// A `--key` variable's text form when it holds a double or boolean (reused: counting a
+    /// key does not allocate).
+    pub(crate) key_text: String,
 }
 
 /// Distinct error messages remembered per thread.
@@ -88,6 +91,7 @@ impl<E: Env> Core<E> {
             log: None,
             any_aborted: false,
             last_end_us: 0,
+            key_text: String::new(),
             plan,
         }
     }

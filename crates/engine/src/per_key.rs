@@ -4,7 +4,7 @@
 //! script; without `--key` it costs one counter and one histogram slot per transaction.
 
 use hotbench_script::{Value, VarValue};
-use hotbench_stats::hot_keys::{KeyOutcome, KeyValue};
+use hotbench_stats::hot_keys::{KeyOutcome, KeyRef};
 use hotbench_stats::FailureKind;
 
 use crate::client_core::Core;
@@ -53,18 +53,20 @@ impl<E: Env> Core<E> {
             let Some(sketch) = self.tally.keys.get_mut(i) else {
                 continue;
             };
+            // Borrowed: a known value costs no allocation (text is copied only into a new
+            // or evicted entry); integers never allocate.
             let key = match vars.get(&sketch.variable) {
                 None => continue,
-                Some(VarValue::Value(Value::Int(i))) => KeyValue::Int(*i),
+                Some(VarValue::Value(Value::Int(i))) => KeyRef::Int(*i),
                 Some(VarValue::Text(t)) => match t.trim().parse::<i64>() {
-                    Ok(i) => KeyValue::Int(i),
-                    Err(_) => KeyValue::Text(t.clone()),
+                    Ok(i) => KeyRef::Int(i),
+                    Err(_) => KeyRef::Text(t),
                 },
-                Some(VarValue::Value(_)) => KeyValue::Text(
-                    vars.text(&sketch.variable)
-                        .unwrap_or_default()
-                        .into_boxed_str(),
-                ),
+                Some(VarValue::Value(_)) => {
+                    self.key_text.clear();
+                    vars.write_text(&sketch.variable, &mut self.key_text);
+                    KeyRef::Text(&self.key_text)
+                }
             };
             sketch.record(key, o);
         }

@@ -5,19 +5,58 @@
 //! fewest attempts and inherits its count as an over-estimate, so the heavy hitters stay
 //! exact or nearly so and the report says the counts became approximate.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 
 use serde::{Deserialize, Serialize};
 
-use crate::coarse::CoarseHistogram;
+use crate::key_latency::{HistogramPool, KeyLatency};
 
-/// A variable's value as a key (integers without allocation).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A variable's value as a key, as the table stores it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum KeyValue {
     Int(i64),
-    Text(Box<str>),
+    Text(String),
+}
+
+/// A variable's value as a key, borrowed: what a transaction looks up (no allocation unless
+/// the value is new to the table, and none for integers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyRef<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+impl KeyValue {
+    pub fn key_ref(&self) -> KeyRef<'_> {
+        match self {
+            KeyValue::Int(i) => KeyRef::Int(*i),
+            KeyValue::Text(t) => KeyRef::Text(t),
+        }
+    }
+
+    /// Becomes `key`, reusing a text key's buffer for a text key.
+    fn set(&mut self, key: KeyRef<'_>) {
+        match (self, key) {
+            (KeyValue::Text(mine), KeyRef::Text(t)) => {
+                mine.clear();
+                mine.push_str(t);
+            }
+            (mine, key) => *mine = key.to_value(),
+        }
+    }
+}
+
+impl KeyRef<'_> {
+    pub fn to_value(self) -> KeyValue {
+        match self {
+            KeyRef::Int(i) => KeyValue::Int(i),
+            KeyRef::Text(t) => KeyValue::Text(t.to_string()),
+        }
+    }
 }
 
 impl std::fmt::Display for KeyValue {
@@ -41,29 +80,25 @@ pub struct KeyOutcome<'a> {
     pub latency_us: u64,
 }
 
+/// An entry's figures but its attempts (kept apart, densely, for the minimum scan).
 #[derive(Debug, Clone, Default)]
 struct KeyStats {
-    attempts: u64,
     committed: u64,
+    /// Empty (no allocation) unless the key's transactions fail.
     failed: BTreeMap<String, u64>,
     retries: u64,
     time_us: u64,
-    latency: CoarseHistogram,
+    latency: KeyLatency,
     /// Attempts inherited from an evicted key (Space-Saving's error bound).
     overestimate: u64,
 }
 
-impl KeyStats {
-    /// A new value in an evicted value's entry: no figures yet but the inherited count.
-    fn reset_to(&mut self, inherited: u64) {
-        self.attempts = inherited;
-        self.overestimate = inherited;
-        self.committed = 0;
-        self.failed.clear();
-        self.retries = 0;
-        self.time_us = 0;
-        self.latency.clear();
-    }
+#[derive(Debug, Clone)]
+struct Entry {
+    key: KeyValue,
+    /// The key's hash, so that evicting it does not hash it again.
+    hash: u64,
+    stats: KeyStats,
 }
 
 /// Per-variable key table of one thread (or of the whole run once merged).
@@ -71,10 +106,18 @@ impl KeyStats {
 pub struct KeySketch {
     pub variable: String,
     capacity: usize,
-    entries: Vec<(KeyValue, KeyStats)>,
+    entries: Vec<Entry>,
+    /// Each entry's attempts, by entry index: the minimum scan reads 8 bytes per entry.
+    attempts: Vec<u64>,
+    /// Entry indexes by key hash. A table of indexes rather than a map of keys: evicting a
+    /// value finds its slot by the stored hash and index (no key hashed or compared) and the
+    /// entry itself stays where it is.
+    index: HashTable<u32>,
     /// foldhash, not SipHash: keys are hashed on every transaction (no untrusted input
     /// picks them adversarially beyond what the script draws).
-    index: HashMap<KeyValue, usize, RandomState>,
+    hasher: RandomState,
+    /// Latency histograms of the entries seen more than a few times.
+    pool: HistogramPool,
     /// The fewest attempts of any entry when the table was last scanned, and the entries
     /// that had exactly that many (some may have grown since: skipped when popped). Counts
     /// only grow, so a candidate still at `min_attempts` has the fewest: eviction is O(1)
@@ -82,7 +125,7 @@ pub struct KeySketch {
     /// happens once the candidates run out — after about as many evictions as entries share
     /// the minimum, which in a full table is most of them.
     min_attempts: u64,
-    min_candidates: Vec<usize>,
+    min_candidates: Vec<u32>,
     /// Values were evicted: counts are Space-Saving estimates.
     pub approximate: bool,
     /// Transaction time over all keys, µs (evicted ones included).
@@ -114,9 +157,13 @@ impl KeySketch {
     pub fn new(variable: &str, capacity: usize) -> KeySketch {
         KeySketch {
             variable: variable.to_string(),
-            capacity: capacity.max(1),
+            // Entry indexes are u32.
+            capacity: capacity.clamp(1, u32::MAX as usize),
             entries: Vec::new(),
-            index: HashMap::default(),
+            attempts: Vec::new(),
+            index: HashTable::new(),
+            hasher: RandomState::default(),
+            pool: HistogramPool::default(),
             min_attempts: 0,
             min_candidates: Vec::new(),
             approximate: false,
@@ -126,44 +173,74 @@ impl KeySketch {
     }
 
     /// Counts one transaction under `key`.
-    pub fn record(&mut self, key: KeyValue, o: KeyOutcome<'_>) {
+    pub fn record(&mut self, key: KeyRef<'_>, o: KeyOutcome<'_>) {
         self.total_time_us += o.latency_us;
         self.total_transactions += 1;
         let i = self.slot_for(key);
-        let s = &mut self.entries[i].1;
-        s.attempts += u64::from(o.tries.max(1));
+        self.attempts[i] += u64::from(o.tries.max(1));
+        let s = &mut self.entries[i].stats;
         s.retries += u64::from(o.tries.saturating_sub(1));
         s.time_us += o.latency_us;
         if o.committed {
             s.committed += 1;
-            s.latency.record_us(o.latency_us);
+            s.latency.record_us(o.latency_us, &mut self.pool);
         } else if let Some(code) = o.failed_with {
-            *s.failed.entry(code.to_string()).or_insert(0) += 1;
+            match s.failed.get_mut(code) {
+                Some(n) => *n += 1,
+                None => {
+                    s.failed.insert(code.to_string(), 1);
+                }
+            }
         }
     }
 
     /// The entry of `key`: its own, a new one, or an evicted value's (the caller then adds
     /// at least one attempt).
-    fn slot_for(&mut self, key: KeyValue) -> usize {
-        if let Some(&i) = self.index.get(&key) {
-            return i;
+    fn slot_for(&mut self, key: KeyRef<'_>) -> usize {
+        let hash = self.hasher.hash_one(key);
+        let entries = &self.entries;
+        if let Some(&i) = self
+            .index
+            .find(hash, |&i| entries[i as usize].key.key_ref() == key)
+        {
+            return i as usize;
         }
         if self.entries.len() < self.capacity {
             let i = self.entries.len();
-            self.entries.push((key.clone(), KeyStats::default()));
-            self.index.insert(key, i);
+            self.entries.push(Entry {
+                key: key.to_value(),
+                hash,
+                stats: KeyStats::default(),
+            });
+            self.attempts.push(0);
+            let entries = &self.entries;
+            self.index
+                .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
             return i;
         }
         // Space-Saving: the least-attempted value makes room and leaves its count behind.
         // Its entry is reset in place: past capacity this runs on nearly every transaction,
-        // so it must not allocate (the latency histogram keeps its buckets).
+        // so it must not allocate (an integer key never does; a text key reuses the buffer).
         self.approximate = true;
         let (min, i) = self.least_attempted();
-        let (slot_key, stats) = &mut self.entries[i];
-        let old = std::mem::replace(slot_key, key.clone());
-        stats.reset_to(min);
-        self.index.remove(&old);
-        self.index.insert(key, i);
+        let old_hash = self.entries[i].hash;
+        if let Ok(slot) = self.index.find_entry(old_hash, |&j| j as usize == i) {
+            slot.remove();
+        }
+        let e = &mut self.entries[i];
+        e.key.set(key);
+        e.hash = hash;
+        let s = &mut e.stats;
+        s.overestimate = min;
+        s.committed = 0;
+        s.failed.clear();
+        s.retries = 0;
+        s.time_us = 0;
+        s.latency.clear(&mut self.pool);
+        self.attempts[i] = min;
+        let entries = &self.entries;
+        self.index
+            .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
         i
     }
 
@@ -171,19 +248,19 @@ impl KeySketch {
     fn least_attempted(&mut self) -> (u64, usize) {
         loop {
             while let Some(i) = self.min_candidates.pop() {
-                if self.entries[i].1.attempts == self.min_attempts {
-                    return (self.min_attempts, i);
+                if self.attempts[i as usize] == self.min_attempts {
+                    return (self.min_attempts, i as usize);
                 }
             }
-            let Some(min) = self.entries.iter().map(|(_, s)| s.attempts).min() else {
+            let Some(&min) = self.attempts.iter().min() else {
                 return (0, 0);
             };
             self.min_attempts = min;
-            let entries = &self.entries;
+            let attempts = &self.attempts;
             self.min_candidates.extend(
-                (0..entries.len())
+                (0..attempts.len() as u32)
                     .rev()
-                    .filter(|&i| entries[i].1.attempts == min),
+                    .filter(|&i| attempts[i as usize] == min),
             );
         }
     }
@@ -193,17 +270,18 @@ impl KeySketch {
         self.approximate |= o.approximate;
         self.total_time_us += o.total_time_us;
         self.total_transactions += o.total_transactions;
-        for (key, theirs) in &o.entries {
-            let i = self.slot_for(key.clone());
-            let s = &mut self.entries[i].1;
-            s.attempts += theirs.attempts;
+        for (e, &their_attempts) in o.entries.iter().zip(&o.attempts) {
+            let i = self.slot_for(e.key.key_ref());
+            self.attempts[i] += their_attempts;
+            let theirs = &e.stats;
+            let s = &mut self.entries[i].stats;
             s.committed += theirs.committed;
             for (code, n) in &theirs.failed {
                 *s.failed.entry(code.clone()).or_insert(0) += n;
             }
             s.retries += theirs.retries;
             s.time_us += theirs.time_us;
-            s.latency.merge(&theirs.latency);
+            s.latency.merge(&theirs.latency, &o.pool, &mut self.pool);
             s.overestimate += theirs.overestimate;
         }
     }
@@ -214,7 +292,8 @@ impl KeySketch {
         let counts = self
             .entries
             .iter()
-            .map(|(_, s)| s.attempts.saturating_sub(s.retries))
+            .zip(&self.attempts)
+            .map(|(e, &a)| a.saturating_sub(e.stats.retries))
             .collect();
         (counts, self.total_transactions)
     }
@@ -229,17 +308,21 @@ impl KeySketch {
         let mut out: Vec<HotKeyRecord> = self
             .entries
             .iter()
-            .map(|(k, s)| HotKeyRecord {
-                variable: self.variable.clone(),
-                value: k.to_string(),
-                attempts: s.attempts,
-                committed: s.committed,
-                failed: s.failed.clone(),
-                retries: s.retries,
-                p50_ms: s.latency.quantile_ms(0.5),
-                p99_ms: s.latency.quantile_ms(0.99),
-                time_share: s.time_us as f64 / total,
-                attempts_error: s.overestimate,
+            .zip(&self.attempts)
+            .map(|(e, &attempts)| {
+                let s = &e.stats;
+                HotKeyRecord {
+                    variable: self.variable.clone(),
+                    value: e.key.to_string(),
+                    attempts,
+                    committed: s.committed,
+                    failed: s.failed.clone(),
+                    retries: s.retries,
+                    p50_ms: s.latency.quantile_ms(0.5, &self.pool),
+                    p99_ms: s.latency.quantile_ms(0.99, &self.pool),
+                    time_share: s.time_us as f64 / total,
+                    attempts_error: s.overestimate,
+                }
             })
             .collect();
         out.sort_by(|a, b| {
@@ -254,6 +337,7 @@ impl KeySketch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn ok(latency_us: u64) -> KeyOutcome<'static> {
         KeyOutcome {
@@ -268,11 +352,11 @@ mod tests {
     fn exact_below_capacity_sorted_by_time_share() {
         let mut s = KeySketch::new("c", 10);
         for _ in 0..4 {
-            s.record(KeyValue::Int(1), ok(1_000));
+            s.record(KeyRef::Int(1), ok(1_000));
         }
-        s.record(KeyValue::Int(2), ok(1_000));
+        s.record(KeyRef::Int(2), ok(1_000));
         s.record(
-            KeyValue::Int(2),
+            KeyRef::Int(2),
             KeyOutcome {
                 tries: 3,
                 committed: false,
@@ -306,7 +390,7 @@ mod tests {
             let u = (x >> 33) as f64 / (1u64 << 31) as f64;
             let key = (300.0 * u.powi(4)) as i64;
             *truth.entry(key).or_insert(0) += 1;
-            s.record(KeyValue::Int(key), ok(10));
+            s.record(KeyRef::Int(key), ok(10));
         }
         let r = s.records();
         assert_eq!(r.iter().map(|k| k.attempts).sum::<u64>(), n);
@@ -330,9 +414,9 @@ mod tests {
     #[test]
     fn an_evicted_entry_keeps_only_its_count() {
         let mut s = KeySketch::new("k", 1);
-        s.record(KeyValue::Int(1), ok(100_000));
+        s.record(KeyRef::Int(1), ok(100_000));
         s.record(
-            KeyValue::Int(1),
+            KeyRef::Int(1),
             KeyOutcome {
                 tries: 2,
                 committed: false,
@@ -340,7 +424,7 @@ mod tests {
                 latency_us: 100_000,
             },
         );
-        s.record(KeyValue::Int(2), ok(1_000));
+        s.record(KeyRef::Int(2), ok(1_000));
         let r = s.records();
         assert_eq!(r.len(), 1);
         let k = &r[0];
@@ -353,6 +437,50 @@ mod tests {
     }
 
     #[test]
+    fn an_evicted_frequent_key_gives_back_its_histogram_and_its_successor_starts_clean() {
+        let mut s = KeySketch::new("k", 1);
+        for _ in 0..10 {
+            s.record(KeyRef::Int(1), ok(100_000));
+        }
+        assert_eq!(s.pool.in_use(), 1, "ten samples live in a pooled histogram");
+        s.record(KeyRef::Int(2), ok(1_234));
+        assert_eq!(s.pool.in_use(), 0, "the evicted key's histogram went back");
+        let r = s.records();
+        assert_eq!((r[0].value.as_str(), r[0].committed), ("2", 1));
+        // One sample, inline: its exact latency, nothing of the 100 ms predecessor.
+        assert_eq!((r[0].p50_ms, r[0].p99_ms), (1.234, 1.234));
+        for _ in 0..10 {
+            s.record(KeyRef::Int(2), ok(2_000));
+        }
+        assert_eq!(s.pool.in_use(), 1);
+        let r = s.records();
+        assert!((r[0].p99_ms - 2.0).abs() < 0.2, "{}", r[0].p99_ms);
+        assert!(
+            r[0].p50_ms < 50.0,
+            "no sample of the predecessor: {}",
+            r[0].p50_ms
+        );
+    }
+
+    #[test]
+    fn text_keys_are_found_and_replaced_in_place() {
+        let mut s = KeySketch::new("k", 2);
+        for name in ["alice", "bob", "alice", "alice", "carol"] {
+            s.record(KeyRef::Text(name), ok(1_000));
+        }
+        s.record(KeyRef::Int(7), ok(1_000));
+        let r = s.records();
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].value.as_str(), r[0].attempts), ("alice", 3));
+        // carol took bob's entry (1 + 1 attempts); 7 then took carol's (2 + 1).
+        assert_eq!(
+            (r[1].value.as_str(), r[1].attempts, r[1].attempts_error),
+            ("7", 3, 2)
+        );
+        assert_eq!(s.transaction_counts().1, 6);
+    }
+
+    #[test]
     fn heavy_hitters_survive_a_bounded_table_and_threads_merge() {
         // Key 0 takes a third of the traffic; 10,000 other keys share the rest.
         let mut a = KeySketch::new("k", 50);
@@ -360,7 +488,7 @@ mod tests {
         for i in 0..30_000i64 {
             let key = if i % 3 == 0 { 0 } else { 1 + i % 10_000 };
             let t = if i % 2 == 0 { &mut a } else { &mut b };
-            t.record(KeyValue::Int(key), ok(100));
+            t.record(KeyRef::Int(key), ok(100));
         }
         assert!(a.approximate && a.distinct() == 50);
         a.merge(&b);

@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod hot_keys;
 pub mod input_file;
 pub mod json_file;
+pub mod key_latency;
 pub mod ladder_record;
 pub mod output_path;
 pub mod pgbench_format;
