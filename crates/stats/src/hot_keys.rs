@@ -24,7 +24,7 @@ pub enum KeyValue {
 
 /// A variable's value as a key, borrowed: what a transaction looks up (no allocation unless
 /// the value is new to the table, and none for integers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyRef<'a> {
     Int(i64),
     Text(&'a str),
@@ -109,13 +109,17 @@ pub struct KeySketch {
     entries: Vec<Entry>,
     /// Each entry's attempts, by entry index: the minimum scan reads 8 bytes per entry.
     attempts: Vec<u64>,
-    /// Entry indexes by key hash. A table of indexes rather than a map of keys: evicting a
-    /// value finds its slot by the stored hash and index (no key hashed or compared) and the
-    /// entry itself stays where it is.
+    /// Entry indexes by key hash. A table of indexes rather than a map of keys: an evicted
+    /// value's index is left behind, stale (a lookup compares the entry's current key, so it
+    /// never matches again), because removing it costs two cache misses on nearly every
+    /// transaction once the table is a sketch; the table is rebuilt from the entries when
+    /// stale indexes reach as many as live ones (memory stays bounded by 2 × capacity).
     index: HashTable<u32>,
-    /// foldhash, not SipHash: keys are hashed on every transaction (no untrusted input
-    /// picks them adversarially beyond what the script draws).
+    /// foldhash for text keys, not SipHash: keys are hashed on every transaction (no
+    /// untrusted input picks them adversarially beyond what the script draws).
     hasher: RandomState,
+    /// Integer keys are hashed inline with this random seed (see [`KeySketch::hash_of`]).
+    int_seed: u64,
     /// Latency histograms of the entries seen more than a few times.
     pool: HistogramPool,
     /// The fewest attempts of any entry when the table was last scanned, and the entries
@@ -163,6 +167,7 @@ impl KeySketch {
             attempts: Vec::new(),
             index: HashTable::new(),
             hasher: RandomState::default(),
+            int_seed: RandomState::default().hash_one(0x9e37_79b9_7f4a_7c15u64),
             pool: HistogramPool::default(),
             min_attempts: 0,
             min_candidates: Vec::new(),
@@ -194,10 +199,24 @@ impl KeySketch {
         }
     }
 
+    /// The hash of `key`. An integer's is one folded multiply, inline (foldhash's own
+    /// integer mixing, without its out-of-line call through the Hash trait): it runs on
+    /// every transaction. An integer and a text may collide: lookups compare the key.
+    #[inline]
+    fn hash_of(&self, key: KeyRef<'_>) -> u64 {
+        match key {
+            KeyRef::Int(i) => {
+                let p = u128::from(i as u64 ^ self.int_seed) * 0x5851_f42d_4c95_7f2d_u128;
+                (p as u64) ^ ((p >> 64) as u64)
+            }
+            KeyRef::Text(t) => self.hasher.hash_one(t),
+        }
+    }
+
     /// The entry of `key`: its own, a new one, or an evicted value's (the caller then adds
     /// at least one attempt).
     fn slot_for(&mut self, key: KeyRef<'_>) -> usize {
-        let hash = self.hasher.hash_one(key);
+        let hash = self.hash_of(key);
         let entries = &self.entries;
         if let Some(&i) = self
             .index
@@ -223,10 +242,6 @@ impl KeySketch {
         // so it must not allocate (an integer key never does; a text key reuses the buffer).
         self.approximate = true;
         let (min, i) = self.least_attempted();
-        let old_hash = self.entries[i].hash;
-        if let Ok(slot) = self.index.find_entry(old_hash, |&j| j as usize == i) {
-            slot.remove();
-        }
         let e = &mut self.entries[i];
         e.key.set(key);
         e.hash = hash;
@@ -238,10 +253,24 @@ impl KeySketch {
         s.time_us = 0;
         s.latency.clear(&mut self.pool);
         self.attempts[i] = min;
-        let entries = &self.entries;
-        self.index
-            .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
+        if self.index.len() >= 2 * self.entries.len() {
+            self.rebuild_index(); // indexes the new value too
+        } else {
+            let entries = &self.entries;
+            self.index
+                .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
+        }
         i
+    }
+
+    /// Drops the stale indexes: the table again holds one per entry (its allocation kept).
+    fn rebuild_index(&mut self) {
+        self.index.clear();
+        let entries = &self.entries;
+        for (i, e) in entries.iter().enumerate() {
+            self.index
+                .insert_unique(e.hash, i as u32, |&j| entries[j as usize].hash);
+        }
     }
 
     /// The entry with the fewest attempts (the table is full, so not empty).
@@ -459,6 +488,30 @@ mod tests {
             r[0].p50_ms < 50.0,
             "no sample of the predecessor: {}",
             r[0].p50_ms
+        );
+    }
+
+    #[test]
+    fn an_evicted_value_left_in_the_index_never_matches_and_the_index_stays_bounded() {
+        let mut s = KeySketch::new("k", 2);
+        for key in [1, 1, 1, 2, 3] {
+            s.record(KeyRef::Int(key), ok(1_000));
+        }
+        // 2 was evicted for 3 (its stale index now points at 3's entry); 2 again is new and
+        // takes the least attempted entry, 3's.
+        s.record(KeyRef::Int(2), ok(5_000));
+        let r = s.records();
+        let two = r.iter().find(|k| k.value == "2").expect("2 kept");
+        assert_eq!((two.attempts, two.attempts_error, two.committed), (3, 2, 1));
+        assert_eq!(two.p99_ms, 5.0, "none of 3's latency");
+        assert!(r.iter().any(|k| k.value == "1" && k.attempts == 3));
+        for key in 10..10_000 {
+            s.record(KeyRef::Int(key), ok(10));
+            assert!(s.index.len() <= 2 * s.capacity, "{} indexes", s.index.len());
+        }
+        assert_eq!(
+            s.records().iter().map(|k| k.attempts).sum::<u64>(),
+            6 + 9_990
         );
     }
 
