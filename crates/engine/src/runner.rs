@@ -93,6 +93,8 @@ pub fn run(
     });
     let (tx, rx) = mpsc::channel();
     let mut handles = Vec::new();
+    // pgbench's "initial connection time" starts before its threads are created.
+    let start_time = now_us();
     for tid in 0..nthreads {
         let ids: Vec<usize> = plan.threads[tid].clients.iter().map(|c| c.0).collect();
         let rngs = ids.iter().map(|&id| (id, seeds.clients[id])).collect();
@@ -123,7 +125,6 @@ pub fn run(
     drop(tx);
 
     // Start-up: every thread connects its clients.
-    let start_time = now_us();
     let mut connect_error = None;
     let mut connected = 0;
     let mut connect_retries = 0;
