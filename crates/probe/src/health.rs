@@ -46,7 +46,24 @@ pub const DATABASE_SQL: &str =
     "select xact_commit, xact_rollback, deadlocks from pg_stat_database \
      where datname = current_database()";
 
-pub const WAL_SQL: &str = "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8";
+/// The WAL position (bytes) and the checkpoints begun so far (the counters moved from
+/// pg_stat_bgwriter to pg_stat_checkpointer in PostgreSQL 17).
+pub fn wal_sql(server_version_num: u32) -> &'static str {
+    if server_version_num >= 170000 {
+        "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8, \
+         (select num_timed + num_requested from pg_stat_checkpointer)::int8"
+    } else {
+        "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8, \
+         (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter)::int8"
+    }
+}
+
+/// `(WAL bytes, checkpoints)`; the checkpoint count may be missing on its own.
+pub type WalSnap = (i64, Option<i64>);
+
+pub fn parse_wal(r: &QueryResult) -> Option<WalSnap> {
+    Some((int(r.get(0, 0))?, int(r.get(0, 1))))
+}
 
 pub const XMIN_SQL: &str = "select max(age(backend_xmin))::int8, \
      extract(epoch from now() - min(xact_start))::float8 \
@@ -155,10 +172,11 @@ pub fn parse_database(r: &QueryResult) -> Option<[i64; 3]> {
     Some([int(r.get(0, 0))?, int(r.get(0, 1))?, int(r.get(0, 2))?])
 }
 
-/// Database counters and WAL position between two snapshots (`None` where one is missing).
+/// Database counters, WAL position and checkpoints between two snapshots (`None` where one
+/// is missing).
 pub fn server_delta(
-    before: (Option<[i64; 3]>, Option<i64>),
-    now: (Option<[i64; 3]>, Option<i64>),
+    before: (Option<[i64; 3]>, Option<WalSnap>),
+    now: (Option<[i64; 3]>, Option<WalSnap>),
 ) -> ServerDelta {
     ServerDelta {
         database: match (before.0, now.0) {
@@ -166,7 +184,12 @@ pub fn server_delta(
             _ => None,
         },
         wal_bytes: match (before.1, now.1) {
-            (Some(b), Some(n)) => Some((n - b).max(0) as u64),
+            (Some(b), Some(n)) => Some((n.0 - b.0).max(0) as u64),
+            _ => None,
+        },
+        checkpoints: match (before.1.and_then(|w| w.1), now.1.and_then(|w| w.1)) {
+            // A stats reset in between counts from zero.
+            (Some(b), Some(n)) => Some(d(n, b).max(0) as u64),
             _ => None,
         },
     }
@@ -211,6 +234,17 @@ mod tests {
         // Reset: counts from zero.
         assert_eq!(database_delta([100, 5, 1], [7, 0, 0]).commits, 7);
         assert_eq!(oid_array(&[1, 2]), "{1,2}");
+    }
+
+    #[test]
+    fn checkpoints_between_snapshots() {
+        let s = server_delta((None, Some((100, Some(3)))), (None, Some((600, Some(5)))));
+        assert_eq!((s.wal_bytes, s.checkpoints), (Some(500), Some(2)));
+        // Counter reset: counts from zero; a missing count stays unknown, WAL still known.
+        let s = server_delta((None, Some((0, Some(9)))), (None, Some((10, Some(1)))));
+        assert_eq!(s.checkpoints, Some(1));
+        let s = server_delta((None, Some((0, None))), (None, Some((10, Some(1)))));
+        assert_eq!((s.wal_bytes, s.checkpoints), (Some(10), None));
     }
 
     #[test]

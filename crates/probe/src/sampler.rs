@@ -92,8 +92,9 @@ pub struct Sampler {
     tables_prev: Option<TablesSnap>,
     db_first: Option<[i64; 3]>,
     db_prev: Option<[i64; 3]>,
-    wal_first: Option<i64>,
-    wal_prev: Option<i64>,
+    wal_first: Option<health::WalSnap>,
+    wal_prev: Option<health::WalSnap>,
+    wal_sql: &'static str,
     max_xmin_age: Option<i64>,
     stmt_sql: String,
     stmt_first: Option<Snapshot>,
@@ -150,6 +151,7 @@ impl Sampler {
             db_prev: None,
             wal_first: None,
             wal_prev: None,
+            wal_sql: health::wal_sql(version_num),
             max_xmin_age: None,
             stmt_sql: statements::snapshot_sql(version_num),
             stmt_first: None,
@@ -391,11 +393,11 @@ impl Sampler {
         health::parse_database(&r)
     }
 
-    fn read_wal(&mut self) -> Option<i64> {
+    fn read_wal(&mut self) -> Option<health::WalSnap> {
         let r = self
             .s
-            .run_prepared(Part::Wal, "hotbench_probe_wal", health::WAL_SQL)?;
-        int(r.get(0, 0))
+            .run_prepared(Part::Wal, "hotbench_probe_wal", self.wal_sql)?;
+        health::parse_wal(&r)
     }
 
     fn read_xmin(&mut self) -> (Option<i64>, Option<f64>) {

@@ -33,7 +33,7 @@ impl Part {
             Part::Chains => "blocking chains (pg_blocking_pids)",
             Part::Tables => "table health (pg_stat_user_tables)",
             Part::Database => "commits/rollbacks/deadlocks (pg_stat_database)",
-            Part::Wal => "WAL bytes (pg_current_wal_lsn)",
+            Part::Wal => "WAL bytes and checkpoints (pg_current_wal_lsn, pg_stat_bgwriter)",
             Part::Xmin => "oldest xmin (pg_stat_activity)",
             Part::Statements => "statements (pg_stat_statements)",
             Part::WaitSampling => "pg_wait_sampling",

@@ -1,6 +1,6 @@
 //! The probe against a real PostgreSQL from the harness, driven by plain connections (no
 //! engine): a blocked update shows as a lock wait with its chain and hot relation, table and
-//! database deltas add up, and failures (no server, no pg_stat_statements) are notes.
+//! database deltas (a checkpoint counted) add up, and failures (no server, no pg_stat_statements) are notes.
 
 use std::time::Duration;
 
@@ -62,6 +62,8 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
         w.join().expect("waiter thread");
     }
     holder.close();
+    // A checkpoint during the run is counted (server-wide: other tests may add more).
+    psql(&db, "checkpoint");
     std::thread::sleep(Duration::from_millis(100));
     let rec = probe.stop();
 
@@ -83,6 +85,7 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
     assert_eq!(t.updates, 3, "{t:?}");
     assert!(rec.server.database.as_ref().is_some_and(|d| d.commits >= 3));
     assert!(rec.server.wal_bytes.unwrap_or(0) > 0);
+    assert!(rec.server.checkpoints.unwrap_or(0) >= 1, "{:?}", rec.server);
     assert!(rec.timeline.len() >= 3, "{:?}", rec.timeline.len());
     assert!(rec
         .timeline

@@ -14,6 +14,7 @@
 
 pub mod background;
 pub mod ceiling;
+pub mod checkpoints;
 pub mod checks;
 pub mod claim;
 pub mod db;

@@ -155,6 +155,10 @@ pub struct ServerDelta {
     /// WAL written (bytes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wal_bytes: Option<u64>,
+    /// Checkpoints begun (timed and requested, server-wide): the full-page writes that
+    /// follow one slow every writer for a while, so a dip in a long run may be one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -386,6 +390,7 @@ mod tests {
                 ..Default::default()
             }),
             wal_bytes: Some(4096),
+            checkpoints: Some(1),
         };
         let rec = ProbeRecord {
             server: server.clone(),
@@ -399,6 +404,7 @@ mod tests {
         assert_eq!(v["database"]["commits"], 7);
         assert_eq!(v["wal_bytes"], 4096);
         assert_eq!(v["timeline"][0]["wal_bytes"], 4096);
+        assert_eq!(v["checkpoints"], 1);
         let back: ProbeRecord = serde_json::from_value(v).unwrap();
         assert_eq!(
             (back.server, &back.timeline[0].server),

@@ -365,6 +365,7 @@ fn record_result(
             ));
         }
     }
+    notes.extend(crate::checkpoints::note(&record));
     if outcome.aborted_clients > 0 {
         notes.push(format!("{} clients aborted", outcome.aborted_clients));
     }
