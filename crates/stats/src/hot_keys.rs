@@ -114,7 +114,10 @@ pub struct KeySketch {
     /// never matches again), because removing it costs two cache misses on nearly every
     /// transaction once the table is a sketch; the table is rebuilt from the entries when
     /// stale indexes reach as many as live ones (memory stays bounded by 2 × capacity).
-    index: HashTable<u32>,
+    /// Each index is stored with 32 more bits of its key's hash ([`check_bits`]): a lookup
+    /// reads an entry only when they match too, not on every 7-bit tag collision (a value
+    /// new to the table, the common case once it is a sketch, then reads no entry at all).
+    index: HashTable<(u32, u32)>,
     /// foldhash for text keys, not SipHash: keys are hashed on every transaction (no
     /// untrusted input picks them adversarially beyond what the script draws).
     hasher: RandomState,
@@ -155,6 +158,13 @@ pub struct HotKeyRecord {
     /// Upper bound of the over-count of `attempts` (0 while the table is exact).
     #[serde(default)]
     pub attempts_error: u64,
+}
+
+/// The hash bits an index keeps to filter lookups: the high half (hashbrown's 7-bit tag is
+/// the top of it and the bucket comes from the low bits, so ~25 of these are independent).
+#[inline]
+fn check_bits(hash: u64) -> u32 {
+    (hash >> 32) as u32
 }
 
 impl KeySketch {
@@ -218,10 +228,9 @@ impl KeySketch {
     fn slot_for(&mut self, key: KeyRef<'_>) -> usize {
         let hash = self.hash_of(key);
         let entries = &self.entries;
-        if let Some(&i) = self
-            .index
-            .find(hash, |&i| entries[i as usize].key.key_ref() == key)
-        {
+        if let Some(&(i, _)) = self.index.find(hash, |&(i, bits)| {
+            bits == check_bits(hash) && entries[i as usize].key.key_ref() == key
+        }) {
             return i as usize;
         }
         if self.entries.len() < self.capacity {
@@ -234,7 +243,9 @@ impl KeySketch {
             self.attempts.push(0);
             let entries = &self.entries;
             self.index
-                .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
+                .insert_unique(hash, (i as u32, check_bits(hash)), |&(j, _)| {
+                    entries[j as usize].hash
+                });
             return i;
         }
         // Space-Saving: the least-attempted value makes room and leaves its count behind.
@@ -258,7 +269,9 @@ impl KeySketch {
         } else {
             let entries = &self.entries;
             self.index
-                .insert_unique(hash, i as u32, |&j| entries[j as usize].hash);
+                .insert_unique(hash, (i as u32, check_bits(hash)), |&(j, _)| {
+                    entries[j as usize].hash
+                });
         }
         i
     }
@@ -269,7 +282,9 @@ impl KeySketch {
         let entries = &self.entries;
         for (i, e) in entries.iter().enumerate() {
             self.index
-                .insert_unique(e.hash, i as u32, |&j| entries[j as usize].hash);
+                .insert_unique(e.hash, (i as u32, check_bits(e.hash)), |&(j, _)| {
+                    entries[j as usize].hash
+                });
         }
     }
 
