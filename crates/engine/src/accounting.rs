@@ -126,16 +126,16 @@ impl<E: Env> Core<E> {
     /// Counts a server error by SQLSTATE and keeps a sample of its message.
     pub(crate) fn record_server_error(&mut self, group: usize, script: usize, err: &DbError) {
         self.tally
-            .each(group, script, |c| c.record_error_code(&err.code));
+            .each(group, script, |c| c.record_error_code(err.code.as_str()));
         if let Some(e) = self
             .errors
             .iter_mut()
-            .find(|e| e.sqlstate == err.code && e.message == err.message)
+            .find(|e| e.sqlstate == err.code.as_str() && e.message == err.message)
         {
             e.count += 1;
         } else if self.errors.len() < MAX_ERROR_SAMPLES {
             self.errors.push(ErrorSample {
-                sqlstate: err.code.clone(),
+                sqlstate: err.code.to_string(),
                 message: err.message.clone(),
                 count: 1,
             });

@@ -261,7 +261,7 @@ fn other_errors_abort_the_client_unless_continue_on_error() {
 fn retry_on_codes_are_retried_like_serialization_failures() {
     let mut cfg = config("SELECT 1 FOR UPDATE NOWAIT;\n");
     cfg.retry.max_tries = 2;
-    cfg.retry.extra_codes = vec![hotbench_wire::SqlState::parse("55P03").unwrap()];
+    cfg.retry.extra_codes = vec![hotbench_wire::SqlState::LOCK_NOT_AVAILABLE];
     let mut b = Bench::new(cfg);
     b.advance();
     let busy = [

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hotbench_wire::{ConnectCause, Connection, Error};
+use hotbench_wire::{ConnectCause, Connection, Error, SqlState};
 
 /// Start-ups in flight per worker thread.
 pub const PER_THREAD: usize = 8;
@@ -109,7 +109,7 @@ fn retrying<C>(connect: impl Fn() -> Result<C, Error>, retries: &AtomicU64) -> R
 /// listen queue is full (EAGAIN). "Too many clients" (53300) is not: retrying would only
 /// delay the error when more clients are asked for than the server allows.
 fn transient(e: &Error) -> bool {
-    if e.sqlstate() == Some("57P03") {
+    if e.sqlstate() == Some(SqlState::CANNOT_CONNECT_NOW) {
         return true;
     }
     match e {
@@ -124,6 +124,7 @@ fn transient(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hotbench_wire::DbError;
     use std::sync::atomic::AtomicUsize;
 
     #[test]
@@ -182,8 +183,7 @@ mod tests {
         let calls = AtomicUsize::new(0);
         let opened = open_all(3, 2, |i| {
             if i == 1 && calls.fetch_add(1, Ordering::SeqCst) < 2 {
-                let mut e = hotbench_wire::DbError::default();
-                e.code = "57P03".into();
+                let e = DbError::new("FATAL", SqlState::CANNOT_CONNECT_NOW, "starting up");
                 return Err(Error::Db(Box::new(e)));
             }
             Ok(i)
@@ -195,17 +195,15 @@ mod tests {
 
     #[test]
     fn only_transient_refusals_are_retried() {
-        let db = |code: &str| {
-            let mut e = hotbench_wire::DbError::default();
-            e.code = code.into();
-            e.severity = "FATAL".into();
-            Error::Db(Box::new(e))
-        };
+        let db = |code| Error::Db(Box::new(DbError::new("FATAL", code, "refused")));
         assert!(
-            transient(&db("57P03")),
+            transient(&db(SqlState::CANNOT_CONNECT_NOW)),
             "the database system is starting up"
         );
-        assert!(!transient(&db("53300")), "sorry, too many clients already");
+        assert!(
+            !transient(&db(SqlState::TOO_MANY_CONNECTIONS)),
+            "sorry, too many clients already"
+        );
         assert!(transient(&Error::Io(io::Error::from(
             io::ErrorKind::WouldBlock
         ))));

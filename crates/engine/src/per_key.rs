@@ -6,6 +6,7 @@
 use hotbench_script::{Value, VarValue};
 use hotbench_stats::hot_keys::{KeyOutcome, KeyRef};
 use hotbench_stats::FailureKind;
+use hotbench_wire::SqlState;
 
 use crate::client_core::Core;
 use crate::env::Env;
@@ -32,9 +33,9 @@ impl<E: Env> Core<E> {
         let failed_with = match outcome {
             Outcome::Committed => None,
             Outcome::Failed(kind) => Some(match (&last_error, kind) {
-                (_, FailureKind::Serialization) => "40001",
-                (_, FailureKind::Deadlock) => "40P01",
-                (_, FailureKind::Connection) => "08006",
+                (_, FailureKind::Serialization) => SqlState::SERIALIZATION_FAILURE.as_str(),
+                (_, FailureKind::Deadlock) => SqlState::DEADLOCK_DETECTED.as_str(),
+                (_, FailureKind::Connection) => SqlState::CONNECTION_FAILURE.as_str(),
                 (Some(code), FailureKind::Other) => code.as_str(),
                 (None, FailureKind::Other) => "other",
             }),

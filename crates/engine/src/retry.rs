@@ -22,14 +22,16 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
-    /// The class of `code` (`None`: the server sent no usable SQLSTATE) given the codes of
-    /// `--retry-on`.
-    pub fn of(code: Option<SqlState>, extra: &[SqlState]) -> ErrorClass {
-        match code {
-            Some(SqlState::SERIALIZATION_FAILURE) => ErrorClass::Serialization,
-            Some(SqlState::DEADLOCK_DETECTED) => ErrorClass::Deadlock,
-            Some(c) if extra.contains(&c) => ErrorClass::OtherRetriable,
-            _ => ErrorClass::Other,
+    /// The class of `code` given the codes of `--retry-on`.
+    pub fn of(code: SqlState, extra: &[SqlState]) -> ErrorClass {
+        if code.is_serialization_failure() {
+            ErrorClass::Serialization
+        } else if code.is_deadlock() {
+            ErrorClass::Deadlock
+        } else if extra.contains(&code) {
+            ErrorClass::OtherRetriable
+        } else {
+            ErrorClass::Other
         }
     }
 
@@ -57,8 +59,8 @@ impl<E: Env> Core<E> {
         let cfg = &plan.cfg;
         let (g, s, c) = (slot.group, slot.script, slot.cmd);
         self.record_server_error(g, s, &err);
-        slot.last_error = err.sqlstate();
-        let class = ErrorClass::of(err.sqlstate(), &cfg.retry.extra_codes);
+        slot.last_error = Some(err.code());
+        let class = ErrorClass::of(err.code(), &cfg.retry.extra_codes);
         let in_tx = slot.collector.tx_status != b'I';
         if cfg.display.verbose_errors {
             eprintln!(
@@ -197,13 +199,11 @@ mod tests {
 
     #[test]
     fn classification_by_typed_sqlstate() {
-        let extra = [SqlState::parse("55P03").unwrap()];
-        let of = |c: &str| ErrorClass::of(SqlState::parse(c).ok(), &extra);
+        let extra = [SqlState::LOCK_NOT_AVAILABLE];
+        let of = |c: &str| ErrorClass::of(SqlState::parse(c).unwrap(), &extra);
         assert_eq!(of("40001"), ErrorClass::Serialization);
         assert_eq!(of("40P01"), ErrorClass::Deadlock);
         assert_eq!(of("55p03"), ErrorClass::OtherRetriable);
         assert_eq!(of("23505"), ErrorClass::Other);
-        assert_eq!(of(""), ErrorClass::Other);
-        assert_eq!(ErrorClass::of(None, &extra), ErrorClass::Other);
     }
 }

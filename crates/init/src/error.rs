@@ -112,7 +112,7 @@ impl InitError {
     }
 
     /// The SQLSTATE of the server error behind this one, if any.
-    pub fn sqlstate(&self) -> Option<&str> {
+    pub fn sqlstate(&self) -> Option<hotbench_wire::SqlState> {
         self.wire_error().and_then(WireError::sqlstate)
     }
 

@@ -134,10 +134,7 @@ mod tests {
     use super::*;
 
     fn err(message: &str, position: Option<u32>) -> DbError {
-        let mut e = DbError::default();
-        e.severity = "ERROR".into();
-        e.code = "42P01".into();
-        e.message = message.into();
+        let mut e = DbError::new("ERROR", hotbench_wire::SqlState::UNDEFINED_TABLE, message);
         e.position = position;
         e
     }

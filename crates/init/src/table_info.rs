@@ -4,7 +4,7 @@
 //! the report). Missing tables give pgbench's error and its "Perhaps you need to do
 //! initialization" hint (naming `hotbench run -i`).
 
-use hotbench_wire::{sqlstate, Connection};
+use hotbench_wire::{Connection, SqlState};
 
 use crate::error::InitError;
 use crate::libpq;
@@ -60,7 +60,7 @@ pub fn get_table_info(conn: &mut Connection, scale_given: bool) -> Result<TableI
             .to_string(),
         Err(e) => {
             let message = libpq::error_message(&e, COUNT_BRANCHES);
-            let database = if e.sqlstate() == Some(sqlstate::UNDEFINED_TABLE) {
+            let database = if e.sqlstate() == Some(SqlState::UNDEFINED_TABLE) {
                 current_database(conn)
             } else {
                 None

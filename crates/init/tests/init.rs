@@ -12,7 +12,7 @@ use hotbench_init::{
 };
 use hotbench_pgserver::testing::shared;
 use hotbench_pgserver::ConnInfo;
-use hotbench_wire::Connection;
+use hotbench_wire::{Connection, SqlState};
 
 /// A fresh database named `name` on the shared server, and a connection to it.
 fn fresh_db(name: &str) -> (ConnInfo, Connection) {
@@ -393,7 +393,7 @@ fn server_errors_read_like_pgbench() {
         e.detail().as_deref(),
         Some("Query was: create table pgbench_history(tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22)) tablespace \"nosuch\"")
     );
-    assert_eq!(e.sqlstate(), Some("42704"));
+    assert_eq!(e.sqlstate(), Some(SqlState::UNDEFINED_OBJECT));
     // The connection is still usable.
     assert_eq!(one(&mut conn, "select 1"), "1");
 }
@@ -412,7 +412,7 @@ fn table_info_on_fresh_database_says_initialize() {
         e.hint().as_deref(),
         Some("Perhaps you need to do initialization (\"hotbench run -i\") in database \"init_missing\".")
     );
-    assert_eq!(e.sqlstate(), Some("42P01"));
+    assert_eq!(e.sqlstate(), Some(SqlState::UNDEFINED_TABLE));
     assert_eq!(e.exit_code(), 1);
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use hotbench_stats::probe_record::ProbeCost;
-use hotbench_wire::{Connection, Error, QueryResult};
+use hotbench_wire::{Connection, Error, QueryResult, SqlState};
 
 /// What a query measures; a failure disables only its part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -155,7 +155,13 @@ impl Session {
                     self.prepared.insert(name.to_string());
                     self.raw(&execute, &[])
                 }
-                Err(e) if !self.lost && matches!(e.sqlstate(), Some("42601" | "0A000")) => {
+                Err(e)
+                    if !self.lost
+                        && matches!(
+                            e.sqlstate(),
+                            Some(SqlState::SYNTAX_ERROR | SqlState::FEATURE_NOT_SUPPORTED)
+                        ) =>
+                {
                     self.no_prepare = true;
                     self.raw(sql, &[])
                 }
@@ -171,17 +177,15 @@ impl Session {
             Ok(r) => Some(r),
             Err(e) => {
                 if !self.lost {
-                    let code = e.sqlstate().unwrap_or("");
+                    let code = e.sqlstate();
                     let why = match code {
-                        "42501" => "permission denied".to_string(),
-                        "42P01" | "42883" | "42703" => "not available on this server".to_string(),
+                        Some(SqlState::INSUFFICIENT_PRIVILEGE) => "permission denied".to_string(),
+                        Some(c) if c.is_undefined_object() => {
+                            "not available on this server".to_string()
+                        }
                         _ => first_line(&e),
                     };
-                    let code = if code.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (SQLSTATE {code})")
-                    };
+                    let code = code.map_or(String::new(), |c| format!(" (SQLSTATE {c})"));
                     self.disable(part, format!("{}: {why}{code}", part.what()));
                 }
                 None

@@ -9,7 +9,7 @@
 //! is never retried: the transaction may have committed, and running it again could apply it
 //! twice.
 
-use crate::sqlstate;
+use crate::SqlState;
 
 /// A PostgreSQL-compatible engine, from its version text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,14 +104,16 @@ pub struct Classified {
 
 /// Classifies a server error. The verdict depends on the SQLSTATE alone; the message only
 /// picks the kind.
-pub fn classify(engine: Engine, code: &str, message: &str) -> Classified {
-    let verdict = match code {
-        sqlstate::SERIALIZATION_FAILURE | sqlstate::DEADLOCK_DETECTED => Verdict::Retry,
-        sqlstate::STATEMENT_COMPLETION_UNKNOWN => Verdict::Ambiguous,
-        _ => Verdict::Other,
+pub fn classify(engine: Engine, code: SqlState, message: &str) -> Classified {
+    let verdict = if code.is_retryable_by_default() {
+        Verdict::Retry
+    } else if code.is_outcome_unknown() {
+        Verdict::Ambiguous
+    } else {
+        Verdict::Other
     };
     let kind = match (verdict, code) {
-        (Verdict::Retry, sqlstate::DEADLOCK_DETECTED) => "deadlock",
+        (Verdict::Retry, SqlState::DEADLOCK_DETECTED) => "deadlock",
         (Verdict::Retry, _) => conflict_kind(engine, message),
         (Verdict::Ambiguous, _) => "ambiguous result",
         (Verdict::Other, _) => "",
@@ -121,8 +123,8 @@ pub fn classify(engine: Engine, code: &str, message: &str) -> Classified {
 
 /// Whether `code` may be given to `--retry-on`: an ambiguous outcome may already be
 /// committed, so retrying it is refused with this reason.
-pub fn refuse_retry_of(code: &str) -> Option<&'static str> {
-    (code == sqlstate::STATEMENT_COMPLETION_UNKNOWN).then_some(
+pub fn refuse_retry_of(code: SqlState) -> Option<&'static str> {
+    code.is_outcome_unknown().then_some(
         "40003 (statement completion unknown, \"result is ambiguous\") is never retried: \
          the transaction may have committed, and running it again could apply it twice",
     )
@@ -178,7 +180,7 @@ mod tests {
     /// The messages each engine's documentation shows for its conflicts.
     #[test]
     fn yugabytedb_conflicts_retry_by_sqlstate_and_are_named_by_message() {
-        let yb = |msg| classify(Engine::YugabyteDb, "40001", msg);
+        let yb = |msg| classify(Engine::YugabyteDb, SqlState::SERIALIZATION_FAILURE, msg);
         let cases = [
             ("Restart read required at: { read: { physical: 1 } }", "read restart"),
             (
@@ -203,7 +205,7 @@ mod tests {
     fn cockroachdb_ambiguous_results_are_never_retried() {
         let c = classify(
             Engine::CockroachDb,
-            "40001",
+            SqlState::SERIALIZATION_FAILURE,
             "restart transaction: TransactionRetryWithProtoRefreshError: WriteTooOldError: write for key /Table/1 at timestamp 1 too old",
         );
         assert_eq!(
@@ -215,13 +217,13 @@ mod tests {
         );
         let c = classify(
             Engine::CockroachDb,
-            "40001",
+            SqlState::SERIALIZATION_FAILURE,
             "restart transaction: TransactionRetryWithProtoRefreshError: TransactionRetryError: retry txn (RETRY_SERIALIZABLE - failed preemptive refresh)",
         );
         assert_eq!(c.kind, "serializable push");
         let c = classify(
             Engine::CockroachDb,
-            "40003",
+            SqlState::STATEMENT_COMPLETION_UNKNOWN,
             "result is ambiguous: error=rpc error",
         );
         assert_eq!(c.verdict, Verdict::Ambiguous);
@@ -229,12 +231,12 @@ mod tests {
         // another code is not retried.
         let c = classify(
             Engine::PostgreSql,
-            "XX000",
+            SqlState::INTERNAL_ERROR,
             "restart transaction: Restart read required",
         );
         assert_eq!(c.verdict, Verdict::Other);
-        assert!(refuse_retry_of("40003").is_some());
-        assert!(refuse_retry_of("55P03").is_none());
+        assert!(refuse_retry_of(SqlState::STATEMENT_COMPLETION_UNKNOWN).is_some());
+        assert!(refuse_retry_of(SqlState::LOCK_NOT_AVAILABLE).is_none());
     }
 
     #[test]
@@ -243,7 +245,12 @@ mod tests {
         let yb = Engine::YugabyteDb.retry_defaults();
         assert_eq!((yb.max_tries, yb.backoff), (10, "exp:2ms:1024ms:2"));
         assert_eq!(
-            classify(Engine::PostgreSql, "40P01", "deadlock detected").kind,
+            classify(
+                Engine::PostgreSql,
+                SqlState::DEADLOCK_DETECTED,
+                "deadlock detected"
+            )
+            .kind,
             "deadlock"
         );
     }

@@ -11,20 +11,22 @@ use std::io;
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::message::backend::{ErrorFields, ErrorResponseBody, NoticeResponseBody};
 
-use crate::sqlstate;
+use crate::SqlState;
 
 /// An error or notice reported by the server (ErrorResponse / NoticeResponse fields).
 ///
-/// Every field is kept as text; non-UTF-8 bytes are replaced, never rejected.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The SQLSTATE is typed; every other field is kept as text, non-UTF-8 bytes replaced, never
+/// rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DbError {
     /// Localized severity (`S`): `ERROR`, `FATAL`, `PANIC`, `WARNING`, `NOTICE`, …
     pub severity: String,
     /// Non-localized severity (`V`, PostgreSQL 9.6+), if sent.
     pub severity_nonlocalized: Option<String>,
-    /// SQLSTATE (`C`), e.g. `40001`. Empty if the server sent none.
-    pub code: String,
+    /// SQLSTATE (`C`), e.g. `40001`: always sent (the protocol says so); a missing or
+    /// malformed one is a protocol error.
+    pub code: SqlState,
     /// Primary message (`M`).
     pub message: String,
     /// `D`
@@ -58,6 +60,31 @@ pub struct DbError {
 }
 
 impl DbError {
+    /// An error of the given severity, code and message, the other fields empty (what a
+    /// caller that synthesizes a server error, such as a test, needs).
+    pub fn new(severity: &str, code: SqlState, message: impl Into<String>) -> DbError {
+        DbError {
+            severity: severity.to_string(),
+            severity_nonlocalized: None,
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            position: None,
+            internal_position: None,
+            internal_query: None,
+            where_: None,
+            schema: None,
+            table: None,
+            column: None,
+            datatype: None,
+            constraint: None,
+            file: None,
+            line: None,
+            routine: None,
+        }
+    }
+
     /// Parses the fields of an ErrorResponse.
     pub fn from_error_response(body: &ErrorResponseBody) -> Result<DbError, Error> {
         Self::from_fields(body.fields())
@@ -70,7 +97,8 @@ impl DbError {
 
     /// Parses ErrorResponse/NoticeResponse fields; malformed input is a protocol error.
     pub fn from_fields(mut fields: ErrorFields<'_>) -> Result<DbError, Error> {
-        let mut e = DbError::default();
+        let mut e = DbError::new("", SqlState::INTERNAL_ERROR, "");
+        let mut code = None;
         while let Some(f) = fields
             .next()
             .map_err(|err| Error::Protocol(format!("malformed error fields: {err}")))?
@@ -79,7 +107,12 @@ impl DbError {
             match f.type_() {
                 b'S' => e.severity = v,
                 b'V' => e.severity_nonlocalized = Some(v),
-                b'C' => e.code = v,
+                b'C' => {
+                    code =
+                        Some(SqlState::parse(&v).map_err(|err| {
+                            Error::Protocol(format!("malformed error fields: {err}"))
+                        })?)
+                }
                 b'M' => e.message = v,
                 b'D' => e.detail = Some(v),
                 b'H' => e.hint = Some(v),
@@ -98,6 +131,9 @@ impl DbError {
                 _ => {}
             }
         }
+        e.code = code.ok_or_else(|| {
+            Error::Protocol("malformed error fields: no SQLSTATE (field C)".into())
+        })?;
         if e.severity.is_empty() {
             if let Some(s) = &e.severity_nonlocalized {
                 e.severity = s.clone();
@@ -106,14 +142,9 @@ impl DbError {
         Ok(e)
     }
 
-    /// The SQLSTATE (`""` if none was sent).
-    pub fn code(&self) -> &str {
-        &self.code
-    }
-
-    /// The SQLSTATE as a typed value (`None` if the server sent none or a malformed one).
-    pub fn sqlstate(&self) -> Option<sqlstate::SqlState> {
-        sqlstate::SqlState::parse(&self.code).ok()
+    /// The SQLSTATE.
+    pub fn code(&self) -> SqlState {
+        self.code
     }
 
     /// The severity that is not translated (falls back to the localized one).
@@ -130,7 +161,7 @@ impl DbError {
 
     /// The error means the session is gone (FATAL/PANIC, shutdown codes, class 08).
     pub fn is_connection_lost(&self) -> bool {
-        self.is_fatal() || sqlstate::is_server_shutdown(&self.code)
+        self.is_fatal() || self.code.is_connection_lost()
     }
 }
 
@@ -314,8 +345,8 @@ pub enum Error {
 
 impl Error {
     /// The SQLSTATE of a server error (including one received during start-up).
-    pub fn sqlstate(&self) -> Option<&str> {
-        self.db_error().map(|e| e.code.as_str())
+    pub fn sqlstate(&self) -> Option<SqlState> {
+        self.db_error().map(DbError::code)
     }
 
     /// The server error, if this is one (including one received during start-up).
@@ -369,6 +400,11 @@ mod tests {
     use super::*;
 
     fn err(fields: &[(u8, &str)]) -> DbError {
+        parse(fields).unwrap()
+    }
+
+    /// An ErrorResponse with these fields, as the server sends it, parsed.
+    fn parse(fields: &[(u8, &str)]) -> Result<DbError, Error> {
         let mut raw = Vec::new();
         for (t, v) in fields {
             raw.push(*t);
@@ -382,7 +418,7 @@ mod tests {
         msg.extend_from_slice(&raw);
         match postgres_protocol::message::backend::Message::parse(&mut msg) {
             Ok(Some(postgres_protocol::message::backend::Message::ErrorResponse(b))) => {
-                DbError::from_error_response(&b).unwrap()
+                DbError::from_error_response(&b)
             }
             _ => panic!("not an error response"),
         }
@@ -403,7 +439,7 @@ mod tests {
             (b'n', "t_pkey"),
             (b'P', "15"),
         ]);
-        assert_eq!(e.code(), "23505");
+        assert_eq!(e.code(), SqlState::UNIQUE_VIOLATION);
         assert_eq!(e.constraint.as_deref(), Some("t_pkey"));
         assert_eq!(e.position, Some(15));
         assert_eq!(
@@ -412,6 +448,18 @@ mod tests {
              DETAIL:  Key (id)=(1) already exists.\nHINT:  Try again."
         );
         assert!(!e.is_connection_lost());
+    }
+
+    #[test]
+    fn a_missing_or_malformed_sqlstate_is_a_protocol_error() {
+        for bad in [
+            &[(b'S', "ERROR"), (b'M', "no code")][..],
+            &[(b'C', "4-001")],
+        ] {
+            assert!(matches!(parse(bad), Err(Error::Protocol(_))), "{bad:?}");
+        }
+        let e = parse(&[(b'C', "40p01"), (b'M', "deadlock")]).unwrap();
+        assert!(e.code().is_deadlock());
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //!    `Err(WouldBlock)` = spurious wake-up, other errors = connection lost. Then pop
 //!    [`Connection::next_message`] until `Ok(None)`; messages are `Bytes` views into one
 //!    reused buffer (no allocation per message in steady state).
-//! 4. Server errors: [`DbError::from_error_response`], classify with [`sqlstate`];
+//! 4. Server errors: [`DbError::from_error_response`], classify by [`DbError::code`], a [`SqlState`];
 //!    [`DbError::is_fatal`] means the session is over. [`Connection::cancel_token`] sends
 //!    a CancelRequest from any thread.
 //!
@@ -66,7 +66,7 @@ pub mod query;
 pub mod reader;
 pub mod resolve;
 pub mod results;
-pub mod sqlstate;
+mod sqlstate;
 mod startup;
 mod stream;
 mod tls;

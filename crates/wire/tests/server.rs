@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use hotbench_pgserver::testing::{private, shared, test_cluster_options};
 use hotbench_pgserver::{AuthMethod, ClusterOptions, ConnInfo, Server, TlsMode};
-use hotbench_wire::{encode, sqlstate, Config, Connection, Environment, Error, Message, TxStatus};
+use hotbench_wire::{encode, Config, Connection, Environment, Error, Message, SqlState, TxStatus};
 
 /// An environment without `PG*` variables, pgpass or root.crt, so tests see only their
 /// own options.
@@ -165,15 +165,15 @@ fn errors_carry_sqlstate_and_keep_connection() {
     let pg = shared();
     let mut c = connect(&unix(pg.conninfo(), "")).unwrap();
     let e = c.simple_query("SELECT 1/0").unwrap_err();
-    assert_eq!(e.sqlstate(), Some(sqlstate::DIVISION_BY_ZERO));
+    assert_eq!(e.sqlstate(), Some(SqlState::DIVISION_BY_ZERO));
     assert!(!e.is_connection_lost());
     assert_eq!(e.to_string(), "ERROR:  division by zero");
     let e = c
         .query_params("SELECT 1/$1::int", &[Some("0")])
         .unwrap_err();
-    assert_eq!(e.sqlstate(), Some("22012"));
+    assert_eq!(e.sqlstate(), Some(SqlState::DIVISION_BY_ZERO));
     let e = c.simple_query("SELECT * FROM no_such_table").unwrap_err();
-    assert_eq!(e.sqlstate(), Some(sqlstate::UNDEFINED_TABLE));
+    assert_eq!(e.sqlstate(), Some(SqlState::UNDEFINED_TABLE));
     let db = e.db_error().unwrap();
     assert_eq!(db.position, Some(15));
     // Inside a transaction block: failed state, then rollback.
@@ -182,14 +182,14 @@ fn errors_carry_sqlstate_and_keep_connection() {
     assert!(c.execute("SELECT 1/0").is_err());
     assert_eq!(c.tx_status(), TxStatus::Failed);
     let e = c.execute("SELECT 1").unwrap_err();
-    assert_eq!(e.sqlstate(), Some(sqlstate::IN_FAILED_SQL_TRANSACTION));
+    assert_eq!(e.sqlstate(), Some(SqlState::IN_FAILED_SQL_TRANSACTION));
     c.execute("ROLLBACK").unwrap();
     assert_eq!(c.tx_status(), TxStatus::Idle);
     // Errors with detail and hint print psql-style.
     let e = c
         .simple_query("DO $$ BEGIN RAISE EXCEPTION 'boom' USING DETAIL = 'd', HINT = 'h', ERRCODE = '40001'; END $$")
         .unwrap_err();
-    assert_eq!(e.sqlstate(), Some("40001"));
+    assert_eq!(e.sqlstate(), Some(SqlState::SERIALIZATION_FAILURE));
     assert!(
         e.to_string()
             .starts_with("ERROR:  boom\nDETAIL:  d\nHINT:  h\nCONTEXT:  "),
@@ -244,7 +244,7 @@ fn copy_in_rows_and_errors() {
     let e = c
         .copy_in("COPY acc FROM STDIN", ["oops\t1\t\\N\n"])
         .unwrap_err();
-    assert_eq!(e.sqlstate(), Some("22P02"));
+    assert_eq!(e.sqlstate(), Some(SqlState::INVALID_TEXT_REPRESENTATION));
     assert_eq!(
         one(&mut c, "SELECT count(*) FROM acc").as_deref(),
         Some("1000")
@@ -287,7 +287,7 @@ fn cancel_request_cancels_sleep() {
         let start = Instant::now();
         let e = c.simple_query("SELECT pg_sleep(10)").unwrap_err();
         t.join().unwrap().unwrap();
-        assert_eq!(e.sqlstate(), Some(sqlstate::QUERY_CANCELED), "{e}");
+        assert_eq!(e.sqlstate(), Some(SqlState::QUERY_CANCELED), "{e}");
         assert!(
             start.elapsed() < Duration::from_secs(5),
             "{:?}",
@@ -331,7 +331,7 @@ fn terminated_backend_is_connection_lost() {
     assert!(e.is_connection_lost(), "{e:?}");
     // Either the FATAL 57P01 was read, or the socket was already closed.
     if let Some(code) = e.sqlstate() {
-        assert_eq!(code, sqlstate::ADMIN_SHUTDOWN);
+        assert_eq!(code, SqlState::ADMIN_SHUTDOWN);
     }
     let e2 = victim.simple_query("SELECT 1").unwrap_err();
     assert!(e2.is_connection_lost());
@@ -434,7 +434,7 @@ fn start_up_errors_like_libpq() {
     let ci = pg.conninfo();
     // Unknown database: 3D000, libpq wording.
     let e = connect(&tcp(&ci.with_dbname("no_such_db"), "sslmode=disable")).unwrap_err();
-    assert_eq!(e.sqlstate(), Some(sqlstate::INVALID_CATALOG_NAME));
+    assert_eq!(e.sqlstate(), Some(SqlState::INVALID_CATALOG_NAME));
     assert_eq!(
         e.to_string(),
         format!(
@@ -518,7 +518,7 @@ fn check_password_auth(pg: &Server) {
     }
     let bad = ci.with_user(&ci.user, Some("wrong"));
     let e = connect(&tcp(&bad, "sslmode=disable")).unwrap_err();
-    assert_eq!(e.sqlstate(), Some(sqlstate::INVALID_PASSWORD));
+    assert_eq!(e.sqlstate(), Some(SqlState::INVALID_PASSWORD));
     assert_eq!(
         e.to_string(),
         format!(
@@ -527,7 +527,7 @@ fn check_password_auth(pg: &Server) {
         )
     );
     let e = connect(&unix(&bad, "")).unwrap_err();
-    assert_eq!(e.sqlstate(), Some("28P01"));
+    assert_eq!(e.sqlstate(), Some(SqlState::INVALID_PASSWORD));
     let none = ci.with_user(&ci.user, None);
     let e = connect(&tcp(&none, "sslmode=disable")).unwrap_err();
     assert!(
@@ -712,7 +712,7 @@ fn auth_scram_and_tls() {
     });
     let e = c.simple_query("SELECT pg_sleep(10)").unwrap_err();
     t.join().unwrap().unwrap();
-    assert_eq!(e.sqlstate(), Some("57014"));
+    assert_eq!(e.sqlstate(), Some(SqlState::QUERY_CANCELED));
     // COPY over TLS.
     c.execute("CREATE TEMP TABLE x(a int)").unwrap();
     let rows: Vec<String> = (0..20000).map(|i| format!("{i}\n")).collect();
@@ -726,7 +726,7 @@ fn tls_required_server_rejects_plain() {
     let e = connect(&tcp(ci, "sslmode=disable")).unwrap_err();
     assert_eq!(
         e.sqlstate(),
-        Some(sqlstate::INVALID_AUTHORIZATION_SPECIFICATION)
+        Some(SqlState::INVALID_AUTHORIZATION_SPECIFICATION)
     );
     assert!(e.to_string().contains("pg_hba.conf"), "{e}");
     // allow: plain rejected, then retried with TLS.
