@@ -3,9 +3,11 @@
 //! Test binaries never run static destructors, and a killed `hotbench` runs nothing at all, so
 //! cleanup cannot live in our process. We spawn a tiny `sh` script holding the read end of a
 //! pipe whose write end only we hold (close-on-exec, so no other child inherits it). We send it
-//! the process groups to stop (`+PID` / `-PID` lines). When our process exits, panics or is
+//! the process groups to stop (`+PID` / `-PID` lines, `+PID SIGNAL` for a process whose
+//! first signal is its own). When our process exits, panics or is
 //! killed, the kernel closes the write end, the script's `read` hits EOF, and it sends SIGQUIT
 //! (immediate shutdown; SIGINT, fast shutdown, for persistent clusters) to each postmaster,
+//! SIGTERM to a PgBouncer (its immediate shutdown: SIGQUIT would dump core),
 //! SIGQUIT after 10 s, SIGKILLs each process group after 30 s and removes the directory. It ignores SIGINT/SIGHUP/SIGTERM and sits in its own process group, so Ctrl-C in
 //! a terminal reaches us, not it. (PR_SET_PDEATHSIG is no substitute: it fires when the
 //! *thread* that spawned the child exits, and test threads come and go.)
@@ -24,14 +26,19 @@ trap '' INT HUP TERM PIPE
 dir=$1
 first=${2:-QUIT}
 pids=
+sigs=
 while read -r line; do
   case $line in
-    +*) pids="$pids ${line#+}" ;;
+    +*) set -- ${line#+}; pids="$pids $1"; sigs="$sigs $1:${2:-$first}" ;;
     -*) keep=; for p in $pids; do [ "$p" = "${line#-}" ] || keep="$keep $p"; done; pids=$keep ;;
   esac
 done
 alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
-for p in $pids; do kill -s "$first" "$p" 2>/dev/null; done
+for p in $pids; do
+  s=$first
+  for e in $sigs; do [ "${e%%:*}" = "$p" ] && s=${e#*:}; done
+  kill -s "$s" "$p" 2>/dev/null
+done
 i=0
 while [ $i -lt 300 ]; do
   if [ $i -eq 100 ]; then for p in $pids; do kill -s QUIT "$p" 2>/dev/null; done; fi
@@ -100,6 +107,11 @@ impl Guardian {
         self.send(&format!("+{pgid}\n"));
     }
 
+    /// As [`Guardian::watch`], with `signal` (`TERM`, `INT`, …) as the first one sent.
+    pub fn watch_with(&mut self, pgid: u32, signal: &str) {
+        self.send(&format!("+{pgid} {signal}\n"));
+    }
+
     /// Forget process group `pgid` (we stopped and reaped it ourselves).
     pub fn unwatch(&mut self, pgid: u32) {
         self.send(&format!("-{pgid}\n"));
@@ -116,5 +128,36 @@ impl Guardian {
     pub fn finish(&mut self) {
         self.pipe.take();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process watched with its own first signal gets that one: this shell ignores
+    /// SIGQUIT (the default first signal) and exits 0 only on SIGTERM, long before the
+    /// guardian's SIGQUIT at 10 s or SIGKILL at 30 s.
+    #[test]
+    fn a_process_watched_with_a_signal_gets_that_signal_first() {
+        let mut child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg("trap '' QUIT INT; trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done")
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("sh");
+        // Its traps are set once it says so (a signal before that would kill it outright).
+        let mut line = String::new();
+        let out = child.stdout.take().expect("stdout");
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).expect("read");
+        assert_eq!(line, "ready\n");
+        let mut g = Guardian::spawn(None, false).expect("guardian");
+        g.watch_with(child.id(), "TERM");
+        let t0 = std::time::Instant::now();
+        g.finish();
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "ended by its SIGTERM trap");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(8));
     }
 }

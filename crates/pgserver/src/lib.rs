@@ -5,6 +5,7 @@
 //! - [`Server`]: start a throwaway server with [`ServerOptions`].
 //! - [`default_server`]: the persistent default server and `hotbench server …` commands.
 //! - [`binaries`]: find (or download, [`download`]) PostgreSQL binaries.
+//! - [`pgbouncer`]: a throwaway PgBouncer in front of a server, cleaned up the same way.
 //!
 //! PostgreSQL refuses to run as root; as root we run it as an unprivileged account
 //! ([`account`]).
@@ -20,6 +21,7 @@ pub mod error;
 pub mod guardian;
 pub mod limits;
 pub mod paths;
+pub mod pgbouncer;
 pub mod ports;
 pub mod process;
 pub mod server;

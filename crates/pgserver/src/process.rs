@@ -290,6 +290,18 @@ pub fn stop(pid: u32, mode: StopMode, grace: Duration) {
     wait_gone(pid, Duration::from_secs(5));
 }
 
+/// Stop a process that is not a postmaster (a PgBouncer we started): SIGTERM, then SIGKILL
+/// to it and its process group after `grace`. Returns once it is gone.
+pub fn terminate(pid: u32, grace: Duration) {
+    signal(pid, libc::SIGTERM);
+    if wait_gone(pid, grace) {
+        return;
+    }
+    signal(pid, libc::SIGKILL);
+    signal_group(pid, libc::SIGKILL);
+    wait_gone(pid, Duration::from_secs(5));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

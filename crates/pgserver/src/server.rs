@@ -394,7 +394,7 @@ pub fn sweep_abandoned(root: &Path) -> Vec<PathBuf> {
     swept
 }
 
-fn make_temp_dir(root: &Path) -> Result<PathBuf> {
+pub(crate) fn make_temp_dir(root: &Path) -> Result<PathBuf> {
     let mut template = root.join("hb-XXXXXX").into_os_string().into_encoded_bytes();
     template.push(0);
     // SAFETY: template is a writable NUL-terminated buffer ending in XXXXXX, as mkdtemp wants.

@@ -155,3 +155,27 @@ pub fn private(cluster: ClusterOptions) -> Server {
         Err(e) => panic!("cannot start a private test PostgreSQL: {e}"),
     }
 }
+
+/// A PgBouncer (found as `--pgbouncer-bin`-less hotbench finds it) in front of the shared
+/// server, `mode` pooling with `pool_size` server connections; any database of the shared
+/// server is reachable through it by its name. Stopped when dropped (or when the process
+/// dies). Panics when PgBouncer is not installed (`.ci/run` installs it).
+pub fn pgbouncer(mode: crate::pgbouncer::PoolMode, pool_size: u32) -> crate::pgbouncer::PgBouncer {
+    let pg = shared().conninfo();
+    let upstream = crate::pgbouncer::Upstream {
+        host: pg.socket_dir.to_string_lossy().into_owned(),
+        port: pg.port,
+        dbname: pg.dbname.clone(),
+        user: pg.user.clone(),
+        password: pg.password.clone(),
+        tls: false,
+    };
+    let mut opts = crate::pgbouncer::PgBouncerOptions::new(upstream);
+    opts.mode = mode;
+    opts.pool_size = pool_size;
+    opts.temp_root = Some(test_temp_root());
+    match crate::pgbouncer::PgBouncer::start(&opts) {
+        Ok(b) => b,
+        Err(e) => panic!("cannot start a test PgBouncer: {e}"),
+    }
+}
