@@ -9,6 +9,7 @@ mod groups;
 mod init_interrupt;
 mod mask;
 mod metrics_server;
+mod null_server_cmd;
 mod observers;
 mod option_ranges;
 mod outputs;
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         flags::Command::Compare(args) => report_cmd::compare(args),
         flags::Command::Merge(args) => report_cmd::merge(args),
         flags::Command::Usl(args) => report_cmd::usl(args),
+        flags::Command::NullServer(args) => null_server_cmd::main(args),
         flags::Command::Sweep(args) => {
             let sub = matches
                 .subcommand_matches("sweep")

@@ -2,6 +2,7 @@
 //! real configuration from these plain values happens in the command modules.
 
 pub mod conn;
+pub mod null_server;
 pub mod report;
 pub mod run;
 pub mod scenario;
@@ -70,4 +71,7 @@ pub enum Command {
     Sweep(Box<sweep::SweepArgs>),
     /// Fit the Universal Scalability Law to measurements (CSV of clients,tps or result files)
     Usl(report::UslArgs),
+    /// A PostgreSQL-protocol responder with canned replies, for client benchmarks
+    #[command(hide = true, name = "null-server")]
+    NullServer(null_server::NullServerArgs),
 }

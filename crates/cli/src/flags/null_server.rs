@@ -1,0 +1,17 @@
+//! `hotbench null-server` (hidden): the canned-reply PostgreSQL responder that
+//! `bench/client-bound` runs so the client, not the server, is the bottleneck.
+
+use clap::Args;
+
+#[derive(Debug, Clone, Args)]
+pub struct NullServerArgs {
+    /// Address to listen on
+    #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+    pub host: String,
+    /// TCP port (0: a free one; the address is printed on the first line)
+    #[arg(long, default_value_t = 0, value_name = "PORT")]
+    pub port: u16,
+    /// Never sleep in epoll_wait (the server owns a core): clients' sends never wake it
+    #[arg(long)]
+    pub busy_poll: bool,
+}

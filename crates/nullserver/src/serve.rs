@@ -1,0 +1,229 @@
+//! The null server's socket loop: one thread, one level-triggered epoll set over the listener
+//! and every connection. A readable connection is read once into its buffer, every complete
+//! message is answered by its `Session`, and all the replies go out in one write, so a
+//! transaction costs the server one read and one write (plus its share of an `epoll_wait`).
+
+use std::io;
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
+
+use crate::session::{Flow, Session};
+
+const LISTENER: u64 = u64::MAX;
+/// Room kept free in a connection's input buffer for one read.
+const READ_ROOM: usize = 64 * 1024;
+
+struct Conn {
+    fd: RawFd,
+    session: Session,
+    input: Vec<u8>,
+    /// Replies the socket did not take yet (then the connection waits for EPOLLOUT).
+    pending: Vec<u8>,
+    /// Registered for EPOLLOUT (instead of EPOLLIN) because `pending` is not empty.
+    blocked: bool,
+    closing: bool,
+}
+
+/// How the loop waits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Poll without sleeping (the server owns its core): clients' sends never pay for
+    /// waking it up.
+    pub busy_poll: bool,
+}
+
+fn cvt(rc: libc::c_int) -> io::Result<libc::c_int> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc)
+    }
+}
+
+/// Serves `listener` until an unrecoverable error (it never returns otherwise).
+pub fn serve(listener: TcpListener, opts: Options) -> io::Result<()> {
+    listener.set_nonblocking(true)?;
+    // SAFETY: plain syscalls on fds this function owns.
+    let epfd = cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+    ctl(
+        epfd,
+        libc::EPOLL_CTL_ADD,
+        listener.as_raw_fd(),
+        LISTENER,
+        false,
+    )?;
+    let mut conns: Vec<Option<Conn>> = Vec::new();
+    let mut free: Vec<usize> = Vec::new();
+    let mut events: Vec<libc::epoll_event> = Vec::with_capacity(1024);
+    let mut out = Vec::with_capacity(READ_ROOM);
+    let mut next_pid = 1000u32;
+    loop {
+        events.clear();
+        let timeout = if opts.busy_poll { 0 } else { -1 };
+        // SAFETY: the buffer has capacity for the number of events asked.
+        let n = unsafe {
+            libc::epoll_wait(
+                epfd,
+                events.as_mut_ptr(),
+                events.capacity() as libc::c_int,
+                timeout,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        // SAFETY: epoll_wait initialised the first n entries.
+        unsafe { events.set_len(n as usize) };
+        for ev in &events {
+            let token = ev.u64;
+            if token == LISTENER {
+                accept_all(&listener, epfd, &mut conns, &mut free, &mut next_pid);
+                continue;
+            }
+            let i = token as usize;
+            let Some(conn) = conns.get_mut(i).and_then(Option::as_mut) else {
+                continue;
+            };
+            let keep = if conn.blocked {
+                flush_pending(conn, epfd, i as u64)
+            } else {
+                on_readable(conn, epfd, i as u64, &mut out)
+            };
+            if !keep {
+                if let Some(c) = conns[i].take() {
+                    // SAFETY: closing a connection fd we own (removes it from the epoll set).
+                    unsafe { libc::close(c.fd) };
+                }
+                free.push(i);
+            }
+        }
+        if events.len() == events.capacity() {
+            events.reserve(events.capacity());
+        }
+    }
+}
+
+fn ctl(epfd: RawFd, op: libc::c_int, fd: RawFd, token: u64, writable: bool) -> io::Result<()> {
+    let events = if writable {
+        libc::EPOLLOUT as u32
+    } else {
+        libc::EPOLLIN as u32
+    };
+    let mut ev = libc::epoll_event { events, u64: token };
+    // SAFETY: ev outlives the call.
+    cvt(unsafe { libc::epoll_ctl(epfd, op, fd, &mut ev) })?;
+    Ok(())
+}
+
+fn accept_all(
+    listener: &TcpListener,
+    epfd: RawFd,
+    conns: &mut Vec<Option<Conn>>,
+    free: &mut Vec<usize>,
+    next_pid: &mut u32,
+) {
+    while let Ok((stream, _)) = listener.accept() {
+        let _ = stream.set_nodelay(true);
+        if stream.set_nonblocking(true).is_err() {
+            continue;
+        }
+        let fd = stream.into_raw_fd();
+        let i = free.pop().unwrap_or_else(|| {
+            conns.push(None);
+            conns.len() - 1
+        });
+        if ctl(epfd, libc::EPOLL_CTL_ADD, fd, i as u64, false).is_err() {
+            // SAFETY: the fd is ours and registered nowhere.
+            unsafe { libc::close(fd) };
+            free.push(i);
+            continue;
+        }
+        *next_pid = next_pid.wrapping_add(1);
+        conns[i] = Some(Conn {
+            fd,
+            session: Session::new(*next_pid),
+            input: Vec::with_capacity(READ_ROOM),
+            pending: Vec::new(),
+            blocked: false,
+            closing: false,
+        });
+    }
+}
+
+/// Reads once, answers every complete message with one write. False: close it.
+fn on_readable(conn: &mut Conn, epfd: RawFd, token: u64, out: &mut Vec<u8>) -> bool {
+    conn.input.reserve(READ_ROOM);
+    let len = conn.input.len();
+    let room = conn.input.capacity() - len;
+    // SAFETY: reading into the vector's spare capacity, then extending its length by what
+    // the kernel wrote.
+    let n = unsafe { libc::read(conn.fd, conn.input.as_mut_ptr().add(len).cast(), room) };
+    if n == 0 {
+        return false;
+    }
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        );
+    }
+    // SAFETY: the kernel initialised n bytes after len.
+    unsafe { conn.input.set_len(len + n as usize) };
+    out.clear();
+    let (used, flow) = conn.session.handle(&conn.input, out);
+    conn.input.drain(..used);
+    if flow == Flow::Close {
+        conn.closing = true;
+    }
+    if !out.is_empty() {
+        conn.pending.extend_from_slice(out);
+        return flush_pending(conn, epfd, token);
+    }
+    !conn.closing
+}
+
+/// Writes what is pending; waits for EPOLLOUT if the socket is full. False: close it.
+fn flush_pending(conn: &mut Conn, epfd: RawFd, token: u64) -> bool {
+    let mut done = 0;
+    while done < conn.pending.len() {
+        let rest = &conn.pending[done..];
+        // SAFETY: sending from a live buffer; MSG_NOSIGNAL: a gone client is an error, not
+        // a SIGPIPE.
+        let n = unsafe {
+            libc::send(
+                conn.fd,
+                rest.as_ptr().cast(),
+                rest.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => {
+                    conn.pending.drain(..done);
+                    if !conn.blocked {
+                        conn.blocked = true;
+                        return ctl(epfd, libc::EPOLL_CTL_MOD, conn.fd, token, true).is_ok();
+                    }
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+        done += n as usize;
+    }
+    conn.pending.clear();
+    if conn.blocked {
+        // Back to waiting for input.
+        conn.blocked = false;
+        return ctl(epfd, libc::EPOLL_CTL_MOD, conn.fd, token, false).is_ok() && !conn.closing;
+    }
+    !conn.closing
+}
