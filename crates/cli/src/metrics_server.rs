@@ -1,5 +1,5 @@
 //! `run --prometheus [HOST]:PORT`: a tiny HTTP endpoint serving live metrics in Prometheus'
-//! text format (`hotbench_report::prometheus`), for Grafana during long runs. std's
+//! text format (`hotbench_report::text::prometheus`), for Grafana during long runs. std's
 //! `TcpListener`, one request per connection, each connection on its own thread with a
 //! 2-second deadline, at most [`MAX_CONNECTIONS`] at once (more are turned away at once): an
 //! idle or slow client can no longer hold up a scrape. It lives as long as the process.
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hotbench_report::prometheus::{exposition, LiveMetrics};
+use hotbench_report::text::prometheus::{exposition, LiveMetrics};
 
 use crate::fail::{Fail, Result};
 

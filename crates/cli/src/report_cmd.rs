@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use hotbench_report::{compare, merge, Document};
+use hotbench_report::analysis::compare;
+use hotbench_report::{html, text, Document};
+use hotbench_stats::merge;
 use hotbench_stats::RunRecord;
 
 use crate::fail::{Fail, Result};
@@ -80,7 +82,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     }
     let runs = read_runs(&args.files)?;
     let c = compare::compare(&runs);
-    print!("{}", hotbench_report::compare_text::render_text(&c));
+    print!("{}", text::compare::render_text(&c));
     let mut json = compare::to_json(&c);
     json.format = COMPARE_FORMAT;
     crate::outputs::all(vec![
@@ -88,7 +90,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
             crate::outputs::write_json(p, &json, "comparison")
         }),
         args.output.as_deref().map_or(Ok(()), |p| {
-            crate::outputs::write_html(p, &compare::render_html(&c, &runs))
+            crate::outputs::write_html(p, &html::compare::render_html(&c, &runs))
         }),
     ])?;
     Ok(0)
@@ -98,7 +100,7 @@ const COMPARE_FORMAT: &str = "hotbench-compare/1";
 
 /// `compare` of ladder files: variants lined up by name.
 fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
-    use hotbench_report::compare_ladder;
+    use hotbench_report::analysis::compare_ladder;
     let files: Vec<(String, Vec<hotbench_stats::Ladder>)> = args
         .files
         .iter()
@@ -109,7 +111,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
         })
         .collect();
     let c = compare_ladder::compare_ladders(&files);
-    print!("{}", compare_ladder::render_text(&c));
+    print!("{}", text::compare_ladder::render_text(&c));
     let mut json = serde_json::to_value(compare_ladder::ladders_to_json(&c))
         .map_err(|e| Fail::run(format!("could not encode the comparison: {e}")))?;
     if let Some(m) = json.as_object_mut() {
@@ -120,7 +122,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
             crate::outputs::write_json(p, &json, "comparison")
         }),
         args.output.as_deref().map_or(Ok(()), |p| {
-            crate::outputs::write_html(p, &compare_ladder::render_html(&c))
+            crate::outputs::write_html(p, &html::compare_ladder::render_html(&c))
         }),
     ])?;
     if c.variants.is_empty() {
@@ -151,7 +153,7 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
 
 /// Fits the USL to the files' points: one fit per series (sweep or ladder variant).
 pub fn usl(args: &UslArgs) -> Result<u8> {
-    use hotbench_report::{usl_input, usl_report};
+    use hotbench_report::analysis::{usl_input, usl_series};
     crate::outputs::check(&[args.json.as_deref(), args.html.as_deref()])?;
     let mut points = Vec::new();
     for p in &args.files {
@@ -163,19 +165,19 @@ pub fn usl(args: &UslArgs) -> Result<u8> {
     }
     let fits = usl_input::group(points)
         .into_iter()
-        .map(usl_report::SeriesFit::new)
+        .map(usl_series::SeriesFit::new)
         .collect::<std::result::Result<Vec<_>, String>>()
         .map_err(Fail::input)?;
-    let Some(json) = usl_report::to_json(&fits) else {
+    let Some(json) = usl_series::to_json(&fits) else {
         return Err(Fail::input("no measurements in the given files"));
     };
-    print!("{}", usl_report::render_text(&fits));
+    print!("{}", text::usl::render_text(&fits));
     crate::outputs::all(vec![
         args.json
             .as_deref()
             .map_or(Ok(()), |p| crate::outputs::write_json(p, &json, "result")),
         args.html.as_deref().map_or(Ok(()), |p| {
-            crate::outputs::write_html(p, &usl_report::render_html(&fits))
+            crate::outputs::write_html(p, &html::usl::render_html(&fits))
         }),
     ])?;
     Ok(0)

@@ -126,7 +126,7 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
 fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
     let thresholds = crate::thresholds::parse(&args.threshold)?;
     let (code, rec) = benchmark_record(args, m, argv, ta)?;
-    let subject = hotbench_report::threshold::Subject::run("", &rec);
+    let subject = hotbench_stats::threshold::Subject::run("", &rec);
     let ok = crate::thresholds::check(&thresholds, &[subject], args.json.as_deref(), || {
         serde_json::to_value(&rec)
     })?;
@@ -295,7 +295,7 @@ pub(crate) fn benchmark_record(
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(
                 spec,
-                hotbench_report::prometheus::LiveMetrics {
+                hotbench_report::text::prometheus::LiveMetrics {
                     clients: plan.nclients,
                     server_version: record.server.version.clone(),
                     ..Default::default()

@@ -51,7 +51,7 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
 pub fn pick(
     name: &str,
     pick: &ScenarioPick,
-    thresholds: &[hotbench_report::threshold::Threshold],
+    thresholds: &[hotbench_stats::threshold::Threshold],
 ) -> Result<(Scenario, Option<Vec<String>>)> {
     let scn = hotbench_scenario::find(name, &pick.dir).map_err(fail)?;
     let names: Vec<&str> = scn
@@ -386,14 +386,14 @@ pub(crate) fn run_ladders(
 /// Exit code from the ladders' checks and the `--threshold`s (stored in the ladder file).
 fn finish_checked(
     ladders: &[Ladder],
-    thresholds: &[hotbench_report::threshold::Threshold],
+    thresholds: &[hotbench_stats::threshold::Threshold],
     json: Option<&std::path::Path>,
 ) -> Result<u8> {
     if thresholds.is_empty() {
         return finish(ladders);
     }
     let file = || serde_json::to_value(LadderFile::new(ladders.to_vec()));
-    let subjects = hotbench_report::threshold::ladder_subjects(ladders);
+    let subjects = hotbench_stats::threshold::ladder_subjects(ladders);
     let ok = crate::thresholds::check(thresholds, &subjects, json, file)?;
     Ok(crate::thresholds::exit_code(finish(ladders)?, ok))
 }

@@ -5,7 +5,7 @@
 //! (σ shows which variant serialises on a hot spot).
 
 use clap::ArgMatches;
-use hotbench_report::sweep;
+use hotbench_report::{html, text};
 use hotbench_stats::SweepDoc;
 
 use crate::fail::{Fail, Result};
@@ -69,13 +69,13 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         None => sweep_run(args, &counts, m, argv)?,
     };
     println!();
-    print!("{}", sweep::render_text(&doc));
+    print!("{}", text::sweep::render_text(&doc));
     crate::outputs::all(vec![
         run.json
             .as_deref()
             .map_or(Ok(()), |p| crate::outputs::write_json(p, &doc, "result")),
         output.as_deref().map_or(Ok(()), |p| {
-            crate::outputs::write_html(p, &sweep::render_html(&doc))
+            crate::outputs::write_html(p, &html::sweep::render_html(&doc))
         }),
     ])?;
     let ok = crate::thresholds::check(&thresholds, &subjects(&doc), run.json.as_deref(), || {
@@ -86,7 +86,7 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
 
 /// Each run of the sweep as a threshold subject (a scenario sweep's variant scopes match
 /// the variant's runs at every client count).
-fn subjects(doc: &SweepDoc) -> Vec<hotbench_report::threshold::Subject<'_>> {
+fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
     doc.runs
         .iter()
         .enumerate()
@@ -98,7 +98,7 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_report::threshold::Subject<'_>> {
                 Some(l) => format!("{l} @ {clients}"),
                 None => clients,
             };
-            let mut s = hotbench_report::threshold::Subject::run(name, r);
+            let mut s = hotbench_stats::threshold::Subject::run(name, r);
             s.variant = label;
             s
         })

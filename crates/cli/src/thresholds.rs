@@ -1,12 +1,12 @@
 //! `--threshold EXPR` on `run`, `scenario run`, `demo` and `sweep`: expressions are parsed
 //! before anything runs (a bad one is exit 1 with its text), checked on the final results
-//! (the logic is `hotbench_report::threshold`), printed ✔/✘ with the measured values, stored
+//! (the logic is `hotbench_stats::threshold`), printed ✔/✘ with the measured values, stored
 //! in the JSON file as `thresholds[]`, and a crossed one makes the exit code 3 (unless the run
 //! itself failed: 2 wins).
 
 use std::path::Path;
 
-use hotbench_report::threshold::{self, Outcome, Subject, Threshold};
+use hotbench_stats::threshold::{self, Outcome, Subject, Threshold};
 
 use crate::fail::{Fail, Result};
 
@@ -45,7 +45,7 @@ pub fn check(
         return Ok(true);
     }
     let outcomes = threshold::evaluate(thresholds, subjects);
-    print!("{}", threshold::render(&outcomes));
+    print!("{}", hotbench_report::text::threshold::render(&outcomes));
     if let Some(p) = json {
         write_with(p, doc, &outcomes)?;
     }

@@ -398,7 +398,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             .find(|s| s.label == label)
             .unwrap_or_else(|| panic!("no series {label}"));
         assert_eq!(s.runs.len(), 6, "{label}: one run per client count");
-        hotbench_report::sweep::fit(s).expect("fit").sigma
+        hotbench_report::analysis::sweep::fit(s).expect("fit").sigma
     };
     let (hot, spread) = (sigma("tpcb"), sigma("bucketed"));
     println!("σ tpcb = {hot:.4}, σ bucketed = {spread:.4}");

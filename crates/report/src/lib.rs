@@ -1,40 +1,23 @@
-//! Renderers of hotbench result records. Every function here is a pure function of a
-//! [`hotbench_stats::RunRecord`] (or one of its parts): the text report in pgbench's exact
-//! wording, progress lines, and hotbench's extra lines; the self-contained HTML report
-//! ([`page`]), run comparison ([`compare`]), the concurrency sweep and its USL fit
-//! ([`sweep`], [`usl`]) and the merge of several machines' results ([`merge`]). Nothing here
-//! measures or connects.
+//! Renderers of hotbench result records, and the analysis they show. Every function here is
+//! a pure function of a [`hotbench_stats::RunRecord`] (or of another result document):
+//! - [`text`]: the report in pgbench's exact wording and hotbench's extra lines, progress
+//!   lines, Prometheus' text format, comparisons, sweeps and fits for the terminal;
+//! - [`html`]: the self-contained HTML report of runs, ladders, sweeps and comparisons;
+//! - [`analysis`]: what those show beyond the record: run comparison with its noise test,
+//!   the USL fit of a sweep or of any points;
+//! - [`document`]: result documents read back from files.
+//!
+//! Rendering depends on analysis, never the reverse. Records made from records (`merge`)
+//! and verdicts on them (`--threshold`) live with the records in `hotbench_stats`. Nothing
+//! here measures or connects.
 
-pub mod bars;
-pub mod compare;
-pub mod compare_ladder;
-pub mod compare_text;
-pub mod downsample;
-pub mod escape;
+pub mod analysis;
+pub mod document;
 pub mod html;
-pub mod keys_html;
-pub mod keys_text;
-pub mod ladder;
-pub mod merge;
-pub mod noise;
-pub mod page;
-pub mod probes;
-pub mod progress;
-pub mod prometheus;
-pub mod run_html;
-pub mod shards;
-pub mod sweep;
-#[cfg(test)]
-mod testdata;
 pub mod text;
-#[cfg(test)]
-mod text_versions;
-pub mod threshold;
-pub mod usl;
-pub mod usl_input;
-pub mod usl_report;
 
-pub use page::{parse_document, render_documents, render_html, render_ladders, Document};
-pub use probes::probe_lines;
-pub use progress::progress_line;
-pub use text::{extra_lines, pgbench_report};
+pub use document::{parse_document, Document};
+pub use html::page::{render_documents, render_html, render_ladders};
+pub use text::pgbench::{extra_lines, pgbench_report};
+pub use text::probes::probe_lines;
+pub use text::progress::progress_line;

@@ -2,6 +2,10 @@
 //! transaction outcome counters, per-interval timelines and the versioned result record that
 //! every renderer (text, JSON, HTML) reads.
 //!
+//! Records made from records live here too, beside the types they build: [`merge`] (several
+//! machines' results into one) and [`threshold`] (pass/fail verdicts on final records, stored
+//! in them); `report` only renders.
+//!
 //! Nothing here does I/O except [`json_file`], which writes result files atomically so that a
 //! crash or Ctrl-C never leaves a half-written JSON behind, [`output_path`], which decides
 //! where an output may go (never over a non-regular file), and [`input_file`], which reads
@@ -16,12 +20,17 @@ pub mod input_file;
 pub mod json_file;
 pub mod key_latency;
 pub mod ladder_record;
+pub mod merge;
 pub mod output_path;
 pub mod pgbench_format;
 pub mod probe_record;
 pub mod record;
+pub mod shards;
 pub mod simple;
 pub mod sweep_record;
+#[cfg(any(test, feature = "testing"))]
+pub mod testdata;
+pub mod threshold;
 pub mod work;
 pub mod zipf;
 

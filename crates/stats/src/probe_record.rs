@@ -241,6 +241,16 @@ impl ProbeRecord {
         &self.waits[..self.waits.len().min(n)]
     }
 
+    /// `Lock:tuple 61.2%, Lock:transactionid 20.1%, CPU 10.3%`: the `n` top waits (the text
+    /// report's line and the comparison's "top waits").
+    pub fn top_waits_text(&self, n: usize) -> String {
+        self.top_waits(n)
+            .iter()
+            .map(|w| format!("{} {:.1}%", w.event, w.pct))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// `"Lock:tuple 62%"`, or `None` when nothing was sampled.
     pub fn top_wait_label(&self) -> Option<String> {
         self.waits.first().map(format_share)

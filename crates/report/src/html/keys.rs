@@ -4,9 +4,10 @@
 
 use hotbench_stats::RunRecord;
 
-use crate::bars::{self, Bar};
-use crate::escape::html;
-use crate::html::{num, table};
+use crate::html::bars::{self, Bar};
+use crate::html::doc::table;
+use crate::html::escape::html;
+use crate::text::number::num;
 
 /// Keys shown (all of them are in the JSON).
 const TOP_KEYS: usize = 10;
@@ -123,7 +124,7 @@ mod tests {
 
     #[test]
     fn keys_and_rows_are_charted_tabled_and_escaped() {
-        let mut rec = crate::testdata::record("r", 1.0, 2, 100, 2.0);
+        let mut rec = hotbench_stats::testdata::record("r", 1.0, 2, 100, 2.0);
         assert_eq!(hot_keys_html(&rec), "");
         rec.hot_keys = vec![HotKeyRecord {
             variable: "c".into(),

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::record::ClientUsage;
-use hotbench_stats::{
+use crate::record::ClientUsage;
+use crate::{
     GroupRecord, IntervalRecord, IntervalStats, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
 
@@ -104,7 +104,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         .iter()
         .map(|(_, r)| r.status)
         .max()
-        .unwrap_or(hotbench_stats::RunStatus::Completed);
+        .unwrap_or(crate::RunStatus::Completed);
 
     let mut totals = TxnCounters::default();
     for (_, r) in records {
@@ -181,8 +181,8 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
 }
 
 /// Hosts by name: the same server seen from several client machines.
-fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<hotbench_stats::HostRecord> {
-    let mut out: Vec<hotbench_stats::HostRecord> = Vec::new();
+fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<crate::HostRecord> {
+    let mut out: Vec<crate::HostRecord> = Vec::new();
     for (_, r) in records {
         for h in &r.hosts {
             match out.iter_mut().find(|o| o.host == h.host) {
@@ -366,8 +366,8 @@ fn merge_client(records: &[(String, RunRecord)], totals: &TxnCounters) -> Client
     c
 }
 
-fn merge_errors(records: &[(String, RunRecord)]) -> Vec<hotbench_stats::ErrorSample> {
-    let mut out: Vec<hotbench_stats::ErrorSample> = Vec::new();
+fn merge_errors(records: &[(String, RunRecord)]) -> Vec<crate::ErrorSample> {
+    let mut out: Vec<crate::ErrorSample> = Vec::new();
     for (_, r) in records {
         for e in &r.errors {
             match out
@@ -386,13 +386,25 @@ fn merge_errors(records: &[(String, RunRecord)]) -> Vec<hotbench_stats::ErrorSam
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shards::tests::shard;
     use crate::testdata::record;
+
+    #[test]
+    fn shards_merge_into_one_record_naming_their_files() {
+        let recs = vec![
+            ("b.json".to_string(), shard(2, 3, "k")),
+            ("a.json".to_string(), shard(0, 3, "k")),
+        ];
+        let merged = merge(&recs).unwrap();
+        assert_eq!(merged.config["shards"]["parts"][1]["file"], "b.json");
+        assert!(merged.config["shard"].is_null());
+    }
 
     #[test]
     fn counts_and_histograms_add_up_and_timelines_align() {
         let a = record("a", 100.0, 3, 500, 2.0);
         let mut b = record("b", 101.0, 3, 300, 4.0);
-        b.errors.push(hotbench_stats::ErrorSample {
+        b.errors.push(crate::ErrorSample {
             sqlstate: "40001".into(),
             message: "could not serialize".into(),
             count: 2,

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
 use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
 
-use crate::escape::html;
-use crate::html::{facts, num, table, Chart, Doc, Series};
+use crate::html::chart::{Chart, Series};
+use crate::html::doc::{facts, table, Doc};
+use crate::html::escape::html;
+use crate::text::number::num;
 
 /// Waits drawn individually in the stacked chart; the rest are summed as `other`.
 const TOP_WAITS: usize = 8;
@@ -616,7 +618,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.chart(xmin_chart(&p));
         doc.raw(&probe_tables(&p));
     }
-    doc.raw(&crate::keys_html::hot_keys_html(rec));
+    doc.raw(&crate::html::keys::hot_keys_html(rec));
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
     doc.raw("</section>\n");
@@ -669,7 +671,7 @@ mod tests {
 
     #[test]
     fn hdr_points_rise_to_the_max() {
-        let r = crate::testdata::record("x", 1.0, 2, 400, 2.0);
+        let r = hotbench_stats::testdata::record("x", 1.0, 2, 400, 2.0);
         let pts = hdr_points(&r);
         assert!(pts.len() > 5);
         assert!(pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1));

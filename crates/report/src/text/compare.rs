@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{Cell, Comparison, Verdict, MIN_INTERVALS};
-use crate::html::num;
+use crate::analysis::compare::{Cell, Comparison, Verdict, MIN_INTERVALS};
+use crate::text::number::num;
 
 /// The widest line the text output may have.
 pub const WIDTH: usize = 100;
@@ -218,8 +218,9 @@ fn versus(c: &Comparison, i: usize, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare;
-    use crate::testdata::record;
+    use crate::analysis::compare::compare;
+    use crate::analysis::compare::tests::{short, three_runs};
+    use hotbench_stats::testdata::record;
 
     #[test]
     fn three_runs_with_long_names_and_waits_fit_100_columns() {
@@ -246,6 +247,22 @@ mod tests {
         assert!(text.contains("top waits B: –"), "{text}");
         assert!(text.contains("C vs A ("), "{text}");
         assert!(text.contains("95% confidence intervals"), "{text}");
+    }
+
+    #[test]
+    fn ratios_and_noise_in_words() {
+        let text = render_text(&compare(&three_runs()));
+        assert!(text.contains("tps ↑"), "{text}");
+        assert!(text.contains("×2.00 +"), "{text}");
+        assert!(
+            text.contains("B vs A (b vs a):\n  tps         ×1.00  within noise"),
+            "{text}"
+        );
+        let text = render_text(&short());
+        assert!(
+            text.contains("B vs A (y vs x):\n  too few full intervals"),
+            "{text}"
+        );
     }
 
     #[test]

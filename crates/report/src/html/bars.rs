@@ -2,8 +2,8 @@
 //! value, a label (escaped) and an optional badge (speedup, check results). Static markup:
 //! no script needed to draw it.
 
-use crate::escape::html;
-use crate::html::num;
+use crate::html::escape::html;
+use crate::text::number::num;
 
 pub struct Bar {
     pub label: String,

@@ -6,8 +6,8 @@ use hotbench_stats::{
     CommandRecord, FailureKind, PgbenchCompat, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
 
-use crate::testdata;
-use crate::text::pgbench_report;
+use crate::text::pgbench::pgbench_report;
+use hotbench_stats::testdata;
 
 fn counters(cnt: u64, serialization: u64, other: u64, retried: u64) -> TxnCounters {
     let mut c = TxnCounters::default();

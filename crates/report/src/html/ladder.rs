@@ -5,10 +5,12 @@
 
 use hotbench_stats::{Ladder, RunRecord, VariantResult};
 
-use crate::bars::{self, Bar};
-use crate::escape::html;
-use crate::html::{facts, num, table, Chart, Doc, Series};
-use crate::run_html::{align_into, hdr_chart, run_section, throughput_overlay};
+use crate::html::bars::{self, Bar};
+use crate::html::chart::{Chart, Series};
+use crate::html::doc::{facts, table, Doc};
+use crate::html::escape::html;
+use crate::html::run::{align_into, hdr_chart, run_section, throughput_overlay};
+use crate::text::number::num;
 
 /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
 fn checks_say_nothing(v: &VariantResult) -> bool {
@@ -317,8 +319,15 @@ fn checks_cell(v: &VariantResult) -> String {
 mod tests {
     use super::*;
 
+    /// The ladder's section on a page of its own.
+    fn page(l: Ladder) -> String {
+        let mut doc = Doc::new("ladder");
+        ladder_section(&mut doc, &l);
+        doc.finish()
+    }
+
     fn variant(name: &str, baseline: bool, count: u64) -> VariantResult {
-        let mut r = crate::testdata::record(name, 1.0, 2, count, 2.0);
+        let mut r = hotbench_stats::testdata::record(name, 1.0, 2, count, 2.0);
         r.totals.counters.deadlock_failures = if count == 0 { 12 } else { 0 };
         VariantResult {
             name: name.into(),
@@ -340,7 +349,7 @@ mod tests {
             variants: vec![variant("update", true, 400), variant("for-share", false, 0)],
             ..Default::default()
         };
-        let html = crate::page::render_ladders(&[l]);
+        let html = page(l);
         let row_start = html.find("<td>for-share").expect("for-share row");
         let row = &html[row_start..row_start + html[row_start..].find("</tr>").expect("row end")];
         assert!(!row.contains('✔') && !row.contains("0.00"), "{row}");
@@ -366,7 +375,7 @@ mod tests {
             }),
             ..Default::default()
         };
-        let html = crate::page::render_ladders(&[l]);
+        let html = page(l);
         assert!(html.contains("<line class=\"ceiling\""), "no ceiling line");
         assert!(html.contains("40% of ceiling"), "no share");
         assert!(html.contains("ceiling (not ranked): "), "no ceiling note");

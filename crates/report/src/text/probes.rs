@@ -1,19 +1,10 @@
-//! The probes' lines in the text report (after pgbench's, which stay untouched) and the "top
-//! wait" a ladder or comparison shows per run. Pure functions of the result record.
+//! The probes' lines in the text report (after pgbench's, which stay untouched). Pure
+//! functions of the result record.
 
 use std::fmt::Write;
 
 use hotbench_stats::probe_record::{format_share, ProbeRecord};
 use hotbench_stats::RunRecord;
-
-/// `Lock:tuple 61.2%, Lock:transactionid 20.1%, CPU 10.3%`: the `n` top waits.
-pub fn top_waits(p: &ProbeRecord, n: usize) -> String {
-    p.top_waits(n)
-        .iter()
-        .map(|w| format!("{} {:.1}%", w.event, w.pct))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// The probe lines: top waits, lock waits, dead tuples at end, probe notes (empty without
 /// probes).
@@ -30,7 +21,7 @@ pub fn probe_record_lines(p: &ProbeRecord) -> String {
         let _ = writeln!(
             o,
             "top waits: {} (of {} backend samples, every {} ms, from {})",
-            top_waits(p, 3),
+            p.top_waits_text(3),
             p.waits.iter().map(|w| w.count).sum::<u64>(),
             p.wait_interval_ms.round(),
             p.wait_source

@@ -3,19 +3,16 @@
 //! and goodput from the per-interval means, p50/p99 from the histogram's order statistics),
 //! and a verdict: `better`, `worse` or `within noise`. Noise is judged per metric by Welch's
 //! t-test on the runs' per-interval values corrected for autocorrelation (effective sample
-//! sizes, [`crate::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
-//! better. The text table is in [`crate::compare_text`].
+//! sizes, [`crate::analysis::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
+//! better. Rendered by `text::compare` and `html::compare`.
 
 use hotbench_stats::{IntervalStats, RunRecord};
 use serde::Serialize;
 
-use crate::compare_text::{cell_text, fmt_p};
-use crate::escape::html;
-use crate::html::{num, table, Doc};
-use crate::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
-use crate::run_html::{hdr_chart, run_section, throughput_overlay};
+use crate::analysis::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
 
 const ALPHA: f64 = 0.05;
+
 /// Fewest full intervals per run for a noise verdict.
 pub const MIN_INTERVALS: usize = 4;
 
@@ -245,7 +242,7 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
         .iter()
         .map(|(_, r)| {
             let p = r.probe_record()?;
-            (!p.waits.is_empty()).then(|| crate::probes::top_waits(&p, 3))
+            (!p.waits.is_empty()).then(|| p.top_waits_text(3))
         })
         .collect();
     Comparison {
@@ -319,92 +316,37 @@ pub fn to_json(c: &Comparison) -> ComparisonJson {
     }
 }
 
-/// The comparison's HTML table (each cell's p-value and confidence interval in its title)
-/// and the legend under it.
-pub fn comparison_table(c: &Comparison) -> String {
-    let mut header: Vec<&str> = vec!["metric"];
-    header.extend(c.names.iter().map(String::as_str));
-    let mut rows: Vec<Vec<String>> = c
-        .rows
-        .iter()
-        .map(|r| {
-            let mut row = vec![format!(
-                "{} {}",
-                html(r.metric),
-                if r.higher_is_better { "↑" } else { "↓" }
-            )];
-            row.extend(r.cells.iter().map(|cell| {
-                let class = match cell.verdict {
-                    Verdict::Better => "better",
-                    Verdict::Worse => "worse",
-                    Verdict::Noise => "noise",
-                    _ => "",
-                };
-                let mut title = Vec::new();
-                if let Some(p) = cell.p {
-                    title.push(format!("p={} ({})", fmt_p(p), cell.verdict.word()));
-                }
-                if let Some((lo, hi)) = cell.ci95 {
-                    title.push(format!("95% CI {}–{}", num(lo), num(hi)));
-                }
-                format!(
-                    "<span class=\"{class}\" title=\"{}\">{}</span>",
-                    html(&title.join("; ")),
-                    html(&cell_text(cell))
-                )
-            }));
-            row
-        })
-        .collect();
-    if c.waits.iter().any(Option::is_some) {
-        let mut row = vec!["top waits".to_string()];
-        row.extend(c.waits.iter().map(|w| html(w.as_deref().unwrap_or("–"))));
-        rows.push(row);
-    }
-    let mut o = table("compare", &header, &rows);
-    o.push_str(
-        "<p class=\"muted\">↑/↓ higher/lower is better; × ratio to the first run; ~ within \
-         run-to-run noise, + better, − worse (Welch's t-test on per-interval values with \
-         effective sample sizes for autocorrelation, p &gt; 0.05 is noise); hover a cell for \
-         its p-value and 95% confidence interval.</p>\n",
-    );
-    o
-}
-
-/// The comparison as an HTML page: the table, overlays, then each run's section.
-pub fn render_html(c: &Comparison, runs: &[(String, RunRecord)]) -> String {
-    let mut doc = Doc::new(&format!("hotbench compare: {}", c.names.join(" vs ")));
-    doc.heading(1, "hotbench: comparison");
-    doc.raw(&comparison_table(c));
-    let list: Vec<(&str, &RunRecord)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    doc.chart(throughput_overlay(&list, false));
-    doc.chart(throughput_overlay(&list, true));
-    doc.chart(hdr_chart(&list));
-    for (n, r) in runs {
-        run_section(&mut doc, n, r);
-    }
-    doc.finish()
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::testdata::record;
+    use hotbench_stats::testdata::record;
 
-    #[test]
-    fn ratios_and_noise() {
+    /// Runs a and b alike, c twice as fast (also for the renderers' tests).
+    pub(crate) fn three_runs() -> Vec<(String, RunRecord)> {
         let a = record("a", 1.0, 6, 6000, 2.0);
         let b = record("b", 1.0, 6, 6000, 2.0);
         let mut c = record("c", 1.0, 6, 12000, 1.0);
         for (i, iv) in c.timeline.iter_mut().enumerate() {
             iv.totals.tps += (i % 3) as f64 * 10.0;
         }
-        let runs = vec![
+        vec![
             ("a".to_string(), a),
             ("b".to_string(), b),
             ("c".to_string(), c),
-        ];
-        let cmp = compare(&runs);
+        ]
+    }
+
+    /// Two runs too short for a noise verdict.
+    pub(crate) fn short() -> Comparison {
+        compare(&[
+            ("x".to_string(), record("x", 1.0, 2, 200, 1.0)),
+            ("y".to_string(), record("y", 1.0, 2, 400, 1.0)),
+        ])
+    }
+
+    #[test]
+    fn ratios_and_noise() {
+        let cmp = compare(&three_runs());
         let tps = &cmp.rows[0];
         assert_eq!(tps.cells[0].verdict, Verdict::Reference);
         assert_eq!(tps.cells[1].verdict, Verdict::Noise);
@@ -412,13 +354,6 @@ mod tests {
         assert!((tps.cells[2].ratio.unwrap() - 2.0).abs() < 1e-9);
         let p50 = &cmp.rows[2];
         assert_eq!(p50.metric, "p50 ms");
-        let text = crate::compare_text::render_text(&cmp);
-        assert!(text.contains("tps ↑"), "{text}");
-        assert!(text.contains("×2.00 +"), "{text}");
-        assert!(
-            text.contains("B vs A (b vs a):\n  tps         ×1.00  within noise"),
-            "{text}"
-        );
         let json = serde_json::to_value(to_json(&cmp)).unwrap();
         assert_eq!(json["metrics"][0]["cells"][1]["verdict"], "within noise");
         assert_eq!(json["metrics"][0]["cells"][2]["verdict"], "better");
@@ -430,17 +365,6 @@ mod tests {
         );
         let p50_ci = cmp.rows[2].cells[0].ci95.unwrap();
         assert!(p50_ci.0 <= cmp.rows[2].cells[0].value && cmp.rows[2].cells[0].value <= p50_ci.1);
-        let page = render_html(&cmp, &runs);
-        assert!(page.contains("class=\"better\""));
-        let short = compare(&[
-            ("x".to_string(), record("x", 1.0, 2, 200, 1.0)),
-            ("y".to_string(), record("y", 1.0, 2, 400, 1.0)),
-        ]);
-        assert_eq!(short.rows[0].cells[1].verdict, Verdict::Untested);
-        let text = crate::compare_text::render_text(&short);
-        assert!(
-            text.contains("B vs A (y vs x):\n  too few full intervals"),
-            "{text}"
-        );
+        assert_eq!(short().rows[0].cells[1].verdict, Verdict::Untested);
     }
 }

@@ -1,6 +1,8 @@
-//! Synthetic result records for the renderers' unit tests.
+//! Synthetic result records for unit tests, here and in the crates that read records
+//! (`report`: enable this crate's `testing` feature in dev-dependencies only, so it is not
+//! part of the binary).
 
-use hotbench_stats::{
+use crate::{
     BenchInfo, GroupRecord, IntervalRecord, IntervalStats, RunRecord, ScriptRecord, ServerInfo,
     TotalsRecord, TxnCounters,
 };
@@ -27,7 +29,7 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
     let totals = TotalsRecord::from_counters(all.clone(), seconds as f64);
     RunRecord {
         started_at,
-        status: hotbench_stats::RunStatus::Completed,
+        status: crate::RunStatus::Completed,
         command_line: vec!["hotbench".into(), "run".into(), "-f".into(), script.into()],
         config: serde_json::json!({}),
         bench: BenchInfo {

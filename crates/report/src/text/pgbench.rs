@@ -401,7 +401,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             rec.bench.rtt_us as f64 / 1000.0
         );
     }
-    crate::keys_text::key_and_fairness_lines(&mut o, rec);
+    crate::text::keys::key_and_fairness_lines(&mut o, rec);
     for h in &rec.hosts {
         let c = &h.totals.counters;
         let _ = writeln!(
@@ -438,7 +438,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             );
         }
     }
-    o.push_str(&crate::probes::probe_lines(rec));
+    o.push_str(&crate::text::probes::probe_lines(rec));
     for n in &rec.notes {
         let _ = writeln!(o, "note: {n}");
     }

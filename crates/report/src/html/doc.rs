@@ -4,90 +4,18 @@
 //! data ([`Chart`]) and drawn by `assets/report.js`, which reports on `<pre id="status">`
 //! and `<html data-ready>` when every chart has drawn (the browser test reads that).
 
+use crate::html::chart::Chart;
+use crate::html::downsample::downsample;
+use crate::html::escape::{html, script_json};
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+const UPLOT_JS: &str = include_str!("../../assets/uPlot.iife.min.js");
 
-use crate::escape::{html, script_json};
+const UPLOT_CSS: &str = include_str!("../../assets/uPlot.min.css");
 
-const UPLOT_JS: &str = include_str!("../assets/uPlot.iife.min.js");
-const UPLOT_CSS: &str = include_str!("../assets/uPlot.min.css");
-const REPORT_JS: &str = include_str!("../assets/report.js");
-const REPORT_CSS: &str = include_str!("../assets/report.css");
+const REPORT_JS: &str = include_str!("../../assets/report.js");
 
-/// One chart, drawn by `report.js` with uPlot.
-#[derive(Debug, Clone, Serialize)]
-pub struct Chart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    /// `time` (seconds), `linear`, or `quantile` (x = 1/(1−q) on a log axis, labelled as
-    /// percentiles).
-    pub x_kind: &'static str,
-    pub y_log: bool,
-    /// Series are stacked (each drawn on top of the previous ones).
-    pub stacked: bool,
-    /// Series take their colour from their label, the same on every chart of the page (wait
-    /// events: `Lock:tuple` is one colour everywhere).
-    #[serde(skip)]
-    pub colour_by_label: bool,
-    pub x: Vec<f64>,
-    pub series: Vec<Series>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Series {
-    pub label: String,
-    pub values: Vec<Option<f64>>,
-    /// Draw points only (measured values against a fitted line).
-    pub points: bool,
-    pub dashed: bool,
-    /// Fixed colour (`#rrggbb`); else the chart's palette by position.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub color: Option<String>,
-}
-
-impl Series {
-    pub fn line(label: impl Into<String>, values: Vec<Option<f64>>) -> Series {
-        Series {
-            label: label.into(),
-            values,
-            points: false,
-            dashed: false,
-            color: None,
-        }
-    }
-}
-
-impl Chart {
-    pub fn new(
-        title: impl Into<String>,
-        x_kind: &'static str,
-        x_label: &str,
-        y_label: &str,
-    ) -> Chart {
-        Chart {
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            x_kind,
-            y_log: false,
-            stacked: false,
-            colour_by_label: false,
-            x: Vec::new(),
-            series: Vec::new(),
-        }
-    }
-
-    /// True when some series has a finite value to draw.
-    pub fn has_data(&self) -> bool {
-        !self.x.is_empty()
-            && self
-                .series
-                .iter()
-                .any(|s| s.values.iter().any(|v| v.is_some_and(f64::is_finite)))
-    }
-}
+const REPORT_CSS: &str = include_str!("../../assets/report.css");
 
 /// A page being written: escaped markup plus the charts it places.
 pub struct Doc {
@@ -131,7 +59,7 @@ impl Doc {
         if !chart.has_data() {
             return;
         }
-        crate::downsample::downsample(&mut chart);
+        downsample(&mut chart);
         if chart.colour_by_label {
             for s in &mut chart.series {
                 let next = LABEL_PALETTE[self.label_colours.len() % LABEL_PALETTE.len()];
@@ -210,26 +138,10 @@ pub fn facts(pairs: &[(&str, String)]) -> String {
     o
 }
 
-/// A number formatted for tables: 3 significant-ish digits, thousands unseparated.
-pub fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    let a = v.abs();
-    if a >= 1000.0 || v == v.trunc() && a < 1e15 {
-        format!("{v:.0}")
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::html::chart::Series;
 
     #[test]
     fn page_is_self_contained_and_escapes_title_and_chart_text() {
@@ -247,15 +159,6 @@ mod tests {
         assert!(!page.contains("http://") || !page.contains("src=\"http"));
         assert!(!page.contains("<script src"));
         assert_eq!(page.matches("<script").count(), 3);
-    }
-
-    #[test]
-    fn numbers() {
-        assert_eq!(num(1234.56), "1235");
-        assert_eq!(num(12.345), "12.35");
-        assert_eq!(num(0.1234), "0.123");
-        assert_eq!(num(3.0), "3");
-        assert_eq!(num(f64::NAN), "–");
     }
 
     #[test]

@@ -2,16 +2,14 @@
 //! `failed=0`, `retries<1%`, `checks=pass`, and on ladders per variant
 //! (`skip-locked:jobs/s>=3000`) or for the best variant against the baseline
 //! (`best:vs_baseline>=3`). Parsing and evaluation are pure: the commands build
-//! [`Subject`]s from their final results, evaluate, print [`render`] and store
+//! [`Subject`]s from their final results, evaluate, print them (`hotbench_report::text::threshold`) and store
 //! [`Outcome`]s in the JSON. An unscoped threshold applies to every subject (each variant
 //! of a ladder, each run of a sweep).
 
-use std::fmt::Write as _;
-
-use hotbench_stats::RunRecord;
+use crate::RunRecord;
 use serde::Serialize;
 
-use hotbench_stats::Ladder;
+use crate::Ladder;
 
 /// Which subjects a threshold checks.
 #[derive(Debug, Clone, PartialEq)]
@@ -464,34 +462,6 @@ pub fn evaluate(thresholds: &[Threshold], subjects: &[Subject<'_>]) -> Vec<Outco
         }
     }
     out
-}
-
-/// `thresholds:` and one ✔/✘ line per outcome.
-pub fn render(outcomes: &[Outcome]) -> String {
-    if outcomes.is_empty() {
-        return String::new();
-    }
-    let w = outcomes
-        .iter()
-        .map(|o| o.threshold.chars().count())
-        .max()
-        .unwrap_or(0);
-    let mut o = String::from("thresholds:\n");
-    for x in outcomes {
-        let mark = if x.ok { '✔' } else { '✘' };
-        let pad = " ".repeat(w - x.threshold.chars().count());
-        let who = if x.subject.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", x.subject)
-        };
-        let _ = writeln!(o, "  {mark} {}{pad}   {who}{}", x.threshold, x.shown);
-    }
-    let failed = outcomes.iter().filter(|x| !x.ok).count();
-    if failed > 0 {
-        let _ = writeln!(o, "{failed} of {} threshold checks failed", outcomes.len());
-    }
-    o
 }
 
 /// True when every outcome passed.

@@ -4,7 +4,7 @@
 //! result gives one point (clients, tps), a sweep its runs (one series per scenario variant),
 //! a ladder one point per variant (a series per variant across several ladder files).
 
-use crate::page::{parse_document, Document, DocumentError};
+use crate::document::{parse_document, Document, DocumentError};
 
 /// Points of one curve; `label` is empty for an unlabelled series.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +143,7 @@ pub fn group(points: Vec<LabelledPoint>) -> Vec<PointSeries> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::record;
+    use hotbench_stats::testdata::record;
     use hotbench_stats::SweepDoc;
 
     #[test]
