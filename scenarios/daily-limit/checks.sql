@@ -1,4 +1,7 @@
 -- Per customer: what left the limit (row + buckets) is exactly what the ledger recorded.
+-- Set-based: the ledger and the buckets are each summed once, grouped by customer, and
+-- joined (a correlated sum per customer read the ledger once per customer: 148 s for the
+-- ceiling's 4,000 customers and 730,000 ledger rows).
 select 'limits account for the ledger' as name,
        coalesce(bool_and(spent = recorded), true) as ok,
        coalesce(string_agg(format('customer %s: limit went down by %s, ledger holds %s',
@@ -6,12 +9,13 @@ select 'limits account for the ledger' as name,
                 filter (where spent <> recorded), '') as detail
 from (
     select d.customer_id,
-           d.initial - d.remaining - coalesce((select sum(b.remaining) from limit_bucket b
-                                               where b.customer_id = d.customer_id
-                                                 and b.day = d.day), 0) as spent,
-           coalesce((select sum(l.amount) from ledger l
-                     where l.customer_id = d.customer_id and l.day = d.day), 0) as recorded
+           d.initial - d.remaining - coalesce(b.remaining, 0) as spent,
+           coalesce(l.amount, 0) as recorded
     from daily_limit d
+    left join (select customer_id, day, sum(remaining) as remaining
+                 from limit_bucket group by customer_id, day) b using (customer_id, day)
+    left join (select customer_id, day, sum(amount) as amount
+                 from ledger group by customer_id, day) l using (customer_id, day)
 ) per_customer;
 
 select 'nothing below zero' as name,
