@@ -82,6 +82,14 @@ fn clap_exit(e: clap::Error, argv: &[String]) -> ExitCode {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
+        // A setting's value parser speaks for itself, in pgbench's words where pgbench has
+        // the option: one line, as pgbench's own range checks print.
+        ErrorKind::ValueValidation if std::error::Error::source(&e).is_some() => {
+            if let Some(why) = std::error::Error::source(&e) {
+                eprintln!("hotbench: error: {why}");
+            }
+            return ExitCode::from(1);
+        }
         ErrorKind::UnknownArgument => {
             let arg = e
                 .get(ContextKind::InvalidArg)

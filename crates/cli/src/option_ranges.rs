@@ -7,7 +7,7 @@
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
 
-pub const INT_MAX: i64 = i32::MAX as i64;
+pub use hotbench_settings::values::INT_MAX;
 
 /// Longest mean delay or latency limit accepted, in microseconds (about 31 years): beyond
 /// it, `-R`/`-L` values only overflow the schedule.
@@ -31,18 +31,9 @@ pub fn parse_time(value: &str) -> Result<i64> {
     parse_int(value, "-T/--time", 1, INT_MAX)
 }
 
-/// pgbench's `option_parse_int`.
+/// pgbench's `option_parse_int` (`hotbench_settings::values::int_in`), as an input error.
 pub fn parse_int(value: &str, option: &str, min: i64, max: i64) -> Result<i64> {
-    let v: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| Fail::input(format!("invalid value \"{value}\" for option {option}")))?;
-    if v < min || v > max {
-        return Err(Fail::input(format!(
-            "{option} must be in range {min}..{max}"
-        )));
-    }
-    Ok(v)
+    hotbench_settings::values::int_in(value, option, min, max).map_err(Fail::input)
 }
 
 /// C's `atof`: the longest numeric prefix, 0 when none.
@@ -104,14 +95,14 @@ pub fn parse_max_tries(t: &str) -> Result<u32> {
 /// Every numeric option given, in pgbench's order and with its messages, before anything
 /// else looks at the command line.
 pub fn check_all(a: &RunArgs) -> Result<()> {
-    let ints: [(&Option<String>, &str, i64, i64); 9] = [
-        (&a.client, "-c/--clients", 1, INT_MAX),
+    // -j is the shared settings' and checked as clap reads it.
+    let ints: [(&Option<String>, &str, i64, i64); 8] = [
+        (&a.load.client, "-c/--clients", 1, INT_MAX),
         (&a.fillfactor, "-F/--fillfactor", 10, 100),
-        (&a.jobs, "-j/--jobs", 1, INT_MAX),
         (&a.progress, "-P/--progress", 1, INT_MAX),
         (&a.scale, "-s/--scale", 1, INT_MAX),
         (&a.transactions, "-t/--transactions", 1, INT_MAX),
-        (&a.time, "-T/--time", 1, INT_MAX),
+        (&a.load.time, "-T/--time", 1, INT_MAX),
         (&a.aggregate_interval, "--aggregate-interval", 1, INT_MAX),
         (&a.partitions, "--partitions", 0, INT_MAX),
     ];

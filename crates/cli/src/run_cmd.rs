@@ -5,12 +5,15 @@
 use std::io::Write;
 
 use clap::ArgMatches;
-use hotbench_engine::{DisplayConfig, GroupConfig, QueryMode, RunConfig, RunObserver};
+use hotbench_engine::{
+    DisplayConfig, GroupConfig, QueryMode, RunConfig, RunObserver, ThreadsDefault, Workload,
+};
 use hotbench_stats::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
 use crate::option_ranges::{parse_int, INT_MAX};
+use crate::run_options::RunOptions;
 use crate::scripts::{is_builtin, load};
 use crate::target::{self, Target, TargetArgs};
 
@@ -43,14 +46,14 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     }
     let target_args = target_args(args);
     if args.initialize {
-        if crate::run_options::benchmarking_option_set(args) {
+        if crate::run_options::benchmarking_option_set(m) {
             return Err(Fail::input(
                 "some of the specified options cannot be used in initialization (-i) mode",
             ));
         }
         return initialize(args, &target_args);
     }
-    if crate::run_options::initialization_option_set(args) {
+    if crate::run_options::initialization_option_set(m) {
         return Err(Fail::input(
             "some of the specified options cannot be used in benchmarking mode",
         ));
@@ -67,6 +70,7 @@ pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
             .dbname_option
             .clone()
             .or_else(|| args.dbname.first().cloned()),
+        settings: args.settings.clone(),
     }
 }
 
@@ -124,12 +128,13 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
 }
 
 fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
-    let thresholds = crate::thresholds::parse(&args.threshold)?;
+    let thresholds = crate::thresholds::parse(&args.output.threshold)?;
     let (code, rec) = benchmark_record(args, m, argv, ta)?;
     let subject = hotbench_stats::threshold::Subject::run("", &rec);
-    let ok = crate::thresholds::check(&thresholds, &[subject], args.json.as_deref(), || {
-        serde_json::to_value(&rec)
-    })?;
+    let ok =
+        crate::thresholds::check(&thresholds, &[subject], args.output.json.as_deref(), || {
+            serde_json::to_value(&rec)
+        })?;
     Ok(crate::thresholds::exit_code(code, ok))
 }
 
@@ -142,8 +147,59 @@ pub(crate) fn benchmark_record(
     ta: &TargetArgs,
 ) -> Result<(u8, RunRecord)> {
     let plan = crate::run_options::validate(args, m)?;
-    crate::outputs::check(&[args.json.as_deref(), args.html.as_deref()])?;
-    // Scripts (parse errors are input errors, reported before connecting).
+    let out = &args.output;
+    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()])?;
+    let (groups, any_builtin) = load_groups(&plan)?;
+    // pgbench raises the open-files limit to the number of clients (+ a few).
+    let _ = hotbench_pgserver::limits::raise_nofile_limit();
+    let target = target::resolve(ta, false)?;
+    let db = prepare_database(args, &plan, &target, any_builtin)?;
+    let retry = crate::retry_profile::apply(
+        plan.retry_profile,
+        db.engine,
+        args.max_tries.is_some(),
+        args.retry_backoff.is_some(),
+        plan.retry.clone(),
+    )?;
+    let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
+        groups[0].scripts[0].script.name().to_string()
+    } else {
+        "multiple scripts".to_string()
+    };
+    let max_tries = retry.max_tries;
+    let cfg = run_config(args, &plan, groups, retry, db.scale, &target)?;
+    let server = ServerInfo {
+        version: db.server_version,
+        engine: db.engine.name().to_string(),
+        target: target.describe(),
+        embedded: target.is_embedded(),
+        fast: target.is_fast(),
+        settings: Default::default(),
+    };
+    let mut record = cfg.starting_record(
+        transaction_type,
+        server,
+        crate::mask::mask_args(argv),
+        &target,
+    );
+    record.bench.partition_method = db.partition.0;
+    record.bench.partitions = db.partition.1.max(0) as u32;
+    let since = std::time::SystemTime::now();
+    let mut outcome = run_observed(args, &plan, cfg, record, max_tries, &target)?;
+    if hotbench_engine::SharedServer::joined_since(&target, since) {
+        eprintln!("hotbench: warning: {}", hotbench_engine::JOINED_NOTE);
+        outcome
+            .record
+            .notes
+            .push(hotbench_engine::JOINED_NOTE.into());
+    }
+    drop(target);
+    report(args, outcome)
+}
+
+/// The groups' scripts, loaded and checked (parse errors are input errors, reported before
+/// connecting); whether any is a built-in (they need pgbench's tables).
+fn load_groups(plan: &RunOptions) -> Result<(Vec<GroupConfig>, bool)> {
     let mut groups = Vec::new();
     let mut any_builtin = false;
     let mut total_weight: u64 = 0;
@@ -172,10 +228,27 @@ pub(crate) fn benchmark_record(
     if total_weight == 0 {
         return Err(Fail::input("total script weight must not be zero"));
     }
-    // pgbench raises the open-files limit to the number of clients (+ a few).
-    let _ = hotbench_pgserver::limits::raise_nofile_limit();
-    let target = target::resolve(ta, false)?;
-    let mut conn = connect(&target)?;
+    Ok((groups, any_builtin))
+}
+
+/// What the benchmark learnt from the database before it ran.
+struct Database {
+    server_version: String,
+    engine: hotbench_wire::Engine,
+    scale: i64,
+    /// pgbench_accounts' partitioning (method, count).
+    partition: (Option<String>, i32),
+}
+
+/// Connects, prints the banner, reads pgbench's tables' scale when built-in scripts need
+/// them, and vacuums as pgbench does (unless `-n`).
+fn prepare_database(
+    args: &RunArgs,
+    plan: &RunOptions,
+    target: &Target,
+    any_builtin: bool,
+) -> Result<Database> {
+    let mut conn = connect(target)?;
     let server_version = conn.server_version().to_string();
     println!(
         "hotbench ({}, server {})",
@@ -214,46 +287,48 @@ pub(crate) fn benchmark_record(
         }
     }
     let engine = hotbench_wire::Engine::of_version(&server_version);
-    let engine_name = engine.name().to_string();
     conn.close();
-    let retry = crate::retry_profile::apply(
-        plan.retry_profile,
+    Ok(Database {
+        server_version,
         engine,
-        args.max_tries.is_some(),
-        args.retry_backoff.is_some(),
-        plan.retry.clone(),
-    )?;
+        scale,
+        partition,
+    })
+}
 
-    let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
-        groups[0].scripts[0].script.name().to_string()
-    } else {
-        "multiple scripts".to_string()
-    };
-    let max_tries = retry.max_tries;
-    let mut cfg = RunConfig::new(
+/// The run: built as every command builds one, plus what only pgbench's flags set.
+fn run_config(
+    args: &RunArgs,
+    plan: &RunOptions,
+    groups: Vec<GroupConfig>,
+    retry: hotbench_engine::RetryPolicy,
+    scale: i64,
+    target: &Target,
+) -> Result<RunConfig> {
+    let workload = Workload {
         groups,
+        limit: plan.limit,
+        query_mode: plan.query_mode,
+        retry,
+        defines: plan.defines.clone(),
+        scale,
+        keys: args.key.clone(),
+        random_seed: plan.random_seed,
+        threads_default: ThreadsDefault::One,
+    };
+    let mut cfg = RunConfig::build(
+        workload,
+        args.settings.clone(),
         target.config.clone(),
         hotbench_probe::unique_application_name(),
     );
-    cfg.limit = plan.limit;
-    cfg.threads = plan.threads;
-    cfg.query_mode = plan.query_mode;
-    cfg.retry = retry;
     cfg.latency_limit_us = plan.latency_limit_us;
     cfg.connect_each_txn = args.connect;
-    cfg.random_seed = plan.random_seed;
-    cfg.rtt_us = plan.rtt_us;
     cfg.log = plan.log.clone();
     cfg.exit_on_abort = args.exit_on_abort;
     cfg.report_per_command = args.report_per_command;
-    cfg.interval_us = plan.interval_us;
-    cfg.on_disconnect = plan.on_disconnect;
-    cfg.defines = plan.defines.clone();
-    cfg.scale = scale;
     cfg.shard = plan.shard.clone();
     cfg.spread = plan.spread;
-    cfg.keys = plan.keys.clone();
-    cfg.key_capacity = plan.key_capacity;
     cfg.start_at_us = plan.start_at_us;
     cfg.display = DisplayConfig {
         progress_s: plan.progress_s,
@@ -262,34 +337,28 @@ pub(crate) fn benchmark_record(
         debug: args.debug,
         failures_detailed: args.failures_detailed,
         pgbench_compat: crate::compat::check(args.pgbench_compat.as_deref())?,
-        json_path: args.json.clone(),
+        json_path: args.output.json.clone(),
     };
-    let server = ServerInfo {
-        version: server_version,
-        engine: engine_name,
-        target: target.describe(),
-        embedded: target.is_embedded(),
-        fast: target.is_fast(),
-        settings: Default::default(),
-    };
-    let mut record = cfg.starting_record(transaction_type, server, crate::mask::mask_args(argv));
-    record.bench.partition_method = partition.0;
-    record.bench.partitions = partition.1.max(0) as u32;
-    if target.is_shared() {
-        record.notes.push(
-            "another hotbench command was using the embedded server when this run \
-             started: the two shared its CPU and disk"
-                .into(),
-        );
-    }
+    Ok(cfg)
+}
+
+/// Runs the engine with pgbench's progress lines, `--prometheus` and the probes watching.
+fn run_observed(
+    args: &RunArgs,
+    plan: &RunOptions,
+    cfg: RunConfig,
+    record: RunRecord,
+    max_tries: u32,
+    target: &Target,
+) -> Result<hotbench_engine::RunOutcome> {
     let mut progress = crate::observers::ProgressLines {
         timestamp: args.progress_timestamp,
         throttled: cfg.is_throttled(),
         latency_limit: cfg.latency_limit_us.is_some(),
         retries: max_tries != 1,
     };
-    let mut probe = plan.probe_wait_us.map(|us| {
-        crate::observers::ProbeObserver::new(start_probe(&cfg, us, target.is_embedded()), true)
+    let mut probe = cfg.settings.probe.then(|| {
+        crate::observers::ProbeObserver::new(start_probe(&cfg, target.is_embedded()), true)
     });
     let mut metrics = match &args.prometheus {
         Some(spec) => {
@@ -313,27 +382,26 @@ pub(crate) fn benchmark_record(
     if let Some(p) = probe.as_mut() {
         observers.push(p);
     }
-    let mut outcome = hotbench_engine::run(cfg, record, &mut observers).map_err(|e| match e {
+    hotbench_engine::run(cfg, record, &mut observers).map_err(|e| match e {
         hotbench_engine::EngineError::Connect(m) | hotbench_engine::EngineError::Config(m) => {
             Fail::input(m)
         }
         hotbench_engine::EngineError::Internal(m) => Fail::run(m),
-    })?;
-    if target.joined_by_another() {
-        let note = "another hotbench command joined the embedded server during this run: the \
-                    two shared its CPU and disk";
-        eprintln!("hotbench: warning: {note}");
-        outcome.record.notes.push(note.into());
-    }
-    drop(target);
+    })
+}
+
+/// Prints pgbench's report and hotbench's lines, writes `--json`/`--html`; the exit code
+/// says how the run ended.
+fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
     print!("{}", hotbench_report::pgbench_report(rec));
     print!("{}", hotbench_report::extra_lines(rec));
+    let out = &args.output;
     let written = crate::outputs::all(vec![
-        args.json
+        out.json
             .as_deref()
             .map_or(Ok(()), |p| crate::outputs::write_json(p, rec, "result")),
-        args.html.as_deref().map_or(Ok(()), |p| {
+        out.html.as_deref().map_or(Ok(()), |p| {
             crate::outputs::write_html(p, &hotbench_report::render_html(std::slice::from_ref(rec)))
         }),
     ]);
@@ -358,10 +426,12 @@ pub(crate) fn benchmark_record(
 
 /// Starts the server probes over their own connection, filtering on the run's
 /// `application_name`; statistics intervals follow the run's timeline interval.
-fn start_probe(cfg: &RunConfig, wait_us: i64, embedded: bool) -> hotbench_probe::ProbeHandle {
+fn start_probe(cfg: &RunConfig, embedded: bool) -> hotbench_probe::ProbeHandle {
     let mut o = hotbench_probe::ProbeOptions::new(&cfg.application_name);
-    o.wait_interval = std::time::Duration::from_micros(wait_us.max(1) as u64);
-    o.stats_interval = std::time::Duration::from_micros(cfg.interval_us.max(10_000) as u64);
+    o.wait_interval =
+        std::time::Duration::from_micros(cfg.settings.probe_interval_us.max(1) as u64);
+    o.stats_interval =
+        std::time::Duration::from_micros(cfg.settings.interval_us.max(10_000) as u64);
     o.create_extensions = embedded;
     hotbench_probe::Probe::start_config(&cfg.conn, o)
 }

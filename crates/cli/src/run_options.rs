@@ -1,12 +1,12 @@
-//! `hotbench run`'s options checked before anything touches a database: pgbench's flags
-//! with pgbench's messages (exit 1), resolved into [`RunOptions`], from which `run_cmd`
-//! builds the engine's `RunConfig`.
+//! `hotbench run`'s pgbench options checked before anything touches a database: pgbench's
+//! flags with pgbench's messages (exit 1), resolved into [`RunOptions`], from which `run_cmd`
+//! builds the engine's `RunConfig`. The settings every command shares
+//! (`hotbench_settings::RunSettings`) are validated by their own value parsers.
 
-use clap::ArgMatches;
-use hotbench_engine::{
-    duration::{parse_duration_us, Unit},
-    Backoff, GoodputRule, Limit, LogConfig, OnDisconnect, QueryMode, RetryPolicy,
-};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args};
+use hotbench_engine::{Backoff, GoodputRule, Limit, LogConfig, QueryMode, RetryPolicy};
+use hotbench_settings::run::{BENCHMARKING, HOTBENCH};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
@@ -20,67 +20,39 @@ use crate::scripts::{specs_in_order, ScriptSpec};
 /// pgbench's limit on `-b`/`-f`/`-N`/`-S` scripts in one run.
 pub(crate) const MAX_SCRIPTS: usize = 128;
 
-pub(crate) fn benchmarking_option_set(a: &RunArgs) -> bool {
-    !a.builtin.is_empty()
-        || !a.file.is_empty()
-        || !a.skip_some_updates.is_empty()
-        || !a.select_only.is_empty()
-        || a.client.is_some()
-        || a.connect
-        || !a.define.is_empty()
-        || a.jobs.is_some()
-        || a.log
-        || a.latency_limit.is_some()
-        || a.protocol.is_some()
-        || a.progress.is_some()
-        || a.report_per_command
-        || a.rate.is_some()
-        || a.transactions.is_some()
-        || a.time.is_some()
-        || a.vacuum_all
-        || a.aggregate_interval.is_some()
-        || a.failures_detailed
-        || a.log_prefix.is_some()
-        || a.max_tries.is_some()
-        || a.progress_timestamp
-        || a.random_seed.is_some()
-        || a.sampling_rate.is_some()
-        || a.verbose_errors
-        || a.exit_on_abort
-        || !a.group.is_empty()
-        || a.rtt.is_some()
-        || a.retry_backoff.is_some()
-        || a.retry_profile.is_some()
-        || a.shard.is_some()
-        || a.load_balance.is_some()
-        || !a.key.is_empty()
-        || a.key_capacity.is_some()
-        || a.start_at.is_some()
-        || !a.retry_on.is_empty()
-        || a.continue_on_error
-        || a.probe.is_some()
-        || a.probe_interval.is_some()
-        || a.prometheus.is_some()
-        || !a.threshold.is_empty()
+/// Help headings of the options pgbench refuses with `-i` (`benchmarking_option_set`).
+const BENCHMARKING_HEADINGS: [&str; 3] = ["Options to select what to run", BENCHMARKING, HOTBENCH];
+/// … and of those it refuses without it, except the three valid in both modes.
+const INITIALIZATION: &str = "Initialization options";
+const BOTH_MODES: [&str; 3] = ["initialize", "no_vacuum", "scale"];
+
+/// pgbench's `benchmarking_option_set`, derived from the flags' headings: any option of
+/// the benchmarking sections given on the command line.
+pub(crate) fn benchmarking_option_set(m: &ArgMatches) -> bool {
+    given(m, |heading, _| BENCHMARKING_HEADINGS.contains(&heading))
 }
 
-pub(crate) fn initialization_option_set(a: &RunArgs) -> bool {
-    a.init_steps.is_some()
-        || a.fillfactor.is_some()
-        || a.quiet
-        || a.foreign_keys
-        || a.index_tablespace.is_some()
-        || a.partition_method.is_some()
-        || a.partitions.is_some()
-        || a.tablespace.is_some()
-        || a.unlogged_tables
+/// pgbench's `initialization_option_set`: any initialization option but `-i`, `-n`, `-s`.
+pub(crate) fn initialization_option_set(m: &ArgMatches) -> bool {
+    given(m, |heading, id| {
+        heading == INITIALIZATION && !BOTH_MODES.contains(&id)
+    })
+}
+
+fn given(m: &ArgMatches, pick: impl Fn(&str, &str) -> bool) -> bool {
+    let cmd = RunArgs::augment_args(clap::Command::new("run"));
+    let found = cmd.get_arguments().any(|a| {
+        let id = a.get_id().as_str();
+        a.get_help_heading().is_some_and(|h| pick(h, id))
+            && m.value_source(id) == Some(ValueSource::CommandLine)
+    });
+    found
 }
 
 /// Everything validated, before touching the database.
 pub(crate) struct RunOptions {
     pub(crate) groups: Vec<GroupSpec>,
     pub(crate) nclients: usize,
-    pub(crate) threads: usize,
     pub(crate) limit: Limit,
     pub(crate) query_mode: QueryMode,
     pub(crate) retry: RetryPolicy,
@@ -89,50 +61,119 @@ pub(crate) struct RunOptions {
     pub(crate) progress_s: Option<u32>,
     pub(crate) log: Option<LogConfig>,
     pub(crate) random_seed: u64,
-    pub(crate) rtt_us: i64,
-    pub(crate) interval_us: i64,
     pub(crate) goodput: GoodputRule,
-    pub(crate) on_disconnect: OnDisconnect,
     pub(crate) defines: Vec<(String, String)>,
     pub(crate) scale_given: Option<i64>,
-    /// Probe wait-sampling period (µs); `None` = probes off.
-    pub(crate) probe_wait_us: Option<i64>,
     pub(crate) shard: Option<hotbench_engine::ShardConfig>,
     pub(crate) start_at_us: Option<i64>,
     pub(crate) spread: hotbench_wire::Spread,
-    pub(crate) keys: Vec<String>,
-    pub(crate) key_capacity: usize,
 }
 
 pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
-    let nclients = match &args.client {
-        Some(c) => parse_int(c, "-c/--clients", 1, INT_MAX)? as usize,
-        None => 1,
-    };
-    let mut threads = match &args.jobs {
-        Some(j) => parse_int(j, "-j/--jobs", 1, INT_MAX)? as usize,
-        None => 1,
-    };
     let query_mode = match &args.protocol {
         Some(p) => QueryMode::parse(p)
             .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
         None => QueryMode::Simple,
     };
-    let rate = args.rate.as_deref().map(parse_rate).transpose()?;
+    let progress_s = match &args.progress {
+        Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
+        None => None,
+    };
+    if args.progress_timestamp && progress_s.is_none() {
+        return Err(Fail::input(
+            "--progress-timestamp is allowed only under --progress",
+        ));
+    }
+    let (limit, duration) = limit(args)?;
+    let log = log(args, duration)?;
     let latency_limit_us = args
         .latency_limit
         .as_deref()
         .map(parse_latency_limit)
         .transpose()?;
-    let progress_s = match &args.progress {
-        Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
+    let retry = retry(args, latency_limit_us.is_some() || duration.is_some())?;
+    let retry_profile = crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
+    let start_at_us = args
+        .start_at
+        .as_deref()
+        .map(crate::shard::parse_start_at)
+        .transpose()?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(crate::shard::Shard::parse)
+        .transpose()?;
+    let random_seed = seed(args, shard.is_some(), start_at_us)?;
+    let goodput = match &args.goodput {
+        Some(g) => parse_goodput(g)?,
+        None => GoodputRule::Committed,
+    };
+    let defines = defines(args)?;
+    let scale_given = match &args.scale {
+        Some(s) => Some(parse_int(s, "-s/--scale", 1, INT_MAX)?),
         None => None,
     };
+    let mut groups = groups(args, m)?;
+    let spread = match args.load_balance.as_deref() {
+        None => hotbench_wire::Spread::First,
+        Some(t) => hotbench_wire::Spread::parse(t).ok_or_else(|| {
+            Fail::input(format!(
+                "invalid --load-balance \"{t}\": expected first, round-robin or random"
+            ))
+        })?,
+    };
+    for k in &args.key {
+        if !hotbench_script::valid_variable_name(k) {
+            return Err(Fail::input(format!(
+                "invalid --key \"{k}\": expected a script variable name"
+            )));
+        }
+    }
+    let shard = match shard {
+        Some(sh) => {
+            let shared = format!(
+                "{random_seed}|{limit:?}|{query_mode:?}|{start_at_us:?}|{:?}|{:?}",
+                groups
+                    .iter()
+                    .map(|g| (&g.name, g.clients, g.rate.map(f64::to_bits), &g.scripts))
+                    .collect::<Vec<_>>(),
+                args.define
+            );
+            let key = crate::shard::run_key(sh.count, &shared);
+            Some(crate::shard::split(&mut groups, sh, key)?)
+        }
+        None => None,
+    };
+    let total: usize = groups.iter().map(|g| g.clients).sum();
+    check_open_files(total)?;
+    Ok(RunOptions {
+        groups,
+        nclients: total,
+        limit,
+        query_mode,
+        retry,
+        retry_profile,
+        shard,
+        start_at_us,
+        spread,
+        latency_limit_us,
+        progress_s,
+        log,
+        random_seed,
+        goodput,
+        defines,
+        scale_given,
+    })
+}
+
+/// `-t` or `-T` (not both; pgbench's ten transactions without either), and the duration in
+/// seconds when given.
+fn limit(args: &RunArgs) -> Result<(Limit, Option<i64>)> {
     let nxacts = match &args.transactions {
         Some(t) => Some(parse_int(t, "-t/--transactions", 1, INT_MAX)? as u64),
         None => None,
     };
-    let duration = match &args.time {
+    let duration = match &args.load.time {
         Some(t) => Some(crate::option_ranges::parse_time(t)?),
         None => None,
     };
@@ -146,6 +187,11 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
         (Some(n), None) => Limit::Transactions(n),
         (None, None) => Limit::Transactions(10),
     };
+    Ok((limit, duration))
+}
+
+/// `-l` and its options, with pgbench's checks between them (`duration` in seconds).
+fn log(args: &RunArgs, duration: Option<i64>) -> Result<Option<LogConfig>> {
     let sampling_rate = args
         .sampling_rate
         .as_deref()
@@ -183,14 +229,22 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
             )));
         }
     }
-    if args.progress_timestamp && progress_s.is_none() {
-        return Err(Fail::input(
-            "--progress-timestamp is allowed only under --progress",
-        ));
-    }
+    Ok(args.log.then(|| LogConfig {
+        prefix: args
+            .log_prefix
+            .clone()
+            .unwrap_or_else(|| "pgbench_log".into()),
+        aggregate_interval: aggregate_interval.unwrap_or(0),
+        sampling_rate,
+    }))
+}
+
+/// `--max-tries`, `--retry-backoff`, `--retry-on`, `--continue-on-error`; unlimited tries
+/// need an end (`bounded`: -L or -T).
+fn retry(args: &RunArgs, bounded: bool) -> Result<RetryPolicy> {
     let max_tries = args.max_tries.as_deref().map(parse_max_tries).transpose()?;
     let max_tries = max_tries.unwrap_or(1);
-    if max_tries == 0 && latency_limit_us.is_none() && duration.is_none() {
+    if max_tries == 0 && !bounded {
         return Err(Fail::input("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"));
     }
     let backoff = match &args.retry_backoff {
@@ -210,211 +264,131 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
         }
     }
     crate::retry_profile::check_retry_on(&extra_codes)?;
-    let retry_profile = crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
-    let start_at_us = args
-        .start_at
-        .as_deref()
-        .map(crate::shard::parse_start_at)
-        .transpose()?;
-    let shard = args
-        .shard
-        .as_deref()
-        .map(crate::shard::Shard::parse)
-        .transpose()?;
-    let seed_given =
-        args.random_seed.is_some() || std::env::var_os("PGBENCH_RANDOM_SEED").is_some();
-    let random_seed = match (shard, start_at_us, seed_given) {
-        // Shards must draw from one seed: without one given, the common start time is it.
-        (Some(_), Some(at), false) => at as u64,
-        (Some(_), None, false) => {
+    Ok(RetryPolicy {
+        max_tries,
+        backoff,
+        extra_codes,
+        continue_on_error: args.continue_on_error,
+    })
+}
+
+/// The seed: given, or from `PGBENCH_RANDOM_SEED`, or the time; shards must all draw from
+/// one, so without a given seed their common start time is it.
+fn seed(args: &RunArgs, sharded: bool, start_at_us: Option<i64>) -> Result<u64> {
+    let option = args.settings.random_seed.as_deref();
+    let seed_given = option.is_some() || std::env::var_os("PGBENCH_RANDOM_SEED").is_some();
+    let random_seed = match (sharded, start_at_us, seed_given) {
+        (true, Some(at), false) => at as u64,
+        (true, None, false) => {
             return Err(Fail::input(
                 "--shard needs --random-seed N or --start-at TIME, so that every shard derives the same random seeds",
             ))
         }
-        _ => crate::seed::resolve(args.random_seed.as_deref())?,
+        _ => crate::seed::resolve(option)?,
     };
     if seed_given {
         // pgbench reports a seed chosen by the user (so a run can be repeated).
         eprintln!("hotbench: setting random seed to {random_seed}");
     }
-    let rtt_us = match &args.rtt {
-        Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
-        None => 0,
-    };
-    let interval_us = match &args.interval {
-        Some(i) => {
-            let us = parse_duration_us(i, Unit::Seconds).map_err(Fail::input)?;
-            if us < 10_000 {
-                return Err(Fail::input(format!(
-                    "invalid --interval \"{i}\": must be at least 10ms"
-                )));
-            }
-            us
-        }
-        None => 1_000_000,
-    };
-    let goodput = match &args.goodput {
-        Some(g) => parse_goodput(g)?,
-        None => GoodputRule::Committed,
-    };
-    let on_disconnect = match args.on_disconnect.as_deref() {
-        None | Some("reconnect") => OnDisconnect::Reconnect,
-        Some("abort") => OnDisconnect::Abort,
-        Some(o) => {
-            return Err(Fail::input(format!(
-                "invalid --on-disconnect \"{o}\": expected reconnect or abort"
-            )))
-        }
-    };
+    Ok(random_seed)
+}
+
+/// `-D NAME=VALUE`, checked as the script language would.
+fn defines(args: &RunArgs) -> Result<Vec<(String, String)>> {
     let mut defines = Vec::new();
-    {
-        let mut vars = hotbench_script::Variables::new();
-        for d in &args.define {
-            hotbench_script::define(&mut vars, d).map_err(Fail::input)?;
-            if let Some((n, v)) = d.split_once('=') {
-                defines.push((n.to_string(), v.to_string()));
-            }
+    let mut vars = hotbench_script::Variables::new();
+    for d in &args.define {
+        hotbench_script::define(&mut vars, d).map_err(Fail::input)?;
+        if let Some((n, v)) = d.split_once('=') {
+            defines.push((n.to_string(), v.to_string()));
         }
     }
-    let scale_given = match &args.scale {
-        Some(s) => Some(parse_int(s, "-s/--scale", 1, INT_MAX)?),
-        None => None,
+    Ok(defines)
+}
+
+/// The client groups: `--group`s, or one `default` group of `-b`/`-f`/`-N`/`-S` (tpcb-like
+/// without any), `-c` clients and `-R`.
+fn groups(args: &RunArgs, m: &ArgMatches) -> Result<Vec<GroupSpec>> {
+    let nclients = match &args.load.client {
+        Some(c) => parse_int(c, "-c/--clients", 1, INT_MAX)? as usize,
+        None => 1,
     };
+    let rate = args.rate.as_deref().map(parse_rate).transpose()?;
     let specs = specs_in_order(m);
     if specs.len() > MAX_SCRIPTS {
         return Err(Fail::input(format!(
             "at most {MAX_SCRIPTS} SQL scripts are allowed"
         )));
     }
-    let groups = if !args.group.is_empty() {
+    if !args.group.is_empty() {
         if !specs.is_empty() {
             return Err(Fail::input(
                 "--group cannot be combined with -b, -f, -N or -S (give each group its scripts)",
             ));
         }
-        if args.client.is_some() || args.rate.is_some() {
+        if args.load.client.is_some() || args.rate.is_some() {
             return Err(Fail::input(
                 "--group cannot be combined with -c or -R (give each group its clients=N and rate=R)",
             ));
         }
-        parse_groups(&args.group)?
+        return parse_groups(&args.group);
+    }
+    let specs = if specs.is_empty() {
+        vec![ScriptSpec::Builtin("tpcb-like".into())]
     } else {
-        let specs = if specs.is_empty() {
-            vec![ScriptSpec::Builtin("tpcb-like".into())]
-        } else {
-            specs
-        };
-        vec![GroupSpec {
-            name: "default".to_string(),
-            scripts: specs,
-            clients: nclients,
-            rate,
-            goodput: None,
-            keys: Vec::new(),
-        }]
+        specs
     };
-    let spread = match args.load_balance.as_deref() {
-        None => hotbench_wire::Spread::First,
-        Some(t) => hotbench_wire::Spread::parse(t).ok_or_else(|| {
-            Fail::input(format!(
-                "invalid --load-balance \"{t}\": expected first, round-robin or random"
-            ))
-        })?,
-    };
-    for k in &args.key {
-        if !hotbench_script::valid_variable_name(k) {
-            return Err(Fail::input(format!(
-                "invalid --key \"{k}\": expected a script variable name"
-            )));
-        }
-    }
-    let key_capacity = match &args.key_capacity {
-        Some(n) => parse_int(n, "--key-capacity", 1, 1_000_000)? as usize,
-        None => 1000,
-    };
-    let mut groups = groups;
-    let shard = match shard {
-        Some(sh) => {
-            let shared = format!(
-                "{random_seed}|{limit:?}|{query_mode:?}|{start_at_us:?}|{:?}|{:?}",
-                groups
-                    .iter()
-                    .map(|g| (&g.name, g.clients, g.rate.map(f64::to_bits), &g.scripts))
-                    .collect::<Vec<_>>(),
-                args.define
-            );
-            let key = crate::shard::run_key(sh.count, &shared);
-            Some(crate::shard::split(&mut groups, sh, key)?)
-        }
-        None => None,
-    };
-    let total: usize = groups.iter().map(|g| g.clients).sum();
-    check_open_files(total)?;
-    if threads > total {
-        threads = total;
-    }
-    let log = args.log.then(|| LogConfig {
-        prefix: args
-            .log_prefix
-            .clone()
-            .unwrap_or_else(|| "pgbench_log".into()),
-        aggregate_interval: aggregate_interval.unwrap_or(0),
-        sampling_rate,
-    });
-    let probe_wait_us = parse_probe(args)?;
-    Ok(RunOptions {
-        groups,
-        nclients: total,
-        threads,
-        limit,
-        query_mode,
-        retry: RetryPolicy {
-            max_tries,
-            backoff,
-            extra_codes,
-            continue_on_error: args.continue_on_error,
-        },
-        retry_profile,
-        shard,
-        start_at_us,
-        spread,
-        keys: args.key.clone(),
-        key_capacity,
-        latency_limit_us,
-        progress_s,
-        log,
-        random_seed,
-        rtt_us,
-        interval_us,
-        goodput,
-        on_disconnect,
-        defines,
-        scale_given,
-        probe_wait_us,
-    })
+    Ok(vec![GroupSpec {
+        name: "default".to_string(),
+        scripts: specs,
+        clients: nclients,
+        rate,
+        goodput: None,
+        keys: Vec::new(),
+    }])
 }
 
-/// `--probe on|off` and `--probe-interval DUR` (wait sampling period, ≥ 10 ms).
-fn parse_probe(args: &RunArgs) -> Result<Option<i64>> {
-    match args.probe.as_deref() {
-        None | Some("on") => {}
-        Some("off") => return Ok(None),
-        Some(o) => {
-            return Err(Fail::input(format!(
-                "invalid --probe \"{o}\": expected on or off"
-            )))
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_matches(argv: &[&str]) -> ArgMatches {
+        let full: Vec<&str> = ["hotbench", "run"].iter().chain(argv).copied().collect();
+        crate::flags::command()
+            .try_get_matches_from(full)
+            .unwrap_or_else(|e| panic!("{argv:?}: {e}"))
+            .subcommand_matches("run")
+            .cloned()
+            .expect("run")
     }
-    match &args.probe_interval {
-        Some(i) => {
-            let us = parse_duration_us(i, Unit::Millis).map_err(Fail::input)?;
-            if us < 10_000 {
-                return Err(Fail::input(format!(
-                    "invalid --probe-interval \"{i}\": must be at least 10ms"
-                )));
-            }
-            Ok(Some(us))
+
+    #[test]
+    fn the_mode_checks_are_derived_from_the_flags_headings() {
+        for argv in [
+            &["-c", "2"][..],
+            &["-b", "select-only"],
+            &["--interval", "2s"],
+            &["--rtt", "1ms"],
+            &["-j", "2"],
+            &["--json", "x.json"],
+            &["--key-capacity", "10"],
+        ] {
+            assert!(benchmarking_option_set(&run_matches(argv)), "{argv:?}");
         }
-        None => Ok(Some(100_000)),
+        for argv in [
+            &[][..],
+            &["-s", "2", "-n"],
+            &["-F", "50", "-q"],
+            &["-h", "x"],
+        ] {
+            assert!(!benchmarking_option_set(&run_matches(argv)), "{argv:?}");
+        }
+        assert!(initialization_option_set(&run_matches(&["-F", "50"])));
+        assert!(initialization_option_set(&run_matches(&[
+            "--unlogged-tables"
+        ])));
+        assert!(!initialization_option_set(&run_matches(&[
+            "-i", "-n", "-s", "3", "-c", "2"
+        ])));
     }
 }

@@ -6,7 +6,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_scenario::{
     all_bundles, params::parse_assignment, table, Ladder, LadderFile, LadderOptions, Scenario,
     ScenarioError,
@@ -38,10 +37,10 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
         ScenarioCommand::Show { name, dir } => show(name, dir),
         ScenarioCommand::Export { name, dir } => export(name, dir),
         ScenarioCommand::Run(r) => {
-            let thresholds = crate::thresholds::parse(&r.ladder.threshold)?;
+            let thresholds = crate::thresholds::parse(&r.ladder.output.threshold)?;
             let picked = pick(&r.name, &r.pick, &thresholds)?;
             let ladders = run_ladders(&[picked], &r.ladder, r.dbname.clone(), false, argv)?;
-            finish_checked(&ladders, &thresholds, r.ladder.json.as_deref())
+            finish_checked(&ladders, &thresholds, r.ladder.output.json.as_deref())
         }
     }
 }
@@ -66,24 +65,17 @@ pub fn pick(
 
 pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
     let mut ladder_args = args.ladder.clone();
-    if ladder_args.time.is_none() {
-        ladder_args.time = Some(DEMO_SECONDS.into());
-    }
-    let json = ladder_args
-        .json
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEMO_JSON));
-    ladder_args.json = Some(json);
-    if ladder_args.html.is_none() {
-        ladder_args.html = Some(PathBuf::from(DEMO_HTML));
-    }
+    let (load, out) = (&mut ladder_args.load, &mut ladder_args.output);
+    load.time.get_or_insert_with(|| DEMO_SECONDS.into());
+    out.json.get_or_insert_with(|| PathBuf::from(DEMO_JSON));
+    out.html.get_or_insert_with(|| PathBuf::from(DEMO_HTML));
     let mut list = Vec::new();
     for name in ["daily-limit", "queue"] {
         list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));
     }
-    let thresholds = crate::thresholds::parse(&ladder_args.threshold)?;
+    let thresholds = crate::thresholds::parse(&ladder_args.output.threshold)?;
     let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv)?;
-    finish_checked(&ladders, &thresholds, ladder_args.json.as_deref())
+    finish_checked(&ladders, &thresholds, ladder_args.output.json.as_deref())
 }
 
 /// `scenario export NAME DIR`: the scenario's files, as shipped, in a new `DIR/NAME` (never
@@ -233,52 +225,14 @@ pub(crate) fn run_ladders(
     demo: bool,
     argv: &[String],
 ) -> Result<Vec<Ladder>> {
-    let probes_on = match a.probe.as_deref() {
-        None | Some("on") => true,
-        Some("off") => false,
-        Some(o) => {
-            return Err(Fail::input(format!(
-                "invalid --probe \"{o}\": expected on or off"
-            )))
-        }
-    };
-    let mut params = Vec::new();
-    if let Some(c) = &a.clients {
-        let n = parse_int(c, "-c/--clients", 1, INT_MAX)?;
-        crate::option_ranges::check_open_files(n as usize)?;
-        params.push(("clients".to_string(), n.to_string()));
-    }
-    if let Some(t) = &a.time {
-        let s = hotbench_engine::duration::parse_whole_seconds(t)
-            .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
-        params.push(("duration".to_string(), s.to_string()));
-    }
-    for p in &a.param {
-        let (k, v) = parse_assignment(p).map_err(fail)?;
-        if k == "clients" {
-            // Same bound as -c: a connection per client must fit the open-files limit.
-            crate::option_ranges::check_open_files(parse_int(&v, "clients", 1, INT_MAX)? as usize)?;
-        }
-        params.push((k, v));
-    }
-    let rtt_us = match &a.rtt {
-        Some(r) => parse_duration_us(r, Unit::Millis).map_err(Fail::input)?,
-        None => 0,
-    };
-    let threads = match &a.jobs {
-        Some(j) => Some(parse_int(j, "-j/--jobs", 1, INT_MAX)? as usize),
-        None => None,
-    };
-    let random_seed = crate::seed::resolve(a.random_seed.as_deref())?;
-    crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()])?;
+    let params = ladder_params(a)?;
+    let random_seed = crate::seed::resolve(a.settings.random_seed.as_deref())?;
+    let out = &a.output;
+    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()])?;
     // Check parameters and variant names against every scenario before starting anything.
     for (scn, variants) in list {
         hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
-        let own: Vec<(String, String)> = params
-            .iter()
-            .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
-            .cloned()
-            .collect();
+        let own = own_params(&params, scn, demo);
         hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
     }
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
@@ -287,79 +241,43 @@ pub(crate) fn run_ladders(
             conn: a.conn.clone(),
             embedded: a.embedded.clone(),
             dbname,
+            settings: a.settings.clone(),
         },
         false,
     )?;
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
+        wait_us: a.settings.probe_interval_us,
     };
     let probe: Option<&dyn hotbench_scenario::ProbeStarter> =
-        probes_on.then_some(&server_probe as _);
+        a.settings.probe.then_some(&server_probe as _);
     let mut done: Vec<Ladder> = Vec::new();
     let mut code_fail = None;
     for (scn, variants) in list {
-        let own: Vec<(String, String)> = params
-            .iter()
-            .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
-            .cloned()
-            .collect();
         let opts = LadderOptions {
             conn: target.config.clone(),
-            params: own,
+            params: own_params(&params, scn, demo),
             variants: variants.clone(),
             demo,
-            rtt_us,
-            threads,
+            settings: a.settings.clone(),
             random_seed,
-            interval_us: 1_000_000,
             target_description: target.describe(),
             embedded: target.is_embedded(),
             fast: target.is_fast(),
             command_line: crate::mask::mask_args(argv),
             probe,
+            sharing: &target,
             keep_schema: a.keep_schema,
             progress: !a.quiet,
         };
-        let mut stderr = std::io::stderr();
-        let json = a.json.clone();
-        let previous = done.clone();
-        let mut write_err = None;
-        let mut on_update = |l: &Ladder| {
-            if let Some(p) = &json {
-                let mut all = previous.clone();
-                all.push(l.clone());
-                if let Err(e) = hotbench_stats::json_file::write_snapshot(p, &LadderFile::new(all))
-                {
-                    write_err = Some(Fail::run(e.to_string()));
-                }
-            }
-        };
-        match hotbench_scenario::run_ladder(scn, &opts, &mut stderr, &mut on_update) {
-            Ok(l) => {
-                println!();
-                print!("{}", table::render(&l));
-                let _ = std::io::stdout().flush();
-                let interrupted = l.interrupted;
-                done.push(l);
-                if let Some(e) = write_err {
-                    return Err(e);
-                }
-                if interrupted {
-                    code_fail = Some(Fail::run(
-                        "the run was interrupted; the results are incomplete",
-                    ));
-                    break;
-                }
-            }
-            Err(e) => {
-                let connect = matches!(e, ScenarioError::Connect(_));
-                let f = fail(e);
-                return Err(if connect {
-                    crate::target::with_named_hint(f, &target)
-                } else {
-                    f
-                });
-            }
+        let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
+        let interrupted = l.interrupted;
+        done.push(l);
+        if interrupted {
+            code_fail = Some(Fail::run(
+                "the run was interrupted; the results are incomplete",
+            ));
+            break;
         }
     }
     if target.joined_by_another() {
@@ -370,10 +288,10 @@ pub(crate) fn run_ladders(
     }
     drop(target);
     crate::outputs::all(vec![
-        a.json.as_deref().map_or(Ok(()), |p| {
+        out.json.as_deref().map_or(Ok(()), |p| {
             crate::outputs::write_json(p, &LadderFile::new(done.clone()), "result")
         }),
-        a.html
+        out.html
             .as_deref()
             .map_or(Ok(()), |p| crate::report_cmd::write_ladder_html(p, &done)),
     ])?;
@@ -381,6 +299,77 @@ pub(crate) fn run_ladders(
         return Err(f);
     }
     Ok(done)
+}
+
+/// `-c`, `-T` and `--param`s as the scenario parameters they set, checked.
+fn ladder_params(a: &LadderArgs) -> Result<Vec<(String, String)>> {
+    let mut params = Vec::new();
+    if let Some(c) = &a.load.client {
+        let n = parse_int(c, "-c/--clients", 1, INT_MAX)?;
+        crate::option_ranges::check_open_files(n as usize)?;
+        params.push(("clients".to_string(), n.to_string()));
+    }
+    if let Some(t) = &a.load.time {
+        let s = crate::option_ranges::parse_time(t)?;
+        params.push(("duration".to_string(), s.to_string()));
+    }
+    for p in &a.param {
+        let (k, v) = parse_assignment(p).map_err(fail)?;
+        if k == "clients" {
+            // Same bound as -c: a connection per client must fit the open-files limit.
+            crate::option_ranges::check_open_files(parse_int(&v, "clients", 1, INT_MAX)? as usize)?;
+        }
+        params.push((k, v));
+    }
+    Ok(params)
+}
+
+/// The parameters a scenario takes: a demo runs two scenarios and gives each only its own
+/// (and the duration).
+fn own_params(params: &[(String, String)], scn: &Scenario, demo: bool) -> Vec<(String, String)> {
+    params
+        .iter()
+        .filter(|(k, _)| !demo || k == "duration" || scn.manifest.params.contains_key(k))
+        .cloned()
+        .collect()
+}
+
+/// One scenario's ladder, its table printed and the JSON (the ladders before it and this
+/// one) rewritten after every variant.
+fn run_one(
+    scn: &Scenario,
+    opts: &LadderOptions<'_>,
+    previous: &[Ladder],
+    json: Option<&Path>,
+    target: &target::Target,
+) -> Result<Ladder> {
+    let mut stderr = std::io::stderr();
+    let mut write_err = None;
+    let mut on_update = |l: &Ladder| {
+        if let Some(p) = json {
+            let mut all = previous.to_vec();
+            all.push(l.clone());
+            if let Err(e) = hotbench_stats::json_file::write_snapshot(p, &LadderFile::new(all)) {
+                write_err = Some(Fail::run(e.to_string()));
+            }
+        }
+    };
+    let l = hotbench_scenario::run_ladder(scn, opts, &mut stderr, &mut on_update).map_err(|e| {
+        let connect = matches!(e, ScenarioError::Connect(_));
+        let f = fail(e);
+        if connect {
+            crate::target::with_named_hint(f, target)
+        } else {
+            f
+        }
+    })?;
+    println!();
+    print!("{}", table::render(&l));
+    let _ = std::io::stdout().flush();
+    match write_err {
+        Some(e) => Err(e),
+        None => Ok(l),
+    }
 }
 
 /// Exit code from the ladders' checks and the `--threshold`s (stored in the ladder file).
@@ -418,6 +407,8 @@ fn finish(ladders: &[Ladder]) -> Result<u8> {
 /// The server probes (`hotbench-probe`) started for each variant of a ladder.
 struct ServerProbe {
     embedded: bool,
+    /// Wait-event sampling period (`--probe-interval`).
+    wait_us: i64,
 }
 
 impl hotbench_scenario::ProbeStarter for ServerProbe {
@@ -430,6 +421,7 @@ impl hotbench_scenario::ProbeStarter for ServerProbe {
         let mut o = hotbench_probe::ProbeOptions::new(application_name);
         o.tables = tables.to_vec();
         o.create_extensions = self.embedded;
+        o.wait_interval = std::time::Duration::from_micros(self.wait_us.max(1) as u64);
         Box::new(crate::observers::ProbeObserver::new(
             hotbench_probe::Probe::start_config(conn, o),
             false,

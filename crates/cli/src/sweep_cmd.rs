@@ -10,6 +10,7 @@ use hotbench_stats::SweepDoc;
 
 use crate::fail::{Fail, Result};
 use crate::flags::scenario::LadderArgs;
+use crate::flags::shared::LoadArgs;
 use crate::flags::sweep::SweepArgs;
 
 /// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped.
@@ -50,8 +51,8 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
             run.dbname[1]
         )));
     }
-    let counts = parse_clients(run.client.as_deref().unwrap_or("1,2,4,8"))?;
-    let thresholds = crate::thresholds::parse(&run.threshold)?;
+    let counts = parse_clients(run.load.client.as_deref().unwrap_or("1,2,4,8"))?;
+    let thresholds = crate::thresholds::parse(&run.output.threshold)?;
     let picked = match &args.scenario {
         Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
         None => None,
@@ -59,11 +60,11 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     if counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
-    let output = args.output.clone().or_else(|| run.html.clone());
+    let output = args.output.clone().or_else(|| run.output.html.clone());
     if run.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
-    crate::outputs::check(&[run.json.as_deref(), output.as_deref()])?;
+    crate::outputs::check(&[run.output.json.as_deref(), output.as_deref()])?;
     let (doc, code) = match picked {
         Some(picked) => sweep_scenario(args, picked, &counts, argv)?,
         None => sweep_run(args, &counts, m, argv)?,
@@ -71,16 +72,20 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     println!();
     print!("{}", text::sweep::render_text(&doc));
     crate::outputs::all(vec![
-        run.json
+        run.output
+            .json
             .as_deref()
             .map_or(Ok(()), |p| crate::outputs::write_json(p, &doc, "result")),
         output.as_deref().map_or(Ok(()), |p| {
             crate::outputs::write_html(p, &html::sweep::render_html(&doc))
         }),
     ])?;
-    let ok = crate::thresholds::check(&thresholds, &subjects(&doc), run.json.as_deref(), || {
-        serde_json::to_value(&doc)
-    })?;
+    let ok = crate::thresholds::check(
+        &thresholds,
+        &subjects(&doc),
+        run.output.json.as_deref(),
+        || serde_json::to_value(&doc),
+    )?;
     Ok(crate::thresholds::exit_code(code, ok))
 }
 
@@ -119,9 +124,8 @@ fn sweep_run(
     for n in counts {
         println!("\n=== sweep: {n} clients ===");
         let mut one = run.clone();
-        one.client = Some(n.to_string());
-        one.json = None;
-        one.html = None;
+        one.load.client = Some(n.to_string());
+        one.output = Default::default();
         one.prometheus = None;
         let (c, rec) = crate::run_cmd::benchmark_record(&one, m, argv, &ta)?;
         records.push(rec);
@@ -148,19 +152,16 @@ fn sweep_scenario(
     for n in counts {
         println!("\n=== sweep: {name}, {n} clients ===");
         let ladder_args = LadderArgs {
-            clients: Some(n.to_string()),
-            time: run.time.clone(),
-            rtt: run.rtt.clone(),
-            jobs: run.jobs.clone(),
+            load: LoadArgs {
+                client: Some(n.to_string()),
+                time: run.load.time.clone(),
+            },
             param: args.param.clone(),
-            random_seed: run.random_seed.clone(),
-            probe: run.probe.clone(),
-            json: None,
-            html: None,
             keep_schema: false,
             // A sweep's ladders are many and short: one line per variant is enough.
             quiet: true,
-            threshold: Vec::new(),
+            settings: run.settings.clone(),
+            output: Default::default(),
             conn: run.conn.clone(),
             embedded: run.embedded.clone(),
             help: None,

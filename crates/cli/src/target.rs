@@ -14,6 +14,11 @@ pub struct TargetArgs {
     pub conn: ConnArgs,
     pub embedded: EmbeddedArgs,
     pub dbname: Option<String>,
+    /// The command's run settings, for those about the target (what stands in front of the
+    /// server, say): every command resolves its target with them.
+    // No target setting reads them yet; the pooler's will (then this allow goes).
+    #[allow(dead_code)]
+    pub settings: hotbench_settings::RunSettings,
 }
 
 /// The resolved target; holds the embedded server (if any) alive.
@@ -52,6 +57,20 @@ impl Target {
             Some(g) => format!("embedded PostgreSQL {} ({})", g.version(), g.url()),
             None => self.config.masked(),
         }
+    }
+}
+
+/// Another hotbench command on the same embedded server, noted in every record alike.
+impl hotbench_engine::SharedServer for Target {
+    fn shared(&self) -> bool {
+        self.is_shared()
+    }
+
+    fn joined_since(&self, since: std::time::SystemTime) -> bool {
+        // A command that joined a shared server was warned at its start.
+        self.embedded
+            .as_ref()
+            .is_some_and(|g| !g.shared_with_another() && g.joined_since(since))
     }
 }
 

@@ -212,7 +212,7 @@ impl<E: Env> Core<E> {
         // One clock read for the whole event: the result's time is also when the next
         // command starts.
         let now = self.env.now();
-        let rtt = self.plan.cfg.rtt_us;
+        let rtt = self.plan.cfg.settings.rtt_us;
         if rtt > 0 {
             slot.resume = if slot.phase == Phase::WaitRollback {
                 Resume::Rollback
@@ -326,7 +326,7 @@ impl<E: Env> Core<E> {
             });
             slot.txns_done += 1;
         }
-        match self.plan.cfg.on_disconnect {
+        match self.plan.cfg.settings.on_disconnect {
             OnDisconnect::Abort => {
                 eprintln!(
                     "hotbench: error: client {} script {} aborted in command {}: connection lost: {detail}",

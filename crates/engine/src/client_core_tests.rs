@@ -308,7 +308,7 @@ fn a_lost_connection_fails_the_transaction_then_reconnects_with_backoff() {
 #[test]
 fn a_fatal_error_ends_the_session_and_on_disconnect_abort_aborts() {
     let mut cfg = config(TXN);
-    cfg.on_disconnect = OnDisconnect::Abort;
+    cfg.settings.on_disconnect = OnDisconnect::Abort;
     let mut b = Bench::new(cfg);
     b.advance();
     let fatal = [error("FATAL", "57P01", "terminating connection")];
@@ -393,7 +393,7 @@ fn connect_each_transaction_closes_and_reopens() {
 #[test]
 fn round_trip_emulation_delays_processing_of_results() {
     let mut cfg = config("SELECT 1;\n");
-    cfg.rtt_us = 3_000;
+    cfg.settings.rtt_us = 3_000;
     let mut b = Bench::new(cfg);
     b.advance();
     assert_eq!(b.reply(&ok("SELECT 1", b'I')), Some(Action::Wait));

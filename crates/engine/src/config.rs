@@ -1,81 +1,16 @@
 //! The resolved configuration of one run: what the CLI (pgbench flags, `--group`) and the
-//! scenario runner both build, and what the engine executes. Serialised (password masked)
-//! into the result record.
+//! scenario runner both build (`RunConfig::build`, start.rs), and what the engine executes.
+//! Recorded (password masked) as the result record's typed `config`.
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use hotbench_stats::{ConfigGroup, ConfigRecord, ConfigScript, RetryRecord};
 
 use crate::backoff::Backoff;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueryMode {
-    Simple,
-    Extended,
-    Prepared,
-}
-
-impl QueryMode {
-    pub fn parse(text: &str) -> Option<QueryMode> {
-        match text {
-            "simple" => Some(QueryMode::Simple),
-            "extended" => Some(QueryMode::Extended),
-            "prepared" => Some(QueryMode::Prepared),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            QueryMode::Simple => "simple",
-            QueryMode::Extended => "extended",
-            QueryMode::Prepared => "prepared",
-        }
-    }
-}
-
-/// What counts as one unit of useful work (goodput).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "name", rename_all = "lowercase")]
-pub enum GoodputRule {
-    /// Every committed transaction counts, unless the script sets the variable
-    /// `hotbench_ok` to a false value (0, false, empty) during the transaction.
-    Committed,
-    /// A committed transaction counts when the named variable is true at its end.
-    Variable(String),
-    /// A committed transaction counts when its last SQL command returned or affected rows.
-    Rows,
-    /// A committed transaction counts as many units of work as the named variable's whole
-    /// value at its end (a dequeue that took 10 jobs counts 10), so goodput is in the
-    /// workload's own unit rather than in transactions.
-    Sum(String),
-}
-
-impl GoodputRule {
-    /// `committed`, `rows`, `var:NAME` or `sum:NAME`; the error says what is expected.
-    pub fn parse(text: &str) -> Result<GoodputRule, String> {
-        let named = |prefix: &str| text.strip_prefix(prefix).filter(|n| !n.is_empty());
-        match text {
-            "committed" => Ok(GoodputRule::Committed),
-            "rows" => Ok(GoodputRule::Rows),
-            _ => {
-                if let Some(n) = named("var:") {
-                    Ok(GoodputRule::Variable(n.into()))
-                } else if let Some(n) = named("sum:") {
-                    Ok(GoodputRule::Sum(n.into()))
-                } else {
-                    Err(format!(
-                        "invalid goodput rule \"{text}\": expected committed, rows, var:NAME or sum:NAME"
-                    ))
-                }
-            }
-        }
-    }
-}
-
-/// The conventional goodput variable a script may set.
-pub const GOODPUT_VARIABLE: &str = "hotbench_ok";
+pub use hotbench_settings::{
+    GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig, ThreadsDefault,
+    GOODPUT_VARIABLE,
+};
 
 /// A script with its weight, ready to run.
 #[derive(Debug, Clone)]
@@ -98,33 +33,15 @@ pub struct GroupConfig {
     pub keys: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Limit {
-    /// Transactions per client (-t).
-    Transactions(u64),
-    /// Duration in µs (-T).
-    Duration(i64),
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
     /// 0 = unlimited (only with -T or -L).
     pub max_tries: u32,
     pub backoff: Backoff,
     /// SQLSTATEs retried besides 40001 and 40P01.
-    #[serde(serialize_with = "codes_as_text")]
     pub extra_codes: Vec<hotbench_wire::SqlState>,
     /// Count other SQL errors as failed transactions instead of aborting the client.
     pub continue_on_error: bool,
-}
-
-/// SQLSTATEs are written as their five-character text in the result record.
-fn codes_as_text<S: serde::Serializer>(
-    codes: &[hotbench_wire::SqlState],
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.collect_seq(codes.iter().map(|c| c.as_str()))
 }
 
 impl Default for RetryPolicy {
@@ -138,15 +55,8 @@ impl Default for RetryPolicy {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnDisconnect {
-    Reconnect,
-    Abort,
-}
-
 /// Per-transaction log (-l) options, pgbench's formats.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct LogConfig {
     pub prefix: String,
     /// Seconds; 0 = one line per transaction.
@@ -188,16 +98,11 @@ pub struct RunConfig {
     /// -C: new connection per transaction.
     pub connect_each_txn: bool,
     pub random_seed: u64,
-    /// Added to every round trip (µs).
-    pub rtt_us: i64,
     pub log: Option<LogConfig>,
     pub conn: hotbench_wire::Config,
     pub exit_on_abort: bool,
     /// -r: time every command (per-command latencies, failures and retries).
     pub report_per_command: bool,
-    /// Timeline granularity (µs), 1 s by default.
-    pub interval_us: i64,
-    pub on_disconnect: OnDisconnect,
     /// -D definitions, applied to every client.
     pub defines: Vec<(String, String)>,
     /// Value of the `scale` variable (from -s or the database).
@@ -210,28 +115,14 @@ pub struct RunConfig {
     pub spread: hotbench_wire::Spread,
     /// `--key VAR`: variables whose values' statistics are kept (hot keys), in every group.
     pub keys: Vec<String>,
-    /// Distinct values kept per key variable before the table becomes a sketch.
-    pub key_capacity: usize,
     /// Common start (Unix µs, `--start-at`): connect first, then begin the benchmark at this
     /// instant, so several processes make one run.
     pub start_at_us: Option<i64>,
+    /// The settings every command shares (`--rtt`, `--interval`, `--on-disconnect`, …), as
+    /// given: read them here where they act.
+    pub settings: RunSettings,
     /// What only changes what people see.
     pub display: DisplayConfig,
-}
-
-/// This process's part of a run spread over several processes or machines.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ShardConfig {
-    /// 0-based, as Kubernetes' `JOB_COMPLETION_INDEX`.
-    pub index: usize,
-    pub count: usize,
-    /// Global id of this shard's first client: `client_id`s stay distinct across shards.
-    pub first_client: usize,
-    /// Clients of the whole run. Per-client random seeds are derived as for one process
-    /// running them all, so a shard's client k draws what client `first_client + k` would.
-    pub run_clients: usize,
-    /// Identifies the run: equal in every shard of one run (`merge` checks it).
-    pub run_key: String,
 }
 
 impl RunConfig {
@@ -245,36 +136,60 @@ impl RunConfig {
 
     /// The configuration as stored in the result record (password masked): what every
     /// command that runs the engine records, so results compare field by field.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "target": self.conn.masked(),
-            "clients": self.total_clients(),
-            "threads": self.threads,
-            "limit": self.limit,
-            "query_mode": self.query_mode,
-            "retry": self.retry,
-            "latency_limit_us": self.latency_limit_us,
-            "rate": self.is_throttled().then(|| self.groups.iter().filter_map(|g| g.rate).sum::<f64>()),
-            "rtt_us": self.rtt_us,
-            "random_seed": self.random_seed,
-            "interval_us": self.interval_us,
-            "on_disconnect": self.on_disconnect,
-            "connect_each_txn": self.connect_each_txn,
-            "groups": self.groups.iter().map(|g| serde_json::json!({
-                "name": g.name,
-                "clients": g.clients,
-                "rate": g.rate,
-                "goodput": g.goodput,
-                "keys": g.keys,
-                "scripts": g.scripts.iter().map(|s| serde_json::json!({
-                    "name": s.script.name(), "weight": s.weight})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "defines": self.defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-            "shard": self.shard,
-            "load_balance": self.spread.name(),
-            "keys": self.keys,
-            "key_capacity": self.key_capacity,
-            "start_at_us": self.start_at_us,
-        })
+    pub fn record(&self) -> ConfigRecord {
+        ConfigRecord {
+            target: self.conn.masked(),
+            clients: self.total_clients(),
+            threads: self.threads,
+            limit: self.limit,
+            query_mode: self.query_mode,
+            retry: RetryRecord {
+                max_tries: self.retry.max_tries,
+                backoff: self.retry.backoff,
+                extra_codes: self
+                    .retry
+                    .extra_codes
+                    .iter()
+                    .map(|c| c.as_str().to_string())
+                    .collect(),
+                continue_on_error: self.retry.continue_on_error,
+            },
+            latency_limit_us: self.latency_limit_us,
+            rate: self
+                .is_throttled()
+                .then(|| self.groups.iter().filter_map(|g| g.rate).sum::<f64>()),
+            random_seed: self.random_seed,
+            connect_each_txn: self.connect_each_txn,
+            groups: self
+                .groups
+                .iter()
+                .map(|g| ConfigGroup {
+                    name: g.name.clone(),
+                    clients: g.clients,
+                    rate: g.rate,
+                    goodput: g.goodput.clone(),
+                    keys: g.keys.clone(),
+                    scripts: g
+                        .scripts
+                        .iter()
+                        .map(|s| ConfigScript {
+                            name: s.script.name().to_string(),
+                            weight: s.weight,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            defines: self
+                .defines
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+            shard: self.shard.clone(),
+            load_balance: self.spread.name().to_string(),
+            keys: self.keys.clone(),
+            start_at_us: self.start_at_us,
+            settings: self.settings.clone(),
+            ..ConfigRecord::default()
+        }
     }
 }

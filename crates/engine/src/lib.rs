@@ -13,7 +13,6 @@ pub mod clock;
 mod collect;
 pub mod config;
 mod connect_phase;
-pub mod duration;
 mod env;
 mod key_zipf;
 mod machine;
@@ -36,8 +35,11 @@ pub use backoff::Backoff;
 pub use clock::unix_now_us;
 pub use config::{
     DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode,
-    RetryPolicy, RunConfig, ShardConfig, WeightedScript, GOODPUT_VARIABLE,
+    RetryPolicy, RunConfig, RunSettings, ShardConfig, ThreadsDefault, WeightedScript,
+    GOODPUT_VARIABLE,
 };
+/// Durations as hotbench's options write them (`1ms`, `30s`), shared with the settings.
+pub use hotbench_settings::duration;
 pub use observe::RunObserver;
 pub use runner::{run, EngineError, RunOutcome};
-pub use start::FAST_NOTE;
+pub use start::{SharedServer, Workload, FAST_NOTE, JOINED_NOTE, SHARED_NOTE};

@@ -180,7 +180,7 @@ pub fn run(
     record.started_at = to_unix_us(origin) as f64 / 1e6;
     record.status = RunStatus::Running;
 
-    let interval_us = cfg.interval_us.max(1000);
+    let interval_us = cfg.settings.interval_us.max(1000);
     let ngroups = plan.groups.len();
     let mut pending: BTreeMap<u64, (usize, Vec<TxnCounters>)> = BTreeMap::new();
     let mut done = vec![false; nthreads];
@@ -362,7 +362,7 @@ pub fn run(
     for k in tally.keys.iter().filter(|k| k.approximate) {
         record.notes.push(format!(
             "hot keys: more than {} distinct values of {}: counts of rarely seen values are estimates (space-saving sketch; attempts_error bounds the over-count)",
-            cfg.key_capacity, k.variable
+            cfg.settings.key_capacity, k.variable
         ));
     }
     record.hosts = tally

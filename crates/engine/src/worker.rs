@@ -127,7 +127,7 @@ pub fn run_worker(
         .plan
         .key_vars
         .iter()
-        .map(|k| hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.key_capacity))
+        .map(|k| hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.settings.key_capacity))
         .collect();
     let wake_fd = signals::install();
     let _ = d.poller.add(wake_fd, WAKE_TOKEN);
@@ -184,7 +184,7 @@ pub fn run_worker(
     }
     let origin = shared.origin.load(Ordering::SeqCst);
     core.start(origin);
-    let interval = core.plan.cfg.interval_us.max(1000);
+    let interval = core.plan.cfg.settings.interval_us.max(1000);
     let mut next_boundary = origin + interval;
     let mut index = 0u64;
     let mut ready = Vec::with_capacity(slots.len() + 2);

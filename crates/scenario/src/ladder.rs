@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, RunObserver, WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings,
+    SharedServer, WeightedScript,
 };
 use hotbench_wire::{Config, Connection};
 
@@ -47,16 +48,17 @@ pub struct LadderOptions<'a> {
     pub variants: Option<Vec<String>>,
     /// Only variants not marked `demo = false`.
     pub demo: bool,
-    pub rtt_us: i64,
-    pub threads: Option<usize>,
+    /// The settings every command shares (`-j`, `--rtt`, `--interval`, …), as given.
+    pub settings: RunSettings,
+    /// The seed actually used (`--random-seed` resolved).
     pub random_seed: u64,
-    /// Timeline granularity (µs).
-    pub interval_us: i64,
     pub target_description: String,
     pub embedded: bool,
     pub fast: bool,
     pub command_line: Vec<String>,
     pub probe: Option<&'a dyn ProbeStarter>,
+    /// Whether another hotbench command shares the server (noted in each variant's record).
+    pub sharing: &'a dyn SharedServer,
     /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
     pub keep_schema: bool,
     /// Live progress lines while each variant runs (off with `--quiet`).

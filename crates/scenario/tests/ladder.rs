@@ -13,15 +13,17 @@ fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
         params: Vec::new(),
         variants: None,
         demo: false,
-        rtt_us: 0,
-        threads: Some(2),
+        settings: hotbench_engine::RunSettings {
+            jobs: Some(2),
+            ..Default::default()
+        },
         random_seed: 1,
-        interval_us: 1_000_000,
         target_description: "test".into(),
         embedded: false,
         fast: false,
         command_line: Vec::new(),
         probe: None,
+        sharing: &(),
         progress: false,
         keep_schema: false,
     }

@@ -12,6 +12,7 @@
 //! inputs with a size limit.
 
 pub mod coarse;
+pub mod config_record;
 pub mod counters;
 pub mod fairness;
 pub mod histogram;
@@ -34,8 +35,15 @@ pub mod threshold;
 pub mod work;
 pub mod zipf;
 
+pub use config_record::{
+    ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,
+};
 pub use counters::{FailureKind, TxnCounters};
 pub use histogram::{LatencyHistogram, Percentiles};
+/// The settings' value types the record's `config` is written in.
+pub use hotbench_settings::{
+    Backoff, GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig,
+};
 pub use ladder_record::{CheckResult, Ladder, LadderFile, MonitorSeries, VariantResult};
 pub use pgbench_format::PgbenchCompat;
 pub use probe_record::{align_probes, ProbeRecord};

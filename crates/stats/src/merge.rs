@@ -171,10 +171,8 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     }
     if let Some(shards) = shards {
         notes.extend(shards.note());
-        if let Some(cfg) = out.config.as_object_mut() {
-            cfg.insert("shard".into(), serde_json::Value::Null);
-            cfg.insert("shards".into(), shards.to_json());
-        }
+        out.config.shard = None;
+        out.config.shards = Some(shards.record());
     }
     out.notes = notes;
     Ok(out)
@@ -396,8 +394,9 @@ mod tests {
             ("a.json".to_string(), shard(0, 3, "k")),
         ];
         let merged = merge(&recs).unwrap();
-        assert_eq!(merged.config["shards"]["parts"][1]["file"], "b.json");
-        assert!(merged.config["shard"].is_null());
+        let shards = merged.config.shards.expect("shards recorded");
+        assert_eq!(shards.parts[1].file, "b.json");
+        assert!(merged.config.shard.is_none());
     }
 
     #[test]

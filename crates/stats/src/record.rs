@@ -66,7 +66,7 @@ pub struct RunRecord {
     pub status: RunStatus,
     pub command_line: Vec<String>,
     /// The resolved run configuration (passwords masked).
-    pub config: serde_json::Value,
+    pub config: crate::ConfigRecord,
     /// What pgbench prints in its report header, typed.
     pub bench: BenchInfo,
     pub server: ServerInfo,
@@ -122,7 +122,7 @@ impl Default for RunRecord {
             started_at: 0.0,
             status: RunStatus::Starting,
             command_line: Vec::new(),
-            config: serde_json::Value::Null,
+            config: crate::ConfigRecord::default(),
             bench: BenchInfo::default(),
             server: ServerInfo::default(),
             duration_s: 0.0,
@@ -398,7 +398,10 @@ mod tests {
         let rec = RunRecord {
             status: RunStatus::Completed,
             command_line: vec!["hotbench".into(), "run".into()],
-            config: serde_json::json!({"clients": 1}),
+            config: crate::ConfigRecord {
+                clients: 1,
+                ..Default::default()
+            },
             duration_s: 2.0,
             conn_time_ms: 1.0,
             totals: totals.clone(),
@@ -418,7 +421,7 @@ mod tests {
     }
 
     /// docs/results.md describes every field the record writes: the top level and the
-    /// typed `bench`, `server`, `connect`, `client` and `totals` objects. A field added to
+    /// typed `bench`, `server`, `connect`, `client`, `totals` and `config` objects. A field added to
     /// the structs without a line in the doc fails here.
     fn every_field_is_documented(rec: &serde_json::Value) {
         let doc = include_str!("../../../docs/results.md");
@@ -431,7 +434,7 @@ mod tests {
             }
         };
         check("", rec);
-        for part in ["bench", "server", "connect", "client", "totals"] {
+        for part in ["bench", "server", "connect", "client", "totals", "config"] {
             check(&format!("{part}."), &rec[part]);
         }
         assert!(

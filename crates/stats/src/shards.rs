@@ -3,8 +3,7 @@
 //! refused; missing shards are named in the merged result's notes; each shard's status is
 //! kept beside the merged one.
 
-use crate::RunRecord;
-use serde_json::{json, Value};
+use crate::{RunRecord, ShardPart, ShardsRecord};
 
 /// The shards found among merge inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,27 +37,31 @@ impl Shards {
         })
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "count": self.count,
-            "run_key": self.run_key,
-            "missing": self.missing(),
-            "parts": self.parts.iter().map(|(i, name, status, clients)| json!({
-                "index": i, "file": name, "status": status, "clients": clients,
-            })).collect::<Vec<_>>(),
-        })
+    /// What a merged result records of its shards (`config.shards`).
+    pub fn record(&self) -> ShardsRecord {
+        ShardsRecord {
+            count: self.count,
+            run_key: self.run_key.clone(),
+            missing: self.missing(),
+            parts: self
+                .parts
+                .iter()
+                .map(|(index, file, status, clients)| ShardPart {
+                    index: *index,
+                    file: file.clone(),
+                    status: status.clone(),
+                    clients: *clients,
+                })
+                .collect(),
+        }
     }
 }
 
 /// `Ok(None)` when no input is a shard; an error naming the offending input otherwise.
 pub fn check(records: &[(String, RunRecord)]) -> Result<Option<Shards>, String> {
     let of = |r: &RunRecord| -> Option<(u64, u64, String)> {
-        let s = r.config.get("shard")?;
-        Some((
-            s.get("index")?.as_u64()?,
-            s.get("count")?.as_u64()?,
-            s.get("run_key")?.as_str()?.to_string(),
-        ))
+        let s = r.config.shard.as_ref()?;
+        Some((s.index as u64, s.count as u64, s.run_key.clone()))
     };
     let Some((first_name, first)) = records.iter().find_map(|(n, r)| of(r).map(|s| (n, s))) else {
         return Ok(None);
@@ -99,7 +102,12 @@ pub(crate) mod tests {
     /// A one-shard record of run `key` (also used by `merge`'s tests).
     pub(crate) fn shard(index: u64, count: u64, key: &str) -> RunRecord {
         let mut r = crate::testdata::record("select 1", 1_700_000_000.0, 2, 10, 1.0);
-        r.config = json!({"shard": {"index": index, "count": count, "run_key": key}});
+        r.config.shard = Some(crate::ShardConfig {
+            index: index as usize,
+            count: count as usize,
+            run_key: key.into(),
+            ..Default::default()
+        });
         r
     }
 

@@ -31,7 +31,7 @@ pub fn record(script: &str, started_at: f64, seconds: usize, count: u64, lat_ms:
         started_at,
         status: crate::RunStatus::Completed,
         command_line: vec!["hotbench".into(), "run".into(), "-f".into(), script.into()],
-        config: serde_json::json!({}),
+        config: Default::default(),
         bench: BenchInfo {
             transaction_type: script.into(),
             clients: 4,

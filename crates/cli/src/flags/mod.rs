@@ -7,6 +7,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod server;
+pub mod shared;
 pub mod sweep;
 
 use clap::{CommandFactory, Parser, Subcommand};

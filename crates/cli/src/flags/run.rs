@@ -2,11 +2,12 @@
 //! Stage one (this file) only parses; `crate::run_cmd` validates and builds the engine
 //! configuration, so that every message about bad input comes from one place.
 
-use std::path::PathBuf;
-
 use clap::{ArgAction, Args};
 
+use hotbench_settings::RunSettings;
+
 use super::conn::{ConnArgs, EmbeddedArgs};
+use super::shared::{LoadArgs, OutputArgs};
 
 #[derive(Debug, Clone, Args)]
 #[command(
@@ -110,29 +111,14 @@ pub struct RunArgs {
     pub select_only: Vec<String>,
 
     // ---- Benchmarking options --------------------------------------------------------
-    /// Number of concurrent database clients (default: 1)
-    #[arg(
-        short = 'c',
-        long = "client",
-        visible_alias = "clients",
-        value_name = "NUM",
-        help_heading = "Benchmarking options"
-    )]
-    pub client: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
     /// Establish new connection for each transaction
     #[arg(short = 'C', long = "connect", help_heading = "Benchmarking options")]
     pub connect: bool,
     /// Define variable for use by custom script
     #[arg(short = 'D', long = "define", value_name = "VARNAME=VALUE", action = ArgAction::Append, help_heading = "Benchmarking options")]
     pub define: Vec<String>,
-    /// Number of threads (default: 1)
-    #[arg(
-        short = 'j',
-        long = "jobs",
-        value_name = "NUM",
-        help_heading = "Benchmarking options"
-    )]
-    pub jobs: Option<String>,
     /// Write transaction times to log file
     #[arg(short = 'l', long = "log", help_heading = "Benchmarking options")]
     pub log: bool,
@@ -183,14 +169,6 @@ pub struct RunArgs {
         help_heading = "Benchmarking options"
     )]
     pub transactions: Option<String>,
-    /// Duration of benchmark test in seconds (hotbench also takes units: 90s, 2m)
-    #[arg(
-        short = 'T',
-        long = "time",
-        value_name = "NUM",
-        help_heading = "Benchmarking options"
-    )]
-    pub time: Option<String>,
     /// Vacuum all four standard tables before tests
     #[arg(
         short = 'v',
@@ -225,13 +203,6 @@ pub struct RunArgs {
     /// Use Unix epoch timestamps for progress
     #[arg(long = "progress-timestamp", help_heading = "Benchmarking options")]
     pub progress_timestamp: bool,
-    /// Set random seed ("time", "rand", integer)
-    #[arg(
-        long = "random-seed",
-        value_name = "SEED",
-        help_heading = "Benchmarking options"
-    )]
-    pub random_seed: Option<String>,
     /// Fraction of transactions to log (e.g., 0.01 for 1%)
     #[arg(
         long = "sampling-rate",
@@ -254,16 +225,11 @@ pub struct RunArgs {
     pub exit_on_abort: bool,
 
     // ---- hotbench additions ----------------------------------------------------------
-    /// Write the full result (config, timeline, histograms, errors) as JSON, atomically
-    #[arg(long = "json", value_name = "FILE", help_heading = "hotbench options")]
-    pub json: Option<PathBuf>,
-    /// Write a self-contained HTML report
-    #[arg(long = "html", value_name = "FILE", help_heading = "hotbench options")]
-    pub html: Option<PathBuf>,
-    /// Pass/fail check on the result, e.g. p99<50ms, tps>=1000, failed=0, retries<1%
-    /// (repeatable; exit code 3 when one fails)
-    #[arg(long = "threshold", value_name = "EXPR", action = clap::ArgAction::Append, help_heading = "hotbench options")]
-    pub threshold: Vec<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    // The settings every command that runs the engine shares (-j, --rtt, --interval, …).
+    #[command(flatten)]
+    pub settings: RunSettings,
     /// Back-off between retries: none | fixed:DUR | exp:MIN:MAX[:MULT] (full jitter)
     #[arg(
         long = "retry-backoff",
@@ -288,9 +254,6 @@ pub struct RunArgs {
     /// (repeatable)
     #[arg(long = "group", value_name = "SPEC", action = ArgAction::Append, help_heading = "hotbench options")]
     pub group: Vec<String>,
-    /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency
-    #[arg(long = "rtt", value_name = "DUR", help_heading = "hotbench options")]
-    pub rtt: Option<String>,
     /// What counts as useful work: committed | rows | var:NAME | sum:NAME (default: committed, honouring hotbench_ok)
     #[arg(
         long = "goodput",
@@ -298,28 +261,6 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub goodput: Option<String>,
-    /// On a lost connection: reconnect (default) or abort the client like pgbench
-    #[arg(
-        long = "on-disconnect",
-        value_name = "reconnect|abort",
-        help_heading = "hotbench options"
-    )]
-    pub on_disconnect: Option<String>,
-    /// Server probes: on (default) or off
-    #[arg(
-        long = "probe",
-        value_name = "on|off",
-        help_heading = "hotbench options"
-    )]
-    pub probe: Option<String>,
-    /// Wait-event sampling period of the probes (default 100ms; table and statement
-    /// statistics follow --interval)
-    #[arg(
-        long = "probe-interval",
-        value_name = "DUR",
-        help_heading = "hotbench options"
-    )]
-    pub probe_interval: Option<String>,
     /// Serve live metrics for Prometheus at [HOST]:PORT/metrics (e.g. :9187) during the run
     #[arg(
         long = "prometheus",
@@ -338,13 +279,6 @@ pub struct RunArgs {
     /// (repeatable)
     #[arg(long = "key", value_name = "VAR", action = ArgAction::Append, help_heading = "hotbench options")]
     pub key: Vec<String>,
-    /// Distinct values kept per --key variable before counts become estimates (default 1000)
-    #[arg(
-        long = "key-capacity",
-        value_name = "N",
-        help_heading = "hotbench options"
-    )]
-    pub key_capacity: Option<String>,
     /// Run this process's part I/N (0-based) of a run spread over N processes or machines
     #[arg(long = "shard", value_name = "I/N", help_heading = "hotbench options")]
     pub shard: Option<String>,
@@ -356,13 +290,6 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub start_at: Option<String>,
-    /// Timeline interval of the result (default 1s)
-    #[arg(
-        long = "interval",
-        value_name = "DUR",
-        help_heading = "hotbench options"
-    )]
-    pub interval: Option<String>,
 
     // ---- Embedded server -------------------------------------------------------------
     #[command(flatten)]

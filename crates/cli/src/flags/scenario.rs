@@ -5,7 +5,10 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Subcommand};
 
+use hotbench_settings::RunSettings;
+
 use super::conn::{ConnArgs, EmbeddedArgs};
+use super::shared::{LoadArgs, OutputArgs};
 
 /// Which variants of a scenario to run and where else to look for scenarios: the same
 /// flags for `scenario run` and `sweep --scenario`.
@@ -31,46 +34,26 @@ impl ScenarioPick {
     }
 }
 
-/// Options of a ladder run shared by `scenario run` and `demo`.
+/// Options of a ladder run shared by `scenario run` and `demo` (and built by `sweep
+/// --scenario`): the load, settings and outputs as `hotbench run` declares them, plus the
+/// ladder's own.
 #[derive(Debug, Clone, Args)]
 pub struct LadderArgs {
-    /// Clients per variant (the scenario's `clients` parameter)
-    #[arg(short = 'c', long = "clients", value_name = "N")]
-    pub clients: Option<String>,
-    /// Duration of each variant (e.g. 20, 30s, 2m)
-    #[arg(short = 'T', long = "time", value_name = "DUR")]
-    pub time: Option<String>,
-    /// Delay added to every round trip (e.g. 1ms)
-    #[arg(long = "rtt", value_name = "DUR")]
-    pub rtt: Option<String>,
-    /// Number of threads (default: one per core, at most one per client)
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    pub jobs: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
     /// Set a scenario parameter (repeatable)
     #[arg(long = "param", value_name = "NAME=VALUE", action = ArgAction::Append)]
     pub param: Vec<String>,
-    /// Seed of the scripts' random generators (default: from the time)
-    #[arg(long = "random-seed", value_name = "SEED")]
-    pub random_seed: Option<String>,
-    /// Sample the server during each variant (wait events, locks, table health): on|off
-    #[arg(long = "probe", value_name = "on|off")]
-    pub probe: Option<String>,
-    /// Write the ladder result (every variant's record and checks) as JSON
-    #[arg(long = "json", value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a self-contained HTML report
-    #[arg(long = "html", value_name = "FILE")]
-    pub html: Option<PathBuf>,
     /// Keep the scenario's hb_NAME schema (the last variant's data) after the ladder
     #[arg(long = "keep-schema")]
     pub keep_schema: bool,
     /// No live progress lines while variants run (only each variant's final line)
     #[arg(long = "quiet")]
     pub quiet: bool,
-    /// Pass/fail check on every variant, one variant (skip-locked:jobs/s>=3000) or the best
-    /// (best:vs_baseline>=3); repeatable; exit code 3 when one fails
-    #[arg(long = "threshold", value_name = "EXPR", action = ArgAction::Append)]
-    pub threshold: Vec<String>,
+    #[command(flatten)]
+    pub settings: RunSettings,
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(flatten)]
     pub conn: ConnArgs,
     #[command(flatten)]

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
-use hotbench_engine::{signals, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome};
+use hotbench_engine::{
+    signals, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome, ThreadsDefault, Workload,
+    JOINED_NOTE,
+};
 use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
@@ -54,7 +57,7 @@ pub(super) fn run_variant(
         return Ok((not_run(st.p, NOT_RUN), true));
     }
     let (holders, notes) = background(st)?;
-    let (cfg, run_conn) = run_config(st, clients)?;
+    let (cfg, run_conn) = run_config(st)?;
     let record = record_template(st, &cfg, ladder);
     let _ = write!(
         log,
@@ -138,19 +141,11 @@ fn background(st: &Stage<'_, '_>) -> Result<(Vec<Holder>, Vec<String>)> {
 }
 
 /// The variant's run: its groups in the scenario's schema with the variant's settings.
-fn run_config(st: &Stage<'_, '_>, clients: usize) -> Result<(RunConfig, Config)> {
+fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config)> {
     let (scn, p, opts) = (st.scn, st.p, st.opts);
     let mut settings = vec![("search_path".to_string(), st.schema.to_string())];
     settings.extend(p.settings.iter().cloned());
     let run_conn = db::with_settings(&opts.conn, &settings)?;
-    let threads = opts
-        .threads
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .clamp(1, clients.max(1));
     // Unique per variant and process, so probes see only this variant's backends.
     let application_name = format!(
         "hotbench-{}-{}-{}",
@@ -158,22 +153,29 @@ fn run_config(st: &Stage<'_, '_>, clients: usize) -> Result<(RunConfig, Config)>
         scn.name(),
         p.variant.name
     );
-    let mut cfg = RunConfig::new(p.groups.clone(), run_conn.clone(), application_name);
-    cfg.limit = Limit::Duration(p.duration_s as i64 * 1_000_000);
-    cfg.threads = threads;
-    cfg.query_mode = query_mode(scn.manifest.query_mode.as_deref())?;
-    cfg.retry = p.retry.clone();
-    cfg.random_seed = opts.random_seed;
-    cfg.rtt_us = opts.rtt_us;
-    cfg.interval_us = opts.interval_us;
-    cfg.defines = p.params.defines();
-    cfg.scale = p.scale;
-    cfg.keys = scn.manifest.key.names();
+    let mut keys = scn.manifest.key.names();
     for k in p.variant.key.names() {
-        if !cfg.keys.contains(&k) {
-            cfg.keys.push(k);
+        if !keys.contains(&k) {
+            keys.push(k);
         }
     }
+    let workload = Workload {
+        groups: p.groups.clone(),
+        limit: Limit::Duration(p.duration_s as i64 * 1_000_000),
+        query_mode: query_mode(scn.manifest.query_mode.as_deref())?,
+        retry: p.retry.clone(),
+        defines: p.params.defines(),
+        scale: p.scale,
+        keys,
+        random_seed: opts.random_seed,
+        threads_default: ThreadsDefault::PerCore,
+    };
+    let cfg = RunConfig::build(
+        workload,
+        opts.settings.clone(),
+        run_conn.clone(),
+        application_name,
+    );
     Ok((cfg, run_conn))
 }
 
@@ -209,7 +211,7 @@ fn run(
                 .map_err(|e| ScenarioError::Input(format!("monitor \"{}\": {e}", mo.name)))
         })
         .collect::<Result<_>>()?;
-    let interval = Duration::from_micros(opts.interval_us.max(10_000) as u64);
+    let interval = Duration::from_micros(opts.settings.interval_us.max(10_000) as u64);
     let sampler = Monitors::start(st.admin_cfg, monitors, interval);
     let mut probe = opts
         .probe
@@ -234,15 +236,19 @@ fn run(
     if let Some(pr) = printer.as_mut() {
         observers.push(pr);
     }
+    let since = std::time::SystemTime::now();
     let outcome = hotbench_engine::run(cfg, record, &mut observers);
     let series = sampler.finish();
     for h in holders {
         h.stop();
     }
-    let outcome = outcome.map_err(|e| ScenarioError::Engine {
+    let mut outcome = outcome.map_err(|e| ScenarioError::Engine {
         variant: p.variant.name.clone(),
         message: e.to_string(),
     })?;
+    if opts.sharing.joined_since(since) {
+        outcome.record.notes.push(JOINED_NOTE.into());
+    }
     Ok((outcome, series))
 }
 
@@ -427,18 +433,15 @@ fn record_template(st: &Stage<'_, '_>, cfg: &RunConfig, ladder: &Ladder) -> RunR
         settings: p.settings.iter().cloned().collect(),
     };
     let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
-    let mut record = cfg.starting_record(transaction_type, server, opts.command_line.clone());
-    if let Some(o) = record.config.as_object_mut() {
-        o.insert("scenario".into(), scn.name().into());
-        o.insert("variant".into(), p.variant.name.clone().into());
-        o.insert(
-            "params".into(),
-            serde_json::to_value(&p.params.values).unwrap_or_default(),
-        );
-        o.insert(
-            "settings".into(),
-            serde_json::to_value(&p.settings).unwrap_or_default(),
-        );
-    }
+    let mut record = cfg.starting_record(
+        transaction_type,
+        server,
+        opts.command_line.clone(),
+        opts.sharing,
+    );
+    record.config.scenario = Some(scn.name().to_string());
+    record.config.variant = Some(p.variant.name.clone());
+    record.config.params = Some(p.params.values.clone());
+    record.config.session_settings = Some(p.settings.clone());
     record
 }

@@ -1,0 +1,196 @@
+//! [`RunSettings`]: the settings every command that runs the engine takes, `run`, `scenario
+//! run`, `sweep` and `demo` alike. Each field is one setting, declared once: the clap
+//! attribute is its flag and default, its value parser its validation, its serde name its
+//! field in the result record's `config`. To add a setting, add a field here and read it where
+//! it acts (`RunConfig::settings` in the engine); `docs/results.md` documents its field.
+
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
+use serde::{Deserialize, Serialize};
+
+use crate::duration::{parse_duration_us, Unit};
+use crate::values::{duration_at_least_10ms, int_in, on_off, INT_MAX};
+use crate::workload::OnDisconnect;
+
+/// Help heading of pgbench's benchmarking options; given in run mode only (`-i` refuses them).
+pub const BENCHMARKING: &str = "Benchmarking options";
+/// Help heading of hotbench's own options; like pgbench's, refused with `-i`.
+pub const HOTBENCH: &str = "hotbench options";
+
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    /// Number of threads (default: 1 for run and sweep, as pgbench; one per core for
+    /// scenario ladders; never more than clients)
+    #[arg(short = 'j', long = "jobs", value_name = "NUM", value_parser = jobs, help_heading = BENCHMARKING)]
+    #[serde(skip)]
+    pub jobs: Option<usize>,
+    /// Set random seed ("time", "rand", integer; default: PGBENCH_RANDOM_SEED, else the time)
+    #[arg(long = "random-seed", value_name = "SEED", help_heading = BENCHMARKING)]
+    // The record keeps the seed actually used (`config.random_seed`), not this spelling.
+    #[serde(skip)]
+    pub random_seed: Option<String>,
+    /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency
+    #[arg(long = "rtt", value_name = "DUR", default_value = "0", value_parser = rtt, help_heading = HOTBENCH)]
+    pub rtt_us: i64,
+    /// Timeline interval of the result
+    #[arg(long = "interval", value_name = "DUR", default_value = "1s", value_parser = interval, help_heading = HOTBENCH)]
+    pub interval_us: i64,
+    /// On a lost connection: reconnect or abort the client like pgbench
+    #[arg(long = "on-disconnect", value_name = "reconnect|abort", default_value = "reconnect", value_parser = OnDisconnect::parse, help_heading = HOTBENCH)]
+    pub on_disconnect: OnDisconnect,
+    /// Distinct values kept per --key variable before counts become estimates
+    #[arg(long = "key-capacity", value_name = "N", default_value = "1000", value_parser = key_capacity, help_heading = HOTBENCH)]
+    pub key_capacity: usize,
+    /// Server probes (wait events, locks, table and statement statistics): on or off
+    #[arg(long = "probe", value_name = "on|off", default_value = "on", action = ArgAction::Set, value_parser = probe, help_heading = HOTBENCH)]
+    pub probe: bool,
+    /// Wait-event sampling period of the probes (table and statement statistics follow
+    /// --interval)
+    #[arg(long = "probe-interval", value_name = "DUR", default_value = "100ms", value_parser = probe_interval, help_heading = HOTBENCH)]
+    pub probe_interval_us: i64,
+}
+
+/// `-j`'s default, which differs by command on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadsDefault {
+    /// pgbench's one thread: `run` and `sweep` stay drop-in replacements.
+    One,
+    /// One per core: ladders are hotbench's own, and one thread would bound the clients.
+    PerCore,
+}
+
+impl RunSettings {
+    /// Worker threads for `clients` clients: `-j`, else the command's default, never more
+    /// than one per client.
+    pub fn threads(&self, clients: usize, default: ThreadsDefault) -> usize {
+        let wanted = self.jobs.unwrap_or_else(|| match default {
+            ThreadsDefault::One => 1,
+            ThreadsDefault::PerCore => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        });
+        wanted.clamp(1, clients.max(1))
+    }
+}
+
+impl Default for RunSettings {
+    /// Every setting at its flag's default (the clap attribute above is the only place a
+    /// default is written); what a record written before a setting existed reads as.
+    fn default() -> RunSettings {
+        #[derive(Parser)]
+        struct Empty {
+            #[command(flatten)]
+            settings: RunSettings,
+        }
+        // No user input reaches this: the defaults are ours, and a test parses them.
+        Empty::command()
+            .try_get_matches_from(["defaults"])
+            .and_then(|m| Empty::from_arg_matches(&m))
+            .map(|e| e.settings)
+            .unwrap_or_else(|e| unreachable!("the settings' own defaults do not parse: {e}"))
+    }
+}
+
+fn jobs(v: &str) -> Result<usize, String> {
+    int_in(v, "-j/--jobs", 1, INT_MAX).map(|n| n as usize)
+}
+
+fn rtt(v: &str) -> Result<i64, String> {
+    parse_duration_us(v, Unit::Millis)
+}
+
+fn interval(v: &str) -> Result<i64, String> {
+    duration_at_least_10ms(v, "--interval", Unit::Seconds)
+}
+
+fn probe_interval(v: &str) -> Result<i64, String> {
+    duration_at_least_10ms(v, "--probe-interval", Unit::Millis)
+}
+
+fn probe(v: &str) -> Result<bool, String> {
+    on_off(v, "--probe")
+}
+
+fn key_capacity(v: &str) -> Result<usize, String> {
+    int_in(v, "--key-capacity", 1, 1_000_000).map(|n| n as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: RunSettings,
+    }
+
+    fn parse(args: &[&str]) -> Result<RunSettings, String> {
+        let argv = std::iter::once("x").chain(args.iter().copied());
+        Cli::try_parse_from(argv)
+            .map(|c| c.settings)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_are_the_flags_defaults() {
+        let d = RunSettings::default();
+        assert_eq!(d, parse(&[]).unwrap());
+        assert_eq!(
+            (d.rtt_us, d.interval_us, d.key_capacity),
+            (0, 1_000_000, 1000)
+        );
+        assert_eq!((d.probe, d.probe_interval_us), (true, 100_000));
+        assert_eq!(d.on_disconnect, OnDisconnect::Reconnect);
+        assert_eq!(d.jobs, None);
+    }
+
+    #[test]
+    fn flags_parse_into_typed_values_with_pgbench_messages() {
+        let s = parse(&[
+            "-j",
+            "4",
+            "--rtt",
+            "2",
+            "--interval",
+            "250ms",
+            "--probe",
+            "off",
+        ])
+        .unwrap();
+        assert_eq!(
+            (s.jobs, s.rtt_us, s.interval_us, s.probe),
+            (Some(4), 2000, 250_000, false)
+        );
+        let e = parse(&["-j", "0"]).unwrap_err();
+        assert!(
+            e.contains("-j/--jobs must be in range 1..2147483647"),
+            "{e}"
+        );
+        let e = parse(&["--interval", "1ms"]).unwrap_err();
+        assert!(e.contains("must be at least 10ms"), "{e}");
+    }
+
+    #[test]
+    fn threads_follow_jobs_then_the_commands_default_never_above_clients() {
+        let mut s = RunSettings::default();
+        assert_eq!(s.threads(8, ThreadsDefault::One), 1);
+        assert!(s.threads(1000, ThreadsDefault::PerCore) >= 1);
+        assert_eq!(s.threads(1, ThreadsDefault::PerCore), 1);
+        s.jobs = Some(16);
+        assert_eq!(s.threads(4, ThreadsDefault::One), 4);
+    }
+
+    #[test]
+    fn the_record_fields_round_trip_and_missing_ones_default() {
+        let s = RunSettings {
+            rtt_us: 3000,
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["rtt_us"], 3000);
+        assert!(v.get("jobs").is_none(), "{v}");
+        let back: RunSettings = serde_json::from_value(v).unwrap();
+        assert_eq!(back.rtt_us, 3000);
+        let old: RunSettings = serde_json::from_str(r#"{"rtt_us": 5}"#).unwrap();
+        assert_eq!((old.rtt_us, old.key_capacity), (5, 1000));
+    }
+}
