@@ -84,9 +84,10 @@ struct Prepared<'s> {
 pub fn run_ladder(
     scn: &Scenario,
     opts: &LadderOptions<'_>,
-    log: &mut dyn Write,
+    log: &mut (dyn Write + Send),
     on_update: &mut dyn FnMut(&Ladder),
 ) -> Result<Ladder> {
+    let started = std::time::Instant::now();
     let m = &scn.manifest;
     let selected = select_variants(scn, opts.variants.as_deref(), opts.demo)?;
     let base = Params::resolve(m, None, &opts.params)?;
@@ -122,6 +123,7 @@ pub fn run_ladder(
         variants: Vec::new(),
         interrupted: false,
         ceiling: None,
+        wall_s: None,
     };
     for p in prepared {
         let v = p.variant;
@@ -197,6 +199,19 @@ pub fn run_ladder(
         }
     }
     end_ladder(admin, &schema, opts.keep_schema);
+    ladder.wall_s = Some(started.elapsed().as_secs_f64());
+    let ran: Vec<_> = ladder
+        .variants
+        .iter()
+        .chain(&ladder.ceiling)
+        .filter_map(|v| v.phases_s.as_ref())
+        .collect();
+    let _ = writeln!(
+        log,
+        "{}",
+        crate::phases::total_line(started.elapsed().as_secs_f64(), &ran)
+    );
+    on_update(&ladder);
     Ok(ladder)
 }
 
@@ -224,6 +239,7 @@ fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
         ran_out_at_s: None,
         steady_ratio: None,
         pct_of_ceiling: None,
+        phases_s: None,
     }
 }
 

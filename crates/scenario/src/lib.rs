@@ -23,6 +23,7 @@ pub mod ladder;
 pub mod manifest;
 pub mod param_type;
 pub mod params;
+pub mod phases;
 pub mod progress;
 pub mod selection;
 pub mod source;

@@ -206,7 +206,7 @@ mod tests {
             ran_out_at_s: None,
             steady_ratio: None,
             notes: vec![],
-            pct_of_ceiling: None,
+            ..Default::default()
         }
     }
 
@@ -222,7 +222,7 @@ mod tests {
             work_unit: None,
             variants,
             interrupted: false,
-            ceiling: None,
+            ..Default::default()
         }
     }
 

@@ -56,6 +56,20 @@ fn broken_variant_is_caught_every_time() {
             table.contains("✘ read-then-write: check \"no increment lost\" failed"),
             "{table}"
         );
+        // Issue 24: where the time went, per variant, and the ladder's wall time.
+        let mut timed = 0.0;
+        for v in &ladder.variants {
+            let p = v.phases_s.as_ref().expect("phases_s of a variant that ran");
+            assert!(p.run > 0.5 && p.setup > 0.0 && p.checks > 0.0, "{p:?}");
+            timed += p.named().iter().map(|(_, s)| s).sum::<f64>();
+        }
+        let wall = ladder.wall_s.expect("wall_s");
+        assert!(wall >= timed && wall < timed + 5.0, "{wall} vs {timed}");
+        let log = String::from_utf8(log).unwrap();
+        assert!(
+            log.contains("ladder: ") && log.contains(" s wall, "),
+            "{log}"
+        );
     }
 }
 

@@ -51,6 +51,9 @@ pub struct Ladder {
     /// The contention-free ceiling (`[ceiling]`), run after the variants; not ranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<VariantResult>,
+    /// Wall-clock seconds of the whole ladder (claim to release), set when it ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
 }
 
 /// One variant of a ladder: its run (absent when it did not run), checks and monitors.
@@ -86,6 +89,48 @@ pub struct VariantResult {
     /// Goodput as a percentage of the ceiling's (the manifest's `[ceiling]`), when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pct_of_ceiling: Option<f64>,
+    /// Where the variant's wall-clock time went; absent when it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases_s: Option<PhaseTimes>,
+}
+
+/// Wall-clock seconds of a variant's phases, in the order they happen: `setup` (fresh
+/// schema, setup files, background sessions), `connect` (the clients' connections), `run`
+/// (the measured run), `finish` (cancelling what was in flight, the monitors and probes
+/// ending, the finish files and the work count), `checks`, `teardown` (dropping the
+/// variant's schema).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PhaseTimes {
+    pub setup: f64,
+    pub connect: f64,
+    pub run: f64,
+    pub finish: f64,
+    pub checks: f64,
+    pub teardown: f64,
+}
+
+impl PhaseTimes {
+    /// `(name, seconds)` in order.
+    pub fn named(&self) -> [(&'static str, f64); 6] {
+        [
+            ("setup", self.setup),
+            ("connect", self.connect),
+            ("run", self.run),
+            ("finish", self.finish),
+            ("checks", self.checks),
+            ("teardown", self.teardown),
+        ]
+    }
+
+    /// Seconds outside the measured run.
+    pub fn outside_run(&self) -> f64 {
+        self.named()
+            .iter()
+            .filter(|(n, _)| *n != "run")
+            .map(|(_, s)| s)
+            .sum()
+    }
 }
 
 /// A correctness check's outcome after a variant.

@@ -44,7 +44,9 @@ pub use histogram::{LatencyHistogram, Percentiles};
 pub use hotbench_settings::{
     Backoff, GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig,
 };
-pub use ladder_record::{CheckResult, Ladder, LadderFile, MonitorSeries, VariantResult};
+pub use ladder_record::{
+    CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult,
+};
 pub use pgbench_format::PgbenchCompat;
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{

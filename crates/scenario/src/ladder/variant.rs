@@ -21,9 +21,10 @@ use crate::checks::{check_rows, run_values};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{split_weight, Scenario};
+use crate::phases::{self, Live};
 use crate::progress;
 use crate::work;
-use hotbench_stats::{CheckResult, Ladder, MonitorSeries, VariantResult};
+use hotbench_stats::{CheckResult, Ladder, MonitorSeries, PhaseTimes, VariantResult};
 
 /// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
 /// admin connection that sets up and checks.
@@ -36,28 +37,34 @@ pub(super) struct Stage<'a, 's> {
     pub engine: &'a str,
 }
 
-/// Runs one variant; the bool is whether the run was interrupted (Ctrl-C).
+/// Runs one variant; the bool is whether the run was interrupted (Ctrl-C). Each step is
+/// timed into the variant's `phases_s` (`crate::phases`).
 pub(super) fn run_variant(
     st: &Stage<'_, '_>,
     admin: &mut Connection,
     ladder: &Ladder,
-    log: &mut dyn Write,
+    log: &mut (dyn Write + Send),
 ) -> Result<(VariantResult, bool)> {
     let clients: usize = st.p.groups.iter().map(|g| g.clients).sum();
-    let _ = write!(
-        log,
-        "{} / {}: setting up…",
-        st.scn.name(),
-        st.p.variant.name
-    );
+    let name = &st.p.variant.name;
+    let _ = write!(log, "{} / {name}: setting up…", st.scn.name());
     let _ = log.flush();
-    set_up(st, admin)?;
-    if signals::stop_requested() {
+    let mut ph = PhaseTimes::default();
+    let on = st.opts.progress;
+    let (ready, secs) = phases::timed(log, Live::when(on, " ", false), || -> Result<_> {
+        set_up(st, admin)?;
+        if signals::stop_requested() {
+            return Ok(None);
+        }
+        let (holders, notes) = background(st)?;
+        let (cfg, run_conn) = run_config(st)?;
+        Ok(Some((holders, notes, cfg, run_conn)))
+    });
+    ph.setup = secs;
+    let Some((holders, notes, cfg, run_conn)) = ready? else {
         let _ = writeln!(log, " interrupted before its run");
         return Ok((not_run(st.p, NOT_RUN), true));
-    }
-    let (holders, notes) = background(st)?;
-    let (cfg, run_conn) = run_config(st)?;
+    };
     let record = record_template(st, &cfg, ladder);
     let _ = write!(
         log,
@@ -68,10 +75,36 @@ pub(super) fn run_variant(
         let _ = writeln!(log);
     }
     let _ = log.flush();
+    let started = std::time::Instant::now();
     let (outcome, series) = run(st, cfg, &run_conn, record, holders, log)?;
-    let (extra, work) = finish(st, admin, &outcome.record)?;
-    let checks = check(st, admin, &extra)?;
-    Ok(record_result(st, outcome, checks, series, work, notes, log))
+    // The engine's wall time is the clients' connections, the measured run, then the
+    // cancelling of what was in flight and the observers' ending: the last is `finish`.
+    let r = &outcome.record;
+    (ph.connect, ph.run) = (r.connect.duration_ms / 1000.0, r.duration_s);
+    let ended = (started.elapsed().as_secs_f64() - ph.connect - ph.run).max(0.0);
+    let label = format!("  {name}: finishing… ");
+    let (done, secs) = phases::timed(log, Live::when(on, &label, true), || finish(st, admin, r));
+    let (extra, work) = done?;
+    ph.finish = ended + secs;
+    let label = format!("  {name}: checking… ");
+    let (checks, secs) = phases::timed(log, Live::when(on, &label, true), || {
+        check(st, admin, &extra)
+    });
+    ph.checks = secs;
+    let (mut result, interrupted) = record_result(st, outcome, checks?, series, work, notes, log);
+    let label = format!("  {name}: dropping its schema… ");
+    ph.teardown = phases::timed(log, Live::when(on, &label, true), || teardown(st, admin)).1;
+    result.notes.extend(phases::notes(&ph));
+    result.phases_s = Some(ph);
+    Ok((result, interrupted))
+}
+
+/// Drops the variant's schema at once (its tables would otherwise weigh on the next
+/// variant's setup), unless `--keep-schema`: the next setup drops it, the last one stays.
+fn teardown(st: &Stage<'_, '_>, admin: &mut Connection) {
+    if !st.opts.keep_schema {
+        let _ = admin.simple_query(&format!("drop schema if exists {} cascade", st.schema));
+    }
 }
 
 /// A fresh schema, pgbench's tables if asked, then the setup files.
@@ -392,6 +425,7 @@ fn record_result(
         ran_out_at_s,
         record: Some(record),
         pct_of_ceiling: None,
+        phases_s: None,
     };
     if st.opts.progress {
         let _ = write!(log, "{} / {}:", st.scn.name(), v.name);
