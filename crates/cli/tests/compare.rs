@@ -80,17 +80,26 @@ fn ladder_files_line_up_by_variant() {
     let dir = temp_dir("cmp-ladder");
     let ladder = |variants: &str, name: &str| {
         let out = dir.join(name);
-        let mut cmd = hotbench();
-        cmd.args(["scenario", "run", "queue"])
-            .args(conn_args(&db))
-            .args(["--variants", variants, "-T", "2", "-c", "2"])
-            .args(["--param", "rate=100", "--param", "backlog=200"])
-            .args(["--json", s(&out)])
-            .arg(&db.dbname);
-        for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-            cmd.env_remove(v);
-        }
-        let o = cmd.output().unwrap();
+        let o = command_on(
+            &db,
+            &["scenario", "run", "queue"],
+            &[
+                "--variants",
+                variants,
+                "-T",
+                "2",
+                "-c",
+                "2",
+                "--param",
+                "rate=100",
+                "--param",
+                "backlog=200",
+                "--json",
+                s(&out),
+            ],
+        )
+        .output()
+        .unwrap();
         assert!(o.status.success(), "{}\n{}", text(&o).0, text(&o).1);
         out
     };

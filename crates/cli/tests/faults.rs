@@ -268,19 +268,7 @@ fn embedded_server_is_stopped_after_double_ctrl_c() {
         let _ = Command::new("chmod").arg("755").arg(d).status();
     }
     let env = |c: &mut Command| {
-        c.env("XDG_DATA_HOME", &xdg)
-            .env("XDG_STATE_HOME", &xdg)
-            .env("XDG_RUNTIME_DIR", &xdg);
-        for v in [
-            "PGHOST",
-            "PGPORT",
-            "PGDATABASE",
-            "PGUSER",
-            "PGHOSTADDR",
-            "PGSERVICE",
-        ] {
-            c.env_remove(v);
-        }
+        private_home(c, &xdg);
     };
     let mut init = hotbench();
     init.args(["run", "-i", "-q"]);

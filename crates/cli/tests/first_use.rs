@@ -7,6 +7,7 @@ mod common;
 use std::path::Path;
 
 use common::{conn_args, database, hotbench, temp_dir, text};
+use hotbench_pgserver::testing::without_libpq_env;
 
 #[test]
 fn a_failed_connection_to_a_named_database_says_the_embedded_server_is_off() {
@@ -16,10 +17,7 @@ fn a_failed_connection_to_a_named_database_says_the_embedded_server_is_off() {
         vec!["run", "-i", "-h", &sock, "-p", "1", "mydb"],
         vec!["scenario", "run", "queue", "-h", &sock, "-p", "1", "mydb"],
     ] {
-        let o = hotbench()
-            .args(&args)
-            .env_remove("PGHOST")
-            .env_remove("PGPORT")
+        let o = without_libpq_env(hotbench().args(&args))
             .output()
             .expect("run hotbench");
         let (_, stderr) = text(&o);
@@ -40,14 +38,13 @@ fn a_failed_connection_to_a_named_database_says_the_embedded_server_is_off() {
 #[test]
 fn unknown_variants_are_refused_before_a_server_starts() {
     // --pg-bin points nowhere: had the server been started first, that would be the error.
-    let o = hotbench()
-        .args(["scenario", "run", "queue", "--variants", "escrw"])
-        .args(["--pg-bin", "/nonexistent/hotbench-bin"])
-        .env_remove("PGHOST")
-        .env_remove("PGPORT")
-        .env_remove("PGDATABASE")
-        .output()
-        .expect("run hotbench");
+    let o = without_libpq_env(
+        hotbench()
+            .args(["scenario", "run", "queue", "--variants", "escrw"])
+            .args(["--pg-bin", "/nonexistent/hotbench-bin"]),
+    )
+    .output()
+    .expect("run hotbench");
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::browser::{chromium, headless};
+use common::browser::{chromium_or_skip, headless};
 use common::{conn_args, database, hotbench, temp_dir, text};
 
 fn s(p: &Path) -> &str {
@@ -161,8 +161,7 @@ fn ladder_charts_have_own_axes_stable_colours_and_full_statements() {
     // The tables panel: the queue table had rows during the run.
     assert!(live_count(&page, "job_queue") > 0, "live 0 for job_queue");
 
-    let Some(browser) = chromium() else {
-        println!("SKIPPED the browser half of this test: chromium not found");
+    let Some(browser) = chromium_or_skip(&html) else {
         return;
     };
     let (dom, log) = headless(&browser, &dir, &html, &["--dump-dom".to_string()]);

@@ -6,19 +6,13 @@ mod common;
 
 use std::process::Output;
 
-use common::{conn_args, database, hotbench, psql, run, text};
+use common::{command_on, database, psql, run, text};
 use hotbench_pgserver::ConnInfo;
 
 fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
-    let mut cmd = hotbench();
-    cmd.args(["scenario", "run", name])
-        .args(conn_args(db))
-        .args(args)
-        .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    cmd.output().expect("run hotbench")
+    command_on(db, &["scenario", "run", name], args)
+        .output()
+        .expect("run hotbench")
 }
 
 fn hb_schemas(db: &ConnInfo) -> String {

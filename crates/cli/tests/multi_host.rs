@@ -26,9 +26,7 @@ fn multi_host_command(servers: &[&Server], args: &[&str]) -> std::process::Comma
         .arg("postgres")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
+    hotbench_pgserver::testing::without_libpq_env(&mut cmd);
     cmd
 }
 

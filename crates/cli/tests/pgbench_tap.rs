@@ -114,18 +114,7 @@ struct Suite {
 
 impl Suite {
     fn env(&self, cmd: &mut Command) {
-        for v in [
-            "PGHOST",
-            "PGHOSTADDR",
-            "PGPORT",
-            "PGDATABASE",
-            "PGUSER",
-            "PGPASSWORD",
-            "PGSERVICE",
-            "PGOPTIONS",
-        ] {
-            cmd.env_remove(v);
-        }
+        hotbench_pgserver::testing::without_libpq_env(cmd);
         match &self.db {
             Some(db) => {
                 cmd.env("PGHOST", &db.socket_dir)

@@ -227,7 +227,9 @@ fn without_privileges_or_pg_stat_statements_the_run_degrades_with_notes() {
         "update counter set n = n + 1 where id = 1;\n",
     );
     let json_path = dir.join("role.json");
-    let o = hotbench()
+    let mut cmd = hotbench();
+    hotbench_pgserver::testing::without_libpq_env(&mut cmd);
+    let o = cmd
         .args(["run", "-h"])
         .arg(&db.socket_dir)
         .args([
@@ -247,10 +249,6 @@ fn without_privileges_or_pg_stat_statements_the_run_degrades_with_notes() {
         .arg(&json_path)
         .arg(&db.dbname)
         .env("PGPASSWORD", "plain-pw")
-        .env_remove("PGHOST")
-        .env_remove("PGPORT")
-        .env_remove("PGUSER")
-        .env_remove("PGDATABASE")
         .output()
         .expect("run hotbench");
     let (out, err) = text(&o);

@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{hotbench, text};
+use common::{hotbench, private_home, text};
 
 /// Commands that cannot run here, and why (matched on the line's start).
 fn why_not(line: &str) -> Option<&'static str> {
@@ -131,23 +131,8 @@ impl Home {
     fn hotbench(&self, args: &[String]) -> Output {
         let data = self.dir.join("data");
         let mut c = hotbench();
-        c.args(args)
-            .current_dir(self.work())
-            .env("XDG_DATA_HOME", &data)
-            .env("XDG_STATE_HOME", &data)
-            .env("XDG_RUNTIME_DIR", &data);
-        for v in [
-            "PGHOST",
-            "PGPORT",
-            "PGDATABASE",
-            "PGUSER",
-            "PGHOSTADDR",
-            "PGSERVICE",
-            "PGPASSWORD",
-        ] {
-            c.env_remove(v);
-        }
-        c.output().expect("run hotbench")
+        c.args(args).current_dir(self.work());
+        private_home(&mut c, &data).output().expect("run hotbench")
     }
 
     fn ok(&self, args: &[&str]) -> String {

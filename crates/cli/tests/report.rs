@@ -8,17 +8,14 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::browser::{chromium, headless};
+use common::browser::{chromium_or_skip, headless};
 use common::*;
 
 /// `hotbench SUB <connection to db> ARGS… DBNAME`.
 fn sub(name: &str, db: &hotbench_pgserver::ConnInfo, args: &[&str]) -> Output {
-    let mut cmd = hotbench();
-    cmd.arg(name).args(conn_args(db)).args(args).arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    cmd.output().expect("run hotbench")
+    command_on(db, &[name], args)
+        .output()
+        .expect("run hotbench")
 }
 
 fn ok(o: &Output) -> String {
@@ -89,13 +86,9 @@ fn html_report_of_a_real_run_draws_every_chart_in_chromium() {
 
 /// Opens `html` in headless Chromium: the page must report every one of its `charts` drawn
 /// and no errors, with no console errors logged; saves a screenshot `shot` in `dir`. Skips
-/// (with a message) when Chromium is not installed.
+/// (with a message) when Chromium is not installed, fails then under CI.
 fn check_in_browser(dir: &Path, html: &Path, charts: usize, shot: &str) {
-    let Some(browser) = chromium() else {
-        println!(
-            "SKIPPED the browser half of this test: chromium not found \
-             (install it with `apt-get install -y chromium`, or set HOTBENCH_CHROMIUM)"
-        );
+    let Some(browser) = chromium_or_skip(html) else {
         return;
     };
     let (dom, log) = headless(&browser, dir, html, &["--dump-dom".to_string()]);
@@ -322,21 +315,19 @@ fn scenario_ladder_html_report_draws_in_chromium() {
     let dir = temp_dir("ladderhtml");
     let html = dir.join("ladder.html");
     let json = dir.join("ladder.json");
-    let mut cmd = hotbench();
-    cmd.args([
-        "scenario",
-        "run",
-        "tpcb-hotspot",
-        "--variants",
-        "tpcb,bucketed",
-    ])
-    .args(["-c", "4", "-T", "1", "--html", s(&html), "--json", s(&json)])
-    .args(conn_args(&db))
-    .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    let out = ok(&cmd.output().expect("run hotbench"));
+    let out = ok(&command_on(
+        &db,
+        &[
+            "scenario",
+            "run",
+            "tpcb-hotspot",
+            "--variants",
+            "tpcb,bucketed",
+        ],
+        &["-c", "4", "-T", "1", "--html", s(&html), "--json", s(&json)],
+    )
+    .output()
+    .expect("run hotbench"));
     assert!(out.contains("report written to"), "{out}");
     let page = std::fs::read_to_string(&html).expect("html written");
     assert!(page.contains("class=\"bars\""), "ladder bars");

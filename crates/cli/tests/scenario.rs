@@ -7,25 +7,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{database, hotbench, json, temp_dir, text};
+use common::{command_on, database, hotbench, json, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
 
 /// `hotbench scenario run NAME` against `db`, with `args`.
 fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
-    let mut cmd = hotbench();
-    cmd.args(["scenario", "run", name])
-        .arg("-h")
-        .arg(&db.socket_dir)
-        .arg("-p")
-        .arg(db.port.to_string())
-        .arg("-U")
-        .arg(&db.user)
-        .args(args)
-        .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    cmd.output().expect("run hotbench")
+    command_on(db, &["scenario", "run", name], args)
+        .output()
+        .expect("run hotbench")
 }
 
 fn repo_path(rel: &str) -> PathBuf {

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{database, hotbench, temp_dir, text};
+use common::{conn_args, database, hotbench, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
 
 fn scenario(db: Option<&ConnInfo>, args: &[&str]) -> (Option<i32>, String, String) {
@@ -14,13 +14,7 @@ fn scenario(db: Option<&ConnInfo>, args: &[&str]) -> (Option<i32>, String, Strin
     cmd.arg("scenario").args(args);
     match db {
         Some(db) => {
-            cmd.arg("-h")
-                .arg(&db.socket_dir)
-                .arg("-p")
-                .arg(db.port.to_string())
-                .arg("-U")
-                .arg(&db.user)
-                .arg(&db.dbname);
+            cmd.args(conn_args(db)).arg(&db.dbname);
         }
         None => {
             cmd.env("PGHOST", "/nonexistent-hotbench-socket-dir");

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{database, hotbench, json, psql, temp_dir, text};
+use common::{conn_args, database, hotbench, json, psql, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
 
 /// A three-variant scenario whose setup or checks hold a `pg_sleep` long enough to be seen.
@@ -61,12 +61,7 @@ fn interrupt_at_marker(
             "scenario", "run", name, "--dir", dir, "--probe", "off", "--json",
         ])
         .arg(json_path)
-        .arg("-h")
-        .arg(&db.socket_dir)
-        .arg("-p")
-        .arg(db.port.to_string())
-        .arg("-U")
-        .arg(&db.user)
+        .args(conn_args(db))
         .arg(&db.dbname)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{database, hotbench, psql, temp_dir, text};
+use common::{command_on, database, psql, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
 
 fn scenario_run(db: &ConnInfo, args: &[&str]) -> std::process::Output {
-    let mut cmd = hotbench();
-    cmd.args(["scenario", "run"])
-        .args(args)
-        .arg("-h")
-        .arg(&db.socket_dir)
-        .arg("-p")
-        .arg(db.port.to_string())
-        .arg("-U")
-        .arg(&db.user)
-        .arg(&db.dbname);
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
-    cmd.output().expect("run hotbench")
+    command_on(db, &["scenario", "run"], args)
+        .output()
+        .expect("run hotbench")
 }
 
 fn canary_count(db: &ConnInfo) -> String {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{hotbench, text};
+use common::{hotbench, private_home, text};
 
 struct Home(PathBuf);
 
@@ -27,21 +27,8 @@ impl Home {
     fn cmd(&self, args: &[&str]) -> Command {
         let data = self.0.join("data");
         let mut c = hotbench();
-        c.args(args)
-            .current_dir(&self.0)
-            .env("XDG_DATA_HOME", &data)
-            .env("XDG_STATE_HOME", &data)
-            .env("XDG_RUNTIME_DIR", &data);
-        for v in [
-            "PGHOST",
-            "PGPORT",
-            "PGDATABASE",
-            "PGUSER",
-            "PGHOSTADDR",
-            "PGSERVICE",
-        ] {
-            c.env_remove(v);
-        }
+        c.args(args).current_dir(&self.0);
+        private_home(&mut c, &data);
         c
     }
 

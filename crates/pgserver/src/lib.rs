@@ -20,6 +20,7 @@ pub mod download;
 pub mod error;
 pub mod guardian;
 pub mod limits;
+pub mod lock_file;
 pub mod paths;
 pub mod pgbouncer;
 pub mod ports;

@@ -120,21 +120,40 @@ pub fn shared() -> &'static Server {
     }
 }
 
+/// The libpq environment variables that pick a server, a database, credentials or session
+/// options: a test's child process must not inherit them from whoever runs the tests.
+pub const LIBPQ_ENV: [&str; 12] = [
+    "PGHOST",
+    "PGHOSTADDR",
+    "PGPORT",
+    "PGDATABASE",
+    "PGUSER",
+    "PGPASSWORD",
+    "PGPASSFILE",
+    "PGSERVICE",
+    "PGSERVICEFILE",
+    "PGOPTIONS",
+    "PGSSLMODE",
+    "PGTARGETSESSIONATTRS",
+];
+
+/// `cmd` without [`LIBPQ_ENV`], so it connects only where its arguments say (the test's
+/// server, or the embedded default one when they name none).
+pub fn without_libpq_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    for v in LIBPQ_ENV {
+        cmd.env_remove(v);
+    }
+    cmd
+}
+
 /// A new, empty database on the shared server, named `<prefix>_<n>` (unique in this process),
 /// so tests running in parallel don't see each other's tables. Panics on failure.
 pub fn fresh_database(prefix: &str) -> crate::conninfo::ConnInfo {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let clean: String = prefix
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let clean = prefix
+        .to_ascii_lowercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
     let name = format!("{clean}_{}", N.fetch_add(1, Ordering::Relaxed));
     match shared().create_database(&name) {
         Ok(c) => c,

@@ -191,12 +191,13 @@ fn private_extra_settings_and_fsync_default() {
 const CHILD_MODE: &str = "HB_HARNESS_CHILD_MODE";
 const CHILD_INFO: &str = "HB_HARNESS_CHILD_INFO";
 
-/// Not a real test: the body run in a child process by the cleanup tests below.
+/// Not a test: the body of the child process the cleanup tests below start (with
+/// `--ignored`), then kill or let panic.
 #[test]
+#[ignore = "entry point of a child process that the cleanup tests start"]
 fn child_entry() {
-    let Ok(mode) = std::env::var(CHILD_MODE) else {
-        return;
-    };
+    let mode = std::env::var(CHILD_MODE)
+        .expect("child_entry runs as run_child's child process, with HB_HARNESS_CHILD_MODE");
     let info = PathBuf::from(std::env::var_os(CHILD_INFO).expect("info path"));
     let pg = shared();
     let _private = private(test_cluster_options());
@@ -209,7 +210,10 @@ fn child_entry() {
     std::fs::write(&info, text).expect("write info");
     match mode.as_str() {
         "panic" => panic!("child test panics on purpose"),
-        _ => std::thread::sleep(Duration::from_secs(120)),
+        // Held until the parent kills this process.
+        _ => loop {
+            std::thread::park();
+        },
     }
 }
 
@@ -218,7 +222,13 @@ fn run_child(mode: &str) -> Vec<PathBuf> {
     let _ = std::fs::remove_file(&info);
     let exe = std::env::current_exe().expect("current exe");
     let mut child = Command::new(exe)
-        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_entry",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_MODE, mode)
         .env(CHILD_INFO, &info)
         .stdout(std::process::Stdio::null())

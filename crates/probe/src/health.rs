@@ -111,41 +111,45 @@ fn d(now: i64, before: i64) -> i64 {
 /// Per-table deltas between two snapshots (tables present in `now`).
 pub fn table_intervals(before: &TablesSnap, now: &TablesSnap) -> Vec<TableInterval> {
     now.iter()
-        .map(|(oid, n)| {
-            let b = before.get(oid).cloned().unwrap_or_default();
-            TableInterval {
-                name: n.name.clone(),
-                inserts: d(n.ins, b.ins),
-                updates: d(n.upd, b.upd),
-                hot_updates: d(n.hot_upd, b.hot_upd),
-                deletes: d(n.del, b.del),
-                autovacuums: d(n.autovacuum, b.autovacuum),
-                live_tuples: n.live,
-                dead_tuples: n.dead,
-                size_bytes: n.size,
-            }
-        })
+        .map(|(oid, n)| table_delta(&before.get(oid).cloned().unwrap_or_default(), n))
         .collect()
 }
 
-/// Run totals per table, most written first.
+/// One table's counters between two of its rows, and its gauges at the second.
+fn table_delta(b: &TableSnap, n: &TableSnap) -> TableInterval {
+    TableInterval {
+        name: n.name.clone(),
+        inserts: d(n.ins, b.ins),
+        updates: d(n.upd, b.upd),
+        hot_updates: d(n.hot_upd, b.hot_upd),
+        deletes: d(n.del, b.del),
+        autovacuums: d(n.autovacuum, b.autovacuum),
+        live_tuples: n.live,
+        dead_tuples: n.dead,
+        size_bytes: n.size,
+    }
+}
+
+/// Run totals per table, most written first: the whole run as one interval, with the
+/// gauges at its start beside those at its end.
 pub fn table_summaries(first: &TablesSnap, last: &TablesSnap) -> Vec<TableSummary> {
     let mut v: Vec<TableSummary> = last
         .iter()
         .map(|(oid, n)| {
             let b = first.get(oid).cloned().unwrap_or_default();
+            let t = table_delta(&b, n);
             TableSummary {
-                name: n.name.clone(),
-                inserts: d(n.ins, b.ins),
-                updates: d(n.upd, b.upd),
-                hot_updates: d(n.hot_upd, b.hot_upd),
-                deletes: d(n.del, b.del),
-                autovacuums: d(n.autovacuum, b.autovacuum),
-                live_tuples_end: n.live,
+                name: t.name,
+                inserts: t.inserts,
+                updates: t.updates,
+                hot_updates: t.hot_updates,
+                deletes: t.deletes,
+                autovacuums: t.autovacuums,
+                live_tuples_end: t.live_tuples,
                 dead_tuples_start: b.dead,
-                dead_tuples_end: n.dead,
+                dead_tuples_end: t.dead_tuples,
                 size_bytes_start: b.size,
-                size_bytes_end: n.size,
+                size_bytes_end: t.size_bytes,
             }
         })
         .collect();

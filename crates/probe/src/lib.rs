@@ -110,6 +110,25 @@ pub fn effective_application_name(params: &ConnectParams, default: &str) -> Stri
 /// Entry points.
 pub struct Probe;
 
+/// How far a running probe has got ([`ProbeHandle::progress`]), so a caller can wait for
+/// enough samples instead of sleeping.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProbeProgress {
+    /// Wait-event sampling rounds taken.
+    pub samples: u64,
+    /// Stats intervals closed.
+    pub intervals: u64,
+}
+
+/// What the probe thread and its handle share: the benchmark's start (set later by the
+/// caller) and the progress counters.
+#[derive(Default)]
+struct Shared {
+    origin: AtomicU64,
+    samples: AtomicU64,
+    intervals: AtomicU64,
+}
+
 impl Probe {
     /// Starts sampling on its own thread and connection; returns once the baseline snapshot
     /// is taken (or after 10 s, or at once when the connection fails — the record then says
@@ -120,27 +139,30 @@ impl Probe {
         if params.connect_timeout.is_none() {
             params.connect_timeout = Some(Duration::from_secs(10));
         }
-        let origin = Arc::new(AtomicU64::new(opts.origin.map_or(0, f64::to_bits)));
+        let shared = Arc::new(Shared {
+            origin: AtomicU64::new(opts.origin.map_or(0, f64::to_bits)),
+            ..Shared::default()
+        });
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let (ready_tx, ready_rx) = mpsc::channel::<()>();
-        let origin2 = origin.clone();
+        let shared2 = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("hotbench-probe".into())
-            .spawn(move || run_thread(params, opts, origin2, stop_rx, ready_tx));
+            .spawn(move || run_thread(params, opts, shared2, stop_rx, ready_tx));
         match spawned {
             Ok(join) => {
                 let _ = ready_rx.recv_timeout(Duration::from_secs(10));
                 ProbeHandle {
                     stop_tx: Some(stop_tx),
                     join: Some(join),
-                    origin,
+                    shared,
                     failed: None,
                 }
             }
             Err(e) => ProbeHandle {
                 stop_tx: None,
                 join: None,
-                origin,
+                shared,
                 failed: Some(format!("could not start the probe thread: {e}")),
             },
         }
@@ -163,7 +185,7 @@ impl Probe {
 pub struct ProbeHandle {
     stop_tx: Option<mpsc::Sender<()>>,
     join: Option<JoinHandle<ProbeRecord>>,
-    origin: Arc<AtomicU64>,
+    shared: Arc<Shared>,
     failed: Option<String>,
 }
 
@@ -172,7 +194,7 @@ impl ProbeHandle {
         ProbeHandle {
             stop_tx: None,
             join: None,
-            origin: Arc::new(AtomicU64::new(0)),
+            shared: Arc::new(Shared::default()),
             failed: Some(note),
         }
     }
@@ -182,13 +204,21 @@ impl ProbeHandle {
     /// again with a better estimate (each call re-phases the next boundary).
     pub fn set_origin(&self, unix_s: f64) {
         if unix_s.is_finite() && unix_s > 0.0 {
-            self.origin.store(unix_s.to_bits(), Ordering::SeqCst);
+            self.shared.origin.store(unix_s.to_bits(), Ordering::SeqCst);
+        }
+    }
+
+    /// Samples taken and stats intervals closed so far.
+    pub fn progress(&self) -> ProbeProgress {
+        ProbeProgress {
+            samples: self.shared.samples.load(Ordering::SeqCst),
+            intervals: self.shared.intervals.load(Ordering::SeqCst),
         }
     }
 
     /// Stops sampling, takes the final snapshots and returns the record.
     pub fn stop(mut self) -> ProbeRecord {
-        let origin = load_origin(&self.origin);
+        let origin = load_origin(&self.shared.origin);
         if let Some(note) = self.failed.take() {
             return ProbeRecord {
                 origin: origin.unwrap_or_else(unix_now),
@@ -217,7 +247,7 @@ fn load_origin(a: &AtomicU64) -> Option<f64> {
 fn run_thread(
     params: ConnectParams,
     opts: ProbeOptions,
-    origin: Arc<AtomicU64>,
+    shared: Arc<Shared>,
     stop_rx: mpsc::Receiver<()>,
     ready_tx: mpsc::Sender<()>,
 ) -> ProbeRecord {
@@ -233,7 +263,7 @@ fn run_thread(
         Err(e) => {
             let _ = ready_tx.send(());
             return ProbeRecord {
-                origin: load_origin(&origin).unwrap_or_else(unix_now),
+                origin: load_origin(&shared.origin).unwrap_or_else(unix_now),
                 application_name: opts.application_name.clone(),
                 notes: vec![format!("probe could not connect: {}", first_line(&e))],
                 ..Default::default()
@@ -262,7 +292,7 @@ fn run_thread(
     loop {
         let now = unix_now();
         // Once the benchmark's start is known, end stats intervals on its boundaries.
-        if let Some(o) = load_origin(&origin) {
+        if let Some(o) = load_origin(&shared.origin) {
             if phased_on != Some(o) {
                 phased_on = Some(o);
                 let k = ((now - o) / stats).floor();
@@ -293,6 +323,7 @@ fn run_thread(
         let now = unix_now();
         if now >= next_wait {
             sampler.sample_waits();
+            shared.samples.fetch_add(1, Ordering::SeqCst);
             next_wait += wait;
             if next_wait < now {
                 next_wait = now + wait;
@@ -300,6 +331,7 @@ fn run_thread(
         }
         if now >= next_stats {
             sampler.stats_round();
+            shared.intervals.fetch_add(1, Ordering::SeqCst);
             last_round = now;
             next_stats += stats;
             if next_stats < now {
@@ -307,5 +339,5 @@ fn run_thread(
             }
         }
     }
-    sampler.finish(load_origin(&origin))
+    sampler.finish(load_origin(&shared.origin))
 }

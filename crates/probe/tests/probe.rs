@@ -2,7 +2,7 @@
 //! engine): a blocked update shows as a lock wait with its chain and hot relation, table and
 //! database deltas (a checkpoint counted) add up, and failures (no server, no pg_stat_statements) are notes.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hotbench_pgserver::{testing, ConnInfo};
 use hotbench_probe::{Probe, ProbeOptions};
@@ -20,8 +20,32 @@ fn connect(db: &ConnInfo, app: &str) -> Connection {
     Connector::new(params(db, app)).connect().expect("connect")
 }
 
-fn psql(db: &ConnInfo, sql: &str) {
-    hotbench_pgserver::server::psql(testing::shared().binaries(), db, sql).expect("psql");
+fn psql(db: &ConnInfo, sql: &str) -> String {
+    hotbench_pgserver::server::psql(testing::shared().binaries(), db, sql).expect("psql")
+}
+
+/// Polls `done` until it holds (tests wait for a condition, never for a fixed time).
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Checkpoints begun so far on the server, as the probe counts them.
+fn checkpoints(db: &ConnInfo) -> i64 {
+    let mut c = connect(db, "checkpoints");
+    let sql = hotbench_probe::health::wal_sql(c.server_version_num());
+    let r = c.simple_query(sql).expect("checkpoint count");
+    c.close();
+    r.first()
+        .and_then(|r| r.get(0, 1))
+        .and_then(|v| v.parse().ok())
+        .expect("a checkpoint count")
 }
 
 #[test]
@@ -56,15 +80,33 @@ fn a_blocked_update_is_a_lock_wait_with_its_chain_and_relation() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(1200));
+    // Both waiters queued behind the holder, then 25 samples and 3 stats intervals of it.
+    wait_until("both waiters blocked on the lock", || {
+        psql(
+            &db,
+            &format!(
+                "select count(*) from pg_stat_activity \
+                 where application_name = '{app}' and wait_event_type = 'Lock'"
+            ),
+        )
+        .trim()
+            == "2"
+    });
+    let blocked = probe.progress();
+    wait_until("25 samples and 3 intervals of blocked waiters", || {
+        let p = probe.progress();
+        p.samples >= blocked.samples + 25 && p.intervals >= blocked.intervals + 3
+    });
     holder.simple_query("commit").expect("commit");
     for w in waiters {
         w.join().expect("waiter thread");
     }
     holder.close();
-    // A checkpoint during the run is counted (server-wide: other tests may add more).
+    // A checkpoint during the run is counted (server-wide: other tests may add more). The
+    // checkpointer reports its count after releasing the CHECKPOINT command: wait for it.
+    let before = checkpoints(&db);
     psql(&db, "checkpoint");
-    std::thread::sleep(Duration::from_millis(100));
+    wait_until("the checkpoint counted", || checkpoints(&db) > before);
     let rec = probe.stop();
 
     eprintln!("{}", serde_json::to_string_pretty(&rec).unwrap_or_default());
@@ -137,7 +179,8 @@ fn statements_are_diffed_without_reset() {
         c.simple_query("insert into q(v) values (1)")
             .expect("insert");
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // pg_stat_statements counts a statement before its result reaches the client; the
+    // probe's final snapshot at stop sees all 40.
     c.close();
     let rec = probe.stop();
     let s = rec

@@ -28,16 +28,9 @@ pub fn schema_name(scenario: &str) -> String {
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && 3 + scenario.len() <= MAX_IDENTIFIER;
-    let readable: String = scenario
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let readable = scenario
+        .to_ascii_lowercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
     if plain {
         return format!("hb_{readable}");
     }

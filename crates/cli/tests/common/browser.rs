@@ -1,5 +1,7 @@
 //! Headless Chromium for the HTML report tests: found on PATH (Debian's `chromium`) or via
-//! $HOTBENCH_CHROMIUM; tests skip their browser half with a message when there is none.
+//! $HOTBENCH_CHROMIUM. Without one, tests skip their browser half with a message, except
+//! under CI (`HOTBENCH_CI` set, as `.ci/run` does), which installs Chromium: there a missing
+//! browser fails the test rather than letting it pass untested.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +21,24 @@ pub fn chromium() -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// The browser for a test's browser half (checking `page`): `None`, with a SKIPPED message,
+/// where there is none; a failure under CI.
+pub fn chromium_or_skip(page: &Path) -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        let page = page.display();
+        assert!(
+            !super::under_ci(),
+            "chromium not found under CI to check {page} (.ci/run installs it; or set HOTBENCH_CHROMIUM)"
+        );
+        println!(
+            "SKIPPED the browser check of {page}: chromium not found \
+             (install it with `apt-get install -y chromium`, or set HOTBENCH_CHROMIUM)"
+        );
+    }
+    found
 }
 
 /// Runs headless Chromium on `page` with a fresh profile; returns (stdout, stderr).

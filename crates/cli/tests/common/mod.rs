@@ -13,6 +13,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hotbench_pgserver::{testing, ConnInfo};
 
+/// Running under CI (`.ci/run` exports `HOTBENCH_CI=1`): what CI installs must be there, so
+/// a test that would skip for want of it fails instead.
+pub fn under_ci() -> bool {
+    std::env::var_os("HOTBENCH_CI").is_some_and(|v| !v.is_empty())
+}
+
 pub fn hotbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hotbench"))
 }
@@ -51,10 +57,17 @@ pub fn command_on(db: &ConnInfo, subcommand: &[&str], args: &[&str]) -> Command 
         .arg(&db.dbname)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
-        cmd.env_remove(v);
-    }
+    testing::without_libpq_env(&mut cmd);
     cmd
+}
+
+/// `cmd` with its own embedded default server: XDG data, state and runtime homes in `dir`
+/// (so no other test's server is involved) and no libpq variable from the environment.
+pub fn private_home<'a>(cmd: &'a mut Command, dir: &std::path::Path) -> &'a mut Command {
+    cmd.env("XDG_DATA_HOME", dir)
+        .env("XDG_STATE_HOME", dir)
+        .env("XDG_RUNTIME_DIR", dir);
+    testing::without_libpq_env(cmd)
 }
 
 /// `hotbench run` against `db` with `args`, not yet started, output piped.

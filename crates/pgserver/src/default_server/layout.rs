@@ -2,7 +2,6 @@
 //! which base a command means, the lock serialising commands, and reconciling the state file
 //! with the processes actually running (orphans, stale files).
 
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use crate::account::RunAs;
 use crate::binaries::{self, BinOptions};
 use crate::conninfo::ConnInfo;
 use crate::error::{Error, Result};
+use crate::lock_file::{self, LockMode};
 use crate::paths;
 use crate::process::{self, StopMode};
 use crate::state::State;
@@ -72,22 +72,9 @@ pub(super) struct Lock {
 
 impl Lock {
     pub(super) fn take(base: &Path) -> Result<Lock> {
-        let p = base.join("lock");
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&p)
-            .map_err(|e| Error::io("cannot open lock file", &p, e))?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(Error::io(
-                "cannot lock",
-                &p,
-                std::io::Error::last_os_error(),
-            ));
-        }
-        Ok(Lock { _file: f })
+        Ok(Lock {
+            _file: lock_file::lock(&base.join("lock"), LockMode::Exclusive)?,
+        })
     }
 }
 
@@ -134,35 +121,14 @@ pub(super) const KEPT: u32 = 0;
 /// last user to leave stops it (users hold a shared `flock` on `<base>/users`).
 pub(super) const LAST_USER: u32 = u32::MAX;
 
-fn users_file(base: &Path) -> Result<std::fs::File> {
-    let p = base.join("users");
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&p)
-        .map_err(|e| Error::io("cannot open lock file", &p, e))
-}
-
 /// Register as a user of the running server (shared lock held until the file is dropped).
 pub(super) fn users_shared(base: &Path) -> Result<std::fs::File> {
-    let f = users_file(base)?;
-    // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH) } != 0 {
-        return Err(Error::io(
-            "cannot lock",
-            &base.join("users"),
-            std::io::Error::last_os_error(),
-        ));
-    }
-    Ok(f)
+    lock_file::lock(&base.join("users"), LockMode::Shared)
 }
 
 /// `Some` (holding an exclusive lock) when no command uses the server.
 pub(super) fn users_exclusive(base: &Path) -> Option<std::fs::File> {
-    let f = users_file(base).ok()?;
-    // SAFETY: flock on a descriptor we own.
-    (unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(f)
+    lock_file::try_lock_exclusive(&base.join("users"))
 }
 
 /// Base directory for commands that don't need binaries (status, stop, url, reset): `--dir`,

@@ -9,7 +9,6 @@
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -189,22 +188,10 @@ pub fn fetch_into(repo: &str, cache: &Path, major: u32) -> Result<PathBuf> {
 }
 
 fn lock(cache: &Path) -> Result<File> {
-    let p = cache.join(".download.lock");
-    let f = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&p)
-        .map_err(|e| Error::io("cannot open lock file", &p, e))?;
-    // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(Error::io(
-            "cannot lock",
-            &p,
-            std::io::Error::last_os_error(),
-        ));
-    }
-    Ok(f)
+    crate::lock_file::lock(
+        &cache.join(".download.lock"),
+        crate::lock_file::LockMode::Exclusive,
+    )
 }
 
 fn download_and_unpack(
