@@ -83,8 +83,10 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     let runs = read_runs(&args.files)?;
     let c = compare::compare(&runs);
     print!("{}", text::compare::render_text(&c));
-    let mut json = compare::to_json(&c);
-    json.format = COMPARE_FORMAT;
+    let json = hotbench_stats::ComparisonDoc {
+        format: hotbench_stats::COMPARE_FORMAT.into(),
+        ..compare::to_json(&c)
+    };
     crate::outputs::all(vec![
         args.json.as_deref().map_or(Ok(()), |p| {
             crate::outputs::write_json(p, &json, "comparison")
@@ -95,8 +97,6 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     ])?;
     Ok(0)
 }
-
-const COMPARE_FORMAT: &str = "hotbench-compare/1";
 
 /// `compare` of ladder files: variants lined up by name.
 fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
@@ -112,11 +112,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
         .collect();
     let c = compare_ladder::compare_ladders(&files);
     print!("{}", text::compare_ladder::render_text(&c));
-    let mut json = serde_json::to_value(compare_ladder::ladders_to_json(&c))
-        .map_err(|e| Fail::run(format!("could not encode the comparison: {e}")))?;
-    if let Some(m) = json.as_object_mut() {
-        m.insert("format".into(), COMPARE_FORMAT.into());
-    }
+    let json = compare_ladder::ladders_to_json(&c);
     crate::outputs::all(vec![
         args.json.as_deref().map_or(Ok(()), |p| {
             crate::outputs::write_json(p, &json, "comparison")

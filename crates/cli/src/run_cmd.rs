@@ -131,10 +131,12 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
     let thresholds = crate::thresholds::parse(&args.output.threshold)?;
     let (code, rec) = benchmark_record(args, m, argv, ta)?;
     let subject = hotbench_stats::threshold::Subject::run("", &rec);
-    let ok =
-        crate::thresholds::check(&thresholds, &[subject], args.output.json.as_deref(), || {
-            serde_json::to_value(&rec)
-        })?;
+    let ok = crate::thresholds::check(&thresholds, &[subject], args.output.json.as_deref(), |o| {
+        RunRecord {
+            thresholds: o,
+            ..rec.clone()
+        }
+    })?;
     Ok(crate::thresholds::exit_code(code, ok))
 }
 

@@ -381,7 +381,10 @@ fn finish_checked(
     if thresholds.is_empty() {
         return finish(ladders);
     }
-    let file = || serde_json::to_value(LadderFile::new(ladders.to_vec()));
+    let file = |o| LadderFile {
+        thresholds: o,
+        ..LadderFile::new(ladders.to_vec())
+    };
     let subjects = hotbench_stats::threshold::ladder_subjects(ladders);
     let ok = crate::thresholds::check(thresholds, &subjects, json, file)?;
     Ok(crate::thresholds::exit_code(finish(ladders)?, ok))

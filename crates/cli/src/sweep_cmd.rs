@@ -84,7 +84,10 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         &thresholds,
         &subjects(&doc),
         run.output.json.as_deref(),
-        || serde_json::to_value(&doc),
+        |o| SweepDoc {
+            thresholds: o,
+            ..doc.clone()
+        },
     )?;
     Ok(crate::thresholds::exit_code(code, ok))
 }

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use hotbench_stats::threshold::{self, Outcome, Subject, Threshold};
+use hotbench_stats::threshold::{self, Subject, Threshold};
+use hotbench_stats::ThresholdOutcome;
 
 use crate::fail::{Fail, Result};
 
@@ -33,39 +34,26 @@ pub fn check_variants(thresholds: &[Threshold], variants: &[&str]) -> Result<()>
     Ok(())
 }
 
-/// Checks the thresholds, prints the outcome and adds it to the JSON file (rewritten from
-/// `doc`, the document already written there, as JSON). Returns true when all passed.
-pub fn check(
+/// Checks the thresholds, prints the outcome and, with `--json`, rewrites the file as the
+/// document `with` makes of the outcomes (the command's result with its `thresholds`
+/// filled). Returns true when all passed.
+pub fn check<D: serde::Serialize>(
     thresholds: &[Threshold],
     subjects: &[Subject<'_>],
     json: Option<&Path>,
-    doc: impl FnOnce() -> serde_json::Result<serde_json::Value>,
+    with: impl FnOnce(Vec<ThresholdOutcome>) -> D,
 ) -> Result<bool> {
     if thresholds.is_empty() {
         return Ok(true);
     }
     let outcomes = threshold::evaluate(thresholds, subjects);
     print!("{}", hotbench_report::text::threshold::render(&outcomes));
+    let ok = threshold::all_ok(&outcomes);
     if let Some(p) = json {
-        write_with(p, doc, &outcomes)?;
+        hotbench_stats::json_file::write_atomic(p, &with(outcomes))
+            .map_err(|e| Fail::run(e.to_string()))?;
     }
-    Ok(threshold::all_ok(&outcomes))
-}
-
-fn write_with(
-    path: &Path,
-    doc: impl FnOnce() -> serde_json::Result<serde_json::Value>,
-    outcomes: &[Outcome],
-) -> Result<()> {
-    let encode = |e: serde_json::Error| Fail::run(format!("could not encode the result: {e}"));
-    let mut v = doc().map_err(encode)?;
-    if let Some(map) = v.as_object_mut() {
-        map.insert(
-            "thresholds".into(),
-            serde_json::to_value(outcomes).map_err(encode)?,
-        );
-    }
-    hotbench_stats::json_file::write_atomic(path, &v).map_err(|e| Fail::run(e.to_string()))
+    Ok(ok)
 }
 
 /// The command's exit code: its own when not 0, else 3 when a threshold failed.

@@ -33,16 +33,23 @@ pub enum DocumentError {
 
 /// Reads a result document of any kind from JSON text.
 pub fn parse_document(name: &str, text: &str) -> Result<Document, DocumentError> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|source| DocumentError::Json {
-            name: name.to_string(),
-            source,
-        })?;
-    let format = v
-        .get("format")
-        .and_then(|f| f.as_str())
-        .unwrap_or("")
-        .to_string();
+    /// Only the format, to pick the document's type (the rest is skipped unread).
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        format: String,
+    }
+    let format = match serde_json::from_str::<Head>(text) {
+        Ok(h) => h.format,
+        // Valid JSON of another shape (an array, a string) is a document of no format.
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => String::new(),
+        Err(source) => {
+            return Err(DocumentError::Json {
+                name: name.to_string(),
+                source,
+            })
+        }
+    };
     let shape = |source| DocumentError::Shape {
         name: name.to_string(),
         format: format.clone(),
@@ -57,13 +64,13 @@ pub fn parse_document(name: &str, text: &str) -> Result<Document, DocumentError>
     let doc = match format.as_str() {
         RESULT_FORMAT => Document::Run(
             name.to_string(),
-            Box::new(serde_json::from_value(v).map_err(shape)?),
+            Box::new(serde_json::from_str(text).map_err(shape)?),
         ),
         LADDER_FORMAT => {
-            let f: LadderFile = serde_json::from_value(v).map_err(shape)?;
+            let f: LadderFile = serde_json::from_str(text).map_err(shape)?;
             Document::Ladders(f.ladders)
         }
-        SWEEP_FORMAT => Document::Sweep(Box::new(serde_json::from_value(v).map_err(shape)?)),
+        SWEEP_FORMAT => Document::Sweep(Box::new(serde_json::from_str(text).map_err(shape)?)),
         other => return Err(unknown(other)),
     };
     // Run records nested in ladders and sweeps carry their own format too.

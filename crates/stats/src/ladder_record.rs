@@ -18,6 +18,9 @@ pub struct LadderFile {
     pub format: String,
     pub tool_version: String,
     pub ladders: Vec<Ladder>,
+    /// `--threshold` outcomes, when any were given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::ThresholdOutcome>,
 }
 
 impl LadderFile {
@@ -26,6 +29,7 @@ impl LadderFile {
             format: LADDER_FORMAT.into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             ladders,
+            thresholds: Vec::new(),
         }
     }
 }

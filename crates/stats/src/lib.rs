@@ -12,6 +12,7 @@
 //! inputs with a size limit.
 
 pub mod coarse;
+pub mod compare_record;
 pub mod config_record;
 pub mod counters;
 pub mod fairness;
@@ -32,9 +33,14 @@ pub mod sweep_record;
 #[cfg(any(test, feature = "testing"))]
 pub mod testdata;
 pub mod threshold;
+pub mod usl_record;
 pub mod work;
 pub mod zipf;
 
+pub use compare_record::{
+    CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,
+    COMPARE_FORMAT,
+};
 pub use config_record::{
     ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,
 };
@@ -56,4 +62,6 @@ pub use record::{
 };
 pub use simple::SimpleStats;
 pub use sweep_record::{SweepDoc, SweepPoint, SweepSeries, SWEEP_FORMAT};
+pub use threshold::Outcome as ThresholdOutcome;
+pub use usl_record::{Constraint, UslDoc, UslFitRecord, USL_FORMAT};
 pub use work::{Shortfall, BEHIND_TOLERANCE};

@@ -109,6 +109,9 @@ pub struct RunRecord {
     /// the transactions against the share the parameter predicts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hot_key_zipf: Vec<crate::zipf::ZipfShare>,
+    /// `--threshold` outcomes, when any were given (the final file only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::ThresholdOutcome>,
 }
 
 impl Default for RunRecord {
@@ -140,6 +143,7 @@ impl Default for RunRecord {
             fairness: Vec::new(),
             hot_keys: Vec::new(),
             hot_key_zipf: Vec::new(),
+            thresholds: Vec::new(),
         }
     }
 }

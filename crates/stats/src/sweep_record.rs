@@ -19,6 +19,9 @@ pub struct SweepDoc {
     /// single workload.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// `--threshold` outcomes, when any were given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::ThresholdOutcome>,
 }
 
 /// One measured point of a series.
@@ -56,6 +59,7 @@ impl SweepDoc {
             format: SWEEP_FORMAT.into(),
             runs,
             labels: Vec::new(),
+            thresholds: Vec::new(),
         }
     }
 
@@ -66,6 +70,7 @@ impl SweepDoc {
             format: SWEEP_FORMAT.into(),
             runs,
             labels,
+            thresholds: Vec::new(),
         }
     }
 

@@ -7,7 +7,7 @@
 //! of a ladder, each run of a sweep).
 
 use crate::RunRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Ladder;
 
@@ -304,8 +304,10 @@ pub fn ladder_subjects(ladders: &[Ladder]) -> Vec<Subject<'_>> {
     out
 }
 
-/// One threshold checked on one subject.
-#[derive(Debug, Clone, Serialize)]
+/// One threshold checked on one subject, as the result, ladder and sweep files store it
+/// (`thresholds[]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Outcome {
     /// The expression as given.
     pub threshold: String,

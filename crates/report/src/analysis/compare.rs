@@ -6,7 +6,7 @@
 //! sizes, [`crate::analysis::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
 //! better. Rendered by `text::compare` and `html::compare`.
 
-use hotbench_stats::{IntervalStats, RunRecord};
+use hotbench_stats::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
 use serde::Serialize;
 
 use crate::analysis::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
@@ -252,53 +252,22 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct CellJson {
-    pub run: String,
-    pub value: f64,
-    pub ratio: Option<f64>,
-    pub ci95: Option<[f64; 2]>,
-    pub intervals: usize,
-    pub n_eff: Option<f64>,
-    pub p: Option<f64>,
-    pub p_uncorrected: Option<f64>,
-    /// `reference`, `better`, `worse`, `within noise` or `untested`.
-    pub verdict: &'static str,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct MetricJson {
-    pub metric: &'static str,
-    pub higher_is_better: bool,
-    pub cells: Vec<CellJson>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ComparisonJson {
-    /// `hotbench-compare/1` at a document's top level, empty (left out) when nested.
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub format: &'static str,
-    pub runs: Vec<String>,
-    pub metrics: Vec<MetricJson>,
-    pub top_waits: Vec<Option<String>>,
-}
-
 /// The comparison as data (`compare --json`).
-pub fn to_json(c: &Comparison) -> ComparisonJson {
-    ComparisonJson {
-        format: "",
+pub fn to_json(c: &Comparison) -> ComparisonDoc {
+    ComparisonDoc {
+        format: String::new(),
         runs: c.names.clone(),
         metrics: c
             .rows
             .iter()
-            .map(|r| MetricJson {
-                metric: r.metric,
+            .map(|r| MetricComparison {
+                metric: r.metric.into(),
                 higher_is_better: r.higher_is_better,
                 cells: r
                     .cells
                     .iter()
                     .zip(&c.names)
-                    .map(|(cell, name)| CellJson {
+                    .map(|(cell, name)| CellComparison {
                         run: name.clone(),
                         value: cell.value,
                         ratio: cell.ratio,
@@ -307,7 +276,7 @@ pub fn to_json(c: &Comparison) -> ComparisonJson {
                         n_eff: cell.n_eff,
                         p: cell.p,
                         p_uncorrected: cell.p_uncorrected,
-                        verdict: cell.verdict.word(),
+                        verdict: cell.verdict.word().into(),
                     })
                     .collect(),
             })

@@ -4,10 +4,9 @@
 //! from some file are listed, not compared. Rendered by `text::compare_ladder` and
 //! `html::compare_ladder`.
 
-use hotbench_stats::{Ladder, RunRecord};
-use serde::Serialize;
+use hotbench_stats::{ComparedVariant, Ladder, LadderComparisonDoc, RunRecord, COMPARE_FORMAT};
 
-use crate::analysis::compare::{compare, to_json, Comparison, ComparisonJson};
+use crate::analysis::compare::{compare, to_json, Comparison};
 
 /// One variant across the files.
 pub struct VariantComparison {
@@ -72,28 +71,15 @@ pub fn compare_ladders(files: &[(String, Vec<Ladder>)]) -> LadderComparison {
     }
 }
 
-#[derive(Serialize)]
-pub struct VariantJson {
-    pub scenario: String,
-    pub variant: String,
-    #[serde(flatten)]
-    pub comparison: ComparisonJson,
-}
-
-#[derive(Serialize)]
-pub struct LadderComparisonJson {
-    pub files: Vec<String>,
-    pub variants: Vec<VariantJson>,
-    pub missing: Vec<String>,
-}
-
-pub fn ladders_to_json(c: &LadderComparison) -> LadderComparisonJson {
-    LadderComparisonJson {
+/// The comparison as a document (`compare --json` of ladder files).
+pub fn ladders_to_json(c: &LadderComparison) -> LadderComparisonDoc {
+    LadderComparisonDoc {
+        format: COMPARE_FORMAT.into(),
         files: c.files.clone(),
         variants: c
             .variants
             .iter()
-            .map(|v| VariantJson {
+            .map(|v| ComparedVariant {
                 scenario: v.scenario.clone(),
                 variant: v.variant.clone(),
                 comparison: to_json(&v.comparison),

@@ -37,27 +37,9 @@ impl UslFit {
     }
 }
 
-/// Which term of the USL's denominator costs more at a given concurrency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Constraint {
-    /// σ(N−1) ≥ κN(N−1): queueing for a shared resource (a hot row, a lock).
-    Contention,
-    /// κN(N−1) > σ(N−1): crosstalk between clients (cache lines, lock managers, retries).
-    Coherency,
-    /// σ = κ = 0: linear scaling.
-    None,
-}
-
-impl Constraint {
-    pub fn name(self) -> &'static str {
-        match self {
-            Constraint::Contention => "contention",
-            Constraint::Coherency => "coherency",
-            Constraint::None => "none",
-        }
-    }
-}
+/// Which term of the USL's denominator costs more (typed in `stats`: the USL document
+/// stores it).
+pub use hotbench_stats::Constraint;
 
 impl UslFit {
     /// The constraint that dominates at `n` clients (the largest measured count, normally):

@@ -1,14 +1,12 @@
 //! A series of (concurrency, throughput) points and its USL fit (σ, κ, λ, the peak
 //! concurrency N_max and throughput X_max there, R², the dominant constraint), and
-//! `hotbench usl --json`'s document (`hotbench-usl/1`). Rendered by `text::usl` and
+//! `hotbench usl --json`'s document (`hotbench_stats::UslDoc`). Rendered by `text::usl` and
 //! `html::usl`.
 
-use serde::Serialize;
+use hotbench_stats::{UslDoc, UslFitRecord, USL_FORMAT};
 
 use crate::analysis::usl::{self, Constraint, UslError, UslFit};
 use crate::analysis::usl_input::PointSeries;
-
-pub const USL_FORMAT: &str = "hotbench-usl/1";
 
 /// One series and its fit.
 #[derive(Debug, Clone)]
@@ -37,34 +35,8 @@ impl SeriesFit {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct FitJson {
-    pub label: String,
-    pub sigma: f64,
-    pub kappa: f64,
-    pub lambda: f64,
-    /// Concurrency of peak throughput (none without a retrograde region, κ = 0).
-    pub n_max: Option<f64>,
-    /// Throughput at `n_max`, or the asymptote λ/σ when κ = 0.
-    pub x_max: Option<f64>,
-    pub r2: f64,
-    pub constraint: Constraint,
-    /// The measured `[clients, throughput]` points.
-    pub points: Vec<[f64; 2]>,
-}
-
-/// The `--json` document: the first (usually only) series' fit at the top level, every
-/// series in `fits`.
-#[derive(Debug, Clone, Serialize)]
-pub struct UslJson {
-    pub format: &'static str,
-    #[serde(flatten)]
-    pub first: FitJson,
-    pub fits: Vec<FitJson>,
-}
-
-fn fit_json(s: &SeriesFit) -> FitJson {
-    FitJson {
+fn fit_json(s: &SeriesFit) -> UslFitRecord {
+    UslFitRecord {
         label: s.series.label.clone(),
         sigma: s.fit.sigma,
         kappa: s.fit.kappa,
@@ -78,10 +50,10 @@ fn fit_json(s: &SeriesFit) -> FitJson {
 }
 
 /// `None` without any series.
-pub fn to_json(fits: &[SeriesFit]) -> Option<UslJson> {
-    let all: Vec<FitJson> = fits.iter().map(fit_json).collect();
-    Some(UslJson {
-        format: USL_FORMAT,
+pub fn to_json(fits: &[SeriesFit]) -> Option<UslDoc> {
+    let all: Vec<UslFitRecord> = fits.iter().map(fit_json).collect();
+    Some(UslDoc {
+        format: USL_FORMAT.into(),
         first: all.first()?.clone(),
         fits: all,
     })
