@@ -9,6 +9,7 @@ use crate::client_core::{Core, MAX_ERROR_SAMPLES};
 use crate::config::GoodputRule;
 use crate::config::GOODPUT_VARIABLE;
 use crate::env::Env;
+use crate::events::{Event, TxnRecord};
 use crate::slot::{Outcome, Phase, Slot};
 
 impl<E: Env> Core<E> {
@@ -62,24 +63,31 @@ impl<E: Env> Core<E> {
         }
         // pgbench counts the transaction first: its log numbers them from 1.
         slot.txns_done += 1;
-        if let Some(log) = self.log.as_mut() {
-            log.transaction(
-                &mut self.rnd.sample,
-                slot.id,
-                slot.txns_done,
-                s,
-                now,
-                latency,
-                lag,
-                outcome,
-                slot.tries,
-            );
+        if let Some(log) = &self.plan.cfg.log {
+            // --sampling-rate (never with --aggregate-interval): pgbench draws from the
+            // thread's sampling PRNG per logged transaction.
+            let sampled = log.aggregate_interval > 0
+                || log
+                    .sampling_rate
+                    .is_none_or(|rate| self.rnd.sample.double() <= rate);
+            if sampled {
+                self.events.push(Event::Txn(TxnRecord {
+                    client: slot.id,
+                    txn_no: slot.txns_done,
+                    script: s,
+                    now,
+                    latency,
+                    lag,
+                    outcome: Some(outcome),
+                    tries: slot.tries,
+                }));
+            }
         }
         if incomplete {
-            eprintln!(
+            self.events.say(format!(
                 "hotbench: error: client {} aborted: end of script reached without completing the last transaction",
                 slot.id
-            );
+            ));
             self.abort(slot);
             return;
         }
@@ -95,8 +103,17 @@ impl<E: Env> Core<E> {
         self.last_end_us = self.last_end_us.max(now);
         self.tally.each(g, s, |c| c.skipped += 1);
         slot.txns_done += 1;
-        if let Some(log) = self.log.as_mut() {
-            log.skipped(slot.id, slot.txns_done, s, now);
+        if self.plan.cfg.log.is_some() {
+            self.events.push(Event::Txn(TxnRecord {
+                client: slot.id,
+                txn_no: slot.txns_done,
+                script: s,
+                now,
+                latency: 0,
+                lag: None,
+                outcome: None,
+                tries: slot.tries,
+            }));
         }
     }
 

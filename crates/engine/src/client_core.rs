@@ -18,11 +18,12 @@ use hotbench_wire::{DbError, Message};
 use crate::collect::Step;
 use crate::config::{Limit, OnDisconnect};
 use crate::env::Env;
+use crate::events::{Event, Events};
 use crate::plan::Plan;
 use crate::send::SendBuffers;
 use crate::slot::{Phase, Resume, Slot};
 use crate::tally::Tally;
-use crate::txlog::TxLog;
+use crate::timers::Timers;
 
 /// What the driver must do for a client after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +56,14 @@ pub struct Core<E: Env> {
     pub end_us: Option<i64>,
     /// Distinct server errors seen, with counts (at most [`MAX_ERROR_SAMPLES`]).
     pub errors: Vec<ErrorSample>,
-    pub log: Option<TxLog>,
+    /// What the driver must write or do (stderr lines, -l records, intervals).
+    pub(crate) events: Events,
+    /// The run's clock rules (`timers.rs`).
+    pub(crate) timers: Timers,
+    /// The thread's index (named in `--exit-on-abort`'s line).
+    pub(crate) tid: usize,
+    /// `debug()` output of the meta-command being run.
+    pub(crate) debug_out: Vec<u8>,
     /// A client aborted (for `--exit-on-abort`).
     pub any_aborted: bool,
     /// When this thread's last transaction ended (committed, failed or skipped), µs: where
@@ -88,7 +96,10 @@ impl<E: Env> Core<E> {
             delay,
             end_us: None,
             errors: Vec::new(),
-            log: None,
+            events: Events::default(),
+            timers: Timers::default(),
+            tid,
+            debug_out: Vec::new(),
             any_aborted: false,
             last_end_us: 0,
             key_text: String::new(),
@@ -96,8 +107,10 @@ impl<E: Env> Core<E> {
         }
     }
 
-    /// The benchmark starts at `origin`: -R schedules and the -T end are counted from it.
+    /// The benchmark starts at `origin`: -R schedules, the -T end and the timeline
+    /// intervals are counted from it.
     pub fn start(&mut self, origin: i64) {
+        self.start_timers(origin);
         self.last_end_us = origin;
         for t in self.trigger.iter_mut() {
             *t = origin;
@@ -146,10 +159,10 @@ impl<E: Env> Core<E> {
             (_, Ok(())) => slot.mark_connected(),
             (_, Err(e)) => {
                 if self.plan.cfg.connect_each_txn {
-                    eprintln!(
+                    self.events.say(format!(
                         "hotbench: error: client {} aborted while establishing connection: {e}",
                         slot.id
-                    );
+                    ));
                     self.abort(slot);
                 } else {
                     slot.phase = Phase::Reconnect;
@@ -189,9 +202,13 @@ impl<E: Env> Core<E> {
                 return Some(Action::Wait);
             }
         };
+        for notice in slot.collector.notices.drain(..) {
+            self.events.say(notice);
+        }
         if slot.collector.copy_started {
             // The server now waits for COPY data that no script can give (pgbench's words).
-            eprintln!("hotbench: error: COPY is not supported in pgbench, aborting");
+            self.events
+                .say("hotbench: error: COPY is not supported in pgbench, aborting".into());
             self.abort(slot);
             return Some(Action::Wait);
         }
@@ -240,7 +257,8 @@ impl<E: Env> Core<E> {
     /// A command's results are complete at `now` (after the emulated round trip, if any).
     pub(crate) fn process_result(&mut self, slot: &mut Slot, now: i64) -> Action {
         if self.plan.cfg.display.debug {
-            eprintln!("hotbench: client {} receiving", slot.id);
+            self.events
+                .say(format!("hotbench: client {} receiving", slot.id));
         }
         let latency = now - slot.cmd_start;
         let in_pipeline = slot.pipeline.take().is_some();
@@ -251,7 +269,7 @@ impl<E: Env> Core<E> {
                 // ("prepared statement … does not exist", or the aborted transaction's)
                 // is the error that counts, on every later use too. The Bind sent with the
                 // Parse was skipped, so send the command again, now without the Parse.
-                eprintln!("hotbench: error: {err}");
+                self.events.say(format!("hotbench: error: {err}"));
                 let (g, s) = (slot.group, slot.script);
                 self.record_server_error(g, s, &err);
                 slot.parsed_named = false;
@@ -261,10 +279,10 @@ impl<E: Env> Core<E> {
             return self.handle_sql_error(slot, err);
         }
         if let Some(e) = slot.collector.store_error.take() {
-            eprintln!(
+            self.events.say(format!(
                 "hotbench: error: {}",
                 e.pgbench_message(slot.id, slot.script, slot.cmd)
-            );
+            ));
             self.abort(slot);
             return Action::Wait;
         }
@@ -299,7 +317,12 @@ impl<E: Env> Core<E> {
     pub(crate) fn abort(&mut self, slot: &mut Slot) {
         slot.disconnect();
         slot.phase = Phase::Aborted;
-        self.any_aborted = true;
+        self.note_abort();
+    }
+
+    /// The next thing the driver must write or do, in the order the core decided them.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop()
     }
 
     /// The connection is gone (`err`: the server's last word, if any): fail the
@@ -328,19 +351,19 @@ impl<E: Env> Core<E> {
         }
         match self.plan.cfg.settings.on_disconnect {
             OnDisconnect::Abort => {
-                eprintln!(
+                self.events.say(format!(
                     "hotbench: error: client {} script {} aborted in command {}: connection lost: {detail}",
                     slot.id, s, slot.cmd
-                );
+                ));
                 slot.phase = Phase::Aborted;
-                self.any_aborted = true;
+                self.note_abort();
             }
             OnDisconnect::Reconnect => {
                 if self.plan.cfg.display.verbose_errors {
-                    eprintln!(
+                    self.events.say(format!(
                         "hotbench: client {} lost its connection ({detail}); reconnecting",
                         slot.id
-                    );
+                    ));
                 }
                 let now = self.env.now();
                 slot.disconnected_at = now;

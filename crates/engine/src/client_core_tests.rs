@@ -17,8 +17,10 @@ use crate::config::{
     GoodputRule, GroupConfig, Limit, OnDisconnect, QueryMode, RunConfig, WeightedScript,
 };
 use crate::env::Env;
+use crate::events::{Event, TxnRecord};
 use crate::plan::Plan;
-use crate::slot::{Phase, Slot};
+use crate::slot::{Outcome, Phase, Slot};
+use crate::timers::END_GRACE_US;
 
 /// A clock the test moves, and a stop flag.
 #[derive(Clone, Default)]
@@ -458,4 +460,182 @@ fn a_prepared_statement_whose_parse_failed_is_executed_as_pgbench_does() {
     let codes = &b.totals().errors_by_sqlstate;
     assert_eq!(codes.get("42P01"), Some(&1), "{codes:?}");
     assert_eq!(codes.get("26000"), Some(&2), "{codes:?}");
+}
+
+/// The stderr lines the core queued, in order (other events dropped).
+fn said(b: &mut Bench) -> Vec<String> {
+    b.core
+        .events
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Stderr(l) => Some(l),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_timed_run_wakes_at_its_end_then_abandons_after_the_grace() {
+    let mut cfg = config(TXN);
+    cfg.limit = Limit::Duration(3_000_000);
+    cfg.settings.interval_us = 10_000_000;
+    let mut b = Bench::new(cfg);
+    let origin = 1_000_000;
+    let slots = [];
+    assert_eq!(
+        b.core.poll_timeout(&slots),
+        origin + 3_000_000,
+        "the -T end"
+    );
+    assert!(!b.core.must_abandon(origin + 3_000_000));
+    b.at(origin + 3_000_000);
+    assert_eq!(
+        b.core.poll_timeout(&slots),
+        origin + 3_000_000 + END_GRACE_US,
+        "past the end: the grace's end"
+    );
+    assert!(!b.core.must_abandon(origin + 3_000_000 + END_GRACE_US - 1));
+    assert!(b.core.must_abandon(origin + 3_000_000 + END_GRACE_US));
+    // The interval ends at the last transaction's end, or at -T when stuck ones remain.
+    assert_eq!(b.core.bench_end(origin + 6_000_000), origin + 3_000_000);
+    b.core.last_end_us = origin + 3_100_000;
+    assert_eq!(b.core.bench_end(origin + 6_000_000), origin + 3_100_000);
+    let b = Bench::new(config(TXN));
+    assert_eq!(
+        b.core.bench_end(origin + 5),
+        origin + 5,
+        "-t: when the loop exits"
+    );
+    assert!(!b.core.must_abandon(i64::MAX / 2), "-t runs have no end");
+    b.env.stop.set(true);
+    assert!(b.core.must_abandon(origin), "Ctrl-C");
+}
+
+#[test]
+fn sleeping_clients_and_interval_boundaries_set_the_timeout() {
+    let mut cfg = config("\\sleep 5 ms\nSELECT 1;\n");
+    cfg.settings.interval_us = 1_000_000;
+    let mut b = Bench::new(cfg);
+    assert_eq!(b.advance(), Action::Wait);
+    assert_eq!(b.slot.phase, Phase::Sleep);
+    assert_eq!(
+        b.core.poll_timeout([&b.slot]),
+        1_005_000,
+        "the sleep ends first"
+    );
+    b.at(2_000_000);
+    let _ = b.advance();
+    assert_eq!(
+        b.core.poll_timeout([&b.slot]),
+        2_000_000,
+        "the first interval's end"
+    );
+}
+
+#[test]
+fn passed_interval_boundaries_are_each_handed_out_in_order() {
+    let mut cfg = config(TXN);
+    cfg.settings.interval_us = 1_000_000;
+    let mut b = Bench::new(cfg);
+    assert!(!b.core.handle_timeout(1_999_999));
+    b.advance();
+    b.reply(&ok("BEGIN", b'T'));
+    // Held up for two and a half intervals: two intervals end at once.
+    assert!(b.core.handle_timeout(3_500_000));
+    let got: Vec<(u64, u64)> = b
+        .core
+        .events
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Interval { index, groups } => Some((index, groups[0].cnt)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, vec![(0, 0), (1, 0)]);
+    assert_eq!(b.core.poll_timeout([]), 4_000_000);
+    b.core.finish_intervals();
+    assert!(matches!(
+        b.core.events.drain()[..],
+        [Event::Interval { index: 2, .. }]
+    ));
+}
+
+#[test]
+fn exit_on_abort_says_so_once_and_stops_every_thread() {
+    let unique = [error("ERROR", "23505", "duplicate key"), ready(b'I')];
+    let mut cfg = config("INSERT INTO t VALUES (1);\n");
+    cfg.exit_on_abort = true;
+    let mut b = Bench::new(cfg);
+    b.advance();
+    b.reply(&unique);
+    let events = b.core.events.drain();
+    assert!(matches!(events.last(), Some(Event::StopAll)), "{events:?}");
+    let lines: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Stderr(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "hotbench: error: client 0 script 0 aborted in command 0 query 0: ERROR:  duplicate key",
+            "hotbench: error: Run was aborted due to an error in thread 0",
+        ]
+    );
+    let mut other = Slot::new(
+        1,
+        0,
+        Client::new(1, Variables::new(), PrngState::seed(5)),
+        &[1],
+        1,
+    );
+    b.core.abort(&mut other);
+    assert!(b.core.events.drain().is_empty(), "once per thread");
+    // Without the option the client aborts alone, and nothing asks the others to stop.
+    let mut b = Bench::new(config("INSERT INTO t VALUES (1);\n"));
+    b.advance();
+    b.reply(&unique);
+    assert!(!b
+        .core
+        .events
+        .drain()
+        .iter()
+        .any(|e| matches!(e, Event::StopAll)));
+}
+
+#[test]
+fn the_core_queues_log_records_and_notices_instead_of_writing_them() {
+    let mut cfg = config(TXN);
+    cfg.log = Some(crate::config::LogConfig {
+        prefix: "unused".into(),
+        aggregate_interval: 0,
+        sampling_rate: None,
+    });
+    let mut b = Bench::new(cfg);
+    b.advance();
+    let notice = backend(b'N', b"SWARNING\0C01000\0Mlook out\0\0");
+    b.reply(&[notice]);
+    assert_eq!(said(&mut b), ["WARNING:  look out"]);
+    b.reply(&ok("BEGIN", b'T'));
+    b.reply(&ok("UPDATE 1", b'T'));
+    b.later(700);
+    b.reply(&ok("COMMIT", b'I'));
+    let records: Vec<TxnRecord> = b
+        .core
+        .events
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Txn(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(records.len(), 1, "one transaction logged");
+    assert_eq!((records[0].client, records[0].txn_no), (0, 1));
+    assert_eq!(records[0].latency, 700);
+    assert_eq!(records[0].outcome, Some(Outcome::Committed));
 }

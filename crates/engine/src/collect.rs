@@ -32,6 +32,9 @@ pub struct Collector {
     pub parsed: bool,
     /// The server entered COPY mode (pgbench aborts the client: scripts cannot feed COPY).
     pub copy_started: bool,
+    /// Server notices not yet handed to the core (it shows them on stderr as libpq's
+    /// default notice processor does).
+    pub notices: Vec<String>,
 }
 
 impl Default for Collector {
@@ -53,6 +56,7 @@ impl Default for Collector {
             tx_status: b'I',
             parsed: false,
             copy_started: false,
+            notices: Vec::new(),
         }
     }
 }
@@ -239,6 +243,6 @@ impl ResultSink for Sink<'_, '_> {
     /// Server notices go to stderr as libpq's default notice processor prints them (pgbench
     /// shows them that way: `WARNING:  SET LOCAL can only be used in transaction blocks`).
     fn notice(&mut self, notice: DbError) {
-        eprintln!("{notice}");
+        self.c.notices.push(notice.to_string());
     }
 }

@@ -3,8 +3,6 @@
 //! transaction, run meta-commands in place and encode SQL commands for the driver to send.
 //! It runs until the client has to wait and says why ([`Action`]).
 
-use std::io;
-
 use hotbench_script::{
     choose_script, poisson_rand, Action as ScriptAction, CommandKind, ResultMode,
 };
@@ -14,20 +12,6 @@ use crate::config::{QueryMode, GOODPUT_VARIABLE};
 use crate::env::Env;
 use crate::send::encode_command;
 use crate::slot::{Outcome, Phase, Resume, Slot};
-
-/// stderr for `debug()`, locked only when something is written: taking the process-wide
-/// stderr lock for every meta-command would make all threads contend on it.
-struct LazyStderr;
-
-impl io::Write for LazyStderr {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        io::stderr().write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        io::stderr().flush()
-    }
-}
 
 impl<E: Env> Core<E> {
     /// Runs the client's state machine until it has to wait.
@@ -94,11 +78,11 @@ impl<E: Env> Core<E> {
                     slot.interp.begin_transaction();
                     if self.plan.cfg.display.debug {
                         let script = &self.plan.groups[slot.group].scripts[slot.script];
-                        eprintln!(
+                        self.events.say(format!(
                             "hotbench: client {} executing script \"{}\"",
                             slot.id,
                             script.name()
-                        );
+                        ));
                     }
                     if slot.interp.vars.contains(GOODPUT_VARIABLE) {
                         let _ = slot.interp.vars.set_value(
@@ -180,10 +164,10 @@ impl<E: Env> Core<E> {
         let script = &plan.groups[slot.group].scripts[slot.script];
         let Some(command) = script.command(slot.cmd) else {
             if slot.pipeline.is_some() {
-                eprintln!(
+                self.events.say(format!(
                     "hotbench: error: client {} aborted: end of script reached with pipeline open",
                     slot.id
-                );
+                ));
                 self.abort(slot);
                 return Some(Action::Wait);
             }
@@ -212,12 +196,23 @@ impl<E: Env> Core<E> {
             }
             CommandKind::Meta(meta) => {
                 if self.plan.cfg.display.debug {
-                    eprintln!("hotbench: client {} executing \\{}", slot.id, meta.name);
+                    self.events.say(format!(
+                        "hotbench: client {} executing \\{}",
+                        slot.id, meta.name
+                    ));
                 }
                 let t0 = *now;
                 let r = slot
                     .interp
-                    .execute(script, slot.script, slot.cmd, &mut LazyStderr);
+                    .execute(script, slot.script, slot.cmd, &mut self.debug_out);
+                if !self.debug_out.is_empty() {
+                    // `debug()` output: one stderr line per line written.
+                    let text = String::from_utf8_lossy(&self.debug_out).into_owned();
+                    self.debug_out.clear();
+                    for line in text.lines() {
+                        self.events.say(line.to_string());
+                    }
+                }
                 *now = self.env.now();
                 if self.plan.cfg.report_per_command {
                     let dt = *now - t0;
@@ -247,7 +242,7 @@ impl<E: Env> Core<E> {
                             ));
                         }
                         if self.plan.cfg.query_mode == QueryMode::Simple {
-                            eprintln!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id);
+                            self.events.say(format!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id));
                             self.abort(slot);
                             return Some(Action::Wait);
                         }
@@ -286,11 +281,14 @@ impl<E: Env> Core<E> {
                         return Some(Action::Send);
                     }
                     Err(e) => {
-                        eprintln!(
+                        self.events.say(format!(
                             "hotbench: error: client {} command {}: {}",
                             slot.id, e.command, e.message
-                        );
-                        eprintln!("hotbench: error: {}", e.abort_line(slot.id, slot.script));
+                        ));
+                        self.events.say(format!(
+                            "hotbench: error: {}",
+                            e.abort_line(slot.id, slot.script)
+                        ));
                         self.abort(slot);
                         return Some(Action::Wait);
                     }
@@ -303,10 +301,10 @@ impl<E: Env> Core<E> {
     /// A meta-command misused (pipeline state, `\gset` in a pipeline): pgbench's
     /// `commandFailed` line, then the client aborts.
     fn command_failed(&mut self, slot: &mut Slot, meta: &str, why: &str) -> Action {
-        eprintln!(
+        self.events.say(format!(
             "hotbench: error: client {} aborted in command {} ({meta}) of script {}; {why}",
             slot.id, slot.cmd, slot.script
-        );
+        ));
         self.abort(slot);
         Action::Wait
     }
@@ -338,14 +336,15 @@ impl<E: Env> Core<E> {
                         QueryMode::Simple => self.bufs.last_simple_sql(),
                         _ => sql.extended_text(),
                     };
-                    eprintln!("hotbench: client {} sending {text}", slot.id);
+                    self.events
+                        .say(format!("hotbench: client {} sending {text}", slot.id));
                 }
             }
             Err(e) => {
-                eprintln!(
+                self.events.say(format!(
                     "hotbench: error: client {} script {} aborted in command {}: {e}",
                     slot.id, slot.script, slot.cmd
-                );
+                ));
                 self.abort(slot);
                 return Action::Wait;
             }

@@ -63,13 +63,13 @@ impl<E: Env> Core<E> {
         let class = ErrorClass::of(err.code(), &cfg.retry.extra_codes);
         let in_tx = slot.collector.tx_status != b'I';
         if cfg.display.verbose_errors {
-            eprintln!(
+            self.events.say(format!(
                 "hotbench: client {} got an error in command {} (SQL) of script {}; {}",
                 slot.id,
                 c,
                 s,
                 one_line(&err)
-            );
+            ));
         }
         match class.retriable_failure() {
             Some(kind) => {
@@ -80,7 +80,7 @@ impl<E: Env> Core<E> {
                     }
                     if cfg.display.verbose_errors {
                         let max = cfg.retry.max_tries;
-                        eprintln!(
+                        self.events.say(format!(
                             "hotbench: client {} repeats the transaction after the error (try {}/{})",
                             slot.id,
                             slot.tries,
@@ -89,7 +89,7 @@ impl<E: Env> Core<E> {
                             } else {
                                 max.to_string()
                             }
-                        );
+                        ));
                     }
                     slot.retry_after_rollback = true;
                 } else {
@@ -113,10 +113,10 @@ impl<E: Env> Core<E> {
                 if let Some(t) = self.tally.command(g, s, c) {
                     t.failures += 1;
                 }
-                eprintln!(
+                self.events.say(format!(
                     "hotbench: error: client {} script {} aborted in command {} query {}: {}",
                     slot.id, s, c, 0, err
-                );
+                ));
                 self.abort(slot);
                 Action::Wait
             }
@@ -153,10 +153,10 @@ impl<E: Env> Core<E> {
     /// The ROLLBACK after an error completed (or was not needed): retry or end as failed.
     pub(crate) fn process_rollback(&mut self, slot: &mut Slot) -> Action {
         if slot.collector.error.take().is_some() {
-            eprintln!(
+            self.events.say(format!(
                 "hotbench: error: client {} aborted: could not roll back the failed transaction",
                 slot.id
-            );
+            ));
             self.abort(slot);
             return Action::Wait;
         }

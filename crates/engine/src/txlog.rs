@@ -1,23 +1,23 @@
 //! pgbench's transaction log (`-l`): one line per transaction, or per aggregate interval with
 //! `--aggregate-interval`, in pgbench's exact formats (of the `--pgbench-compat` version), to
-//! `PREFIX.PID[.THREAD]`.
+//! `PREFIX.PID[.THREAD]`. The driver owns it and writes the core's `Event::Txn` records
+//! (sampled by the core).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use hotbench_script::PrngState;
 use hotbench_stats::pgbench_format::Traits;
 use hotbench_stats::{FailureKind, SimpleStats};
 
 use crate::clock::to_unix_us;
 use crate::config::RunConfig;
+use crate::events::TxnRecord;
 use crate::slot::Outcome;
 
 pub struct TxLog {
     out: BufWriter<File>,
     path: String,
     aggregate_us: i64,
-    sampling: Option<f64>,
     throttled: bool,
     max_tries: u32,
     failures_detailed: bool,
@@ -57,7 +57,6 @@ impl TxLog {
             out: BufWriter::with_capacity(64 * 1024, file),
             path,
             aggregate_us: i64::from(log.aggregate_interval) * 1_000_000,
-            sampling: log.sampling_rate,
             throttled: cfg.is_throttled(),
             max_tries: cfg.retry.max_tries,
             failures_detailed: cfg.display.failures_detailed,
@@ -67,11 +66,20 @@ impl TxLog {
         }))
     }
 
+    /// Logs one record of the core.
+    pub fn record(&mut self, r: &TxnRecord) {
+        match r.outcome {
+            Some(outcome) => self.transaction(
+                r.client, r.txn_no, r.script, r.now, r.latency, r.lag, outcome, r.tries,
+            ),
+            None => self.skipped(r.client, r.txn_no, r.script, r.now),
+        }
+    }
+
     /// Logs one finished transaction; `now` is monotonic µs.
     #[allow(clippy::too_many_arguments)]
-    pub fn transaction(
+    fn transaction(
         &mut self,
-        sample: &mut PrngState,
         client: usize,
         txn_no: u64,
         script: usize,
@@ -112,11 +120,6 @@ impl TxLog {
             }
             return;
         }
-        if let Some(rate) = self.sampling {
-            if sample.double() > rate {
-                return;
-            }
-        }
         let result = match outcome {
             Outcome::Committed => format!("{latency}"),
             Outcome::Failed(FailureKind::Serialization) if self.failures_detailed => {
@@ -144,7 +147,7 @@ impl TxLog {
     }
 
     /// Logs a transaction skipped under -R/-L (`skipped` in pgbench's log).
-    pub fn skipped(&mut self, client: usize, txn_no: u64, script: usize, now: i64) {
+    fn skipped(&mut self, client: usize, txn_no: u64, script: usize, now: i64) {
         if self.aggregate_us > 0 {
             self.agg.skipped += 1;
             return;
@@ -206,14 +209,14 @@ impl TxLog {
     }
 
     /// Writes the last (partial) aggregate and flushes.
-    pub fn finish(&mut self) {
+    pub fn finish(&mut self) -> Result<(), String> {
         if self.aggregate_us > 0 && self.agg.start != 0 {
             self.write_agg();
             self.agg = Agg::default();
         }
-        if let Err(e) = self.out.flush() {
-            eprintln!("hotbench: error: could not write \"{}\": {e}", self.path);
-        }
+        self.out
+            .flush()
+            .map_err(|e| format!("could not write \"{}\": {e}", self.path))
     }
 }
 
@@ -240,11 +243,10 @@ mod tests {
             sampling_rate: None,
         });
         let mut log = TxLog::open(&cfg, 0).unwrap().unwrap();
-        let mut rng = PrngState::seed(1);
-        log.transaction(&mut rng, 0, 1, 0, 10, 500, None, Outcome::Committed, 1);
+        log.transaction(0, 1, 0, 10, 500, None, Outcome::Committed, 1);
         let failed = Outcome::Failed(FailureKind::Other);
-        log.transaction(&mut rng, 0, 2, 0, 20, 0, None, failed, 1);
-        log.finish();
+        log.transaction(0, 2, 0, 20, 0, None, failed, 1);
+        log.finish().unwrap();
         let text = std::fs::read_to_string(format!("{prefix}.{}", std::process::id())).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         text.lines().map(str::to_string).collect()

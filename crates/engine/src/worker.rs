@@ -1,8 +1,10 @@
-//! One worker thread (`-j`): the thin I/O driver around the engine core (`core.rs`). It owns
-//! its clients' connections, waits on a level-triggered epoll set, reads backend messages
-//! and hands them to the core, and carries out the core's answers (connect, send, close),
-//! without locks or allocation on the hot path. Statistics go to the coordinator over a
-//! channel, one message per timeline interval and one at the end.
+//! One worker thread (`-j`): the thin I/O driver around the engine core (`client_core.rs`).
+//! It owns its clients' connections, waits on a level-triggered epoll set as long as the
+//! core's `poll_timeout` allows, reads backend messages and hands them to the core, carries
+//! out the core's answers (connect, send, close) and its events (stderr lines, the `-l` log,
+//! timeline intervals to the coordinator, stop), without locks or allocation on the hot
+//! path. When runs end, how long they may overrun and when intervals close are the core's
+//! rules (`timers.rs`), not this loop's.
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -18,6 +20,7 @@ use crate::client_core::{Action, Core};
 use crate::clock::now_us;
 use crate::connect_phase;
 use crate::env::SystemEnv;
+use crate::events::Event;
 use crate::plan::Plan;
 use crate::poller::Poller;
 use crate::signals;
@@ -83,11 +86,23 @@ struct Driver {
 
 type ThreadCore = Core<SystemEnv>;
 
-/// How long transactions may run past the end of a -T run before they are cancelled.
-const END_GRACE_US: i64 = 2_000_000;
-
 /// Upper bound of one blocking read, so interval reports and Ctrl-C are never held up.
 const BLOCKING_READ_TIMEOUT_US: i64 = 100_000;
+
+/// Retry a write the socket refused this soon, µs.
+const FLUSH_RETRY_US: i64 = 100;
+
+/// One worker thread: the core, its clients' sockets, and where its reports go.
+struct Worker {
+    slots: Vec<Slot>,
+    links: Vec<Link>,
+    d: Driver,
+    core: ThreadCore,
+    log: Option<TxLog>,
+    tx: Sender<WorkerMsg>,
+    /// Tokens of the connections the last wait found readable.
+    ready: Vec<u64>,
+}
 
 pub fn run_worker(
     shared: Arc<Shared>,
@@ -97,77 +112,21 @@ pub fn run_worker(
     vars: Vec<hotbench_script::Variables>,
     tx: Sender<WorkerMsg>,
 ) {
-    // A private copy: the hot path clones this Arc per command, and a reference count shared
-    // by all threads would bounce one cache line between cores on every clone.
-    let plan = Arc::new((*shared.plan).clone());
-    let mut slots = new_slots(&plan, tid, client_rngs, vars);
-    let mut links: Vec<Link> = slots.iter().map(|_| Link::default()).collect();
-    let poller = match Poller::new(slots.len() + 2) {
-        Ok(p) => p,
-        Err(e) => {
+    let mut w = match Worker::new(&shared, tid, rnd, client_rngs, vars, tx) {
+        Ok(w) => w,
+        Err((tx, e)) => {
             let _ = tx.send(WorkerMsg::Connected {
-                result: Err(format!("could not create an epoll set: {e}")),
+                result: Err(e),
                 retries: 0,
             });
             shared.barrier.wait();
             return;
         }
     };
-    let mut d = Driver {
-        tid,
-        poller,
-        connector: shared.connector.clone(),
-        spread: plan.cfg.spread,
-        conn_total_us: 0,
-        blocking: slots.len() == 1,
-    };
-    let mut core = Core::new(plan, tid, rnd, SystemEnv);
-    core.tally.track_hosts(d.connector.host_count());
-    core.tally.keys = core
-        .plan
-        .key_vars
-        .iter()
-        .map(|k| hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.settings.key_capacity))
-        .collect();
-    let wake_fd = signals::install();
-    let _ = d.poller.add(wake_fd, WAKE_TOKEN);
-
-    // Connect every client before the start (pgbench's STEADY phase), unless -C; several at
-    // a time (connect_phase).
     let t0 = now_us();
-    let mut result = Ok(0);
-    let mut retries = 0;
-    if !core.plan.cfg.connect_each_txn {
-        let ids: Vec<usize> = slots.iter().map(|s| s.id).collect();
-        let (connector, spread) = (&d.connector, d.spread);
-        let opened = connect_phase::open_all(ids.len(), connect_phase::PER_THREAD, |i| {
-            connector.connect_client(ids[i], spread)
-        });
-        match opened {
-            Ok(opened) => {
-                retries = opened.retries;
-                let all = slots.iter_mut().zip(&mut links).zip(opened.conns);
-                for (i, ((slot, link), (conn, host))) in all.enumerate() {
-                    if let Err(e) = d.register(link, i, conn) {
-                        result = Err(format!(
-                            "could not create connection for client {}: {e}",
-                            slot.id
-                        ));
-                        break;
-                    }
-                    core.tally.connected_to(host, slot.host);
-                    slot.host = Some(host);
-                    slot.mark_connected();
-                }
-            }
-            Err((i, e)) => {
-                let id = ids.get(i).copied().unwrap_or(i);
-                result = Err(format!("could not create connection for client {id}: {e}"));
-            }
-        }
-    }
+    let (result, retries) = w.connect_all();
     let conn_us = now_us() - t0;
-    let _ = tx.send(WorkerMsg::Connected {
+    let _ = w.tx.send(WorkerMsg::Connected {
         result: result.map(|_| conn_us),
         retries,
     });
@@ -175,141 +134,245 @@ pub fn run_worker(
     if shared.cancel.load(Ordering::SeqCst) {
         return;
     }
-    match TxLog::open(&core.plan.cfg, tid) {
-        Ok(l) => core.log = l,
+    match TxLog::open(&w.core.plan.cfg, tid) {
+        Ok(l) => w.log = l,
         Err(e) => {
             eprintln!("hotbench: error: {e}");
             signals::request_stop();
         }
     }
-    let origin = shared.origin.load(Ordering::SeqCst);
-    core.start(origin);
-    let interval = core.plan.cfg.settings.interval_us.max(1000);
-    let mut next_boundary = origin + interval;
-    let mut index = 0u64;
-    let mut ready = Vec::with_capacity(slots.len() + 2);
-    let mut abort_reported = false;
+    w.core.start(shared.origin.load(Ordering::SeqCst));
+    w.event_loop();
+    w.finish();
+}
 
-    loop {
-        let mut now = now_us();
-        if signals::stop_requested() || core.end_us.is_some_and(|e| now >= e + END_GRACE_US) {
-            // Transactions blocked past the end (e.g. in a lock queue) would keep the run
-            // going forever: cancel them on the server and report them as unfinished.
-            for (s, l) in slots.iter_mut().zip(&mut links) {
-                if !s.is_done() {
-                    abandon(s, l, &mut d, &mut core);
+impl Worker {
+    fn new(
+        shared: &Shared,
+        tid: usize,
+        rnd: ThreadRandom,
+        client_rngs: Vec<(usize, hotbench_script::PrngState)>,
+        vars: Vec<hotbench_script::Variables>,
+        tx: Sender<WorkerMsg>,
+    ) -> Result<Worker, (Sender<WorkerMsg>, String)> {
+        // A private copy: the hot path clones this Arc per command, and a reference count
+        // shared by all threads would bounce one cache line between cores on every clone.
+        let plan = Arc::new((*shared.plan).clone());
+        let slots = new_slots(&plan, tid, client_rngs, vars);
+        let links: Vec<Link> = slots.iter().map(|_| Link::default()).collect();
+        let poller = match Poller::new(slots.len() + 2) {
+            Ok(p) => p,
+            Err(e) => return Err((tx, format!("could not create an epoll set: {e}"))),
+        };
+        let mut d = Driver {
+            tid,
+            poller,
+            connector: shared.connector.clone(),
+            spread: plan.cfg.spread,
+            conn_total_us: 0,
+            blocking: slots.len() == 1,
+        };
+        let mut core = Core::new(plan, tid, rnd, SystemEnv);
+        core.tally.track_hosts(d.connector.host_count());
+        core.tally.keys = core
+            .plan
+            .key_vars
+            .iter()
+            .map(|k| {
+                hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.settings.key_capacity)
+            })
+            .collect();
+        let wake_fd = signals::install();
+        let _ = d.poller.add(wake_fd, WAKE_TOKEN);
+        Ok(Worker {
+            ready: Vec::with_capacity(slots.len() + 2),
+            slots,
+            links,
+            d,
+            core,
+            log: None,
+            tx,
+        })
+    }
+
+    /// Connects every client before the start (pgbench's STEADY phase), unless -C; several
+    /// at a time (`connect_phase`). Returns the outcome and the transient refusals retried.
+    fn connect_all(&mut self) -> (Result<(), String>, u64) {
+        if self.core.plan.cfg.connect_each_txn {
+            return (Ok(()), 0);
+        }
+        let ids: Vec<usize> = self.slots.iter().map(|s| s.id).collect();
+        let (connector, spread) = (&self.d.connector, self.d.spread);
+        let opened = connect_phase::open_all(ids.len(), connect_phase::PER_THREAD, |i| {
+            connector.connect_client(ids[i], spread)
+        });
+        let opened = match opened {
+            Ok(o) => o,
+            Err((i, e)) => {
+                let id = ids.get(i).copied().unwrap_or(i);
+                return (
+                    Err(format!("could not create connection for client {id}: {e}")),
+                    0,
+                );
+            }
+        };
+        let retries = opened.retries;
+        let all = self.slots.iter_mut().zip(&mut self.links);
+        for (i, ((slot, link), (conn, host))) in all.zip(opened.conns).enumerate() {
+            if let Err(e) = self.d.register(link, i, conn) {
+                let why = format!("could not create connection for client {}: {e}", slot.id);
+                return (Err(why), retries);
+            }
+            self.core.tally.connected_to(host, slot.host);
+            slot.host = Some(host);
+            slot.mark_connected();
+        }
+        (Ok(()), retries)
+    }
+
+    /// Runs the clients until every one is done: the core decides, this loop does the I/O.
+    fn event_loop(&mut self) {
+        loop {
+            let mut now = now_us();
+            if self.core.must_abandon(now) {
+                for (s, l) in self.slots.iter_mut().zip(&mut self.links) {
+                    if !s.is_done() {
+                        abandon(s, l, &mut self.d, &mut self.core);
+                    }
                 }
             }
+            let (alive, flushing) = self.step_clients(&mut now);
+            self.drain_events();
+            if alive == 0 {
+                break;
+            }
+            if self.core.handle_timeout(now) {
+                self.drain_events();
+                continue;
+            }
+            let mut wake = self.core.poll_timeout(&self.slots);
+            if flushing {
+                wake = wake.min(now + FLUSH_RETRY_US);
+            }
+            if self.d.blocking && self.read_blocking() {
+                self.drain_events();
+                continue;
+            }
+            if let Err(e) = self.d.poller.wait(Some(wake), now, &mut self.ready) {
+                eprintln!("hotbench: error: epoll_wait() failed: {e}");
+                break;
+            }
+            for &tok in &self.ready {
+                let i = tok as usize;
+                if let (Some(s), Some(l)) = (self.slots.get_mut(i), self.links.get_mut(i)) {
+                    on_readable(s, l, i, &mut self.d, &mut self.core);
+                }
+            }
+            self.drain_events();
         }
-        let mut alive = 0;
-        let mut next_wake = next_boundary;
-        for (i, (s, l)) in slots.iter_mut().zip(&mut links).enumerate() {
+    }
+
+    /// Runs every client that can run now and retries refused writes. Returns how many
+    /// clients are not done, and whether a write still waits for room.
+    fn step_clients(&mut self, now: &mut i64) -> (usize, bool) {
+        let (mut alive, mut flushing) = (0, false);
+        let all = self.slots.iter_mut().zip(&mut self.links).enumerate();
+        for (i, (s, l)) in all {
             if s.is_done() {
                 continue;
             }
             if l.flush_pending {
-                retry_flush(s, l, &mut d, &mut core);
+                retry_flush(s, l, &mut self.d, &mut self.core);
             }
-            if s.is_runnable(now) {
-                let action = core.advance(s);
-                drive(s, l, i, &mut d, &mut core, action);
-                now = now_us();
+            if s.is_runnable(*now) {
+                let action = self.core.advance(s);
+                drive(s, l, i, &mut self.d, &mut self.core, action);
+                *now = now_us();
             }
             if s.is_done() {
                 // pgbench's finishCon: a finished client leaves the poller at once, so a
                 // late message or EOF on its socket can neither spin the loop nor revive it.
-                d.drop_connection(l);
+                self.d.drop_connection(l);
                 continue;
             }
             alive += 1;
-            if s.is_sleeping() {
-                next_wake = next_wake.min(s.wake_at);
-            }
-            if l.flush_pending {
-                next_wake = next_wake.min(now + 100);
-            }
+            flushing |= l.flush_pending;
         }
-        if core.any_aborted && core.plan.cfg.exit_on_abort && !abort_reported {
-            // pgbench 17's line; hotbench then stops every thread gracefully (results kept).
-            eprintln!("hotbench: error: Run was aborted due to an error in thread {tid}");
-            abort_reported = true;
-            signals::request_stop();
+        (alive, flushing)
+    }
+
+    /// One connection: reads its results directly (one syscall instead of epoll + read);
+    /// the socket's receive timeout bounds the wait. False when there is nothing to wait for.
+    fn read_blocking(&mut self) -> bool {
+        let (Some(s), Some(l)) = (self.slots.first_mut(), self.links.first_mut()) else {
+            return false;
+        };
+        if matches!(s.phase, Phase::WaitResult | Phase::WaitRollback)
+            && !l.flush_pending
+            && !signals::stop_requested()
+        {
+            on_readable(s, l, 0, &mut self.d, &mut self.core);
+            return true;
         }
-        if alive == 0 {
-            break;
-        }
-        if now >= next_boundary {
-            send_interval(&mut core, tid, &tx, &mut index);
-            next_boundary += interval;
-            while next_boundary <= now {
-                send_interval(&mut core, tid, &tx, &mut index);
-                next_boundary += interval;
-            }
-            continue;
-        }
-        if let Some(end) = core.end_us {
-            if end > now {
-                next_wake = next_wake.min(end);
-            } else {
-                next_wake = next_wake.min(end + END_GRACE_US);
-            }
-        }
-        if d.blocking {
-            // One connection: read its results directly (one syscall instead of epoll +
-            // read); the socket's receive timeout bounds the wait.
-            if let (Some(s), Some(l)) = (slots.first_mut(), links.first_mut()) {
-                if matches!(s.phase, Phase::WaitResult | Phase::WaitRollback)
-                    && !l.flush_pending
-                    && !signals::stop_requested()
-                {
-                    on_readable(s, l, 0, &mut d, &mut core);
-                    continue;
+        false
+    }
+
+    /// Carries out what the core queued: stderr lines, -l records, intervals, stop.
+    fn drain_events(&mut self) {
+        while let Some(e) = self.core.poll_event() {
+            match e {
+                Event::Stderr(line) => eprintln!("{line}"),
+                Event::Txn(r) => {
+                    if let Some(log) = self.log.as_mut() {
+                        log.record(&r);
+                    }
                 }
-            }
-        }
-        if let Err(e) = d.poller.wait(Some(next_wake), now, &mut ready) {
-            eprintln!("hotbench: error: epoll_wait() failed: {e}");
-            break;
-        }
-        for &tok in &ready {
-            if tok == WAKE_TOKEN {
-                continue;
-            }
-            let i = tok as usize;
-            if let (Some(s), Some(l)) = (slots.get_mut(i), links.get_mut(i)) {
-                on_readable(s, l, i, &mut d, &mut core);
+                Event::Interval { index, groups } => {
+                    let _ = self.tx.send(WorkerMsg::Interval {
+                        thread: self.d.tid,
+                        index,
+                        groups,
+                    });
+                }
+                Event::StopAll => signals::request_stop(),
             }
         }
     }
-    // The benchmark interval ends when the last transaction did, or at -T when stuck ones
-    // were cancelled after it (or at Ctrl-C); closing connections is not part of it.
-    let exit_us = now_us();
-    let bench_end_us = core
-        .last_end_us
-        .max(core.end_us.map_or(exit_us, |e| e.min(exit_us)));
-    // Close connections (Terminate) and flush the log.
-    for l in links.iter_mut() {
-        if let Some(c) = l.conn.take() {
-            c.close();
+
+    /// Closes the connections, flushes the log and sends the thread's results.
+    fn finish(mut self) {
+        let bench_end_us = self.core.bench_end(now_us());
+        for l in self.links.iter_mut() {
+            if let Some(c) = l.conn.take() {
+                c.close();
+            }
         }
+        self.core.finish_intervals();
+        self.drain_events();
+        if let Some(log) = self.log.as_mut() {
+            if let Err(e) = log.finish() {
+                eprintln!("hotbench: error: {e}");
+            }
+        }
+        let aborted = self
+            .slots
+            .iter()
+            .filter(|s| s.phase == Phase::Aborted)
+            .count();
+        self.core.tally.clients = self
+            .slots
+            .iter_mut()
+            .map(|s| (s.id, s.group, std::mem::take(&mut s.fair)))
+            .collect();
+        let _ = self.tx.send(WorkerMsg::Done {
+            thread: self.d.tid,
+            tally: Box::new(std::mem::take(&mut self.core.tally)),
+            aborted,
+            conn_total_us: self.d.conn_total_us,
+            errors: std::mem::take(&mut self.core.errors),
+            bench_end_us,
+        });
     }
-    if let Some(log) = core.log.as_mut() {
-        log.finish();
-    }
-    send_interval(&mut core, tid, &tx, &mut index);
-    let aborted = slots.iter().filter(|s| s.phase == Phase::Aborted).count();
-    core.tally.clients = slots
-        .iter_mut()
-        .map(|s| (s.id, s.group, std::mem::take(&mut s.fair)))
-        .collect();
-    let _ = tx.send(WorkerMsg::Done {
-        thread: d.tid,
-        tally: Box::new(std::mem::take(&mut core.tally)),
-        aborted,
-        conn_total_us: d.conn_total_us,
-        errors: std::mem::take(&mut core.errors),
-        bench_end_us,
-    });
 }
 
 /// The thread's clients, numbered and seeded pgbench's way.
@@ -330,16 +393,6 @@ fn new_slots(
             Slot::new(id, g, interp, &shape[g], plan.cfg.random_seed)
         })
         .collect()
-}
-
-fn send_interval(core: &mut ThreadCore, tid: usize, tx: &Sender<WorkerMsg>, index: &mut u64) {
-    let groups = core.tally.take_intervals();
-    let _ = tx.send(WorkerMsg::Interval {
-        thread: tid,
-        index: *index,
-        groups,
-    });
-    *index += 1;
 }
 
 impl Driver {
