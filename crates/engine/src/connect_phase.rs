@@ -1,19 +1,23 @@
 //! The connection phase before the start (pgbench's STEADY): a worker's clients connect
-//! concurrently instead of one after another, at most [`PER_THREAD`] start-ups in flight per
-//! worker (scoped helper threads run the blocking start-up: TLS, authentication), so the
-//! server's back-end start-up overlaps the client's round trips. A server that refuses only
+//! concurrently instead of one after another, as many start-ups in flight as the server
+//! takes without queueing (`connect_pace.rs`: from two up to [`PER_THREAD`] per worker;
+//! scoped helper threads run the blocking start-up: TLS, authentication), so the server's
+//! back-end start-up overlaps the client's round trips without a small server's cores being
+//! crowded by more start-ups than it can run. A server that refuses only
 //! for now (starting up, or a Unix socket's listen queue full) is retried with a short back-off
 //! for up to [`RETRY_FOR`]; retries are counted and reported.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+use crate::connect_pace::Pacer;
 
 use hotbench_wire::{ConnectCause, Connection, Error, SqlState};
 
-/// Start-ups in flight per worker thread.
-pub const PER_THREAD: usize = 8;
+/// Start-ups in flight per worker thread, at most.
+pub const PER_THREAD: usize = 16;
 /// How long one client keeps retrying a transient refusal.
 const RETRY_FOR: Duration = Duration::from_secs(10);
 
@@ -22,10 +26,12 @@ pub struct Opened<C = Connection> {
     pub conns: Vec<C>,
     /// Attempts refused transiently and retried.
     pub retries: u64,
+    /// The most start-ups that were in flight at once.
+    pub peak: usize,
 }
 
-/// Opens `n` connections, `connect(i)` for client position `i`, `parallel` at a time,
-/// retrying transient refusals. On failure: the position of the first client that could not
+/// Opens `n` connections, `connect(i)` for client position `i`, up to `parallel` at a time
+/// as the pacer allows, retrying transient refusals. On failure: the position of the first client that could not
 /// connect and its error (the connections made are closed by drop).
 pub fn open_all<C: Send, F>(
     n: usize,
@@ -40,12 +46,29 @@ where
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let retries = AtomicU64::new(0);
+    let pacer = Mutex::new(Pacer::new(parallel));
+    let turn = Condvar::new();
     let work = || loop {
-        let i = next.fetch_add(1, Ordering::SeqCst);
-        if i >= n || stop.load(Ordering::SeqCst) {
+        if !wait_turn(&pacer, &turn, || {
+            next.load(Ordering::SeqCst) >= n || stop.load(Ordering::SeqCst)
+        }) {
             return;
         }
-        match retrying(|| connect(i), &retries) {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        if i >= n || stop.load(Ordering::SeqCst) {
+            if let Ok(mut p) = pacer.lock() {
+                p.unused();
+            }
+            turn.notify_all();
+            return;
+        }
+        let t0 = Instant::now();
+        let result = retrying(|| connect(i), &retries);
+        if let Ok(mut p) = pacer.lock() {
+            p.done(t0.elapsed().as_secs_f64() * 1e6);
+        }
+        turn.notify_all();
+        match result {
             Ok(c) => {
                 if let Ok(mut s) = slots.lock() {
                     s[i] = Some(c);
@@ -83,10 +106,32 @@ where
         .into_iter()
         .flatten()
         .collect::<Vec<C>>();
+    let peak = pacer.into_inner().map_or(0, |p| p.peak);
     Ok(Opened {
         conns,
         retries: retries.load(Ordering::SeqCst),
+        peak,
     })
+}
+
+/// Waits until the pacer lets one more start-up in flight (true), or `finished` (false).
+fn wait_turn(pacer: &Mutex<Pacer>, turn: &Condvar, finished: impl Fn() -> bool) -> bool {
+    let Ok(mut p) = pacer.lock() else {
+        return false;
+    };
+    loop {
+        if finished() {
+            return false;
+        }
+        if p.try_start() {
+            return true;
+        }
+        // Bounded: a finished phase is noticed even if no completion notifies.
+        p = match turn.wait_timeout(p, Duration::from_millis(50)) {
+            Ok((p, _)) => p,
+            Err(_) => return false,
+        };
+    }
 }
 
 fn retrying<C>(connect: impl Fn() -> Result<C, Error>, retries: &AtomicU64) -> Result<C, Error> {

@@ -12,6 +12,7 @@ mod client_core_tests;
 pub mod clock;
 mod collect;
 pub mod config;
+mod connect_pace;
 mod connect_phase;
 mod env;
 mod events;

@@ -74,7 +74,7 @@ pub fn run(
     // pgbench's "initial connection time" starts before its threads are created.
     let start_time = now_us();
     let (handles, rx) = spawn_workers(&plan, &shared, &defines)?;
-    let retries = match await_connections(&rx, nthreads) {
+    let (retries, in_flight) = match await_connections(&rx, nthreads) {
         Ok(r) => r,
         Err(e) => {
             shared.cancel.store(true, Ordering::SeqCst);
@@ -85,7 +85,7 @@ pub fn run(
             return Err(EngineError::Connect(e));
         }
     };
-    record.connect = connect_record(&plan, nclients, now_us() - start_time, retries);
+    record.connect = connect_record(&plan, nclients, now_us() - start_time, retries, in_flight);
     if let Some(at) = cfg.start_at_us {
         let late_s = crate::clock::wait_until_unix_us(at, signals::stop_requested) as f64 / 1e6;
         if late_s > 0.5 {
@@ -216,16 +216,24 @@ fn spawn_workers(
 }
 
 /// Waits until every thread connected its clients; the first error, or the transient
-/// refusals retried.
-fn await_connections(rx: &mpsc::Receiver<WorkerMsg>, nthreads: usize) -> Result<u64, String> {
+/// refusals retried and the start-ups in flight at most (summed over threads).
+fn await_connections(
+    rx: &mpsc::Receiver<WorkerMsg>,
+    nthreads: usize,
+) -> Result<(u64, usize), String> {
     let mut connect_error = None;
     let mut connected = 0;
-    let mut retries = 0;
+    let (mut retries, mut in_flight) = (0, 0);
     while connected < nthreads {
         match rx.recv() {
-            Ok(WorkerMsg::Connected { result, retries: r }) => {
+            Ok(WorkerMsg::Connected {
+                result,
+                retries: r,
+                peak,
+            }) => {
                 connected += 1;
                 retries += r;
+                in_flight += peak;
                 if let Err(e) = result {
                     connect_error.get_or_insert(e);
                 }
@@ -234,7 +242,7 @@ fn await_connections(rx: &mpsc::Receiver<WorkerMsg>, nthreads: usize) -> Result<
             Err(_) => break,
         }
     }
-    connect_error.map_or(Ok(retries), Err)
+    connect_error.map_or(Ok((retries, in_flight)), Err)
 }
 
 fn connect_record(
@@ -242,19 +250,13 @@ fn connect_record(
     nclients: usize,
     took_us: i64,
     retries: u64,
+    in_flight: usize,
 ) -> hotbench_stats::ConnectPhase {
     let each_txn = plan.cfg.connect_each_txn;
     hotbench_stats::ConnectPhase {
         duration_ms: took_us as f64 / 1000.0,
         connections: if each_txn { 0 } else { nclients },
-        concurrency: if each_txn {
-            0
-        } else {
-            plan.threads
-                .iter()
-                .map(|t| t.clients.len().min(crate::connect_phase::PER_THREAD))
-                .sum()
-        },
+        concurrency: if each_txn { 0 } else { in_flight },
         retries,
     }
 }

@@ -37,6 +37,8 @@ pub enum WorkerMsg {
         result: Result<i64, String>,
         /// Start-ups refused transiently and retried.
         retries: u64,
+        /// The most start-ups in flight at once.
+        peak: usize,
     },
     Interval {
         thread: usize,
@@ -118,17 +120,19 @@ pub fn run_worker(
             let _ = tx.send(WorkerMsg::Connected {
                 result: Err(e),
                 retries: 0,
+                peak: 0,
             });
             shared.barrier.wait();
             return;
         }
     };
     let t0 = now_us();
-    let (result, retries) = w.connect_all();
+    let (result, retries, peak) = w.connect_all();
     let conn_us = now_us() - t0;
     let _ = w.tx.send(WorkerMsg::Connected {
         result: result.map(|_| conn_us),
         retries,
+        peak,
     });
     shared.barrier.wait();
     if shared.cancel.load(Ordering::SeqCst) {
@@ -196,10 +200,11 @@ impl Worker {
     }
 
     /// Connects every client before the start (pgbench's STEADY phase), unless -C; several
-    /// at a time (`connect_phase`). Returns the outcome and the transient refusals retried.
-    fn connect_all(&mut self) -> (Result<(), String>, u64) {
+    /// at a time (`connect_phase`). Returns the outcome, the transient refusals retried and
+    /// the most start-ups in flight at once.
+    fn connect_all(&mut self) -> (Result<(), String>, u64, usize) {
         if self.core.plan.cfg.connect_each_txn {
-            return (Ok(()), 0);
+            return (Ok(()), 0, 0);
         }
         let ids: Vec<usize> = self.slots.iter().map(|s| s.id).collect();
         let (connector, spread) = (&self.d.connector, self.d.spread);
@@ -213,21 +218,22 @@ impl Worker {
                 return (
                     Err(format!("could not create connection for client {id}: {e}")),
                     0,
+                    0,
                 );
             }
         };
-        let retries = opened.retries;
+        let (retries, peak) = (opened.retries, opened.peak);
         let all = self.slots.iter_mut().zip(&mut self.links);
         for (i, ((slot, link), (conn, host))) in all.zip(opened.conns).enumerate() {
             if let Err(e) = self.d.register(link, i, conn) {
                 let why = format!("could not create connection for client {}: {e}", slot.id);
-                return (Err(why), retries);
+                return (Err(why), retries, peak);
             }
             self.core.tally.connected_to(host, slot.host);
             slot.host = Some(host);
             slot.mark_connected();
         }
-        (Ok(()), retries)
+        (Ok(()), retries, peak)
     }
 
     /// Runs the clients until every one is done: the core decides, this loop does the I/O.

@@ -10,5 +10,5 @@ mod canned;
 mod serve;
 mod session;
 
-pub use serve::{serve, Options};
+pub use serve::{serve, Listeners, Options};
 pub use session::{Flow, Session};

@@ -6,10 +6,20 @@
 use std::io;
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
+use std::os::unix::net::UnixListener;
 
 use crate::session::{Flow, Session};
 
-const LISTENER: u64 = u64::MAX;
+/// Tokens of the listeners (connections are numbered from 0).
+const TCP_LISTENER: u64 = u64::MAX;
+const UNIX_LISTENER: u64 = u64::MAX - 1;
+
+/// Where the server listens: TCP, and optionally a Unix socket as PostgreSQL's
+/// (`DIR/.s.PGSQL.PORT`), which costs both sides far less kernel work per message.
+pub struct Listeners {
+    pub tcp: TcpListener,
+    pub unix: Option<UnixListener>,
+}
 /// Room kept free in a connection's input buffer for one read.
 const READ_ROOM: usize = 64 * 1024;
 
@@ -24,12 +34,15 @@ struct Conn {
     closing: bool,
 }
 
-/// How the loop waits.
+/// How the server runs.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Poll without sleeping (the server owns its core): clients' sends never pay for
     /// waking it up.
     pub busy_poll: bool,
+    /// Event loops (threads), each accepting its share of the connections (at least one):
+    /// one per server core, so a many-core machine's server outruns one client core.
+    pub threads: usize,
 }
 
 fn cvt(rc: libc::c_int) -> io::Result<libc::c_int> {
@@ -40,18 +53,34 @@ fn cvt(rc: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-/// Serves `listener` until an unrecoverable error (it never returns otherwise).
-pub fn serve(listener: TcpListener, opts: Options) -> io::Result<()> {
-    listener.set_nonblocking(true)?;
+/// Serves the listeners until an unrecoverable error (it never returns otherwise), on
+/// `opts.threads` event loops that share the listeners (EPOLLEXCLUSIVE: one loop is woken
+/// per new connection, and keeps it).
+pub fn serve(listeners: Listeners, opts: Options) -> io::Result<()> {
+    let mut extra = Vec::new();
+    for _ in 1..opts.threads.max(1) {
+        let copy = Listeners {
+            tcp: listeners.tcp.try_clone()?,
+            unix: match &listeners.unix {
+                Some(u) => Some(u.try_clone()?),
+                None => None,
+            },
+        };
+        extra.push(std::thread::spawn(move || event_loop(copy, opts)));
+    }
+    event_loop(listeners, opts)
+}
+
+fn event_loop(listeners: Listeners, opts: Options) -> io::Result<()> {
+    let Listeners { tcp, unix } = listeners;
+    tcp.set_nonblocking(true)?;
     // SAFETY: plain syscalls on fds this function owns.
     let epfd = cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
-    ctl(
-        epfd,
-        libc::EPOLL_CTL_ADD,
-        listener.as_raw_fd(),
-        LISTENER,
-        false,
-    )?;
+    listen(epfd, tcp.as_raw_fd(), TCP_LISTENER)?;
+    if let Some(u) = &unix {
+        u.set_nonblocking(true)?;
+        listen(epfd, u.as_raw_fd(), UNIX_LISTENER)?;
+    }
     let mut conns: Vec<Option<Conn>> = Vec::new();
     let mut free: Vec<usize> = Vec::new();
     let mut events: Vec<libc::epoll_event> = Vec::with_capacity(1024);
@@ -80,8 +109,11 @@ pub fn serve(listener: TcpListener, opts: Options) -> io::Result<()> {
         unsafe { events.set_len(n as usize) };
         for ev in &events {
             let token = ev.u64;
-            if token == LISTENER {
-                accept_all(&listener, epfd, &mut conns, &mut free, &mut next_pid);
+            if token == TCP_LISTENER || token == UNIX_LISTENER {
+                let accepted = accepted(&tcp, unix.as_ref(), token == UNIX_LISTENER);
+                for fd in accepted {
+                    add_conn(fd, epfd, &mut conns, &mut free, &mut next_pid);
+                }
                 continue;
             }
             let i = token as usize;
@@ -107,6 +139,17 @@ pub fn serve(listener: TcpListener, opts: Options) -> io::Result<()> {
     }
 }
 
+/// Watches a listener shared with the other loops.
+fn listen(epfd: RawFd, fd: RawFd, token: u64) -> io::Result<()> {
+    let mut ev = libc::epoll_event {
+        events: (libc::EPOLLIN | libc::EPOLLEXCLUSIVE) as u32,
+        u64: token,
+    };
+    // SAFETY: ev outlives the call.
+    cvt(unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_ADD, fd, &mut ev) })?;
+    Ok(())
+}
+
 fn ctl(epfd: RawFd, op: libc::c_int, fd: RawFd, token: u64, writable: bool) -> io::Result<()> {
     let events = if writable {
         libc::EPOLLOUT as u32
@@ -119,39 +162,55 @@ fn ctl(epfd: RawFd, op: libc::c_int, fd: RawFd, token: u64, writable: bool) -> i
     Ok(())
 }
 
-fn accept_all(
-    listener: &TcpListener,
+/// Every connection waiting on the listener, non-blocking.
+fn accepted(tcp: &TcpListener, unix: Option<&UnixListener>, from_unix: bool) -> Vec<RawFd> {
+    let mut fds = Vec::new();
+    match unix {
+        Some(u) if from_unix => {
+            while let Ok((s, _)) = u.accept() {
+                if s.set_nonblocking(true).is_ok() {
+                    fds.push(s.into_raw_fd());
+                }
+            }
+        }
+        _ => {
+            while let Ok((s, _)) = tcp.accept() {
+                let _ = s.set_nodelay(true);
+                if s.set_nonblocking(true).is_ok() {
+                    fds.push(s.into_raw_fd());
+                }
+            }
+        }
+    }
+    fds
+}
+
+fn add_conn(
+    fd: RawFd,
     epfd: RawFd,
     conns: &mut Vec<Option<Conn>>,
     free: &mut Vec<usize>,
     next_pid: &mut u32,
 ) {
-    while let Ok((stream, _)) = listener.accept() {
-        let _ = stream.set_nodelay(true);
-        if stream.set_nonblocking(true).is_err() {
-            continue;
-        }
-        let fd = stream.into_raw_fd();
-        let i = free.pop().unwrap_or_else(|| {
-            conns.push(None);
-            conns.len() - 1
-        });
-        if ctl(epfd, libc::EPOLL_CTL_ADD, fd, i as u64, false).is_err() {
-            // SAFETY: the fd is ours and registered nowhere.
-            unsafe { libc::close(fd) };
-            free.push(i);
-            continue;
-        }
-        *next_pid = next_pid.wrapping_add(1);
-        conns[i] = Some(Conn {
-            fd,
-            session: Session::new(*next_pid),
-            input: Vec::with_capacity(READ_ROOM),
-            pending: Vec::new(),
-            blocked: false,
-            closing: false,
-        });
+    let i = free.pop().unwrap_or_else(|| {
+        conns.push(None);
+        conns.len() - 1
+    });
+    if ctl(epfd, libc::EPOLL_CTL_ADD, fd, i as u64, false).is_err() {
+        // SAFETY: the fd is ours and registered nowhere.
+        unsafe { libc::close(fd) };
+        free.push(i);
+        return;
     }
+    *next_pid = next_pid.wrapping_add(1);
+    conns[i] = Some(Conn {
+        fd,
+        session: Session::new(*next_pid),
+        input: Vec::with_capacity(READ_ROOM),
+        pending: Vec::new(),
+        blocked: false,
+        closing: false,
+    });
 }
 
 /// Reads once, answers every complete message with one write. False: close it.

@@ -11,6 +11,12 @@ pub struct NullServerArgs {
     /// TCP port (0: a free one; the address is printed on the first line)
     #[arg(long, default_value_t = 0, value_name = "PORT")]
     pub port: u16,
+    /// Also listen on a Unix socket in this directory (DIR/.s.PGSQL.PORT), as PostgreSQL
+    #[arg(long, value_name = "DIR")]
+    pub socket_dir: Option<std::path::PathBuf>,
+    /// Event loops (threads), e.g. one per core the server is pinned to
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
     /// Never sleep in epoll_wait (the server owns a core): clients' sends never wake it
     #[arg(long)]
     pub busy_poll: bool,
