@@ -25,6 +25,7 @@ pub mod classify;
 pub mod engine_views;
 pub mod health;
 pub mod hot_rows;
+pub mod pooler;
 mod sampler;
 mod session;
 pub mod statements;
@@ -64,6 +65,12 @@ pub struct ProbeOptions {
     pub create_extensions: bool,
     /// Statements kept in the summary.
     pub top_statements: usize,
+    /// The connection pooler the run goes through, read from its admin console.
+    pub pooler: Option<pooler::PoolerSource>,
+    /// The probe's own connection goes through a transaction pool: it keeps no session
+    /// state there (no `PREPARE`, no `SET`, which would land on, and stay with, whichever
+    /// server connection ran them, the run's clients' included).
+    pub no_session_state: bool,
 }
 
 impl ProbeOptions {
@@ -76,6 +83,8 @@ impl ProbeOptions {
             origin: None,
             create_extensions: false,
             top_statements: 10,
+            pooler: None,
+            no_session_state: false,
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
+use crate::pooler::PoolerTrack;
 use crate::session::{literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
@@ -106,6 +107,8 @@ pub struct Sampler {
     // pg_wait_sampling.
     ws_first: Option<BTreeMap<(i64, String), u64>>,
     run_pids: BTreeSet<i64>,
+    /// The connection pooler's admin console, when the run goes through one.
+    pooler: Option<PoolerTrack>,
 }
 
 impl Sampler {
@@ -161,14 +164,22 @@ impl Sampler {
             timeline: Vec::new(),
             ws_first: None,
             run_pids: BTreeSet::new(),
+            pooler: opts.pooler.clone().map(PoolerTrack::start),
             s: {
-                // Bounded, never in anyone's way; invisible to pg_stat_statements when allowed.
-                for sql in [
-                    "set statement_timeout = '5s'",
-                    "set lock_timeout = '200ms'",
-                    "set pg_stat_statements.track = 'none'",
-                ] {
-                    let _ = s.raw(sql, &[]);
+                if opts.no_session_state {
+                    // Through a transaction pool these would stay with a server connection
+                    // the run's clients use next (a 200 ms lock_timeout among them).
+                    s.without_session_state();
+                } else {
+                    // Bounded, never in anyone's way; invisible to pg_stat_statements when
+                    // allowed.
+                    for sql in [
+                        "set statement_timeout = '5s'",
+                        "set lock_timeout = '200ms'",
+                        "set pg_stat_statements.track = 'none'",
+                    ] {
+                        let _ = s.raw(sql, &[]);
+                    }
                 }
                 s
             },
@@ -286,8 +297,11 @@ impl Sampler {
         }
     }
 
-    /// One sample of the run's backends.
+    /// One sample of the run's backends (and of the pooler's pools).
     pub fn sample_waits(&mut self) {
+        if let Some(p) = self.pooler.as_mut() {
+            p.sample();
+        }
         let sql = WAITS_SQL.replace("$1", &self.app_lit);
         let Some(r) = self
             .s
@@ -488,6 +502,7 @@ impl Sampler {
             xmin_age,
             oldest_xact_s,
             statements: Vec::new(),
+            pooler: self.pooler.as_mut().and_then(PoolerTrack::close_interval),
         };
         self.stmt_intervals.push(match (&self.stmt_prev, &stmts) {
             (Some(p), Some(n)) => statements::diff(p, n),

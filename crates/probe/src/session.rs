@@ -69,6 +69,12 @@ impl Session {
         }
     }
 
+    /// Keep no state on the server session: plain queries instead of `PREPARE`d ones (the
+    /// probe's connection goes through a transaction pool).
+    pub fn without_session_state(&mut self) {
+        self.no_prepare = true;
+    }
+
     pub fn connection(&self) -> &Connection {
         &self.conn
     }

@@ -25,6 +25,7 @@ pub mod ladder_record;
 pub mod merge;
 pub mod output_path;
 pub mod pgbench_format;
+pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
 pub mod shards;
@@ -54,6 +55,7 @@ pub use ladder_record::{
     CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult,
 };
 pub use pgbench_format::PgbenchCompat;
+pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,

@@ -64,6 +64,9 @@ pub struct ProbeRecord {
     pub notes: Vec<String>,
     /// What the probe itself cost the server.
     pub cost: ProbeCost,
+    /// The connection pooler's admin console over the run, when the run went through one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<crate::pooler_record::PoolerSummary>,
 }
 
 /// One wait event (or lock type) with its count and share.
@@ -219,6 +222,9 @@ pub struct ProbeInterval {
     /// The run's top statements (by total time over the run) in this interval.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub statements: Vec<StatementInterval>,
+    /// The connection pooler over this interval, when the run went through one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<crate::pooler_record::PoolerInterval>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -251,9 +257,13 @@ impl ProbeRecord {
             .join(", ")
     }
 
-    /// `"Lock:tuple 62%"`, or `None` when nothing was sampled.
+    /// `"Lock:tuple 62%"`, or `"pooler wait 91%"` when the run's clients mostly waited in
+    /// a connection pooler for a server connection; `None` when nothing was sampled.
     pub fn top_wait_label(&self) -> Option<String> {
-        self.waits.first().map(format_share)
+        self.pooler
+            .as_ref()
+            .and_then(|p| p.top_wait_label())
+            .or_else(|| self.waits.first().map(format_share))
     }
 
     /// Percent of counted samples waiting on heavyweight locks (`Lock:*`).

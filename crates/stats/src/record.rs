@@ -81,6 +81,9 @@ pub struct RunRecord {
     pub timeline: Vec<IntervalRecord>,
     /// The first few distinct error messages, with SQLSTATE and count.
     pub errors: Vec<ErrorSample>,
+    /// The connection pooler between the clients and the server, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<crate::pooler_record::PoolerSetup>,
     /// Server-side samples, when probes ran.
     #[serde(
         default,
@@ -135,6 +138,7 @@ impl Default for RunRecord {
             groups: Vec::new(),
             timeline: Vec::new(),
             errors: Vec::new(),
+            pooler: None,
             probes: None,
             notes: Vec::new(),
             client: ClientUsage::default(),

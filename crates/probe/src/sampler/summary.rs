@@ -65,6 +65,13 @@ impl Sampler {
                 .filter_map(|id| d.get(id).map(|c| statements::interval(id, c)))
                 .collect();
         }
+        let pooler = self.pooler.take().map(|p| {
+            let (summary, note) = p.finish();
+            if let Some(n) = note {
+                self.s.note(n);
+            }
+            summary
+        });
         let record = ProbeRecord {
             engine: self.engine.to_string(),
             wait_source,
@@ -72,7 +79,10 @@ impl Sampler {
             origin,
             wait_interval_ms: self.wait_interval_ms,
             stats_interval_ms: self.stats_interval_ms,
-            top_wait: waits.first().map(probe_record::format_share),
+            top_wait: pooler
+                .as_ref()
+                .and_then(|p| p.top_wait_label())
+                .or_else(|| waits.first().map(probe_record::format_share)),
             samples: self.samples,
             busy_samples,
             idle_samples: self.idle,
@@ -95,6 +105,7 @@ impl Sampler {
                 c.client_cpu_ms = proc_cpu_ms("/proc/thread-self/stat", "");
                 c
             },
+            pooler,
         };
         self.s.close();
         record
