@@ -89,6 +89,9 @@ pub fn header(rec: &RunRecord) -> String {
         ("started", utc(rec.started_at)),
         ("status", rec.status.to_string()),
     ];
+    if let Some(p) = &rec.pooler {
+        pairs.push(("pooler", p.describe()));
+    }
     if let Some(r) = b.rate {
         pairs.push(("rate limit", format!("{r} tps (-R)")));
     }
@@ -616,8 +619,10 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.chart(health_chart(&p));
         doc.chart(locks_chart(&p));
         doc.chart(xmin_chart(&p));
+        doc.chart(crate::html::pooler::pooler_chart(&p));
         doc.raw(&probe_tables(&p));
     }
+    doc.raw(&crate::html::pooler::pooler_table(rec));
     doc.raw(&crate::html::keys::hot_keys_html(rec));
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
