@@ -202,6 +202,11 @@ pub fn describe(scn: &Scenario) -> String {
         for (e, why) in &v.skip {
             extra.push(format!("skipped on {e}: {why}"));
         }
+        if v.needs
+            .contains(&hotbench_scenario::manifest::Need::Session)
+        {
+            extra.push("needs a session of its own: not run through a transaction pool".into());
+        }
         let extra = if extra.is_empty() {
             String::new()
         } else {
@@ -269,6 +274,7 @@ pub(crate) fn run_ladders(
             sharing: &target,
             keep_schema: a.keep_schema,
             progress: !a.quiet,
+            route: None,
         };
         let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
         let interrupted = l.interrupted;

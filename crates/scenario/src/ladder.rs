@@ -63,6 +63,9 @@ pub struct LadderOptions<'a> {
     pub keep_schema: bool,
     /// Live progress lines while each variant runs (off with `--quiet`).
     pub progress: bool,
+    /// The benchmark clients go through a pooler hotbench runs (`--pooler`); the scenario's
+    /// own sessions and the probes still use `conn`.
+    pub route: Option<&'a dyn crate::pooling::ClientRoute>,
 }
 
 /// A variant ready to run: everything user-controlled already validated.
@@ -143,6 +146,14 @@ pub fn run_ladder(
                 v.name
             );
             ladder.variants.push(not_run(&p, note));
+            on_update(&ladder);
+            continue;
+        }
+        if let Some(why) = crate::pooling::refusal(v, opts.route) {
+            let _ = writeln!(log, "{} / {}: not run: {why}", scn.name(), v.name);
+            ladder
+                .variants
+                .push(not_run(&p, &format!("not run: {why}")));
             on_update(&ladder);
             continue;
         }

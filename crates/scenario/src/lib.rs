@@ -24,6 +24,7 @@ pub mod manifest;
 pub mod param_type;
 pub mod params;
 pub mod phases;
+pub mod pooling;
 pub mod progress;
 pub mod selection;
 pub mod source;
@@ -35,6 +36,7 @@ pub use error::{Result, ScenarioError};
 pub use hotbench_stats::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use ladder::{run_ladder, select_variants, LadderOptions, ProbeStarter};
 pub use manifest::{load, Scenario};
+pub use pooling::ClientRoute;
 pub use source::{all_bundles, find_bundle, Bundle};
 
 /// Loads scenario `name` (user directories first, then the built-in ones).

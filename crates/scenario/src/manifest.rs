@@ -265,6 +265,19 @@ pub struct Variant {
     /// Hot keys of this variant (besides the scenario's `key`).
     #[serde(default)]
     pub key: KeyVars,
+    /// What the variant's clients rely on beyond single transactions (`["session"]`: session
+    /// advisory locks, prepared statements, `SET`, temporary tables): not run where a pooler
+    /// cannot give it.
+    #[serde(default)]
+    pub needs: Vec<Need>,
+}
+
+/// Something a variant's clients rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Need {
+    /// One server session per client for its whole run: a transaction pool refuses it.
+    Session,
 }
 
 impl Variant {

@@ -26,6 +26,7 @@ fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
         sharing: &(),
         progress: false,
         keep_schema: false,
+        route: None,
     }
 }
 

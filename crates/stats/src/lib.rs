@@ -63,7 +63,7 @@ pub use record::{
     LADDER_FORMAT, RESULT_FORMAT,
 };
 pub use simple::SimpleStats;
-pub use sweep_record::{SweepDoc, SweepPoint, SweepSeries, SWEEP_FORMAT};
+pub use sweep_record::{SweepAxis, SweepDoc, SweepPoint, SweepSeries, SWEEP_FORMAT};
 pub use threshold::Outcome as ThresholdOutcome;
 pub use usl_record::{Constraint, UslDoc, UslFitRecord, USL_FORMAT};
 pub use work::{Shortfall, BEHIND_TOLERANCE};

@@ -12,6 +12,7 @@ pub mod escape;
 pub mod keys;
 pub mod ladder;
 pub mod page;
+pub mod pool_sweep;
 pub mod pooler;
 pub mod run;
 pub mod sweep;

@@ -41,8 +41,11 @@ pub fn usl_chart(doc: &SweepDoc) -> Chart {
     fit_chart("Throughput by clients: measured vs USL fit", "tps", &list)
 }
 
-/// The sweep's HTML page.
+/// The sweep's HTML page (a pool-size sweep's own page instead).
 pub fn render_html(doc: &SweepDoc) -> String {
+    if doc.axis == hotbench_stats::SweepAxis::PoolSize {
+        return crate::html::pool_sweep::render_pool_html(doc);
+    }
     let mut page = Doc::new("hotbench sweep");
     page.heading(1, "hotbench: concurrency sweep");
     let mut counts: Vec<usize> = doc.runs.iter().map(|r| r.bench.clients).collect();

@@ -3,14 +3,17 @@
 
 use std::fmt::Write as _;
 
-use hotbench_stats::SweepDoc;
+use hotbench_stats::{SweepAxis, SweepDoc};
 
 use crate::analysis::sweep::fit;
 use crate::text::number::num;
 use crate::text::usl::fit_lines;
 
-/// The sweep table and fit, for the terminal.
+/// The sweep table and fit, for the terminal (a pool-size sweep's own table instead).
 pub fn render_text(doc: &SweepDoc) -> String {
+    if doc.axis == SweepAxis::PoolSize {
+        return crate::text::pool_sweep::render_pool_text(doc);
+    }
     let mut o = String::new();
     for series in doc.series() {
         if !series.label.is_empty() {

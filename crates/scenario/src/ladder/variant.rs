@@ -56,8 +56,9 @@ pub(super) fn run_variant(
         if signals::stop_requested() {
             return Ok(None);
         }
-        let (holders, notes) = background(st)?;
-        let (cfg, run_conn) = run_config(st)?;
+        let (holders, mut notes) = background(st)?;
+        let (cfg, run_conn, mode_note) = run_config(st)?;
+        notes.extend(mode_note);
         Ok(Some((holders, notes, cfg, run_conn)))
     });
     ph.setup = secs;
@@ -173,12 +174,22 @@ fn background(st: &Stage<'_, '_>) -> Result<(Vec<Holder>, Vec<String>)> {
     Ok((holders, notes))
 }
 
-/// The variant's run: its groups in the scenario's schema with the variant's settings.
-fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config)> {
+/// The variant's run: its groups in the scenario's schema with the variant's settings
+/// (straight to the server, or through the ladder's pooler), the connection options the
+/// probes use (straight to the server), and a note when the query mode had to change.
+fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config, Option<String>)> {
     let (scn, p, opts) = (st.scn, st.p, st.opts);
     let mut settings = vec![("search_path".to_string(), st.schema.to_string())];
     settings.extend(p.settings.iter().cloned());
     let run_conn = db::with_settings(&opts.conn, &settings)?;
+    let client_conn = match opts.route {
+        Some(r) => r
+            .clients(&opts.conn, &settings)
+            .map_err(ScenarioError::Connect)?,
+        None => run_conn.clone(),
+    };
+    let (mode, note) =
+        crate::pooling::query_mode(query_mode(scn.manifest.query_mode.as_deref())?, opts.route);
     // Unique per variant and process, so probes see only this variant's backends.
     let application_name = format!(
         "hotbench-{}-{}-{}",
@@ -195,7 +206,7 @@ fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config)> {
     let workload = Workload {
         groups: p.groups.clone(),
         limit: Limit::Duration(p.duration_s as i64 * 1_000_000),
-        query_mode: query_mode(scn.manifest.query_mode.as_deref())?,
+        query_mode: mode,
         retry: p.retry.clone(),
         defines: p.params.defines(),
         scale: p.scale,
@@ -206,10 +217,10 @@ fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config)> {
     let cfg = RunConfig::build(
         workload,
         opts.settings.clone(),
-        run_conn.clone(),
+        client_conn,
         application_name,
     );
-    Ok((cfg, run_conn))
+    Ok((cfg, run_conn, note))
 }
 
 /// Runs the benchmark with the monitors sampling and the probes observing; the background
@@ -477,5 +488,6 @@ fn record_template(st: &Stage<'_, '_>, cfg: &RunConfig, ladder: &Ladder) -> RunR
     record.config.variant = Some(p.variant.name.clone());
     record.config.params = Some(p.params.values.clone());
     record.config.session_settings = Some(p.settings.clone());
+    record.pooler = opts.route.map(|r| r.setup());
     record
 }
