@@ -36,6 +36,20 @@ const QUEUE: &[&str] = &[
     "backlog=20000",
 ];
 
+/// A plain `run` after `-i` (simple-update, 1 s): its output and "dead tuples at end:" line.
+fn plain_run_dead_tuples(db: &ConnInfo) -> (String, String) {
+    assert!(run(db, &["-i", "-q"]).status.success());
+    let o = run(db, &["-n", "-b", "simple-update", "-T", "1", "-c", "2"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let dead = stdout
+        .lines()
+        .find(|l| l.starts_with("dead tuples at end:"))
+        .unwrap_or_else(|| panic!("no dead-tuples line:\n{stdout}"))
+        .to_string();
+    (stdout, dead)
+}
+
 #[test]
 fn ladder_drops_its_schema_and_the_next_run_reports_only_its_own_tables() {
     let db = database("cleanup");
@@ -44,14 +58,7 @@ fn ladder_drops_its_schema_and_the_next_run_reports_only_its_own_tables() {
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     assert_eq!(hb_schemas(&db), "", "a ladder left its schema behind");
 
-    assert!(run(&db, &["-i", "-q"]).status.success());
-    let o = run(&db, &["-n", "-b", "simple-update", "-T", "1", "-c", "2"]);
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let dead = stdout
-        .lines()
-        .find(|l| l.starts_with("dead tuples at end:"))
-        .unwrap_or_else(|| panic!("no dead-tuples line:\n{stdout}"));
+    let (stdout, dead) = plain_run_dead_tuples(&db);
     assert!(dead.contains("pgbench_accounts"), "{dead}");
     assert!(!dead.contains("hb_"), "{dead}");
     assert!(!stdout.contains("largest of"), "{stdout}");
@@ -68,13 +75,6 @@ fn keep_schema_keeps_it_and_an_untouched_table_is_not_reported() {
     assert_eq!(hb_schemas(&db), "hb_queue");
 
     // The kept queue table has dead tuples but this run never writes it.
-    assert!(run(&db, &["-i", "-q"]).status.success());
-    let o = run(&db, &["-n", "-b", "simple-update", "-T", "1", "-c", "2"]);
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let dead = stdout
-        .lines()
-        .find(|l| l.starts_with("dead tuples at end:"))
-        .unwrap_or_else(|| panic!("no dead-tuples line:\n{stdout}"));
+    let (_, dead) = plain_run_dead_tuples(&db);
     assert!(!dead.contains("hb_queue"), "{dead}");
 }

@@ -39,12 +39,7 @@ fn file_type(p: &Path) -> std::fs::FileType {
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect()
+    hotbench_stats::output_path::temp_siblings_in(dir)
 }
 
 #[test]

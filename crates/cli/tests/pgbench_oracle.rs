@@ -9,6 +9,7 @@ use std::process::Command;
 
 use common::oracle::{report_shapes, shape};
 use common::*;
+use hotbench_pgserver::ConnInfo;
 
 /// pgbench comes with PostgreSQL's server binaries, which the test harness needs anyway: its
 /// absence is a broken installation, not a reason to pass without comparing.
@@ -76,12 +77,19 @@ fn run_hotbench(db: &hotbench_pgserver::ConnInfo, args: &[&str], cwd: &std::path
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// The pgbench to compare with, and a database `tag` initialized by `hotbench run -i` with
+/// a scratch directory of the same name.
+fn initialized(tag: &str) -> (PathBuf, ConnInfo, PathBuf) {
+    let bin = pgbench().expect(NO_PGBENCH);
+    let db = database(tag);
+    let dir = temp_dir(tag);
+    assert!(run(&db, &["-i", "-q"]).status.success());
+    (bin, db, dir)
+}
+
 #[test]
 fn report_lines_match_pgbench() {
-    let bin = pgbench().expect(NO_PGBENCH);
-    let db = database("oracle");
-    let dir = temp_dir("oracle");
-    assert!(run(&db, &["-i", "-q"]).status.success());
+    let (bin, db, dir) = initialized("oracle");
     let cases: &[&[&str]] = &[
         &["-n", "-t", "20", "-c", "2", "-r"],
         &["-n", "-t", "20", "-c", "2", "-j", "2", "-M", "prepared"],
@@ -139,10 +147,7 @@ fn per_command_rows(stdout: &str) -> Vec<(Vec<String>, String)> {
 
 #[test]
 fn per_command_lines_split_exactly_as_pgbench() {
-    let bin = pgbench().expect(NO_PGBENCH);
-    let db = database("oracle_r");
-    let dir = temp_dir("oracle_r");
-    assert!(run(&db, &["-i", "-q"]).status.success());
+    let (bin, db, dir) = initialized("oracle_r");
     let script = write_script(
         &dir,
         "multi.sql",
@@ -190,10 +195,7 @@ fn log_fields(dir: &std::path::Path, prefix: &str) -> Vec<usize> {
 
 #[test]
 fn transaction_logs_have_pgbench_fields() {
-    let bin = pgbench().expect(NO_PGBENCH);
-    let db = database("oracle_log");
-    let dir = temp_dir("oracle_log");
-    assert!(run(&db, &["-i", "-q"]).status.success());
+    let (bin, db, dir) = initialized("oracle_log");
     let cases: &[&[&str]] = &[
         &["-n", "-S", "-t", "10", "-c", "2", "-l"],
         &[
@@ -274,10 +276,7 @@ fn log_ids(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
 
 #[test]
 fn transaction_log_numbers_match_pgbench() {
-    let bin = pgbench().expect(NO_PGBENCH);
-    let db = database("oracle_logno");
-    let dir = temp_dir("oracle_logno");
-    assert!(run(&db, &["-i", "-q"]).status.success());
+    let (bin, db, dir) = initialized("oracle_logno");
     let args = ["-n", "-S", "-t", "3", "-c", "2", "-l"];
     let mut p_args = args.to_vec();
     p_args.extend(["--log-prefix", "p"]);

@@ -173,29 +173,19 @@ fn order_queue_advisory_lock_extended_fixed_count() {
          insert into t_order_u (order_id,cts,uts,status) select tmp.order_id, tmp.cts, now(), 1 from tmp;\n",
     );
     let json_path = dir.join("t.json");
-    let out = ok(&run(
-        &db,
-        &[
-            "-M",
-            "extended",
-            "-f",
-            t.to_str().unwrap(),
-            "-n",
-            "-r",
-            "-P",
-            "1",
-            "-c",
-            "16",
-            "-j",
-            "2",
-            "-t",
-            "50",
-            "--goodput",
-            "rows",
-            "--json",
-            json_path.to_str().unwrap(),
-        ],
-    ));
+    // The seed's invocation, with each script and count.
+    let invocation = |script: &std::path::Path, t: &str, extra: &[&str]| {
+        let script = script.to_str().unwrap().to_string();
+        let mut args = vec!["-M", "extended", "-f", &script, "-n", "-r", "-P", "1"];
+        args.extend(["-c", "16", "-j", "2", "-t", t]);
+        args.extend(extra);
+        ok(&run(&db, &args))
+    };
+    let out = invocation(
+        &t,
+        "50",
+        &["--goodput", "rows", "--json", json_path.to_str().unwrap()],
+    );
     assert!(
         out.contains("number of transactions actually processed: 800/800"),
         "{out}"
@@ -220,25 +210,7 @@ fn order_queue_advisory_lock_extended_fixed_count() {
          with tmp as\n(delete from t_order_q where id = :vid returning order_id, cts)\n\
          insert into t_order_u (order_id,cts,uts,status) select tmp.order_id, tmp.cts, now(), 1 from tmp;\nend;\n",
     );
-    let out = ok(&run(
-        &db,
-        &[
-            "-M",
-            "extended",
-            "-f",
-            t1.to_str().unwrap(),
-            "-n",
-            "-r",
-            "-P",
-            "1",
-            "-c",
-            "16",
-            "-j",
-            "2",
-            "-t",
-            "20",
-        ],
-    ));
+    let out = invocation(&t1, "20", &[]);
     assert!(out.contains("320/320"), "{out}");
     // SKIP LOCKED always finds a free row while the backlog lasts: every claim moves one.
     let after: u64 = psql(&db, "select count(*) from t_order_u")

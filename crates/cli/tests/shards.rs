@@ -93,10 +93,9 @@ fn three_shards_equal_one_process_and_merge_exactly() {
         )
     };
     let (one, sharded) = (script("one"), script("sharded"));
-
-    let o = run(
-        &db,
-        &[
+    // The same workload, in one process and in three shards.
+    fn workload(file: &str) -> [&str; 9] {
+        [
             "-n",
             "-c",
             "6",
@@ -105,28 +104,13 @@ fn three_shards_equal_one_process_and_merge_exactly() {
             "--random-seed",
             "42",
             "-f",
-            one.to_str().unwrap(),
-        ],
-    );
+            file,
+        ]
+    }
+    let o = run(&db, &workload(one.to_str().unwrap()));
     assert!(o.status.success(), "{:?}", text(&o));
 
-    let (jsons, outputs) = run_shards(
-        &db,
-        &dir,
-        "shard",
-        3,
-        &[
-            "-n",
-            "-c",
-            "6",
-            "-t",
-            "5",
-            "--random-seed",
-            "42",
-            "-f",
-            sharded.to_str().unwrap(),
-        ],
-    );
+    let (jsons, outputs) = run_shards(&db, &dir, "shard", 3, &workload(sharded.to_str().unwrap()));
     for o in &outputs {
         let (out, _) = text(o);
         assert_eq!(

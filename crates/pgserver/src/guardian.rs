@@ -131,6 +131,43 @@ impl Guardian {
     }
 }
 
+/// A process we started and the guardian watching it, stopped once: by [`Guarded::stop`]
+/// (`Server::stop`, `PgBouncer::stop`), or by the guardian should we die first.
+#[derive(Debug, Default)]
+pub(crate) struct Guarded {
+    child: Option<Child>,
+    guardian: Option<Guardian>,
+    stopped: bool,
+}
+
+impl Guarded {
+    pub(crate) fn new(child: Child, guardian: Guardian) -> Guarded {
+        Guarded {
+            child: Some(child),
+            guardian: Some(guardian),
+            stopped: false,
+        }
+    }
+
+    /// Stops the process with `stop(pid)` and reaps it, then lets the guardian finish its
+    /// cleanup (it removes the directory). Later calls do nothing.
+    pub(crate) fn stop(&mut self, stop: impl FnOnce(u32)) {
+        if std::mem::replace(&mut self.stopped, true) {
+            return;
+        }
+        if let Some(mut child) = self.child.take() {
+            stop(child.id());
+            let _ = child.wait();
+            if let Some(g) = self.guardian.as_mut() {
+                g.unwatch(child.id());
+            }
+        }
+        if let Some(mut g) = self.guardian.take() {
+            g.finish();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use crate::cluster;
 use crate::config::{self, ClusterOptions, TlsMode};
 use crate::conninfo::ConnInfo;
 use crate::error::{Error, Result};
-use crate::guardian::Guardian;
+use crate::guardian::{Guarded, Guardian};
 use crate::paths;
 use crate::ports;
 use crate::process::{self, StopMode};
@@ -43,13 +43,6 @@ impl Default for ServerOptions {
     }
 }
 
-#[derive(Debug)]
-struct Inner {
-    child: Option<Child>,
-    guardian: Option<Guardian>,
-    stopped: bool,
-}
-
 /// A running server. Temporary ones live in `hb-XXXXXX` under the temp dir and vanish on stop,
 /// on drop, and (through the guardian) when the process dies.
 #[derive(Debug)]
@@ -62,7 +55,7 @@ pub struct Server {
     pid: u32,
     fast: bool,
     temporary: bool,
-    inner: Mutex<Inner>,
+    inner: Mutex<Guarded>,
 }
 
 /// Parts of a started postmaster, shared with the default-server lifecycle.
@@ -162,11 +155,7 @@ impl Server {
                     pid,
                     fast: opts.cluster.fast,
                     temporary: true,
-                    inner: Mutex::new(Inner {
-                        child: Some(child),
-                        guardian: Some(guardian),
-                        stopped: false,
-                    }),
+                    inner: Mutex::new(Guarded::new(child, guardian)),
                 })
             }
             Err(e) => {
@@ -296,29 +285,13 @@ impl Server {
 
     /// Stop the server (immediate shutdown) and remove its directory. Idempotent, thread-safe.
     pub fn stop(&self) {
-        let mut inner = match self.inner.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
+        let mode = if self.temporary {
+            StopMode::Immediate
+        } else {
+            StopMode::Fast
         };
-        if inner.stopped {
-            return;
-        }
-        inner.stopped = true;
-        if let Some(mut child) = inner.child.take() {
-            let mode = if self.temporary {
-                StopMode::Immediate
-            } else {
-                StopMode::Fast
-            };
-            process::stop(child.id(), mode, Duration::from_secs(30));
-            let _ = child.wait();
-            if let Some(g) = inner.guardian.as_mut() {
-                g.unwatch(child.id());
-            }
-        }
-        if let Some(mut g) = inner.guardian.take() {
-            g.finish();
-        }
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.stop(|pid| process::stop(pid, mode, Duration::from_secs(30)));
     }
 }
 

@@ -15,35 +15,44 @@ pub struct Builtin {
     pub script: &'static str,
 }
 
+/// The opening both TPC-B-like scripts share: the variables, then the account update and
+/// read.
+macro_rules! tpcb_opening {
+    () => {
+        "\\set aid random(1, 100000 * :scale)\n\
+\\set bid random(1, 1 * :scale)\n\
+\\set tid random(1, 10 * :scale)\n\
+\\set delta random(-5000, 5000)\n\
+BEGIN;\n\
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n\
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+    };
+}
+
+/// The history row and commit that end both TPC-B-like scripts.
+macro_rules! tpcb_closing {
+    () => {
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n\
+END;\n"
+    };
+}
+
 /// pgbench's built-in scripts, in pgbench's order.
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "tpcb-like",
         desc: "<builtin: TPC-B (sort of)>",
-        script: "\\set aid random(1, 100000 * :scale)\n\
-\\set bid random(1, 1 * :scale)\n\
-\\set tid random(1, 10 * :scale)\n\
-\\set delta random(-5000, 5000)\n\
-BEGIN;\n\
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n\
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n\
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n\
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n\
-END;\n",
+        script: concat!(
+            tpcb_opening!(),
+            "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n\
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n",
+            tpcb_closing!()
+        ),
     },
     Builtin {
         name: "simple-update",
         desc: "<builtin: simple update>",
-        script: "\\set aid random(1, 100000 * :scale)\n\
-\\set bid random(1, 1 * :scale)\n\
-\\set tid random(1, 10 * :scale)\n\
-\\set delta random(-5000, 5000)\n\
-BEGIN;\n\
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n\
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n\
-END;\n",
+        script: concat!(tpcb_opening!(), tpcb_closing!()),
     },
     Builtin {
         name: "select-only",

@@ -95,12 +95,7 @@ mod tests {
     }
 
     fn leftovers(d: &Path) -> Vec<String> {
-        fs::read_dir(d)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
-            .collect()
+        crate::output_path::temp_siblings_in(d)
     }
 
     #[test]

@@ -103,6 +103,20 @@ pub fn temp_sibling(target: &Path, purpose: &str) -> PathBuf {
     target.with_file_name(format!(".{name}.{}{purpose}.tmp", std::process::id()))
 }
 
+/// Names of the temporary siblings ([`temp_sibling`]) left in `dir`: none after any write,
+/// failed or not (what the tests of atomic writes check).
+pub fn temp_siblings_in(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Checks, before a run starts, that `path` can be written: resolves it and, for a regular
 /// file, creates and removes a temporary file next to it (a missing or read-only directory
 /// fails here, not after the measurement).

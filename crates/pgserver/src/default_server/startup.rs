@@ -142,30 +142,24 @@ pub(super) fn start(
     let detached = guardian.is_none();
     let gpid = guardian.as_ref().map(|g| g.pid()).unwrap_or(0);
     let t = Instant::now();
-    let launched = match server::launch(
-        bins,
-        user,
-        &l.data,
-        &socket_dir,
-        &l.log,
-        &co,
-        Duration::from_secs(120),
-        detached,
-        guardian.as_deref_mut(),
-    ) {
+    let launch = |co: &ClusterOptions, guardian: Option<&mut Guardian>| {
+        let wait = Duration::from_secs(120);
+        server::launch(
+            bins,
+            user,
+            &l.data,
+            &socket_dir,
+            &l.log,
+            co,
+            wait,
+            detached,
+            guardian,
+        )
+    };
+    let launched = match launch(&co, guardian.as_deref_mut()) {
+        // The last port was taken meanwhile: any free one will do.
         Err(Error::PortInUse { .. }) if opts.port.is_none() && port.is_some() => {
-            let co = ClusterOptions { port: None, ..co };
-            server::launch(
-                bins,
-                user,
-                &l.data,
-                &socket_dir,
-                &l.log,
-                &co,
-                Duration::from_secs(120),
-                detached,
-                guardian,
-            )?
+            launch(&ClusterOptions { port: None, ..co }, guardian)?
         }
         r => r?,
     };

@@ -21,7 +21,7 @@ pub use config::{Alias, PoolMode, Upstream};
 
 use crate::account::RunAs;
 use crate::error::{Error, Result};
-use crate::guardian::Guardian;
+use crate::guardian::{Guarded, Guardian};
 use crate::{paths, ports, process};
 
 /// The database name of PgBouncer's admin console (`SHOW POOLS`, `RELOAD`, …).
@@ -62,13 +62,6 @@ impl PgBouncerOptions {
     }
 }
 
-#[derive(Debug)]
-struct Inner {
-    child: Option<Child>,
-    guardian: Option<Guardian>,
-    stopped: bool,
-}
-
 /// A running PgBouncer we started.
 #[derive(Debug)]
 pub struct PgBouncer {
@@ -83,7 +76,7 @@ pub struct PgBouncer {
     user: &'static RunAs,
     aliases: Mutex<Vec<Alias>>,
     next_alias: Mutex<u32>,
-    inner: Mutex<Inner>,
+    inner: Mutex<Guarded>,
 }
 
 impl PgBouncer {
@@ -123,18 +116,13 @@ impl PgBouncer {
             user,
             aliases: Mutex::new(Vec::new()),
             next_alias: Mutex::new(0),
-            inner: Mutex::new(Inner {
-                child: None,
-                guardian: None,
-                stopped: false,
-            }),
+            inner: Mutex::new(Guarded::default()),
         };
         match me.launch(&mut guardian, opts.start_timeout) {
             Ok(child) => {
                 me.pid = child.id();
-                let inner = me.inner.get_mut().unwrap_or_else(|p| p.into_inner());
-                inner.child = Some(child);
-                inner.guardian = Some(guardian);
+                *me.inner.get_mut().unwrap_or_else(|p| p.into_inner()) =
+                    Guarded::new(child, guardian);
                 Ok(me)
             }
             Err(e) => {
@@ -297,20 +285,7 @@ impl PgBouncer {
     /// Stops it (SIGTERM, then SIGKILL) and removes its directory. Idempotent, thread-safe.
     pub fn stop(&self) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if inner.stopped {
-            return;
-        }
-        inner.stopped = true;
-        if let Some(mut child) = inner.child.take() {
-            process::terminate(child.id(), Duration::from_secs(5));
-            let _ = child.wait();
-            if let Some(g) = inner.guardian.as_mut() {
-                g.unwatch(child.id());
-            }
-        }
-        if let Some(mut g) = inner.guardian.take() {
-            g.finish();
-        }
+        inner.stop(|pid| process::terminate(pid, Duration::from_secs(5)));
     }
 }
 
