@@ -2,30 +2,95 @@
 //! missing or read-only directory, a directory or a block device is bad input, exit 1) and
 //! written at the end, where a failed write is reported and fails the command (exit 2): a
 //! measurement is never followed by a silent "written to" that did not happen.
+//!
+//! Every command checks its outputs here, against each other and against every file it
+//! reads (scripts, result files, a `--dir` scenario's files), by the files' real paths: `x.json`,
+//! `./x.json` and a symlink to it are one file, so no spelling lets an output replace an
+//! input or another output.
 
-use std::path::Path;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
+use hotbench_stats::output_path::OutputPath;
 use serde::Serialize;
 
 use crate::fail::{Fail, Result};
 
-/// Checks every given output path; two outputs naming the same file are refused too.
-pub fn check(paths: &[Option<&Path>]) -> Result<()> {
-    let mut seen: Vec<std::path::PathBuf> = Vec::new();
-    for p in paths.iter().flatten() {
+/// A file a command reads: a script, a result file, CSV measurements, each file of a
+/// scenario's `--dir` directory (`-` and missing files are skipped: reading them fails on
+/// its own).
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a>(pub &'a Path);
+
+/// An input as found on disk: its real path, and its inode (a hard link is the same file
+/// under another name).
+struct Known<'a> {
+    given: &'a Path,
+    real: PathBuf,
+    inode: Option<(u64, u64)>,
+}
+
+fn known<'a>(given: &Input<'a>) -> Option<Known<'a>> {
+    let path = given.0;
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let real = fs::canonicalize(path).ok()?;
+    let inode = fs::metadata(&real)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()));
+    Some(Known {
+        given: path,
+        real,
+        inode,
+    })
+}
+
+/// Checks every given output path, before the command reads or runs anything: each can be
+/// written, no two name the same file, and none is one of the `inputs`.
+pub fn check(outputs: &[Option<&Path>], inputs: &[Input<'_>]) -> Result<()> {
+    let inputs: Vec<Known> = inputs.iter().filter_map(known).collect();
+    let mut seen: Vec<(&Path, PathBuf)> = Vec::new();
+    for p in outputs.iter().flatten() {
         let out = hotbench_stats::output_path::check(p).map_err(|e| Fail::input(e.to_string()))?;
-        let real = out.path().to_path_buf();
-        if seen.contains(&real)
-            && matches!(out, hotbench_stats::output_path::OutputPath::Regular(_))
+        let OutputPath::Regular(real) = out else {
+            // A FIFO or device is written through, never replaced: it may be named twice.
+            continue;
+        };
+        if let Some((first, _)) = seen.iter().find(|(_, r)| *r == real) {
+            return Err(Fail::input(same_twice(first, p)));
+        }
+        let inode = fs::metadata(&real).ok().map(|m| (m.dev(), m.ino()));
+        if let Some(i) = inputs
+            .iter()
+            .find(|i| i.real == real || (inode.is_some() && i.inode == inode))
         {
             return Err(Fail::input(format!(
-                "\"{}\" is given as two outputs; each output needs its own file",
-                p.display()
+                "output \"{}\" is the input \"{}\": writing it would destroy what this command reads; choose another output file",
+                p.display(),
+                i.given.display()
             )));
         }
-        seen.push(real);
+        seen.push((p, real));
     }
     Ok(())
+}
+
+fn same_twice(first: &Path, second: &Path) -> String {
+    if first == second {
+        format!(
+            "\"{}\" is given as two outputs; each output needs its own file",
+            first.display()
+        )
+    } else {
+        format!(
+            "\"{}\" and \"{}\" are the same file, given as two outputs; each output needs its own file",
+            first.display(),
+            second.display()
+        )
+    }
 }
 
 /// The final write of a JSON document; prints `{what} written to PATH` when it succeeded.

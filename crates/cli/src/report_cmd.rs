@@ -2,7 +2,7 @@
 //! measurements), render, combine or fit them. Exit codes: 1 for unreadable or invalid
 //! files, 2 when the output cannot be written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hotbench_report::analysis::compare;
 use hotbench_report::{html, text, Document};
@@ -11,10 +11,16 @@ use hotbench_stats::RunRecord;
 
 use crate::fail::{Fail, Result};
 use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs, UslArgs};
+use crate::outputs::Input;
 
 /// The file's name as shown in tables (the path as given).
 fn display_name(p: &Path) -> String {
     p.display().to_string()
+}
+
+/// The files a command reads, for the output check.
+fn inputs(files: &[PathBuf]) -> Vec<Input<'_>> {
+    files.iter().map(|p| Input(p)).collect()
 }
 
 /// A result file's text, read with the result-size limit.
@@ -30,7 +36,7 @@ fn read_document(path: &Path) -> Result<Document> {
 }
 
 /// Reads run results (not ladders or sweeps).
-fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
+fn read_runs(files: &[PathBuf]) -> Result<Vec<(String, RunRecord)>> {
     files
         .iter()
         .map(|p| match read_document(p)? {
@@ -46,9 +52,9 @@ fn read_runs(files: &[std::path::PathBuf]) -> Result<Vec<(String, RunRecord)>> {
 pub fn report(args: &ReportArgs) -> Result<u8> {
     let output = match &args.output {
         Some(o) => o.clone(),
-        None => default_report_path(&args.files[0]),
+        None => default_report_path(&args.files[0])?,
     };
-    crate::outputs::check(&[Some(&output)])?;
+    crate::outputs::check(&[Some(&output)], &inputs(&args.files))?;
     let docs = args
         .files
         .iter()
@@ -59,19 +65,37 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
 }
 
 /// `before.json` → `before.html` beside it (`before.json.html` if the input already ends in
-/// `.html`, so the input is never overwritten).
-fn default_report_path(first: &Path) -> std::path::PathBuf {
+/// `.html`, so the input is never overwritten). A pipe or device (`/dev/stdin`, `<(…)`) has
+/// nothing beside it to name a report after: the report needs its name given.
+fn default_report_path(first: &Path) -> Result<PathBuf> {
+    // `/dev/stdin` redirected from a file is a regular file too, but what is beside it
+    // (`/dev`) is no place for a report.
+    let dir = match first.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let special_dir =
+        std::fs::canonicalize(dir).is_ok_and(|d| d.starts_with("/dev") || d.starts_with("/proc"));
+    if special_dir || std::fs::metadata(first).is_ok_and(|m| !m.is_file()) {
+        return Err(Fail::input(format!(
+            "\"{}\" is not a regular file (a pipe, device or descriptor), so there is no place beside it for the report: name the report with --html FILE",
+            first.display()
+        )));
+    }
     let html = first.with_extension("html");
     if html == first {
         let mut name = first.as_os_str().to_owned();
         name.push(".html");
-        return name.into();
+        return Ok(name.into());
     }
-    html
+    Ok(html)
 }
 
 pub fn compare(args: &CompareArgs) -> Result<u8> {
-    crate::outputs::check(&[args.output.as_deref(), args.json.as_deref()])?;
+    crate::outputs::check(
+        &[args.output.as_deref(), args.json.as_deref()],
+        &inputs(&args.files),
+    )?;
     let docs = args
         .files
         .iter()
@@ -130,7 +154,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
 }
 
 pub fn merge(args: &MergeArgs) -> Result<u8> {
-    crate::outputs::check(&[Some(&args.output)])?;
+    crate::outputs::check(&[Some(&args.output)], &inputs(&args.files))?;
     let runs = read_runs(&args.files)?;
     let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
     hotbench_stats::json_file::write_atomic(&args.output, &merged)
@@ -150,7 +174,10 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
 /// Fits the USL to the files' points: one fit per series (sweep or ladder variant).
 pub fn usl(args: &UslArgs) -> Result<u8> {
     use hotbench_report::analysis::{usl_input, usl_series};
-    crate::outputs::check(&[args.json.as_deref(), args.html.as_deref()])?;
+    crate::outputs::check(
+        &[args.json.as_deref(), args.html.as_deref()],
+        &inputs(&args.files),
+    )?;
     let mut points = Vec::new();
     for p in &args.files {
         let text = read_text(p)?;

@@ -13,6 +13,7 @@ use hotbench_stats::{RunRecord, ServerInfo};
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
 use crate::option_ranges::{parse_int, INT_MAX};
+use crate::outputs::Input;
 use crate::run_options::RunOptions;
 use crate::scripts::{is_builtin, load};
 use crate::target::{self, Target, TargetArgs};
@@ -150,7 +151,9 @@ pub(crate) fn benchmark_record(
 ) -> Result<(u8, RunRecord)> {
     let plan = crate::run_options::validate(args, m)?;
     let out = &args.output;
-    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()])?;
+    let scripts = crate::scripts::input_files(&plan.groups);
+    let inputs: Vec<_> = scripts.iter().map(|p| Input(p)).collect();
+    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
     let (groups, any_builtin) = load_groups(&plan)?;
     // pgbench raises the open-files limit to the number of clients (+ a few).
     let _ = hotbench_pgserver::limits::raise_nofile_limit();

@@ -86,7 +86,16 @@ fn export(name: &str, dir: &Path) -> Result<u8> {
     let io = |what: &str, p: &Path, e: std::io::Error| {
         Fail::run(format!("cannot {what} {}: {e}", p.display()))
     };
-    std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
+    // A destination that cannot hold the scenario is bad input (exit 1), like any other
+    // refused output; only a write that fails midway is a failure of the command (exit 2).
+    if dir.exists() && !dir.is_dir() {
+        return Err(Fail::input(format!(
+            "cannot export to \"{}\": it exists and is not a directory",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Fail::input(format!("cannot create \"{}\": {e}", dir.display())))?;
     std::fs::create_dir(&target).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             Fail::input(format!(
@@ -94,7 +103,7 @@ fn export(name: &str, dir: &Path) -> Result<u8> {
                 target.display()
             ))
         } else {
-            io("create", &target, e)
+            Fail::input(format!("cannot create \"{}\": {e}", target.display()))
         }
     })?;
     for (rel, text) in &scn.bundle.files {
@@ -230,16 +239,12 @@ pub(crate) fn run_ladders(
     demo: bool,
     argv: &[String],
 ) -> Result<Vec<Ladder>> {
-    let params = ladder_params(a)?;
+    let params = check_ladders(list, a, demo)?;
     let random_seed = crate::seed::resolve(a.settings.random_seed.as_deref())?;
     let out = &a.output;
-    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()])?;
-    // Check parameters and variant names against every scenario before starting anything.
-    for (scn, variants) in list {
-        hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
-        let own = own_params(&params, scn, demo);
-        hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
-    }
+    let files = scenario_files(list);
+    let inputs: Vec<_> = files.iter().map(|p| crate::outputs::Input(p)).collect();
+    crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
     let target = target::resolve(
         &TargetArgs {
@@ -305,6 +310,35 @@ pub(crate) fn run_ladders(
         return Err(f);
     }
     Ok(done)
+}
+
+/// What a ladder command checks before it starts anything: `-c`, `-T` and the `--param`s
+/// (returned as the parameters they set), and the variant names and parameters against
+/// every scenario.
+pub(crate) fn check_ladders(
+    list: &[(Scenario, Option<Vec<String>>)],
+    a: &LadderArgs,
+    demo: bool,
+) -> Result<Vec<(String, String)>> {
+    let params = ladder_params(a)?;
+    for (scn, variants) in list {
+        hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
+        let own = own_params(&params, scn, demo);
+        hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
+    }
+    Ok(params)
+}
+
+/// The files of the `--dir` scenarios in `list` (built-in ones are in the binary): inputs
+/// no output may replace.
+pub(crate) fn scenario_files(list: &[(Scenario, Option<Vec<String>>)]) -> Vec<PathBuf> {
+    list.iter()
+        .filter(|(scn, _)| !scn.bundle.builtin)
+        .flat_map(|(scn, _)| {
+            let dir = Path::new(&scn.bundle.location);
+            scn.bundle.files.keys().map(|rel| dir.join(rel))
+        })
+        .collect()
 }
 
 /// `-c`, `-T` and `--param`s as the scenario parameters they set, checked.

@@ -13,27 +13,34 @@ use crate::flags::scenario::LadderArgs;
 use crate::flags::shared::LoadArgs;
 use crate::flags::sweep::SweepArgs;
 
-/// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped.
+/// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped; an empty
+/// entry (`1,,2`, a trailing comma) is a typo, not a count to skip.
 fn parse_clients(text: &str) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = Vec::new();
-    for part in text
-        .split([',', ' '])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        let n: usize = part.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
-            Fail::input(format!(
-                "invalid client count \"{part}\" in -c/--clients \"{text}\": expected a list such as 1,2,4,8"
-            ))
-        })?;
-        if !out.contains(&n) {
-            out.push(n);
-        }
-    }
-    if out.is_empty() {
+    let bad = |part: &str| {
+        Fail::input(format!(
+            "invalid client count \"{part}\" in -c/--clients \"{text}\": expected a list such as 1,2,4,8"
+        ))
+    };
+    if text.trim().is_empty() {
         return Err(Fail::input(
             "-c/--clients: give the client counts to sweep, e.g. 1,2,4,8",
         ));
+    }
+    for entry in text.split(',') {
+        if entry.trim().is_empty() {
+            return Err(bad(entry));
+        }
+        for part in entry.split_whitespace() {
+            let n: usize = part
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| bad(part))?;
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
     }
     Ok(out)
 }
@@ -57,14 +64,16 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
         None => None,
     };
-    if counts.len() < 3 {
-        eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
-    }
     let output = args.output.clone().or_else(|| run.output.html.clone());
     if run.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
-    crate::outputs::check(&[run.output.json.as_deref(), output.as_deref()])?;
+    let inputs = preflight(args, picked.as_ref(), &counts, m)?;
+    let inputs: Vec<_> = inputs.iter().map(|p| crate::outputs::Input(p)).collect();
+    crate::outputs::check(&[run.output.json.as_deref(), output.as_deref()], &inputs)?;
+    if counts.len() < 3 {
+        eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
+    }
     let (doc, code) = match picked {
         Some(picked) => sweep_scenario(args, picked, &counts, argv)?,
         None => sweep_run(args, &counts, m, argv)?,
@@ -90,6 +99,65 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         },
     )?;
     Ok(crate::thresholds::exit_code(code, ok))
+}
+
+/// Every client count checked as its run will check it (the open-files limit, the
+/// scenario's parameters), before the first run; returns the files the sweep reads.
+fn preflight(
+    args: &SweepArgs,
+    picked: Option<&(hotbench_scenario::Scenario, Option<Vec<String>>)>,
+    counts: &[usize],
+    m: &ArgMatches,
+) -> Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for (i, n) in counts.iter().enumerate() {
+        match picked {
+            Some(picked) => {
+                let list = std::slice::from_ref(picked);
+                crate::scenario_cmd::check_ladders(list, &ladder_args(args, *n), false)?;
+                if i == 0 {
+                    files = crate::scenario_cmd::scenario_files(list);
+                }
+            }
+            None => {
+                let plan = crate::run_options::validate(&with_clients(&args.run, *n), m)?;
+                if i == 0 {
+                    files = crate::scripts::input_files(&plan.groups);
+                }
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// `hotbench run`'s arguments for one count of the sweep: its own `-c`, no outputs (the
+/// sweep writes its own) and no `--prometheus`.
+fn with_clients(run: &crate::flags::run::RunArgs, n: usize) -> crate::flags::run::RunArgs {
+    let mut one = run.clone();
+    one.load.client = Some(n.to_string());
+    one.output = Default::default();
+    one.prometheus = None;
+    one
+}
+
+/// A scenario sweep's ladder options at `n` clients.
+fn ladder_args(args: &SweepArgs, n: usize) -> LadderArgs {
+    let run = &args.run;
+    LadderArgs {
+        load: LoadArgs {
+            client: Some(n.to_string()),
+            time: run.load.time.clone(),
+        },
+        param: args.param.clone(),
+        keep_schema: false,
+        // A sweep's ladders are many and short: one line per variant is enough.
+        quiet: true,
+        settings: run.settings.clone(),
+        output: Default::default(),
+        conn: run.conn.clone(),
+        embedded: run.embedded.clone(),
+        help: None,
+    }
 }
 
 /// Each run of the sweep as a threshold subject (a scenario sweep's variant scopes match
@@ -126,11 +194,7 @@ fn sweep_run(
     let mut code = 0;
     for n in counts {
         println!("\n=== sweep: {n} clients ===");
-        let mut one = run.clone();
-        one.load.client = Some(n.to_string());
-        one.output = Default::default();
-        one.prometheus = None;
-        let (c, rec) = crate::run_cmd::benchmark_record(&one, m, argv, &ta)?;
+        let (c, rec) = crate::run_cmd::benchmark_record(&with_clients(run, *n), m, argv, &ta)?;
         records.push(rec);
         if c != 0 {
             code = c;
@@ -154,24 +218,9 @@ fn sweep_scenario(
     let mut code = 0;
     for n in counts {
         println!("\n=== sweep: {name}, {n} clients ===");
-        let ladder_args = LadderArgs {
-            load: LoadArgs {
-                client: Some(n.to_string()),
-                time: run.load.time.clone(),
-            },
-            param: args.param.clone(),
-            keep_schema: false,
-            // A sweep's ladders are many and short: one line per variant is enough.
-            quiet: true,
-            settings: run.settings.clone(),
-            output: Default::default(),
-            conn: run.conn.clone(),
-            embedded: run.embedded.clone(),
-            help: None,
-        };
         let ladders = crate::scenario_cmd::run_ladders(
             &[(scn.clone(), variants.clone())],
-            &ladder_args,
+            &ladder_args(args, *n),
             run.dbname.first().cloned(),
             false,
             argv,
@@ -207,5 +256,14 @@ mod tests {
         );
         assert!(parse_clients("0").is_err());
         assert!(parse_clients(",").is_err());
+        assert_eq!(parse_clients("1 2, 4").unwrap(), vec![1, 2, 4]);
+        for typo in ["1,,2", "1,2,", ",1", "1, ,2"] {
+            let e = parse_clients(typo).unwrap_err();
+            assert!(
+                e.message.contains("invalid client count"),
+                "{typo}: {}",
+                e.message
+            );
+        }
     }
 }

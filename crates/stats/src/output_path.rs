@@ -71,7 +71,7 @@ pub fn resolve(path: &Path) -> Result<OutputPath, OutputPathError> {
         let meta = match fs::symlink_metadata(&current) {
             Ok(m) => m,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(OutputPath::Regular(current))
+                return Ok(OutputPath::Regular(canonical_missing(&current)))
             }
             Err(e) => return Err(fail(e.to_string())),
         };
@@ -92,6 +92,24 @@ pub fn resolve(path: &Path) -> Result<OutputPath, OutputPathError> {
         };
     }
     Err(fail("too many levels of symbolic links".into()))
+}
+
+/// A file still to be created, named by its directory's real path and its own name: `x.json`,
+/// `./x.json` and `d/../x.json` are one file, so two outputs (or an output and an input) can
+/// be compared before either exists. A directory that cannot be resolved keeps the path as
+/// given (writing there fails, and says why, at the check).
+fn canonical_missing(path: &Path) -> PathBuf {
+    let Some(name) = path.file_name() else {
+        return path.to_path_buf();
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match fs::canonicalize(dir) {
+        Ok(real) => real.join(name),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 /// The temporary sibling a regular file is written to before the rename.
@@ -160,6 +178,13 @@ mod tests {
         assert_eq!(
             resolve(&link).unwrap(),
             OutputPath::Regular(d.join("r.json"))
+        );
+        // A file still to be made is named by its directory's real path, however spelled.
+        let missing = d.join("sub/../new.json");
+        fs::create_dir(d.join("sub")).unwrap();
+        assert_eq!(
+            resolve(&missing).unwrap(),
+            OutputPath::Regular(fs::canonicalize(&d).unwrap().join("new.json"))
         );
         let dangling = d.join("dangling.json");
         std::os::unix::fs::symlink(d.join("new.json"), &dangling).unwrap();

@@ -10,8 +10,14 @@ pub struct ReportArgs {
     /// Result files: run results (--json), scenario ladders or sweeps
     #[arg(value_name = "RESULT.json", required = true)]
     pub files: Vec<PathBuf>,
-    /// Write the HTML report here (default: the first file's name with .html, beside it)
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    /// Write the HTML report here (default: the first file's name with .html, beside it);
+    /// `--html FILE` as on `run` and `scenario run`
+    #[arg(
+        short = 'o',
+        long = "output",
+        visible_alias = "html",
+        value_name = "FILE"
+    )]
     pub output: Option<PathBuf>,
 }
 
@@ -21,8 +27,13 @@ pub struct CompareArgs {
     /// lined up by name)
     #[arg(value_name = "RESULT.json", required = true, num_args = 2..)]
     pub files: Vec<PathBuf>,
-    /// Also write the comparison as an HTML report
-    #[arg(short = 'o', long = "output", value_name = "FILE.html")]
+    /// Also write the comparison as an HTML report (`--html FILE` as on `run`)
+    #[arg(
+        short = 'o',
+        long = "output",
+        visible_alias = "html",
+        value_name = "FILE.html"
+    )]
     pub output: Option<PathBuf>,
     /// Also write the comparison as JSON (values, ratios, 95% intervals, p-values, verdicts)
     #[arg(long = "json", value_name = "FILE")]

@@ -1,0 +1,215 @@
+//! Careless or hostile input refused before anything runs (issue 29): an output that would
+//! replace one of the command's inputs or another output (however spelled), counts and
+//! parameters that cannot run, each with one line and exit 1, and the input left as it
+//! was. No server: every refusal comes before connecting (`PGHOST` points nowhere, so a
+//! command that got past its checks fails differently and the test says so).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+/// `hotbench ARGS` in `dir` with no reachable server.
+fn in_dir(dir: &Path, args: &[&str]) -> Output {
+    hotbench()
+        .args(args)
+        .current_dir(dir)
+        .env("PGHOST", "/nonexistent-hotbench-socket-dir")
+        .env_remove("PGPORT")
+        .output()
+        .expect("run hotbench")
+}
+
+/// Asserts exit 1 with one error line containing `want`.
+fn refused(o: &Output, want: &str, what: &str) -> String {
+    let (out, err) = text(o);
+    assert_eq!(o.status.code(), Some(1), "{what}\n{out}\n{err}");
+    assert!(err.contains(want), "{what}: expected {want:?} in\n{err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    err
+}
+
+/// A valid run result, as `--json` writes one.
+fn result_file(dir: &Path, name: &str, started_at: f64) -> PathBuf {
+    let rec = hotbench_stats::testdata::record("s.sql", started_at, 3, 300, 2.0);
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&rec).unwrap()).unwrap();
+    p
+}
+
+fn fresh_dir(tag: &str) -> PathBuf {
+    let d = temp_dir(tag);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn an_output_never_replaces_an_input_of_its_command() {
+    let dir = fresh_dir("out-is-input");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    result_file(&dir, "a.json", 1.0e9);
+    result_file(&dir, "b.json", 1.0e9);
+    std::fs::write(dir.join("u.csv"), "clients,tps\n1,100\n2,190\n4,350\n").unwrap();
+    let o = in_dir(&dir, &["scenario", "export", "counters", "d"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    std::os::unix::fs::symlink("a.json", dir.join("link.json")).unwrap();
+    std::fs::hard_link(dir.join("b.json"), dir.join("hard.json")).unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> = [
+        "s.sql",
+        "a.json",
+        "b.json",
+        "u.csv",
+        "d/counters/scenario.toml",
+    ]
+    .iter()
+    .map(|f| (dir.join(f), std::fs::read(dir.join(f)).unwrap()))
+    .collect();
+    for args in [
+        vec!["run", "-f", "s.sql", "--json", "s.sql"],
+        vec!["run", "-f", "s.sql@2", "--html", "./s.sql"],
+        vec!["sweep", "-c", "1,2", "-f", "s.sql", "--json", "s.sql"],
+        vec!["report", "a.json", "-o", "a.json"],
+        vec!["report", "a.json", "b.json", "-o", "link.json"],
+        vec!["compare", "a.json", "b.json", "-o", "b.json"],
+        vec!["compare", "a.json", "b.json", "--json", "hard.json"],
+        vec!["usl", "u.csv", "--json", "u.csv"],
+        vec!["merge", "a.json", "b.json", "-o", "a.json"],
+        vec![
+            "scenario",
+            "run",
+            "counters",
+            "--dir",
+            "d",
+            "--json",
+            "d/counters/scenario.toml",
+        ],
+        vec![
+            "scenario",
+            "run",
+            "counters",
+            "--dir",
+            "d",
+            "--html",
+            "d/../d/counters/schema.sql",
+        ],
+    ] {
+        refused(&in_dir(&dir, &args), "is the input", &args.join(" "));
+    }
+    for (p, bytes) in before {
+        assert_eq!(std::fs::read(&p).unwrap(), bytes, "{p:?} was changed");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn one_file_under_two_spellings_is_refused_as_two_outputs() {
+    let dir = fresh_dir("two-spellings");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    result_file(&dir, "a.json", 1.0e9);
+    result_file(&dir, "b.json", 1.0e9);
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink("x.json", dir.join("alias.json")).unwrap();
+    for args in [
+        vec![
+            "run", "-f", "s.sql", "--json", "x.json", "--html", "./x.json",
+        ],
+        vec![
+            "run",
+            "-f",
+            "s.sql",
+            "--json",
+            "sub/../x.json",
+            "--html",
+            "x.json",
+        ],
+        vec![
+            "run",
+            "-f",
+            "s.sql",
+            "--json",
+            "alias.json",
+            "--html",
+            "x.json",
+        ],
+        vec![
+            "compare", "a.json", "b.json", "--json", "x.json", "-o", "./x.json",
+        ],
+    ] {
+        refused(&in_dir(&dir, &args), "same file", &args.join(" "));
+    }
+    assert!(!dir.join("x.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_report_of_a_pipe_needs_its_name_given_and_takes_html_as_run_does() {
+    let dir = fresh_dir("report-pipe");
+    let a = result_file(&dir, "a.json", 1.0e9);
+    let stdin_run = |args: &[&str]| {
+        hotbench()
+            .args(args)
+            .current_dir(&dir)
+            .stdin(std::fs::File::open(&a).unwrap())
+            .output()
+            .expect("run hotbench")
+    };
+    let err = refused(
+        &stdin_run(&["report", "/dev/stdin"]),
+        "--html",
+        "report /dev/stdin",
+    );
+    assert!(err.contains("not a regular file"), "{err}");
+    // Named, a pipe reads like a file; `--html FILE` works as on `run`.
+    let o = stdin_run(&["report", "/dev/stdin", "--html", "from-pipe.html"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(dir.join("from-pipe.html").is_file());
+    let o = in_dir(&dir, &["report", "a.json", "--html", "named.html"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(std::fs::read_to_string(dir.join("named.html"))
+        .unwrap()
+        .contains("<html"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scenario_export_onto_a_file_is_bad_input() {
+    let dir = fresh_dir("export-file");
+    std::fs::write(dir.join("taken"), "mine").unwrap();
+    let o = in_dir(&dir, &["scenario", "export", "queue", "taken"]);
+    refused(&o, "not a directory", "export onto a file");
+    assert_eq!(std::fs::read(dir.join("taken")).unwrap(), b"mine");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `hotbench sweep -c COUNTS` in `dir`: no run may start; exit 1 naming `want`.
+fn sweep_refused(dir: &Path, counts: &str, want: &str) {
+    let o = in_dir(dir, &["sweep", "-c", counts, "-f", "s.sql", "-T", "1"]);
+    let (out, err) = text(&o);
+    assert!(
+        !out.contains("=== sweep"),
+        "-c {counts}: a run started\n{out}"
+    );
+    assert_eq!(o.status.code(), Some(1), "-c {counts}\n{out}\n{err}");
+    assert!(err.contains(want), "-c {counts}: {err}");
+}
+
+#[test]
+fn sweep_checks_every_count_before_the_first_run() {
+    let dir = fresh_dir("sweep-counts");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    sweep_refused(&dir, "1,2,100000000", "open files");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sweep_refuses_an_empty_client_count() {
+    let dir = fresh_dir("sweep-empty");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    for typo in ["1,,2", "1,2,", ",1"] {
+        sweep_refused(&dir, typo, "invalid client count");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
