@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::manifest::{Manifest, Scalar, Variant};
-use hotbench_stats::Ladder;
+use hotbench_stats::{ClientBound, Ladder};
 
 /// Name of the ceiling's row.
 pub const CEILING: &str = "ceiling";
@@ -82,7 +82,24 @@ pub fn apply_pct(l: &mut Ladder) {
     }
 }
 
-/// Text lines under the ladder table: the ceiling's goodput and each variant's share of it.
+/// Marks the variants and the ceiling whose runs reached 90% of what their clients could do
+/// whatever the server ([`ClientBound`], with `--rtt` given as `rtt_us`): a note says so, so
+/// a ceiling of 100 clients over a 1 ms round trip is not read as the server's limit.
+pub fn mark_client_bound(l: &mut Ladder, rtt_us: i64) {
+    for v in l.variants.iter_mut().chain(l.ceiling.as_mut()) {
+        let bound = v
+            .work_record()
+            .and_then(|r| ClientBound::of(&r, rtt_us))
+            .filter(ClientBound::binds);
+        if let Some(b) = bound {
+            v.notes.push(b.message());
+            v.client_bound = Some(b);
+        }
+    }
+}
+
+/// Text lines under the ladder table: the ceiling's goodput (or what bound it, when that
+/// was the clients) and each variant's share of it.
 pub fn lines(l: &Ladder) -> String {
     let Some(c) = &l.ceiling else {
         return String::new();
@@ -95,13 +112,84 @@ pub fn lines(l: &Ladder) -> String {
             c.skipped.as_deref().unwrap_or("no record")
         ),
     };
+    if let Some(b) = &c.client_bound {
+        out.push_str(&format!("ceiling {}\n", b.message()));
+    }
     let pcts: Vec<String> = l
         .variants
         .iter()
         .filter_map(|v| v.pct_of_ceiling.map(|p| format!("{} {p:.0}%", v.name)))
         .collect();
     if !pcts.is_empty() {
-        out.push_str(&format!("% of ceiling: {}\n", pcts.join(", ")));
+        let of = if c.client_bound.is_some() {
+            "% of the client-bound ceiling"
+        } else {
+            "% of ceiling"
+        };
+        out.push_str(&format!("{of}: {}\n", pcts.join(", ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotbench_stats::{GroupRecord, RunRecord, TotalsRecord, TxnCounters, VariantResult};
+
+    /// A 5-second run of `clients` whose fastest transaction took `min_us`.
+    fn variant(name: &str, clients: usize, per_s: f64, min_us: f64) -> VariantResult {
+        let mut c = TxnCounters {
+            cnt: (per_s * 5.0) as u64,
+            goodput: (per_s * 5.0) as u64,
+            ..Default::default()
+        };
+        c.latency.add(min_us);
+        let totals = TotalsRecord::from_counters(c, 5.0);
+        VariantResult {
+            name: name.into(),
+            about: "update-returning's statements with customers=4000 (not ranked)".into(),
+            record: Some(RunRecord {
+                duration_s: 5.0,
+                totals: totals.clone(),
+                groups: vec![GroupRecord {
+                    name: "main".into(),
+                    threads: 1,
+                    clients,
+                    rate: None,
+                    totals,
+                    scripts: Vec::new(),
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_ceiling_at_its_clients_bound_says_so_instead_of_passing_for_the_server() {
+        // The 16-core run: 100 clients, --rtt 1ms, fastest payment 1.03 ms, 91,720/s; escrow
+        // at the same; select-for-update far below its own bound.
+        let mut l = Ladder {
+            variants: vec![
+                variant("select-for-update", 100, 9_000.0, 4100.0),
+                variant("escrow", 100, 91_000.0, 1030.0),
+            ],
+            ceiling: Some(variant(CEILING, 100, 91_720.0, 1030.0)),
+            ..Default::default()
+        };
+        apply_pct(&mut l);
+        mark_client_bound(&mut l, 1000);
+        assert!(l.variants[0].client_bound.is_none());
+        assert!(l.variants[0].notes.is_empty());
+        assert!(l.variants[1].notes[0].starts_with("bound by clients × rtt (100 clients"));
+        let text = lines(&l);
+        assert!(
+            text.contains(
+                "ceiling bound by clients × rtt (100 clients / 1.03 ms = 97087/s; 94% of it \
+                 reached): raise -c to measure the server\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("% of the client-bound ceiling: select-for-update 10%, escrow 99%"));
+    }
 }

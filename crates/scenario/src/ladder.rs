@@ -210,6 +210,7 @@ pub fn run_ladder(
         }
     }
     end_ladder(admin, &schema, opts.keep_schema);
+    crate::ceiling::mark_client_bound(&mut ladder, opts.settings.rtt_us);
     ladder.wall_s = Some(started.elapsed().as_secs_f64());
     let ran: Vec<_> = ladder
         .variants
@@ -251,6 +252,7 @@ fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
         steady_ratio: None,
         pct_of_ceiling: None,
         phases_s: None,
+        client_bound: None,
     }
 }
 

@@ -96,6 +96,10 @@ pub struct VariantResult {
     /// Where the variant's wall-clock time went; absent when it did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases_s: Option<PhaseTimes>,
+    /// Set when the run reached 90% of what its clients could do whatever the server
+    /// (`ClientBound`): it measured the clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_bound: Option<crate::ClientBound>,
 }
 
 /// Wall-clock seconds of a variant's phases, in the order they happen: `setup` (fresh

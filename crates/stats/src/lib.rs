@@ -11,6 +11,7 @@
 //! where an output may go (never over a non-regular file), and [`input_file`], which reads
 //! inputs with a size limit.
 
+pub mod client_bound;
 pub mod coarse;
 pub mod compare_record;
 pub mod config_record;
@@ -38,6 +39,7 @@ pub mod usl_record;
 pub mod work;
 pub mod zipf;
 
+pub use client_bound::ClientBound;
 pub use compare_record::{
     CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,
     COMPARE_FORMAT,

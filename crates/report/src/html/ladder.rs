@@ -128,6 +128,12 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
             html(&unit),
             html(&c.about)
         ));
+        if let Some(b) = &c.client_bound {
+            doc.raw(&format!(
+                "<p class=\"note\">ceiling {}</p>\n",
+                html(&b.message())
+            ));
+        }
     }
     let focused: Vec<Option<RunRecord>> = l.variants.iter().map(work_record).collect();
     let rows: Vec<Vec<String>> = l
@@ -371,6 +377,13 @@ mod tests {
             variants: vec![update],
             ceiling: Some(VariantResult {
                 about: "update's statements with customers=4000 (not ranked)".into(),
+                client_bound: Some(hotbench_stats::ClientBound {
+                    clients: 100,
+                    floor_ms: 1.03,
+                    rtt_ms: 1.0,
+                    bound_per_s: 97_087.0,
+                    tps: 91_720.0,
+                }),
                 ..variant("ceiling", false, 1000)
             }),
             ..Default::default()
@@ -379,6 +392,10 @@ mod tests {
         assert!(html.contains("<line class=\"ceiling\""), "no ceiling line");
         assert!(html.contains("40% of ceiling"), "no share");
         assert!(html.contains("ceiling (not ranked): "), "no ceiling note");
+        assert!(
+            html.contains("ceiling bound by clients × rtt (100 clients / 1.03 ms"),
+            "a client-bound ceiling must say so"
+        );
         // Not a ranked row of the table.
         assert!(!html.contains("<td>ceiling"), "ceiling ranked as a variant");
     }

@@ -437,6 +437,7 @@ fn record_result(
         record: Some(record),
         pct_of_ceiling: None,
         phases_s: None,
+        client_bound: None,
     };
     if st.opts.progress {
         let _ = write!(log, "{} / {}:", st.scn.name(), v.name);
