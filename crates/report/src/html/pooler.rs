@@ -5,10 +5,10 @@
 use hotbench_stats::probe_record::ProbeRecord;
 use hotbench_stats::RunRecord;
 
+use crate::analysis::timeline::probe_intervals;
 use crate::html::chart::{Chart, Series};
 use crate::html::doc::table;
 use crate::html::escape::html;
-use crate::html::run::probe_intervals;
 use crate::text::number::num;
 
 /// Clients active and waiting in the pooler, and its active server connections.

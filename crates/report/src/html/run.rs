@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
-use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
+use hotbench_stats::{IntervalStats, RunRecord};
 
+use crate::analysis::timeline::{intervals, probe_intervals};
 use crate::html::chart::{Chart, Series};
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
@@ -163,41 +164,6 @@ pub fn kpis(rec: &RunRecord) -> String {
     }
     o.push_str("</div>\n");
     o
-}
-
-/// How many intervals of these `widths` to draw: all but a last partial interval shorter than
-/// half the usual one (a few milliseconds after the last full second say little and plot as a
-/// dip to zero or a spike).
-fn without_partial_tail(widths: &[f64]) -> usize {
-    if widths.len() < 2 {
-        return widths.len();
-    }
-    let last = widths[widths.len() - 1];
-    let mut sorted = widths.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let nominal = sorted[sorted.len() / 2];
-    if last < nominal * 0.5 {
-        widths.len() - 1
-    } else {
-        widths.len()
-    }
-}
-
-/// The run's timeline without a last partial interval.
-pub fn intervals(rec: &RunRecord) -> &[IntervalRecord] {
-    let tl = &rec.timeline;
-    let widths: Vec<f64> = std::iter::once(tl.first().map_or(0.0, |i| i.t))
-        .chain(tl.windows(2).map(|w| w[1].t - w[0].t))
-        .take(tl.len())
-        .collect();
-    &tl[..without_partial_tail(&widths)]
-}
-
-/// The probes' timeline without a last partial interval (the final stats round comes right
-/// after the run ends).
-pub fn probe_intervals(p: &ProbeRecord) -> &[ProbeInterval] {
-    let widths: Vec<f64> = p.timeline.iter().map(|i| i.dt).collect();
-    &p.timeline[..without_partial_tail(&widths)]
 }
 
 fn xs(rec: &RunRecord) -> Vec<f64> {
@@ -711,8 +677,5 @@ mod tests {
         let xmin = xmin_chart(&p);
         assert_eq!(xmin.y_label, "xids");
         assert_eq!(xmin.series[0].values.last(), Some(&Some(6000.0)));
-        // A full last interval stays.
-        assert_eq!(without_partial_tail(&[1.0, 1.0, 0.9]), 3);
-        assert_eq!(without_partial_tail(&[1.0, 1.0, 0.2]), 2);
     }
 }
