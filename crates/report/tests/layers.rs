@@ -26,7 +26,11 @@ fn modules() -> BTreeMap<String, String> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &[], &mut out);
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &[],
+        &mut out,
+    );
     out
 }
 
