@@ -3,6 +3,7 @@
 //! `--threshold` crossed.
 
 mod compat;
+mod diagnose_cmd;
 mod fail;
 mod flags;
 mod groups;
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
         flags::Command::Merge(args) => report_cmd::merge(args),
         flags::Command::Usl(args) => report_cmd::usl(args),
         flags::Command::NullServer(args) => null_server_cmd::main(args),
+        flags::Command::Diagnose(args) => diagnose_cmd::main(args, &argv),
         flags::Command::Sweep(args) => {
             let sub = matches
                 .subcommand_matches("sweep")

@@ -28,10 +28,28 @@ pub struct TableSnap {
 /// Tables by oid.
 pub type TablesSnap = BTreeMap<i64, TableSnap>;
 
-pub const TABLES_SQL: &str = "select relid::int8, relid::regclass::text, n_tup_ins, n_tup_upd, \
+const TABLES_SQL: &str = "select relid::int8, relid::regclass::text, n_tup_ins, n_tup_upd, \
      n_tup_hot_upd, n_tup_del, n_live_tup, n_dead_tup, autovacuum_count, \
      coalesce(pg_relation_size(relid), 0) \
      from pg_stat_user_tables where relid = any($1::oid[])";
+
+/// The same without locking the tables: `pg_relation_size` takes an ACCESS SHARE lock (it
+/// would queue behind a user's ALTER TABLE or TRUNCATE); `pg_class.relpages` is the size as of
+/// the table's last vacuum or analyze.
+const TABLES_LOCK_FREE_SQL: &str = "select s.relid::int8, s.relid::regclass::text, \
+     s.n_tup_ins, s.n_tup_upd, s.n_tup_hot_upd, s.n_tup_del, s.n_live_tup, s.n_dead_tup, \
+     s.autovacuum_count, coalesce(c.relpages::int8 * current_setting('block_size')::int8, 0) \
+     from pg_stat_user_tables s join pg_class c on c.oid = s.relid \
+     where s.relid = any($1::oid[])";
+
+/// The table-health query (`$1`: an oid array literal); `lock_free`: sizes from the catalog.
+pub fn tables_sql(lock_free: bool) -> &'static str {
+    if lock_free {
+        TABLES_LOCK_FREE_SQL
+    } else {
+        TABLES_SQL
+    }
+}
 
 /// Without a table list: the user tables with the most rows, at most `$1`.
 pub const DEFAULT_TABLES_SQL: &str = "select relid::int8 from pg_stat_user_tables \

@@ -6,17 +6,19 @@
 //! The key is read by ctid in the same statement that reads `pg_locks` (`query_to_xml` runs
 //! the per-relation key query under that statement's snapshot): the locker has not committed
 //! yet, so the locked row version is still visible — a second round trip often came too late.
-//! Cheap and bounded: it runs only when the sampler reads `pg_locks` (lock waits seen, about
-//! once a second), resolves at most [`ROWS_PER_READ`] tuples per read and keeps at most
+//! Without XML support on the server, `ts_stat` runs the key query instead (in the same
+//! statement; the key comes back hex-encoded as a text-search lexeme). Cheap and bounded: it runs only when the sampler reads `pg_locks` (lock
+//! waits seen, about once a second), resolves at most [`ROWS_PER_READ`] tuples per read and keeps at most
 //! [`MAX_ROWS`] distinct rows. Nothing is pasted into SQL by hotbench: the server builds the
 //! key query with `format('%I')`/`%L` (identifiers quoted, the ctid a quoted literal).
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::HotRow;
+use hotbench_stats::probe_record::{HotRow, RelationWaits};
+use hotbench_wire::SqlState;
 
 use crate::classify::int;
-use crate::session::{Part, Session};
+use crate::session::{first_line, Part, Session};
 
 /// Tuples resolved per `pg_locks` read (the most queued-on first).
 pub const ROWS_PER_READ: usize = 4;
@@ -27,14 +29,13 @@ pub const TOP_ROWS: usize = 10;
 /// A key longer than this is cut (wide text keys).
 const MAX_KEY_CHARS: usize = 200;
 
-/// `$1` is the run's application_name literal. Each lock-waiting backend counts on the tuple
-/// of its own tuple lock (held while waiting on the locker's transactionid, or awaited); one
-/// waiting on a transactionid without a tuple lock (following an update chain) counts on the
-/// tuple another waiter on the same transaction holds. Rows: relation, page, tuple, waiters, key
-/// (`id=1`, or `a=x, b=2` for a composite key; XML-escaped; NULL without a primary key or
-/// when the row version is no longer visible), whether the relation has a primary key.
-const HOT_ROWS_SQL: &str = "with waiting as (select pid from pg_stat_activity \
-       where application_name = $1 and wait_event_type = 'Lock'), \
+/// `{F}` selects the sampled backends (alias `a`). Each lock-waiting backend counts on the
+/// tuple of its own tuple lock (held while waiting on the locker's transactionid, or awaited);
+/// one waiting on a transactionid without a tuple lock (following an update chain) counts on
+/// the tuple another waiter on the same transaction holds. The four most waited-on tuples:
+/// relation, page, tuple, waiters.
+const WAITED_TUPLES: &str = "with waiting as (select a.pid from pg_stat_activity a \
+       where {F} and a.wait_event_type = 'Lock'), \
      locks as materialized (select l.* from pg_locks l \
        where l.locktype in ('tuple', 'transactionid') and l.pid in (select pid from waiting)), \
      tl as (select pid, relation, page, tuple from locks where locktype = 'tuple'), \
@@ -47,13 +48,11 @@ const HOT_ROWS_SQL: &str = "with waiting as (select pid from pg_stat_activity \
        union all select r.relation, r.page, r.tuple from xw x join xrow r using (transactionid) \
        where x.pid not in (select pid from tl)), \
      w as (select relation, page, tuple, count(*)::int8 as n from per_pid \
-       group by 1, 2, 3 order by 4 desc limit 4) \
-     select w.relation::regclass::text, w.page, w.tuple, w.n, \
-       case when k.expr is not null then (xpath('/table/row/k/text()', query_to_xml(format( \
-         'select %s as k from %s where ctid = %L::tid', k.expr, w.relation::regclass, \
-         format('(%s,%s)', w.page, w.tuple)), false, false, '')))[1]::text end, \
-       k.expr is not null \
-     from w left join lateral ( \
+       group by 1, 2, 3 order by 4 desc limit 4) ";
+
+/// The primary key of `w.relation` as one text expression (`concat_ws(', ', 'id' || '=' || …)`),
+/// built by the server with `%L`/`%I` quoting; NULL without a primary key.
+const KEY_EXPR: &str = "left join lateral ( \
        select 'concat_ws('', '', ' || string_agg(format( \
          '%L || ''='' || coalesce(%I::text, ''NULL'')', a.attname, a.attname), ', ' \
          order by c.n) || ')' as expr \
@@ -61,21 +60,93 @@ const HOT_ROWS_SQL: &str = "with waiting as (select pid from pg_stat_activity \
        join pg_attribute a on a.attrelid = i.indrelid and a.attnum = c.attnum \
        where i.indrelid = w.relation and i.indisprimary) k on true";
 
-#[derive(Default)]
+/// With the waited tuples, each row's key (`id=1`, or `a=x, b=2` for a composite key;
+/// XML-escaped; NULL without a primary key or when the row version is no longer visible) and
+/// whether the relation has a primary key.
+const WITH_KEYS: &str = "select w.relation::regclass::text, w.page, w.tuple, w.n, \
+       case when k.expr is not null then (xpath('/table/row/k/text()', query_to_xml(format( \
+         'select %s as k from %s where ctid = %L::tid', k.expr, w.relation::regclass, \
+         format('(%s,%s)', w.page, w.tuple)), false, false, '')))[1]::text end, \
+       k.expr is not null from w ";
+
+/// For a server without XML support: the same read through `ts_stat`, which also runs a
+/// query the server built, in the same statement; the key travels as one hex-encoded lexeme
+/// (lexemes are otherwise normalized), cut to 200 characters.
+const WITH_KEYS_TS: &str = "select w.relation::regclass::text, w.page, w.tuple, w.n, \
+       case when k.expr is not null then (select word from ts_stat(format( \
+         'select array_to_tsvector(array[encode(convert_to(left(%s, 200), ''UTF8''), ''hex'')]) \
+          from %s where ctid = %L::tid', k.expr, w.relation::regclass, \
+         format('(%s,%s)', w.page, w.tuple))) limit 1) end, \
+       k.expr is not null from w ";
+
+/// Without reading any user table: the tuples' addresses only.
+const WITHOUT_KEYS: &str =
+    "select w.relation::regclass::text, w.page, w.tuple, w.n, null::text, false from w";
+
+/// How hot rows' keys are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// In the `pg_locks` statement, through `query_to_xml` (one snapshot: the locked version
+    /// is still visible).
+    Xml,
+    /// Through `ts_stat`, hex-encoded (no XML support on the server).
+    TsStat,
+    /// Not at all: rows are named by ctid.
+    Off,
+}
+
 pub struct HotRows {
     counts: BTreeMap<(String, String), u64>,
     /// Lock-waiting backend samples at the `pg_locks` reads (the share's denominator).
     lock_waiters: u64,
+    keys: Keys,
 }
 
 impl HotRows {
-    /// One read, while `lock_waiting` of the run's backends wait on locks.
-    pub fn read(&mut self, s: &mut Session, app_lit: &str, lock_waiting: u32) {
+    /// `keys`: read each hot row's primary key by ctid (the one read of a user table).
+    pub fn new(keys: bool) -> HotRows {
+        HotRows {
+            counts: BTreeMap::new(),
+            lock_waiters: 0,
+            keys: if keys { Keys::Xml } else { Keys::Off },
+        }
+    }
+
+    /// One read, while `lock_waiting` of the sampled backends wait on locks (`filter`: which
+    /// backends, see `WAITED_TUPLES`). A server without XML support gets the keys through
+    /// `ts_stat`; a key read the role may not do (no SELECT on the table) turns key reads
+    /// off with a note: rows are then named by their ctid.
+    pub fn read(&mut self, s: &mut Session, filter: &str, lock_waiting: u32) {
         if !s.enabled(Part::HotRows) {
             return;
         }
-        let sql = HOT_ROWS_SQL.replace("$1", app_lit);
-        let Some(r) = s.run_prepared(Part::HotRows, "hotbench_probe_hot_rows", &sql) else {
+        let (name, tail) = match self.keys {
+            Keys::Xml => ("hotbench_probe_hot_rows", format!("{WITH_KEYS}{KEY_EXPR}")),
+            Keys::TsStat => (
+                "hotbench_probe_hot_row_keys",
+                format!("{WITH_KEYS_TS}{KEY_EXPR}"),
+            ),
+            Keys::Off => ("hotbench_probe_hot_tuples", WITHOUT_KEYS.to_string()),
+        };
+        let sql = format!("{}{tail}", WAITED_TUPLES.replace("{F}", filter));
+        let r = match s.prepared_raw(name, &sql) {
+            Err(e)
+                if self.keys == Keys::Xml
+                    && e.sqlstate() == Some(SqlState::FEATURE_NOT_SUPPORTED) =>
+            {
+                self.keys = Keys::TsStat;
+                return self.read(s, filter, lock_waiting);
+            }
+            Err(e)
+                if self.keys != Keys::Off
+                    && e.sqlstate() == Some(SqlState::INSUFFICIENT_PRIVILEGE) =>
+            {
+                self.keys_denied(s, &e);
+                return;
+            }
+            r => r,
+        };
+        let Some(r) = s.outcome(Part::HotRows, r) else {
             return;
         };
         self.lock_waiters += u64::from(lock_waiting);
@@ -85,8 +156,12 @@ impl HotRows {
                 continue;
             };
             let key = match (cell(4), cell(5), cell(1), cell(2)) {
+                (Some(k), _, _, _) if self.keys == Keys::TsStat => match unhex(k) {
+                    Some(k) => cut(&k, MAX_KEY_CHARS),
+                    None => continue,
+                },
                 (Some(k), _, _, _) => cut(&xml_unescape(k), MAX_KEY_CHARS),
-                // A table without a primary key: the tuple's address.
+                // A table without a primary key, or keys not read: the tuple's address.
                 (None, Some("f"), Some(p), Some(t)) => format!("ctid=({p},{t})"),
                 // The row version is gone (its locker committed meanwhile).
                 _ => continue,
@@ -98,10 +173,56 @@ impl HotRows {
         }
     }
 
+    fn keys_denied(&mut self, s: &mut Session, e: &hotbench_wire::Error) {
+        self.keys = Keys::Off;
+        s.note(format!(
+            "hot rows: keys not read ({}): rows are named by ctid, which changes with every \
+             update (GRANT SELECT on the table to see its keys)",
+            first_line(e)
+        ));
+    }
+
     /// The most waited-on rows with their share of lock-waiting samples.
     pub fn summary(&self) -> Vec<HotRow> {
         summarize(&self.counts, self.lock_waiters)
     }
+
+    /// Lock waits and distinct rows per relation, most waited-on first.
+    pub fn relations(&self) -> Vec<RelationWaits> {
+        relations(&self.counts, self.lock_waiters)
+    }
+}
+
+/// [`HotRows::relations`] of a count map.
+pub fn relations(
+    counts: &BTreeMap<(String, String), u64>,
+    lock_waiters: u64,
+) -> Vec<RelationWaits> {
+    let mut by: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for ((rel, _), &n) in counts {
+        let e = by.entry(rel.as_str()).or_default();
+        e.0 += n;
+        e.1 += 1;
+    }
+    let mut v: Vec<RelationWaits> = by
+        .into_iter()
+        .map(|(relation, (lock_waits, rows))| RelationWaits {
+            relation: relation.to_string(),
+            lock_waits,
+            pct: if lock_waiters == 0 {
+                0.0
+            } else {
+                (lock_waits as f64 * 100.0 / lock_waiters as f64).min(100.0)
+            },
+            rows,
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.lock_waits
+            .cmp(&a.lock_waits)
+            .then_with(|| a.relation.cmp(&b.relation))
+    });
+    v
 }
 
 /// Rows sorted by count (ties by relation and key), top [`TOP_ROWS`], with percentages of
@@ -123,6 +244,16 @@ pub fn summarize(counts: &BTreeMap<(String, String), u64>, lock_waiters: u64) ->
     v.sort_by_key(|r| std::cmp::Reverse(r.count));
     v.truncate(TOP_ROWS);
     v
+}
+
+/// UTF-8 text from its hex encoding (`encode(…, 'hex')`).
+fn unhex(h: &str) -> Option<String> {
+    let b: Option<Vec<u8>> = (0..h.len() / 2)
+        .map(|i| u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(b?)
+        .ok()
+        .filter(|_| h.len().is_multiple_of(2))
 }
 
 /// Text of an XML text node: the five predefined entities and numeric character references.
@@ -186,12 +317,27 @@ mod tests {
         assert_eq!(v[1].count, 3);
         assert_eq!(summarize(&m, 0)[0].pct, 0.0);
         assert_eq!(summarize(&m, 4)[0].pct, 100.0);
+        m.insert(("jobs".to_string(), "id=7".to_string()), 1);
+        let r = relations(&m, 20);
+        assert_eq!(
+            (r[0].relation.as_str(), r[0].lock_waits, r[0].rows),
+            ("acct", 12, 2)
+        );
+        assert!((r[0].pct - 60.0).abs() < 1e-9 && r[1].rows == 1);
     }
 
     #[test]
     fn xml_text_is_unescaped() {
         assert_eq!(xml_unescape("a=x&lt;&amp;'y, B c=2"), "a=x<&'y, B c=2");
         assert_eq!(xml_unescape("&#233;&#x41;&bogus; & end"), "éA&bogus; & end");
+    }
+
+    #[test]
+    fn hex_keys_decode() {
+        assert_eq!(unhex("69643d31").as_deref(), Some("id=1"));
+        assert_eq!(unhex("c3a9").as_deref(), Some("é"));
+        assert_eq!(unhex("6"), None);
+        assert_eq!(unhex("zz"), None);
     }
 
     #[test]

@@ -25,13 +25,15 @@ pub mod classify;
 pub mod engine_views;
 pub mod health;
 pub mod hot_rows;
+pub mod normalize;
+mod observe;
 pub mod pooler;
 mod sampler;
 mod session;
 pub mod statements;
 pub mod tables;
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -71,6 +73,34 @@ pub struct ProbeOptions {
     /// state there (no `PREPARE`, no `SET`, which would land on, and stay with, whichever
     /// server connection ran them, the run's clients' included).
     pub no_session_state: bool,
+    /// Which backends are sampled.
+    pub scope: Scope,
+    /// The probe connection's own `application_name`.
+    pub connection_name: String,
+    /// `statement_timeout` of the probe's session: no probe query runs longer.
+    pub statement_timeout: Duration,
+    /// `lock_timeout` of the probe's session: the most it waits for anybody's lock.
+    pub lock_timeout: Duration,
+    /// Somebody else's server: every statement runs in a read-only transaction (the
+    /// session's default, checked before sampling; the probe refuses to sample when it cannot
+    /// be set) and the probe locks no user table but for the hot-row key read (table sizes
+    /// come from `pg_class`, as of the last vacuum, not from `pg_relation_size`).
+    pub read_only: bool,
+    /// Read hot rows' primary keys by ctid (the only read of a user table); off: ctids only.
+    pub key_reads: bool,
+    /// Also record who the sessions are ([`probe_record::SessionsRecord`]): their statements,
+    /// who blocks their lock waits, who holds the xmin horizon.
+    pub observe_sessions: bool,
+}
+
+/// The backends a probe samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// A benchmark's: those with [`ProbeOptions::application_name`].
+    Run,
+    /// Every client backend of the connected database but hotbench's own probes: somebody
+    /// else's load (`hotbench diagnose`).
+    Database,
 }
 
 impl ProbeOptions {
@@ -85,6 +115,13 @@ impl ProbeOptions {
             top_statements: 10,
             pooler: None,
             no_session_state: false,
+            scope: Scope::Run,
+            connection_name: PROBE_APPLICATION_NAME.into(),
+            statement_timeout: Duration::from_secs(5),
+            lock_timeout: Duration::from_millis(200),
+            read_only: false,
+            key_reads: true,
+            observe_sessions: false,
         }
     }
 }
@@ -116,6 +153,18 @@ pub fn effective_application_name(params: &ConnectParams, default: &str) -> Stri
         .unwrap_or_else(|| default.to_string())
 }
 
+/// Whether every host of `params` is this machine (a Unix socket or a loopback address): the
+/// server's CPU time and cores are then readable here.
+pub fn is_local(params: &ConnectParams) -> bool {
+    params.targets.iter().all(|t| match &t.host {
+        hotbench_wire::Host::Unix(_) => true,
+        hotbench_wire::Host::Tcp(h) => {
+            matches!(h.as_str(), "localhost" | "127.0.0.1" | "::1")
+                && !matches!(t.hostaddr, Some(a) if !a.is_loopback())
+        }
+    })
+}
+
 /// Entry points.
 pub struct Probe;
 
@@ -136,6 +185,8 @@ struct Shared {
     origin: AtomicU64,
     samples: AtomicU64,
     intervals: AtomicU64,
+    /// The probe has no connection (it could not connect, or lost it): nothing more comes.
+    lost: AtomicBool,
 }
 
 impl Probe {
@@ -144,7 +195,7 @@ impl Probe {
     /// why). The run's connections must carry `opts.application_name`.
     pub fn start(params: &ConnectParams, opts: ProbeOptions) -> ProbeHandle {
         let mut params = params.clone();
-        params.application_name = Some(PROBE_APPLICATION_NAME.into());
+        params.application_name = Some(opts.connection_name.clone());
         if params.connect_timeout.is_none() {
             params.connect_timeout = Some(Duration::from_secs(10));
         }
@@ -203,9 +254,18 @@ impl ProbeHandle {
         ProbeHandle {
             stop_tx: None,
             join: None,
-            shared: Arc::new(Shared::default()),
+            shared: Arc::new(Shared {
+                lost: AtomicBool::new(true),
+                ..Shared::default()
+            }),
             failed: Some(note),
         }
+    }
+
+    /// True once the probe has no connection to the server (it could not connect, or lost
+    /// it): sampling has stopped, [`ProbeHandle::stop`] returns what was measured until then.
+    pub fn is_lost(&self) -> bool {
+        self.shared.lost.load(Ordering::SeqCst)
     }
 
     /// Tells the probe when the benchmark started (Unix seconds): later stats intervals end
@@ -260,16 +320,11 @@ fn run_thread(
     stop_rx: mpsc::Receiver<()>,
     ready_tx: mpsc::Sender<()>,
 ) -> ProbeRecord {
-    let local = params.targets.iter().all(|t| match &t.host {
-        hotbench_wire::Host::Unix(_) => true,
-        hotbench_wire::Host::Tcp(h) => {
-            matches!(h.as_str(), "localhost" | "127.0.0.1" | "::1")
-                && !matches!(t.hostaddr, Some(a) if !a.is_loopback())
-        }
-    });
+    let local = is_local(&params);
     let conn = match Connector::new(params).connect() {
         Ok(c) => c,
         Err(e) => {
+            shared.lost.store(true, Ordering::SeqCst);
             let _ = ready_tx.send(());
             return ProbeRecord {
                 origin: load_origin(&shared.origin).unwrap_or_else(unix_now),
@@ -291,6 +346,7 @@ fn run_thread(
         Err(_) => version,
     };
     let mut sampler = Sampler::begin(Session::new(conn), &opts, &version, local);
+    shared.lost.store(sampler.is_lost(), Ordering::SeqCst);
     let _ = ready_tx.send(());
     let wait = opts.wait_interval.as_secs_f64().max(0.001);
     let stats = opts.stats_interval.as_secs_f64().max(0.01);
@@ -324,6 +380,7 @@ fn run_thread(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if sampler.is_lost() {
+            shared.lost.store(true, Ordering::SeqCst);
             // Nothing more to measure; wait for stop.
             next_wait = f64::INFINITY;
             next_stats = unix_now() + 3600.0;

@@ -1,7 +1,9 @@
 //! The probe's measurements, run by its thread over its own connection: a cheap wait sample
-//! of the run's backends every wait interval (plus `pg_locks` only while some wait on locks,
-//! about once a second), and a stats round every stats interval (tables, database, WAL,
-//! oldest xmin, statements, blocking chains). [`Sampler::finish`] turns it into the record.
+//! of the sampled backends (a run's, or a whole database's) every wait interval (plus
+//! `pg_locks` only while some wait on locks, about once a second or per stats interval when
+//! shorter), and a stats round every stats interval (tables, database, WAL, oldest xmin,
+//! statements, blocking chains; with [`crate::ProbeOptions::observe_sessions`], who the
+//! sessions are). [`Sampler::finish`] turns it into the record.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,29 +15,30 @@ use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
+use crate::observe::{Observer, WAITS_OBSERVE_SQL};
 use crate::pooler::PoolerTrack;
-use crate::session::{literal, Part, Session, TAG};
+use crate::session::{first_line, literal, Part, Session, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
-use crate::ProbeOptions;
+use crate::{ProbeOptions, Scope, PROBE_APPLICATION_NAME};
 
 mod summary;
 
-const WAITS_SQL: &str = "select state, wait_event_type, wait_event, count(*)::int8 \
-     from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid() \
-     group by 1, 2, 3";
+/// `{F}` in every query: the sampled backends ([`backend_filter`], alias `a`).
+const WAITS_SQL: &str = "select a.state, a.wait_event_type, a.wait_event, count(*)::int8 \
+     from pg_stat_activity a where {F} group by 1, 2, 3";
 
 const LOCK_SPOTS_SQL: &str = "select l.locktype, \
      coalesce(l.relation::regclass::text, ''), l.page, l.tuple, count(*)::int8 \
-     from pg_locks l where l.pid in (select pid from pg_stat_activity \
-       where application_name = $1 and wait_event_type = 'Lock') \
+     from pg_locks l where l.pid in (select a.pid from pg_stat_activity a \
+       where {F} and a.wait_event_type = 'Lock') \
      and l.locktype in ('relation', 'page', 'tuple') \
      and (not l.granted or l.locktype = 'tuple') group by 1, 2, 3, 4";
 
-const CHAINS_SQL: &str = "select pid, pg_blocking_pids(pid)::text from pg_stat_activity \
-     where application_name = $1 and wait_event_type = 'Lock'";
+const CHAINS_SQL: &str = "select a.pid, pg_blocking_pids(a.pid)::text from pg_stat_activity a \
+     where {F} and a.wait_event_type = 'Lock'";
 
-const PIDS_SQL: &str = "select pid from pg_stat_activity where application_name = $1";
+const PIDS_SQL: &str = "select a.pid from pg_stat_activity a where {F}";
 
 const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
@@ -62,8 +65,12 @@ struct Current {
 pub struct Sampler {
     s: Session,
     app: String,
-    /// `app` as an SQL literal (prepared statements carry it inline).
-    app_lit: String,
+    /// Which backends are sampled, as an SQL condition on `pg_stat_activity a` (prepared
+    /// statements carry it inline).
+    filter: String,
+    scope: Scope,
+    /// Who the sessions are, when observed.
+    observer: Option<Observer>,
     engine: &'static str,
     wait_interval_ms: f64,
     stats_interval_ms: f64,
@@ -96,6 +103,7 @@ pub struct Sampler {
     wal_first: Option<health::WalSnap>,
     wal_prev: Option<health::WalSnap>,
     wal_sql: &'static str,
+    tables_sql: &'static str,
     max_xmin_age: Option<i64>,
     stmt_sql: String,
     stmt_first: Option<Snapshot>,
@@ -114,19 +122,18 @@ pub struct Sampler {
 impl Sampler {
     /// Detects what the server offers and takes the baseline snapshots.
     /// `local_server`: the server runs on this machine (its backend's CPU time is readable).
-    pub fn begin(
-        mut s: Session,
-        opts: &ProbeOptions,
-        version: &str,
-        local_server: bool,
-    ) -> Sampler {
+    pub fn begin(s: Session, opts: &ProbeOptions, version: &str, local_server: bool) -> Sampler {
         let engine = engine_of(version);
         let version_num = s.connection().server_version_num();
         let wait_ms = opts.wait_interval.as_secs_f64() * 1000.0;
         let now = unix_now();
         let mut me = Sampler {
             app: server_name(&opts.application_name),
-            app_lit: literal(&server_name(&opts.application_name)),
+            filter: backend_filter(opts),
+            scope: opts.scope.clone(),
+            observer: opts
+                .observe_sessions
+                .then(|| Observer::new(s.connection().server_version_num(), opts.stats_interval)),
             engine,
             wait_interval_ms: wait_ms,
             stats_interval_ms: opts.stats_interval.as_secs_f64() * 1000.0,
@@ -141,10 +148,15 @@ impl Sampler {
             max_waiting: 0,
             longest_chain: 0,
             lock_skip: 0,
-            lock_every: ((1000.0 / wait_ms.max(1.0)).ceil() as u64).max(1),
+            // pg_locks (and the hot rows) once a second, or once per stats interval when
+            // that is shorter (a short diagnosis sample still gets a dozen reads).
+            lock_every: ((opts.stats_interval.as_secs_f64() * 1000.0).min(1000.0)
+                / wait_ms.max(1.0))
+            .ceil()
+            .max(1.0) as u64,
             hot_rel: BTreeMap::new(),
             hot_tuple: BTreeMap::new(),
-            hot_rows: HotRows::default(),
+            hot_rows: HotRows::new(opts.key_reads),
             cur: Current::default(),
             table_oids: Vec::new(),
             only_written: opts.tables.is_empty(),
@@ -155,6 +167,7 @@ impl Sampler {
             wal_first: None,
             wal_prev: None,
             wal_sql: health::wal_sql(version_num),
+            tables_sql: health::tables_sql(opts.read_only),
             max_xmin_age: None,
             stmt_sql: statements::snapshot_sql(version_num),
             stmt_first: None,
@@ -165,25 +178,9 @@ impl Sampler {
             ws_first: None,
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
-            s: {
-                if opts.no_session_state {
-                    // Through a transaction pool these would stay with a server connection
-                    // the run's clients use next (a 200 ms lock_timeout among them).
-                    s.without_session_state();
-                } else {
-                    // Bounded, never in anyone's way; invisible to pg_stat_statements when
-                    // allowed.
-                    for sql in [
-                        "set statement_timeout = '5s'",
-                        "set lock_timeout = '200ms'",
-                        "set pg_stat_statements.track = 'none'",
-                    ] {
-                        let _ = s.raw(sql, &[]);
-                    }
-                }
-                s
-            },
+            s,
         };
+        me.settle(opts);
         match engine {
             "cockroachdb" => {
                 for p in [
@@ -192,6 +189,9 @@ impl Sampler {
                     Part::Chains,
                     Part::Wal,
                     Part::Xmin,
+                    Part::Activity,
+                    Part::Blockers,
+                    Part::XminHolders,
                 ] {
                     me.s.disable_silently(p);
                 }
@@ -229,6 +229,55 @@ impl Sampler {
 
     pub fn is_lost(&self) -> bool {
         self.s.is_lost()
+    }
+
+    /// The session's settings: bounded, never in anyone's way, invisible to
+    /// pg_stat_statements when allowed, and read-only when asked (refusing to sample when that
+    /// cannot be set).
+    fn settle(&mut self, opts: &ProbeOptions) {
+        if opts.no_session_state {
+            // Through a transaction pool these would stay with a server connection the run's
+            // clients use next (a 200 ms lock_timeout among them).
+            self.s.without_session_state();
+            if opts.read_only {
+                self.s.stop_all(
+                    "refusing to sample: a read-only session needs session state, which a \
+                     transaction pool does not keep",
+                );
+            }
+            return;
+        }
+        let ms = |d: std::time::Duration| d.as_millis().max(1);
+        let mut sql = vec![
+            format!("set statement_timeout = '{}ms'", ms(opts.statement_timeout)),
+            format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)),
+        ];
+        if opts.read_only {
+            sql.push("set default_transaction_read_only = on".into());
+        }
+        for q in &sql {
+            if let Err(e) = self.s.raw(q, &[]) {
+                if opts.read_only {
+                    self.s.stop_all(format!(
+                        "refusing to sample: \"{q}\" failed: {}",
+                        first_line(&e)
+                    ));
+                    return;
+                }
+            }
+        }
+        let _ = self.s.raw("set pg_stat_statements.track = 'none'", &[]);
+        if opts.read_only {
+            let on = self
+                .s
+                .raw("select current_setting('transaction_read_only')", &[])
+                .ok()
+                .is_some_and(|r| r.get(0, 0) == Some("on"));
+            if !on {
+                self.s
+                    .stop_all("refusing to sample: the session could not be made read-only");
+            }
+        }
     }
 
     fn check_privileges(&mut self) {
@@ -302,7 +351,11 @@ impl Sampler {
         if let Some(p) = self.pooler.as_mut() {
             p.sample();
         }
-        let sql = WAITS_SQL.replace("$1", &self.app_lit);
+        let sql = match self.observer {
+            Some(_) => WAITS_OBSERVE_SQL,
+            None => WAITS_SQL,
+        }
+        .replace("{F}", &self.filter);
         let Some(r) = self
             .s
             .run_prepared(Part::Waits, "hotbench_probe_waits", &sql)
@@ -316,6 +369,9 @@ impl Sampler {
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
             let n = int(cell(3)).unwrap_or(0).max(0) as u64;
+            if let Some(o) = &mut self.observer {
+                o.wait_row(cell(0), cell(4), cell(5));
+            }
             match classify(cell(0), cell(1), cell(2)) {
                 Sampled::Counted(label) => {
                     if label.starts_with("Lock:") {
@@ -331,17 +387,21 @@ impl Sampler {
         }
         if hidden > 0 && !self.hidden_noted {
             self.hidden_noted = true;
-            self.s.note(
-                "some of the run's sessions are hidden from the probe's role \
-                 (grant pg_read_all_stats): their waits are not counted",
-            );
+            let whose = match self.scope {
+                Scope::Run => "the run's",
+                Scope::Database => "other roles'",
+            };
+            self.s.note(format!(
+                "some of {whose} sessions are hidden from the probe's role \
+                 (grant pg_read_all_stats, or pg_monitor): their waits are not counted"
+            ));
         }
         self.max_waiting = self.max_waiting.max(lock_waiting);
         self.cur.lock_waiting_max = self.cur.lock_waiting_max.max(lock_waiting);
         if lock_waiting > 0 {
             if self.lock_skip == 0 {
                 self.sample_lock_spots();
-                self.hot_rows.read(&mut self.s, &self.app_lit, lock_waiting);
+                self.hot_rows.read(&mut self.s, &self.filter, lock_waiting);
                 self.lock_skip = self.lock_every;
             }
             self.lock_skip -= 1;
@@ -349,7 +409,7 @@ impl Sampler {
     }
 
     fn sample_lock_spots(&mut self) {
-        let sql = LOCK_SPOTS_SQL.replace("$1", &self.app_lit);
+        let sql = LOCK_SPOTS_SQL.replace("{F}", &self.filter);
         let Some(r) = self
             .s
             .run_prepared(Part::LockSpots, "hotbench_probe_locks", &sql)
@@ -372,17 +432,24 @@ impl Sampler {
     }
 
     fn read_chains(&mut self) -> Option<u32> {
-        let sql = CHAINS_SQL.replace("$1", &self.app_lit);
-        let r = self
-            .s
-            .run_prepared(Part::Chains, "hotbench_probe_chains", &sql)?;
-        let mut g = BTreeMap::new();
-        for row in &r.rows {
-            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            if let Some(pid) = int(cell(0)) {
-                g.insert(pid, parse_int_array(cell(1).unwrap_or("")));
+        // Observing sessions: one read gives the blockers and the chains.
+        let g = match &mut self.observer {
+            Some(o) => o.blockers(&mut self.s, &self.filter)?,
+            None => {
+                let sql = CHAINS_SQL.replace("{F}", &self.filter);
+                let r = self
+                    .s
+                    .run_prepared(Part::Chains, "hotbench_probe_chains", &sql)?;
+                let mut g = BTreeMap::new();
+                for row in &r.rows {
+                    let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+                    if let Some(pid) = int(cell(0)) {
+                        g.insert(pid, parse_int_array(cell(1).unwrap_or("")));
+                    }
+                }
+                g
             }
-        }
+        };
         let c = longest_chain(&g);
         self.longest_chain = self.longest_chain.max(c);
         Some(c)
@@ -393,7 +460,7 @@ impl Sampler {
             return None;
         }
         let arr = format!("'{}'", health::oid_array(&self.table_oids));
-        let sql = health::TABLES_SQL.replace("$1", &arr);
+        let sql = self.tables_sql.replace("$1", &arr);
         let r = self
             .s
             .run_prepared(Part::Tables, "hotbench_probe_tables", &sql)?;
@@ -463,8 +530,12 @@ impl Sampler {
             self.max_xmin_age = Some(self.max_xmin_age.map_or(a, |m| m.max(a)));
         }
         let stmts = self.read_statements();
+        if let Some(o) = &mut self.observer {
+            o.activity(&mut self.s, &self.filter);
+            o.xmin_holders(&mut self.s);
+        }
         if self.s.enabled(Part::WaitSampling) {
-            let sql = PIDS_SQL.replace("$1", &self.app_lit);
+            let sql = PIDS_SQL.replace("{F}", &self.filter);
             if let Some(r) = self
                 .s
                 .run_prepared(Part::WaitSampling, "hotbench_probe_pids", &sql)
@@ -522,6 +593,25 @@ impl Sampler {
             self.stmt_prev = stmts;
         }
         self.last_stats_at = now;
+    }
+}
+
+/// The sampled backends as a condition on `pg_stat_activity a`: the run's (by
+/// application_name), or every client backend of the database but the probe's own and other
+/// hotbench probes'. Values are SQL literals built here, never pasted text.
+fn backend_filter(opts: &ProbeOptions) -> String {
+    match opts.scope {
+        Scope::Run => format!(
+            "a.application_name = {} and a.pid <> pg_backend_pid()",
+            literal(&server_name(&opts.application_name))
+        ),
+        Scope::Database => format!(
+            "a.datname = current_database() and a.backend_type = 'client backend' \
+             and a.pid <> pg_backend_pid() and a.application_name <> {} \
+             and a.application_name not like {}",
+            literal(&server_name(&opts.connection_name)),
+            literal(&format!("{PROBE_APPLICATION_NAME}%"))
+        ),
     }
 }
 

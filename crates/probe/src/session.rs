@@ -2,7 +2,7 @@
 //! kind of measurement is a [`Part`] that a missing view, function, extension or privilege
 //! switches off with one note instead of failing the run.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use hotbench_stats::probe_record::ProbeCost;
@@ -22,6 +22,9 @@ pub enum Part {
     Statements,
     WaitSampling,
     EngineWaits,
+    Activity,
+    Blockers,
+    XminHolders,
 }
 
 impl Part {
@@ -38,6 +41,11 @@ impl Part {
             Part::Statements => "statements (pg_stat_statements)",
             Part::WaitSampling => "pg_wait_sampling",
             Part::EngineWaits => "engine wait history",
+            Part::Activity => "statements of the sampled sessions (pg_stat_activity)",
+            Part::Blockers => "blocking sessions (pg_blocking_pids)",
+            Part::XminHolders => {
+                "xmin horizon holders (pg_stat_activity, pg_replication_slots, pg_prepared_xacts)"
+            }
         }
     }
 }
@@ -54,7 +62,11 @@ pub struct Session {
     lost: bool,
     prepared: BTreeSet<String>,
     no_prepare: bool,
+    timeouts: BTreeMap<Part, u32>,
 }
+
+/// A part that timed out this many times is switched off (it keeps costing the server).
+pub const TIMEOUTS_TO_DISABLE: u32 = 3;
 
 impl Session {
     pub fn new(conn: Connection) -> Session {
@@ -66,6 +78,7 @@ impl Session {
             lost: false,
             prepared: BTreeSet::new(),
             no_prepare: false,
+            timeouts: BTreeMap::new(),
         }
     }
 
@@ -150,8 +163,14 @@ impl Session {
         if !self.enabled(part) {
             return None;
         }
+        let r = self.prepared_raw(name, sql);
+        self.outcome(part, r)
+    }
+
+    /// As [`Session::run_prepared`], returning the error for the caller to judge.
+    pub fn prepared_raw(&mut self, name: &str, sql: &str) -> Result<QueryResult, Error> {
         let execute = format!("execute {name}");
-        let r = if self.no_prepare {
+        if self.no_prepare {
             self.raw(sql, &[])
         } else if self.prepared.contains(name) {
             self.raw(&execute, &[])
@@ -173,15 +192,41 @@ impl Session {
                 }
                 Err(e) => Err(e),
             }
-        };
-        self.outcome(part, r)
+        }
     }
 
-    /// A query's rows, or `None` with `part` switched off and a note.
-    fn outcome(&mut self, part: Part, r: Result<QueryResult, Error>) -> Option<QueryResult> {
+    /// Stops every part with `note`, as a lost connection does: nothing more is sampled.
+    pub fn stop_all(&mut self, note: impl Into<String>) {
+        if !self.lost {
+            self.lost = true;
+            self.notes.push(note.into());
+        }
+    }
+
+    /// A query's rows, or `None` with `part` switched off and a note. A query cancelled by
+    /// the session's `lock_timeout` or `statement_timeout` is skipped with a note (once per
+    /// part) and the part stays on until it has timed out [`TIMEOUTS_TO_DISABLE`] times.
+    pub fn outcome(&mut self, part: Part, r: Result<QueryResult, Error>) -> Option<QueryResult> {
         match r {
             Ok(r) => Some(r),
             Err(e) => {
+                let timeout = matches!(
+                    e.sqlstate(),
+                    Some(SqlState::LOCK_NOT_AVAILABLE | SqlState::QUERY_CANCELED)
+                );
+                if timeout && !self.lost {
+                    let n = self.timeouts.entry(part).or_default();
+                    *n += 1;
+                    if *n < TIMEOUTS_TO_DISABLE {
+                        let why = if e.sqlstate() == Some(SqlState::LOCK_NOT_AVAILABLE) {
+                            "lock_timeout: another session held a lock it needed"
+                        } else {
+                            "statement_timeout"
+                        };
+                        self.note(format!("{}: a read was skipped ({why})", part.what()));
+                        return None;
+                    }
+                }
                 if !self.lost {
                     let code = e.sqlstate();
                     let why = match code {

@@ -218,3 +218,102 @@ fn an_unreachable_server_is_a_note_not_an_error() {
     );
     assert!(rec.waits.is_empty() && rec.top_wait_label().is_none());
 }
+
+#[test]
+fn another_load_is_observed_read_only_with_its_statements_blockers_and_xmin_holder() {
+    let db = testing::fresh_database("probe_observe");
+    psql(
+        &db,
+        "create table acct(id int primary key, v int not null);
+         insert into acct select g, 0 from generate_series(1, 10) g;
+         create table other(id int);",
+    );
+    // Somebody else's sessions (any application_name): a snapshot held idle in a
+    // transaction, a row lock held the same way, two updates queued behind it.
+    let mut snapshot = connect(&db, "reporting");
+    snapshot
+        .simple_query("begin isolation level repeatable read; select count(*) from other;")
+        .expect("snapshot");
+    let mut holder = connect(&db, "app");
+    holder
+        .simple_query("begin; update acct set v = v + 1 where id = 1;")
+        .expect("hold");
+    let waiters: Vec<_> = (0..2)
+        .map(|_| {
+            let mut c = connect(&db, "app");
+            std::thread::spawn(move || {
+                c.simple_query("update acct set v = v + 1 where id = 1")
+                    .expect("waiter");
+                c.close();
+            })
+        })
+        .collect();
+    let mut watch = connect(&db, "watch");
+    wait_until("two lock waiters", || {
+        watch
+            .simple_query(
+                "select count(*) from pg_stat_activity \
+                 where datname = current_database() and wait_event_type = 'Lock'",
+            )
+            .ok()
+            .and_then(|r| r.first().and_then(|q| q.get(0, 0)).map(|v| v == "2"))
+            .unwrap_or(false)
+    });
+    let mut opts = ProbeOptions::new("not-used-by-database-scope");
+    opts.scope = hotbench_probe::Scope::Database;
+    opts.connection_name = "observer under test".into();
+    opts.observe_sessions = true;
+    opts.read_only = true;
+    opts.lock_timeout = Duration::from_millis(10);
+    opts.wait_interval = Duration::from_millis(20);
+    opts.stats_interval = Duration::from_millis(100);
+    let probe = Probe::start(&params(&db, "ignored"), opts);
+    wait_until("four stats rounds", || probe.progress().intervals >= 4);
+    let holder_pid = i64::from(holder.backend_pid());
+    let snapshot_pid = snapshot.backend_pid().to_string();
+    holder.simple_query("commit").expect("commit");
+    for w in waiters {
+        w.join().expect("waiter thread");
+    }
+    let rec = probe.stop();
+    snapshot.simple_query("rollback").expect("rollback");
+    for c in [snapshot, holder, watch] {
+        c.close();
+    }
+    let s = rec.sessions.clone().expect("sessions observed");
+    eprintln!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+    assert!(
+        rec.notes.iter().all(|n| !n.contains("refusing")),
+        "{:?}",
+        rec.notes
+    );
+    // The two waiters' statement, normalized, with its lock waits and both sessions (by
+    // query_id, the holder's last statement is the same one).
+    let upd = s
+        .statements
+        .iter()
+        .find(|st| st.query.contains("update acct set v = v + ? where id = ?"))
+        .unwrap_or_else(|| panic!("{:?}", s.statements));
+    assert!(upd.lock_waits > 0 && upd.sessions >= 2, "{upd:?}");
+    // The holder blocks them, idle in its transaction; the row is acct's id=1.
+    let b = &s.blockers[0];
+    assert_eq!(b.state, "idle in transaction", "{:?}", s.blockers);
+    assert_eq!(b.pids, [holder_pid]);
+    assert_eq!(rec.hot_rows[0].key, "id=1", "{:?}", rec.hot_rows);
+    assert_eq!(s.relation_waits[0].relation, "acct");
+    assert!(rec.locks.longest_chain >= 1, "{:?}", rec.locks);
+    // The snapshot is the oldest xmin at every read.
+    let h = &s.xmin_holders[0];
+    assert_eq!(
+        (h.kind.as_str(), h.id.as_str()),
+        ("session", snapshot_pid.as_str()),
+        "{:?}",
+        s.xmin_holders
+    );
+    assert_eq!(h.seen, s.xmin_rounds);
+    assert_eq!(h.application_name, "reporting");
+    // The observer's own and the watching sessions are apart from the sampled ones only by
+    // scope: every busy sample is one of the test's sessions.
+    assert!(s.busy_samples >= 4 * 3, "{}", s.busy_samples);
+    assert!(s.in_transaction_gap_ms.is_none_or(|g| g < 1000.0 * 2.0));
+}

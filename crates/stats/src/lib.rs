@@ -16,6 +16,7 @@ pub mod coarse;
 pub mod compare_record;
 pub mod config_record;
 pub mod counters;
+pub mod diagnosis_record;
 pub mod fairness;
 pub mod histogram;
 pub mod hot_keys;
@@ -29,6 +30,7 @@ pub mod pgbench_format;
 pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
+pub mod sessions_record;
 pub mod shards;
 pub mod simple;
 pub mod sweep_record;
@@ -48,6 +50,7 @@ pub use config_record::{
     ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,
 };
 pub use counters::{FailureKind, TxnCounters};
+pub use diagnosis_record::{Diagnosis, DIAGNOSIS_FORMAT};
 pub use histogram::{LatencyHistogram, Percentiles};
 /// The settings' value types the record's `config` is written in.
 pub use hotbench_settings::{

@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::record::RunRecord;
+pub use crate::sessions_record::{
+    ActiveStatement, Blocker, RelationWaits, SessionsRecord, XminHolder,
+};
 
 /// The probes' record of one run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -67,6 +70,10 @@ pub struct ProbeRecord {
     /// The connection pooler's admin console over the run, when the run went through one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pooler: Option<crate::pooler_record::PoolerSummary>,
+    /// Who the sessions were (statements, blockers, xmin holders), when the probe observed
+    /// them (`hotbench diagnose`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<SessionsRecord>,
 }
 
 /// One wait event (or lock type) with its count and share.

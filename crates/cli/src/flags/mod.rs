@@ -2,6 +2,7 @@
 //! real configuration from these plain values happens in the command modules.
 
 pub mod conn;
+pub mod diagnose;
 pub mod null_server;
 pub mod report;
 pub mod run;
@@ -75,4 +76,7 @@ pub enum Command {
     /// A PostgreSQL-protocol responder with canned replies, for client benchmarks
     #[command(hide = true, name = "null-server")]
     NullServer(null_server::NullServerArgs),
+    /// Sample a live server read-only, find its contention and name the ladder that fixes it
+    #[command(disable_help_flag = true)]
+    Diagnose(Box<diagnose::DiagnoseArgs>),
 }

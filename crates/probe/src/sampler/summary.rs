@@ -72,6 +72,10 @@ impl Sampler {
             }
             summary
         });
+        let sessions = self
+            .observer
+            .take()
+            .map(|o| o.finish(self.hot_rows.relations()));
         let record = ProbeRecord {
             engine: self.engine.to_string(),
             wait_source,
@@ -106,6 +110,7 @@ impl Sampler {
                 c
             },
             pooler,
+            sessions,
         };
         self.s.close();
         record

@@ -6,6 +6,7 @@ pub mod bars;
 pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
+pub mod diagnosis;
 pub mod doc;
 pub mod downsample;
 pub mod escape;

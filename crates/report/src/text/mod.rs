@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod compare_ladder;
+pub mod diagnosis;
 pub mod keys;
 pub mod number;
 pub mod pgbench;

@@ -1,0 +1,230 @@
+//! `hotbench diagnose`: glue between the command line, the server to diagnose, the diagnosis
+//! (`hotbench-diagnose`) and its reports; `--run` then runs the first finding's suggested
+//! ladder on the embedded server through `scenario run` itself, so what runs is exactly the
+//! printed command. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
+//! connection, 2 the server went away mid-sample or the sample was interrupted (the partial
+//! diagnosis is still printed and written), or `--run`'s ladder failed.
+
+use std::time::Duration;
+
+use clap::FromArgMatches;
+use hotbench_engine::duration::{parse_duration_us, parse_whole_seconds, Unit};
+use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
+use hotbench_stats::Ladder;
+
+use crate::fail::{Fail, Result};
+use crate::flags::diagnose::DiagnoseArgs;
+use crate::flags::scenario::{ScenarioCommand, ScenarioRunArgs};
+use crate::option_ranges::parse_int;
+use crate::target::{self, TargetArgs};
+
+pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
+    let opts = options(a)?;
+    let run_time = match &a.run_time {
+        Some(t) => Some(
+            parse_whole_seconds(t)
+                .map_err(|e| Fail::input(format!("--run-time: {e}")))?
+                .to_string(),
+        ),
+        None => None,
+    };
+    crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()], &[])?;
+    let target = target::resolve(
+        &TargetArgs {
+            conn: a.conn.clone(),
+            embedded: a.embedded.clone(),
+            dbname: a.dbname.clone(),
+            // Diagnose runs no workload: no run setting applies to it.
+            settings: Default::default(),
+        },
+        false,
+    )?;
+    let params = target
+        .config
+        .resolve()
+        .map_err(|e| Fail::input(e.to_string()))?;
+    let mut opts = opts;
+    opts.target = target.describe();
+    let connected = hotbench_diagnose::connect(&params)
+        .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
+    hotbench_engine::signals::install();
+    eprintln!(
+        "hotbench diagnose: sampling {} for {:.0} s (read-only, waits every {} ms)…",
+        opts.target,
+        opts.duration.as_secs_f64(),
+        opts.interval.as_millis()
+    );
+    let mut d = connected.sample(&opts, &hotbench_engine::signals::stop_requested);
+    drop(target);
+    print!("{}", hotbench_report::text::diagnosis::render_text(&d));
+    write(a, &d)?;
+    let mut code = match d.status {
+        DiagnosisStatus::Complete => 0,
+        DiagnosisStatus::ServerLost => {
+            eprintln!("hotbench: error: the server went away mid-sample; the diagnosis is partial");
+            2
+        }
+        DiagnosisStatus::Interrupted => {
+            eprintln!("hotbench: error: interrupted; the diagnosis covers what was sampled");
+            2
+        }
+    };
+    if a.run && code == 0 {
+        hotbench_engine::signals::reset();
+        code = lab(a, &mut d, run_time, argv)?;
+        write(a, &d)?;
+    }
+    Ok(code)
+}
+
+/// The sampling options from the flags.
+fn options(a: &DiagnoseArgs) -> Result<hotbench_diagnose::Options> {
+    let us = parse_duration_us(&a.time, Unit::Seconds)
+        .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
+    if us < 1_000_000 {
+        return Err(Fail::input(format!(
+            "invalid -T/--time \"{}\": sample at least 1 second",
+            a.time
+        )));
+    }
+    let iv = parse_duration_us(&a.interval, Unit::Millis)
+        .map_err(|e| Fail::input(format!("--interval: {e}")))?;
+    if iv < 10_000 || iv > us {
+        return Err(Fail::input(format!(
+            "invalid --interval \"{}\": must be at least 10ms and at most -T",
+            a.interval
+        )));
+    }
+    let mut o = hotbench_diagnose::Options::new(Duration::from_micros(us as u64));
+    o.interval = Duration::from_micros(iv as u64);
+    o.key_reads = !a.no_keys;
+    if let Some(c) = &a.server_cores {
+        o.server_cores = Some(parse_int(c, "--server-cores", 1, 1_000_000)? as u32);
+    }
+    Ok(o)
+}
+
+fn write(a: &DiagnoseArgs, d: &Diagnosis) -> Result<()> {
+    crate::outputs::all(vec![
+        a.json
+            .as_deref()
+            .map_or(Ok(()), |p| crate::outputs::write_json(p, d, "diagnosis")),
+        a.html.as_deref().map_or(Ok(()), |p| {
+            crate::outputs::write_html(p, &hotbench_report::html::diagnosis::render_html(d))
+        }),
+    ])
+}
+
+/// The suggested command parsed as `scenario run` parses it: what `--run` runs is exactly
+/// what the diagnosis printed.
+pub fn parse_suggestion(args: &[String]) -> Result<ScenarioRunArgs> {
+    let argv: Vec<String> = std::iter::once("hotbench".to_string())
+        .chain(args.iter().cloned())
+        .collect();
+    let m = crate::flags::command()
+        .try_get_matches_from(&argv)
+        .map_err(|e| Fail::run(format!("suggested command does not parse: {e}")))?;
+    match crate::flags::Cli::from_arg_matches(&m).map(|c| c.command) {
+        Ok(crate::flags::Command::Scenario(s)) => match s.command {
+            ScenarioCommand::Run(r) => Ok(*r),
+            _ => Err(Fail::run("suggested command is not `scenario run`")),
+        },
+        _ => Err(Fail::run("suggested command is not `scenario run`")),
+    }
+}
+
+/// `--run`: the first finding with a command, run on the embedded server; its ranking joins
+/// the diagnosis.
+fn lab(
+    a: &DiagnoseArgs,
+    d: &mut Diagnosis,
+    run_time: Option<String>,
+    argv: &[String],
+) -> Result<u8> {
+    let Some(f) = d.findings.iter().find(|f| f.command.is_some()) else {
+        println!("\n--run: no finding suggests a ladder; nothing to run");
+        return Ok(0);
+    };
+    let command = f.command.clone().unwrap_or_default();
+    let mut r = parse_suggestion(&f.command_args)?;
+    r.ladder.embedded = a.embedded.clone();
+    if run_time.is_some() {
+        r.ladder.load.time = run_time;
+    }
+    println!("\n--run: {command} (on the embedded server)");
+    let picked = crate::scenario_cmd::pick(&r.name, &r.pick, &[])?;
+    let mut lab = LabRun {
+        command,
+        scenario: r.name.clone(),
+        ..Default::default()
+    };
+    let code = match crate::scenario_cmd::run_ladders(&[picked], &r.ladder, None, false, argv) {
+        Ok(ladders) => {
+            let failed = ladders.iter().any(|l| !l.all_checks_ok());
+            if let Some(l) = ladders.first() {
+                lab.ranking = ranking(l);
+            }
+            u8::from(failed) * 2
+        }
+        Err(f) => {
+            lab.error = Some(f.message.clone());
+            f.print();
+            f.code
+        }
+    };
+    d.lab = Some(lab);
+    Ok(code)
+}
+
+fn ranking(l: &Ladder) -> Vec<LabVariant> {
+    l.variants
+        .iter()
+        .map(|v| {
+            let r = v.record.as_ref();
+            let committed = v.no_commit_reason().is_none();
+            LabVariant {
+                name: v.name.clone(),
+                baseline: v.baseline,
+                per_s: v.useful_per_s().unwrap_or(0.0),
+                p99_ms: r.filter(|_| committed).map(|r| r.totals.latency.p99_ms),
+                vs_baseline: l.speedup(v),
+                checks_ok: v.checks_ok(),
+                top_wait: r.and_then(|r| r.top_wait()),
+                skipped: v.skipped.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every command a diagnosis can suggest parses as `scenario run` and names a shipped
+    /// scenario, its variants and its parameters.
+    #[test]
+    fn suggested_commands_name_real_scenarios_variants_and_parameters() {
+        let samples = hotbench_diagnose::findings::examples();
+        assert!(samples.len() >= 4);
+        for s in samples {
+            let args = s.args();
+            let r = parse_suggestion(&args).unwrap_or_else(|f| panic!("{args:?}: {}", f.message));
+            let scn = hotbench_scenario::find(&r.name, &[]).expect("shipped scenario");
+            hotbench_scenario::select_variants(&scn, r.pick.variant_names().as_deref(), false)
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let params: Vec<(String, String)> = r
+                .ladder
+                .param
+                .iter()
+                .map(|p| hotbench_scenario::params::parse_assignment(p).expect("NAME=VALUE"))
+                .collect();
+            hotbench_scenario::params::Params::resolve(&scn.manifest, None, &params)
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            // --rtt is parsed with the command line (a bad one fails parse_suggestion).
+            if args.iter().any(|a| a == "--rtt") {
+                assert!(r.ladder.settings.rtt_us > 0, "{args:?}");
+            }
+            assert!(r.ladder.load.client.is_some(), "{args:?}");
+        }
+    }
+}

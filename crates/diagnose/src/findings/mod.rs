@@ -1,0 +1,96 @@
+//! From the sample to findings: each module judges one kind of contention from the facts
+//! (hot rows and queues per relation, the xmin horizon, then server-wide symptoms), adds what
+//! it looked at to the checks, and the findings are ranked by the share of active session
+//! time they explain. Pure: the unit tests feed it hand-built probe records.
+
+mod rows;
+
+pub use rows::{examples, hot_row_suggestion, queue_suggestion, HotPattern};
+mod server;
+mod xmin;
+
+use hotbench_stats::diagnosis_record::{Check, Finding, FindingStatement};
+use hotbench_stats::probe_record::ProbeRecord;
+
+use crate::facts::facts;
+
+/// What the findings are judged from.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub probe: &'a ProbeRecord,
+    /// Seconds sampled.
+    pub duration_s: f64,
+    /// Cores of the server's machine, when known.
+    pub server_cores: Option<u32>,
+}
+
+/// The ranked findings and every check made.
+pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
+    let f = facts(input.probe);
+    let mut out = Vec::new();
+    let mut checks = Vec::new();
+    activity_check(input, &mut checks);
+    let xmin = xmin::find(input, &f, &mut checks);
+    rows::find(input, &f, xmin.is_some(), &mut out, &mut checks);
+    out.extend(xmin);
+    server::find(input, &mut out, &mut checks);
+    rank(&mut out);
+    (out, checks)
+}
+
+/// Most explaining first; equal shares in the order of the kinds.
+pub fn rank(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.share
+            .partial_cmp(&a.share)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.kind.cmp(&b.kind))
+    });
+}
+
+fn activity_check(input: &Input, checks: &mut Vec<Check>) {
+    let p = input.probe;
+    let value = if p.samples == 0 {
+        "no sample taken".to_string()
+    } else {
+        let per = p.busy_samples as f64 / p.samples as f64;
+        format!(
+            "{per:.1} busy on average over {} samples ({} statements seen)",
+            p.samples,
+            p.sessions.as_ref().map_or(0, |s| s.statements.len())
+        )
+    };
+    checks.push(check("active sessions", value, false));
+}
+
+pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check {
+    Check {
+        what: what.into(),
+        value: value.into(),
+        found,
+    }
+}
+
+pub(crate) fn statement(
+    role: &str,
+    s: &hotbench_stats::probe_record::ActiveStatement,
+    samples: u64,
+) -> FindingStatement {
+    FindingStatement {
+        role: role.into(),
+        queryid: s.queryid.clone(),
+        query: s.query.clone(),
+        samples,
+        state: String::new(),
+    }
+}
+
+/// `62%`.
+pub(crate) fn pct(share: f64) -> String {
+    // Never "-0%".
+    let v = share * 100.0;
+    format!("{:.0}%", if v > 0.0 { v } else { 0.0 })
+}
+
+#[cfg(test)]
+mod tests;

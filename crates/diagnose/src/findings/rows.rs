@@ -1,0 +1,473 @@
+//! Contention on a relation's rows: a **queue** when its statements claim the first rows
+//! (`… LIMIT n FOR UPDATE [SKIP LOCKED]`) and rows leave it (deletes or updates), and the
+//! claims wait on each other, or its dead tuples grow, or the claims get slower; else a **hot
+//! row** when lock waits on it take a good part of the active time. A hot row's statements
+//! tell the lab apart: increments on one table are `counters`, increments on several
+//! aggregates with a history insert are pgbench's `tpcb-hotspot`, a read-lock-then-write (or
+//! any other write) is `daily-limit`.
+
+use hotbench_stats::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
+
+use super::{check, pct, statement, Input};
+use crate::facts::{trend_ms, Facts, RelationFacts};
+use crate::shape::Access;
+use crate::suggest::{estimate, Suggestion};
+
+/// Share of active time a relation's statements must spend waiting on locks to be a hot row.
+pub const MIN_LOCK_SHARE: f64 = 0.10;
+/// … and lock-waiting samples placed on its rows.
+pub const MIN_PLACED: u64 = 3;
+/// Share of active time a queue's statements must take to be worth a finding.
+pub const MIN_QUEUE_SHARE: f64 = 0.10;
+/// A claim whose mean time grew by this factor from the first to the last third is slower.
+const SLOWER: f64 = 1.3;
+
+pub fn find(
+    input: &Input,
+    f: &Facts,
+    old_snapshot: bool,
+    out: &mut Vec<Finding>,
+    checks: &mut Vec<super::Check>,
+) {
+    let mut hot = 0;
+    let mut queues = 0;
+    let lock_share = input.probe.lock_wait_pct() / 100.0;
+    for r in &f.relations {
+        if r.claims() && r.removes() {
+            if let Some(q) = queue(input, f, r, old_snapshot) {
+                queues += 1;
+                out.push(q);
+            } else {
+                checks.push(check(
+                    "queue table",
+                    format!(
+                        "{}: claims{} without waits, growing dead tuples or slower claims ({} of active time)",
+                        r.name,
+                        if r.skip_locked_claims() { " with SKIP LOCKED" } else { "" },
+                        pct(f.share(r.busy))
+                    ),
+                    false,
+                ));
+            }
+            continue;
+        }
+        // Statements unseen (another role's sessions): judge by the lock waits alone.
+        let waiting = if f.busy > 0 {
+            f.share(r.lock_busy)
+        } else {
+            lock_share * r.lock_pct / 100.0
+        };
+        if waiting >= MIN_LOCK_SHARE && r.lock_waits >= MIN_PLACED {
+            hot += 1;
+            out.push(hot_row(input, f, r, waiting));
+        }
+    }
+    let top = f.relations.iter().find(|r| r.lock_waits > 0);
+    checks.push(check(
+        "lock waits",
+        match top {
+            Some(r) => format!(
+                "{} of active time waiting on heavyweight locks; most on {} ({:.0}% of lock waits, {} rows)",
+                pct(lock_share),
+                r.name,
+                r.lock_pct,
+                r.rows
+            ),
+            None => format!("{} of active time waiting on heavyweight locks; none on rows", pct(lock_share)),
+        },
+        hot > 0,
+    ));
+    if queues == 0 && !f.relations.iter().any(|r| r.claims()) {
+        checks.push(check(
+            "queue tables",
+            "no claims (… LIMIT n FOR UPDATE) seen",
+            false,
+        ));
+    }
+}
+
+/// Whether the keys are real keys (ctids change with every update: not countable rows).
+fn keys_read(r: &RelationFacts) -> bool {
+    r.keys.first().is_some_and(|k| !k.key.starts_with("ctid="))
+}
+
+fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding {
+    let p = input.probe;
+    let gap = p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms);
+    let rows = keys_read(r).then_some(r.rows);
+    let est = estimate(r.sessions, rows, gap);
+    let increments_elsewhere = f
+        .relations
+        .iter()
+        .filter(|o| o.key != r.key && o.increments())
+        .count();
+    let history = f.relations.iter().any(|o| {
+        o.key != r.key
+            && o.statements
+                .iter()
+                .any(|s| s.access.contains(&Access::Insert))
+    });
+    let pattern = if r.increments() && increments_elsewhere > 0 && history {
+        HotPattern::Tpcb
+    } else if r.increments() && !r.locking_reads() {
+        HotPattern::Counters
+    } else {
+        HotPattern::Payments {
+            locking_reads: r.locking_reads(),
+            share_locks: r.any_share_lock(),
+        }
+    };
+    let mut sug = hot_row_suggestion(pattern, est);
+    if sug
+        .estimate
+        .rtt_ms
+        .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
+    {
+        sug.estimate.rtt_ms = None;
+    }
+    let share = f.share(r.busy).max(waiting);
+    let top_keys: Vec<String> = r.keys.iter().take(3).map(|k| k.key.clone()).collect();
+    let mut finding = Finding {
+        kind: FindingKind::HotRow,
+        title: format!(
+            "hot row: {} ({}) — {}; {} of active time waits on its row locks",
+            r.name,
+            if top_keys.is_empty() {
+                "keys unknown".into()
+            } else {
+                top_keys.join("; ")
+            },
+            pattern.describe(),
+            pct(waiting)
+        ),
+        relation: Some(r.name.clone()),
+        keys: r.keys.clone(),
+        share,
+        statements: relation_statements(r, "waiting"),
+        evidence: vec![
+            Evidence::new("active time on its statements", pct(f.share(r.busy))),
+            Evidence::new("active time waiting on its locks", pct(waiting)),
+            Evidence::new(
+                "lock waits placed on its rows",
+                format!("{} ({:.0}% of lock waits)", r.lock_waits, r.lock_pct),
+            ),
+            Evidence::new("distinct rows waited on", r.rows.to_string()),
+            Evidence::new("sessions on its statements", r.sessions.to_string()),
+        ],
+        advice: "one statement per payment (UPDATE … WHERE remaining >= … RETURNING), a \
+                 procedure, or spreading a hot row over several (escrow, slotted counters): \
+                 the ladder measures which wins at your concurrency"
+            .into(),
+        ..Default::default()
+    };
+    if let Some(g) = gap {
+        finding.evidence.push(Evidence::new(
+            "time between a transaction's statements",
+            format!("{g:.2} ms"),
+        ));
+    }
+    if !keys_read(r) && !r.keys.is_empty() {
+        finding.evidence.push(Evidence::new(
+            "keys",
+            "not readable (no SELECT on the table, or --no-keys): rows named by ctid",
+        ));
+    }
+    add_blockers(input, r, &mut finding);
+    sug.apply(&mut finding);
+    finding
+}
+
+fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Option<Finding> {
+    let p = input.probe;
+    let waiting = f.share(r.lock_busy);
+    let dead = r.dead_growth();
+    let claims: Vec<&str> = r
+        .statements
+        .iter()
+        .filter(|s| {
+            s.access
+                .iter()
+                .any(|a| matches!(a, Access::Lock { limit: true, .. }))
+        })
+        .map(|s| s.statement.queryid.as_str())
+        .filter(|q| !q.is_empty())
+        .collect();
+    let trend = trend_ms(p, &claims);
+    let slower = trend.is_some_and(|(a, b)| a > 0.0 && b / a >= SLOWER);
+    let skip = r.skip_locked_claims();
+    let share = f.share(r.busy).max(waiting);
+    let symptom = waiting >= 0.05 || !skip || dead > 0 || slower;
+    if share < MIN_QUEUE_SHARE || !symptom {
+        return None;
+    }
+    let claimers = r
+        .statements
+        .iter()
+        .filter(|s| {
+            s.access
+                .iter()
+                .any(|a| matches!(a, Access::Lock { limit: true, .. }))
+        })
+        .map(|s| s.statement.sessions)
+        .max()
+        .unwrap_or(r.sessions);
+    let sug = queue_suggestion(estimate(claimers, None, None), skip, old_snapshot);
+    let mut why = Vec::new();
+    if !skip {
+        why.push(format!(
+            "consumers claim with FOR UPDATE and wait on each other ({} of active time)",
+            pct(waiting)
+        ));
+    } else if waiting >= 0.05 {
+        why.push(format!(
+            "claims wait on locks ({} of active time)",
+            pct(waiting)
+        ));
+    }
+    if dead > 0 {
+        why.push(format!("dead tuples grew by {dead}"));
+    }
+    if let (true, Some((a, b))) = (slower, trend) {
+        why.push(format!("claims got slower ({a:.2} → {b:.2} ms)"));
+    }
+    let mut finding = Finding {
+        kind: FindingKind::Queue,
+        title: format!("queue: {} — {}", r.name, why.join("; ")),
+        relation: Some(r.name.clone()),
+        keys: r.keys.iter().take(5).cloned().collect(),
+        share,
+        statements: relation_statements(r, "claiming"),
+        evidence: vec![
+            Evidence::new("active time on its statements", pct(f.share(r.busy))),
+            Evidence::new("active time waiting on its locks", pct(waiting)),
+            Evidence::new(
+                "claims",
+                if skip {
+                    "FOR UPDATE SKIP LOCKED … LIMIT"
+                } else {
+                    "FOR UPDATE … LIMIT (no SKIP LOCKED)"
+                },
+            ),
+            Evidence::new("consumers", claimers.to_string()),
+        ],
+        advice: if skip {
+            "keep the scan short: claim newest-first or from a watermark, or rotate partitions, \
+             so dead entries left by old snapshots are not walked on every claim"
+        } else {
+            "claim with FOR UPDATE SKIP LOCKED (each consumer takes the next free job), in \
+             batches when jobs are small"
+        }
+        .into(),
+        ..Default::default()
+    };
+    if let Some(t) = &r.table {
+        finding.evidence.push(Evidence::new(
+            "table writes",
+            format!(
+                "{} inserted, {} updated, {} deleted; dead tuples {} → {}",
+                t.inserts, t.updates, t.deletes, t.dead_tuples_start, t.dead_tuples_end
+            ),
+        ));
+    }
+    if let Some((a, b)) = trend {
+        finding.evidence.push(Evidence::new(
+            "claim mean time, first → last third",
+            format!("{a:.2} → {b:.2} ms"),
+        ));
+    }
+    add_blockers(input, r, &mut finding);
+    sug.apply(&mut finding);
+    Some(finding)
+}
+
+/// What a hot row's statements do to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HotPattern {
+    /// Increments of several aggregate rows beside a history insert.
+    Tpcb,
+    /// Increments of one table's rows.
+    Counters,
+    /// Anything else: read (with a lock) and write back, or plain writes.
+    Payments {
+        locking_reads: bool,
+        share_locks: bool,
+    },
+}
+
+impl HotPattern {
+    fn describe(self) -> &'static str {
+        match self {
+            HotPattern::Tpcb => {
+                "increments of aggregate rows beside a history insert (pgbench's TPC-B shape)"
+            }
+            HotPattern::Counters => "counter increments (SET n = n + …)",
+            HotPattern::Payments {
+                locking_reads: true,
+                ..
+            } => "read-check-write payments (SELECT … FOR UPDATE, then UPDATE)",
+            HotPattern::Payments { .. } => "writes to the same rows",
+        }
+    }
+}
+
+/// The ladder that reproduces a hot row of this pattern.
+pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
+    let keys = est.hot_keys;
+    let (scenario, variants, param): (_, Vec<&'static str>, _) = match p {
+        HotPattern::Tpcb => (
+            "tpcb-hotspot",
+            vec!["tpcb", "bucketed", "simple-update"],
+            "scale",
+        ),
+        HotPattern::Counters => (
+            "counters",
+            vec!["direct", "slotted", "events-rollup"],
+            "posts",
+        ),
+        HotPattern::Payments { share_locks, .. } => {
+            let mut v = vec![
+                "select-for-update",
+                "update-returning",
+                "procedure",
+                "escrow",
+            ];
+            if share_locks {
+                v.insert(1, "for-share");
+            }
+            ("daily-limit", v, "customers")
+        }
+    };
+    let mut s = Suggestion::new(scenario, est);
+    s.variants = variants;
+    if let Some(k) = keys {
+        s.params.push((param, k.to_string()));
+    }
+    s
+}
+
+/// The queue ladder with the variants that fit: for FOR UPDATE claims, the ways to stop
+/// waiting; for SKIP LOCKED ones, the ways to keep the scan short (with the old snapshot).
+pub fn queue_suggestion(est: Estimate, skip_locked: bool, old_snapshot: bool) -> Suggestion {
+    let mut s = Suggestion::new("queue", est);
+    s.variants = if skip_locked {
+        vec![
+            "for-update",
+            "skip-locked",
+            "skip-locked-lifo",
+            "watermark",
+            "rotation",
+        ]
+    } else {
+        vec![
+            "for-update",
+            "skip-locked",
+            "skip-locked-batch",
+            "advisory-lock",
+        ]
+    };
+    if old_snapshot {
+        s.params.push(("xmin_holder", "on".into()));
+    }
+    s
+}
+
+/// Every suggestion these findings can make, with extreme estimates (for checking them
+/// against the shipped scenarios).
+pub fn examples() -> Vec<Suggestion> {
+    let ests = [
+        estimate(1, Some(1), Some(0.3)),
+        estimate(100_000, Some(1 << 40), Some(50.0)),
+        estimate(16, None, None),
+    ];
+    let mut v = Vec::new();
+    for e in ests {
+        for p in [
+            HotPattern::Tpcb,
+            HotPattern::Counters,
+            HotPattern::Payments {
+                locking_reads: true,
+                share_locks: true,
+            },
+            HotPattern::Payments {
+                locking_reads: false,
+                share_locks: false,
+            },
+        ] {
+            v.push(hot_row_suggestion(p, e.clone()));
+        }
+        for (skip, old) in [(false, false), (true, true), (true, false), (false, true)] {
+            v.push(queue_suggestion(e.clone(), skip, old));
+        }
+    }
+    v
+}
+
+/// The relation's statements: those waiting on locks first (`role`), then the others.
+fn relation_statements(
+    r: &RelationFacts,
+    role: &str,
+) -> Vec<hotbench_stats::diagnosis_record::FindingStatement> {
+    let mut v: Vec<_> = r.statements.iter().collect();
+    v.sort_by(|a, b| {
+        (b.statement.lock_waits, b.statement.samples)
+            .cmp(&(a.statement.lock_waits, a.statement.samples))
+    });
+    v.iter()
+        .take(4)
+        .map(|s| {
+            let claims = s
+                .access
+                .iter()
+                .any(|a| matches!(a, Access::Lock { limit: true, .. }));
+            let r = if s.statement.lock_waits > 0 || (role == "claiming" && claims) {
+                role
+            } else if s.access.iter().any(|a| !matches!(a, Access::Read)) {
+                "writing"
+            } else {
+                "running"
+            };
+            statement(r, &s.statement, s.statement.samples)
+        })
+        .collect()
+}
+
+/// The sessions that blocked waits, when their statement touches the relation (or, for the
+/// relation with the most lock waits, whatever they run: a holder's current statement may be
+/// another table's).
+fn add_blockers(input: &Input, r: &RelationFacts, f: &mut Finding) {
+    let Some(s) = &input.probe.sessions else {
+        return;
+    };
+    let most_waited = s
+        .relation_waits
+        .first()
+        .is_some_and(|w| crate::shape::relation_key(&w.relation) == r.key);
+    for b in &s.blockers {
+        let touches = crate::shape::touches(&b.query)
+            .iter()
+            .any(|t| t.relation == r.key);
+        if touches || most_waited {
+            f.statements
+                .push(hotbench_stats::diagnosis_record::FindingStatement {
+                    role: "blocking".into(),
+                    queryid: b.queryid.clone(),
+                    query: b.query.clone(),
+                    samples: b.samples,
+                    state: b.state.clone(),
+                });
+        }
+        if f.statements.len() >= 8 {
+            break;
+        }
+    }
+}
+
+impl RelationFacts {
+    fn any_share_lock(&self) -> bool {
+        self.statements.iter().any(|s| {
+            s.access
+                .iter()
+                .any(|a| matches!(a, Access::Lock { share: true, .. }))
+        })
+    }
+}

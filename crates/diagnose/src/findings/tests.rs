@@ -1,0 +1,306 @@
+//! The findings on hand-built samples: each pattern is named, with its scenario and command,
+//! and a quiet sample finds nothing.
+
+use hotbench_stats::diagnosis_record::FindingKind;
+use hotbench_stats::probe_record::{Blocker, DatabaseDelta, ProbeRecord, WaitShare, XminHolder};
+
+use super::{diagnose, Input};
+use crate::testdata::{record, stmt, table};
+
+fn run(p: &ProbeRecord) -> Vec<hotbench_stats::diagnosis_record::Finding> {
+    diagnose(&Input {
+        probe: p,
+        duration_s: 3.0,
+        server_cores: Some(2),
+    })
+    .0
+}
+
+#[test]
+fn read_lock_then_write_on_a_few_customers_is_a_daily_limit_hot_row() {
+    let p = record(
+        &[
+            stmt("select remaining from daily_limit where customer_id = ? and day = current_date for update", 60, 55, 16),
+            stmt("update daily_limit set remaining = ?, last_update = now() where customer_id = ? and day = current_date", 8, 0, 12),
+            stmt("insert into ledger (customer_id, day, amount) values (?, current_date, ?)", 4, 0, 10),
+        ],
+        &[
+            ("daily_limit", "customer_id=1, day=2025-06-01", 40),
+            ("daily_limit", "customer_id=2, day=2025-06-01", 10),
+            ("daily_limit", "customer_id=3, day=2025-06-01", 9),
+        ],
+    );
+    let f = run(&p);
+    let h = &f[0];
+    assert_eq!(h.kind, FindingKind::HotRow, "{f:?}");
+    assert_eq!(h.relation.as_deref(), Some("daily_limit"));
+    assert!(h.keys[0].key.starts_with("customer_id=1,"), "{:?}", h.keys);
+    assert_eq!(h.scenario.as_deref(), Some("daily-limit"));
+    let cmd = h.command.as_deref().unwrap_or("");
+    assert!(
+        cmd.starts_with("hotbench scenario run daily-limit -c 16 "),
+        "{cmd}"
+    );
+    assert!(
+        cmd.contains("--param customers=3") && cmd.ends_with("--rtt 1.3ms"),
+        "{cmd}"
+    );
+    assert_eq!(h.statements[0].role, "waiting");
+    assert!(h.statements[0].query.contains("for update"));
+    assert!(h.share > 0.9 && h.share <= 1.0, "{}", h.share);
+    assert_eq!(f.len(), 1, "{f:?}");
+}
+
+#[test]
+fn increments_are_counters_and_aggregates_with_history_are_tpcb() {
+    let p = record(
+        &[stmt(
+            "update post set views_count = views_count + ? where id = ?",
+            50,
+            45,
+            8,
+        )],
+        &[
+            ("post", "id=1", 20),
+            ("post", "id=2", 15),
+            ("post", "id=3", 10),
+            ("post", "id=4", 5),
+        ],
+    );
+    let f = run(&p);
+    assert_eq!(
+        (f[0].kind, f[0].scenario.as_deref()),
+        (FindingKind::HotRow, Some("counters"))
+    );
+    assert!(f[0]
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .contains("--param posts=4"));
+
+    let p = record(
+        &[
+            stmt("update pgbench_accounts set abalance = abalance + ? where aid = ?", 10, 0, 16),
+            stmt("update pgbench_tellers set tbalance = tbalance + ? where tid = ?", 20, 10, 16),
+            stmt("update pgbench_branches set bbalance = bbalance + ? where bid = ?", 50, 45, 16),
+            stmt("insert into pgbench_history (tid, bid, aid, delta, mtime) values (?, ?, ?, ?, current_timestamp)", 2, 0, 10),
+        ],
+        &[("pgbench_branches", "bid=1", 40), ("pgbench_tellers", "tid=3", 4)],
+    );
+    let f = run(&p);
+    assert_eq!(f[0].relation.as_deref(), Some("pgbench_branches"), "{f:?}");
+    assert_eq!(f[0].scenario.as_deref(), Some("tpcb-hotspot"));
+    assert!(f[0]
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .contains("--param scale=1"));
+}
+
+#[test]
+fn for_update_claims_with_deletes_are_a_queue_not_a_hot_row() {
+    let mut p = record(
+        &[
+            stmt("select take_jobs(array( select id from job_queue order by id asc limit ? for update )) as hotbench_ok", 70, 60, 8),
+            stmt("select greatest(?, ? - (select case when is_called then last_value else ? end from job_queue_id_seq))", 3, 0, 2),
+        ],
+        &[("hb_queue.job_queue", "id=101", 10), ("hb_queue.job_queue", "id=102", 10), ("hb_queue.job_queue", "id=103", 9)],
+    );
+    p.tables = vec![table("hb_queue.job_queue", 500, 0, 480, (0, 300))];
+    let f = run(&p);
+    assert_eq!(f.len(), 1, "{f:?}");
+    let q = &f[0];
+    assert_eq!(
+        (q.kind, q.relation.as_deref()),
+        (FindingKind::Queue, Some("hb_queue.job_queue"))
+    );
+    assert_eq!(q.variants[..2], ["for-update", "skip-locked"]);
+    assert!(q
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("hotbench scenario run queue -c 8 --variants for-update,"));
+    assert!(q.title.contains("FOR UPDATE"), "{}", q.title);
+}
+
+#[test]
+fn a_quiet_skip_locked_queue_is_only_a_check() {
+    let mut p = record(
+        &[stmt("delete from jobs where id = (select id from jobs order by id limit ? for update skip locked) returning id", 40, 0, 4)],
+        &[],
+    );
+    p.tables = vec![table("jobs", 100, 0, 100, (50, 40))];
+    let (f, checks) = diagnose(&Input {
+        probe: &p,
+        duration_s: 3.0,
+        server_cores: None,
+    });
+    assert!(f.is_empty(), "{f:?}");
+    assert!(
+        checks
+            .iter()
+            .any(|c| c.what == "queue table" && c.value.contains("SKIP LOCKED")),
+        "{checks:?}"
+    );
+}
+
+#[test]
+fn a_snapshot_held_at_every_read_while_the_queue_bloats_names_its_holder() {
+    let mut p = record(
+        &[stmt("delete from jobs where id = (select id from jobs order by id limit ? for update skip locked)", 40, 0, 4)],
+        &[],
+    );
+    p.tables = vec![table("jobs", 900, 0, 900, (10, 910))];
+    let s = p.sessions.as_mut().expect("sessions");
+    s.xmin_holders = vec![
+        XminHolder {
+            kind: "session".into(),
+            id: "4242".into(),
+            application_name: "report".into(),
+            state: "idle in transaction".into(),
+            xmin: "777".into(),
+            xmin_age: 1900,
+            xact_age_s: Some(12.0),
+            query: "select count(*) from jobs".into(),
+            seen: 10,
+        },
+        XminHolder {
+            kind: "session".into(),
+            id: "99".into(),
+            xmin_age: 3,
+            seen: 1,
+            ..Default::default()
+        },
+    ];
+    let f = run(&p);
+    let x = f
+        .iter()
+        .find(|f| f.kind == FindingKind::XminHorizon)
+        .expect("xmin finding");
+    assert_eq!(x.holder.as_ref().map(|h| h.id.as_str()), Some("4242"));
+    assert!(
+        x.title.contains("session 4242") && x.title.contains("jobs (+900)"),
+        "{}",
+        x.title
+    );
+    assert!(x.advice.contains("pg_terminate_backend(4242)"));
+    // The queue bloats meanwhile: its ladder runs with the old snapshot too.
+    let q = f
+        .iter()
+        .find(|f| f.kind == FindingKind::Queue)
+        .expect("queue finding");
+    assert!(
+        q.command
+            .as_deref()
+            .unwrap_or("")
+            .contains("--param xmin_holder=on"),
+        "{q:?}"
+    );
+    assert_eq!(
+        q.variants,
+        [
+            "for-update",
+            "skip-locked",
+            "skip-locked-lifo",
+            "watermark",
+            "rotation"
+        ]
+    );
+    // Seen at one read only: not a finding.
+    p.sessions.as_mut().expect("s").xmin_holders.remove(0);
+    assert!(run(&p).iter().all(|f| f.kind != FindingKind::XminHorizon));
+}
+
+#[test]
+fn uniform_reads_find_nothing_and_say_what_was_looked_at() {
+    let mut p = record(
+        &[stmt(
+            "select abalance from pgbench_accounts where aid = ?",
+            30,
+            0,
+            2,
+        )],
+        &[],
+    );
+    p.server.database = Some(DatabaseDelta {
+        commits: 9000,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    let (f, checks) = diagnose(&Input {
+        probe: &p,
+        duration_s: 3.0,
+        server_cores: Some(2),
+    });
+    assert!(f.is_empty(), "{f:?}");
+    let what: Vec<&str> = checks.iter().map(|c| c.what.as_str()).collect();
+    for w in [
+        "active sessions",
+        "lock waits",
+        "queue tables",
+        "oldest xmin",
+        "deadlocks",
+        "rollbacks",
+        "WAL waits",
+        "sessions on CPU",
+    ] {
+        assert!(what.contains(&w), "{w} missing from {what:?}");
+    }
+    assert!(checks.iter().all(|c| !c.found));
+}
+
+#[test]
+fn server_wide_symptoms_are_findings_ranked_by_share() {
+    let mut p = record(
+        &[stmt("insert into events (payload) values (?)", 100, 0, 64)],
+        &[],
+    );
+    p.server.database = Some(DatabaseDelta {
+        commits: 900,
+        rollbacks: 100,
+        deadlocks: 2,
+    });
+    p.samples = 10;
+    p.waits = vec![
+        WaitShare {
+            event: "CPU".into(),
+            count: 60,
+            pct: 50.0,
+        },
+        WaitShare {
+            event: "LWLock:WALWrite".into(),
+            count: 36,
+            pct: 30.0,
+        },
+        WaitShare {
+            event: "Lock:transactionid".into(),
+            count: 24,
+            pct: 20.0,
+        },
+    ];
+    p.sessions.as_mut().expect("s").blockers = vec![Blocker {
+        query: "select * from accounts where id = ? for update".into(),
+        state: "idle in transaction".into(),
+        application_name: "batch".into(),
+        samples: 5,
+        sessions: 1,
+        pids: vec![31],
+        max_state_s: 7.5,
+        ..Default::default()
+    }];
+    let f = run(&p);
+    let kinds: Vec<FindingKind> = f.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            FindingKind::Oversubscribed,
+            FindingKind::CommitBound,
+            FindingKind::IdleInTransaction,
+            FindingKind::Serialization,
+            FindingKind::Deadlocks
+        ],
+        "{f:#?}"
+    );
+    assert!(f.windows(2).all(|w| w[0].share >= w[1].share));
+    assert!(f[2].title.contains("pid 31"));
+}

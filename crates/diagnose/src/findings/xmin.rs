@@ -1,0 +1,126 @@
+//! An old snapshot: a session, replication slot or prepared transaction that held the xmin
+//! horizon at every read of the sample, while dead tuples grew (or the horizon lagged by
+//! thousands of transactions). Vacuum cannot remove what it still may see, so tables written
+//! meanwhile bloat and their scans (a queue's claims above all) slow down.
+
+use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
+
+use super::{check, pct, Check, Input};
+use crate::facts::Facts;
+
+/// Transactions the horizon must lag by, when no table is seen growing dead tuples.
+pub const MIN_AGE: i64 = 1000;
+
+pub fn find(input: &Input, f: &Facts, checks: &mut Vec<Check>) -> Option<Finding> {
+    let s = input.probe.sessions.as_ref()?;
+    let held = s
+        .xmin_holders
+        .iter()
+        .filter(|h| s.xmin_rounds >= 2 && h.seen >= s.xmin_rounds)
+        .max_by_key(|h| h.xmin_age);
+    let mut grown: Vec<(&str, i64, u64)> = f
+        .relations
+        .iter()
+        .filter(|r| r.dead_growth() > 0)
+        .map(|r| (r.name.as_str(), r.dead_growth(), r.busy))
+        .collect();
+    grown.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let oldest = s.xmin_holders.first();
+    let Some(h) = held.filter(|h| !grown.is_empty() || h.xmin_age >= MIN_AGE) else {
+        checks.push(check(
+            "oldest xmin",
+            match oldest {
+                Some(o) => format!(
+                    "{} transactions behind at most ({} {}, seen at {} of {} reads): not held through the sample",
+                    o.xmin_age, o.kind, o.id, o.seen, s.xmin_rounds
+                ),
+                None => format!("no holder seen in {} reads", s.xmin_rounds),
+            },
+            false,
+        ));
+        return None;
+    };
+    let who = match h.kind.as_str() {
+        "session" => format!(
+            "session {} ({}, {})",
+            h.id,
+            if h.application_name.is_empty() {
+                "no application_name"
+            } else {
+                &h.application_name
+            },
+            h.state
+        ),
+        other => format!("{other} {}", h.id),
+    };
+    let tables: Vec<String> = grown
+        .iter()
+        .take(3)
+        .map(|(n, d, _)| format!("{n} (+{d})"))
+        .collect();
+    let busy: u64 = grown.iter().map(|g| g.2).sum();
+    let share = f.share(busy).min(1.0);
+    let age = h
+        .xact_age_s
+        .map(|a| format!(", transaction open {a:.0} s"))
+        .unwrap_or_default();
+    checks.push(check(
+        "oldest xmin",
+        format!(
+            "{} transactions behind, held by {who} at every read",
+            h.xmin_age
+        ),
+        true,
+    ));
+    let mut finding = Finding {
+        kind: FindingKind::XminHorizon,
+        title: format!(
+            "old snapshot: {who} held the xmin horizon through the sample ({} transactions behind{age}){}",
+            h.xmin_age,
+            if tables.is_empty() { String::new() } else { format!("; dead tuples grew in {}", tables.join(", ")) }
+        ),
+        relation: grown.first().map(|g| g.0.to_string()),
+        share,
+        holder: Some(h.clone()),
+        evidence: vec![
+            Evidence::new("holder", who.clone()),
+            Evidence::new("xmin age", format!("{} transactions", h.xmin_age)),
+            Evidence::new("held at", format!("{} of {} reads", h.seen, s.xmin_rounds)),
+            Evidence::new("active time on the bloating tables", pct(share)),
+        ],
+        advice: match h.kind.as_str() {
+            "session" => format!(
+                "end it (SELECT pg_terminate_backend({}) if it is forgotten), and set \
+                 idle_in_transaction_session_timeout so an idle transaction cannot hold the \
+                 horizon again",
+                h.id
+            ),
+            "replication slot" => "drop the slot if its standby is gone, or see why it lags \
+                                   (hot_standby_feedback holds the horizon for the standby's queries)"
+                .into(),
+            _ => "COMMIT PREPARED or ROLLBACK PREPARED it".into(),
+        },
+        ..Default::default()
+    };
+    if let Some(a) = h.xact_age_s {
+        finding
+            .evidence
+            .push(Evidence::new("transaction age", format!("{a:.1} s")));
+    }
+    for (n, d, _) in grown.iter().take(3) {
+        finding.evidence.push(Evidence::new(
+            format!("dead tuples in {n}"),
+            format!("+{d}"),
+        ));
+    }
+    if !h.query.is_empty() {
+        finding.statements.push(FindingStatement {
+            role: "holding".into(),
+            query: h.query.clone(),
+            state: h.state.clone(),
+            samples: u64::from(h.seen),
+            ..Default::default()
+        });
+    }
+    Some(finding)
+}

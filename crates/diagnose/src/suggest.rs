@@ -1,0 +1,125 @@
+//! The experiment a finding points to: a lab scenario, the variants that fit, parameters
+//! estimated from the sample, and the exact `hotbench scenario run …` command (as text to
+//! print and as arguments for `--run`). Pure. The cli's tests check every command it can
+//! produce against the shipped scenarios (names, variants and parameters exist).
+
+use hotbench_stats::diagnosis_record::{Estimate, Finding};
+
+/// Most clients a suggested ladder runs (it runs on the embedded server: a laptop).
+pub const MAX_CLIENTS: u32 = 200;
+/// Most hot keys a suggested ladder spreads its load over.
+pub const MAX_KEYS: u32 = 1000;
+/// Shortest `--rtt` worth adding (the embedded server's own round trip is ~0.05 ms).
+pub const MIN_RTT_MS: f64 = 0.2;
+
+/// A scenario to run, before it becomes a command.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Suggestion {
+    pub scenario: &'static str,
+    /// Empty: the whole ladder.
+    pub variants: Vec<&'static str>,
+    /// `--param NAME=VALUE`s.
+    pub params: Vec<(&'static str, String)>,
+    pub estimate: Estimate,
+}
+
+impl Suggestion {
+    pub fn new(scenario: &'static str, estimate: Estimate) -> Suggestion {
+        Suggestion {
+            scenario,
+            variants: Vec::new(),
+            params: Vec::new(),
+            estimate,
+        }
+    }
+
+    /// Arguments after `hotbench`.
+    pub fn args(&self) -> Vec<String> {
+        let mut a: Vec<String> = vec!["scenario".into(), "run".into(), self.scenario.into()];
+        a.push("-c".into());
+        a.push(self.estimate.clients.clamp(1, MAX_CLIENTS).to_string());
+        if !self.variants.is_empty() {
+            a.push("--variants".into());
+            a.push(self.variants.join(","));
+        }
+        for (k, v) in &self.params {
+            a.push("--param".into());
+            a.push(format!("{k}={v}"));
+        }
+        if let Some(rtt) = self.estimate.rtt_ms.filter(|r| *r >= MIN_RTT_MS) {
+            a.push("--rtt".into());
+            a.push(format!("{rtt:.1}ms"));
+        }
+        a
+    }
+
+    /// Fills the finding's scenario, variants, estimate and command.
+    pub fn apply(self, f: &mut Finding) {
+        let args = self.args();
+        f.command = Some(command_line(&args));
+        f.command_args = args;
+        f.scenario = Some(self.scenario.to_string());
+        f.variants = self.variants.iter().map(|v| v.to_string()).collect();
+        f.estimate = Some(self.estimate);
+    }
+}
+
+/// `hotbench ARGS…` as a shell line (arguments quoted when they need it).
+pub fn command_line(args: &[String]) -> String {
+    let mut s = String::from("hotbench");
+    for a in args {
+        s.push(' ');
+        s.push_str(&shell_quote(a));
+    }
+    s
+}
+
+fn shell_quote(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_=,.:/+@%".contains(c));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+/// The estimate from what the sample saw: sessions on the relation, distinct hot rows (when
+/// keys were read: ctids change with every update), the time between statements.
+pub fn estimate(sessions: u32, rows: Option<u64>, rtt_ms: Option<f64>) -> Estimate {
+    Estimate {
+        clients: sessions.clamp(1, MAX_CLIENTS),
+        hot_keys: rows.map(|r| r.clamp(1, u64::from(MAX_KEYS)) as u32),
+        rtt_ms: rtt_ms
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .map(|r| (r * 10.0).round() / 10.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_carry_clients_variants_params_and_rtt() {
+        let mut s = Suggestion::new("daily-limit", estimate(16, Some(8), Some(1.26)));
+        s.params.push(("customers", "8".into()));
+        s.variants = vec!["select-for-update", "update-returning"];
+        assert_eq!(
+            command_line(&s.args()),
+            "hotbench scenario run daily-limit -c 16 --variants select-for-update,update-returning \
+             --param customers=8 --rtt 1.3ms"
+        );
+        let s = Suggestion::new("counters", estimate(900, None, Some(0.05)));
+        assert_eq!(
+            command_line(&s.args()),
+            "hotbench scenario run counters -c 200"
+        );
+        assert_eq!(shell_quote("a b'c"), "'a b'\\''c'");
+        let mut f = Finding::default();
+        s.apply(&mut f);
+        assert_eq!(f.scenario.as_deref(), Some("counters"));
+        assert_eq!(f.command_args[..3], ["scenario", "run", "counters"]);
+    }
+}

@@ -1,0 +1,215 @@
+//! Statement texts without their values: `pg_stat_activity.query` holds the literal text a
+//! client sent (`… where id = 42`), so the probe groups and records statements by a
+//! normalized form (`… where id = ?`): the same statement with other values is one entry, and
+//! no user value leaves the server in a query text. Pure, tested without a server.
+
+/// Characters kept of a normalized text.
+pub const MAX_CHARS: usize = 300;
+
+/// `sql` with comments dropped, whitespace collapsed, and string, number, bit-string and
+/// dollar-quoted literals replaced by `?`; quoted identifiers and `$n` parameters are kept.
+/// A text cut short inside a literal (`track_activity_query_size`) ends in `?`; a final `;`
+/// is dropped (clients differ in sending one).
+pub fn normalize(sql: &str) -> String {
+    let c: Vec<char> = sql.chars().collect();
+    let mut o = String::with_capacity(sql.len().min(MAX_CHARS * 2));
+    let mut i = 0;
+    // Whether the previous emitted token can continue an identifier (so a digit after it is
+    // part of the name, not a number).
+    let word = |o: &String| {
+        o.chars()
+            .next_back()
+            .is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '$')
+    };
+    while i < c.len() && o.chars().count() <= MAX_CHARS {
+        let ch = c[i];
+        let next = c.get(i + 1).copied();
+        if ch == '-' && next == Some('-') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+            space(&mut o);
+        } else if ch == '/' && next == Some('*') {
+            i = skip_block_comment(&c, i);
+            space(&mut o);
+        } else if ch.is_whitespace() {
+            space(&mut o);
+            i += 1;
+        } else if ch == '\'' {
+            i = skip_quoted(&c, i, '\'', false);
+            o.push('?');
+        } else if matches!(ch, 'e' | 'E' | 'b' | 'B' | 'x' | 'X' | 'n' | 'N')
+            && next == Some('\'')
+            && !word(&o)
+        {
+            i = skip_quoted(&c, i + 1, '\'', matches!(ch, 'e' | 'E'));
+            o.push('?');
+        } else if ch == '"' {
+            let end = skip_quoted(&c, i, '"', false);
+            o.extend(&c[i..end]);
+            i = end;
+        } else if ch == '$' && !word(&o) {
+            match dollar_tag(&c, i) {
+                Some(tag) => {
+                    i = skip_dollar(&c, i + tag.len(), &tag);
+                    o.push('?');
+                }
+                None => {
+                    // `$1`: a parameter, kept whole.
+                    o.push('$');
+                    i += 1;
+                    while i < c.len() && c[i].is_ascii_digit() {
+                        o.push(c[i]);
+                        i += 1;
+                    }
+                }
+            }
+        } else if (ch.is_ascii_digit() || (ch == '.' && next.is_some_and(|n| n.is_ascii_digit())))
+            && !word(&o)
+        {
+            i = skip_number(&c, i);
+            o.push('?');
+        } else {
+            o.push(ch);
+            i += 1;
+        }
+    }
+    cut(o.trim().trim_end_matches(';').trim_end())
+}
+
+/// One space, never two, never leading.
+fn space(o: &mut String) {
+    if !o.is_empty() && !o.ends_with(' ') {
+        o.push(' ');
+    }
+}
+
+fn cut(s: &str) -> String {
+    match s.char_indices().nth(MAX_CHARS) {
+        Some((i, _)) => format!("{}…", s[..i].trim_end()),
+        None => s.to_string(),
+    }
+}
+
+/// Index after a `/* … */` comment starting at `i` (they nest in PostgreSQL).
+fn skip_block_comment(c: &[char], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < c.len() {
+        if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+            depth += 1;
+            i += 2;
+        } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Index after the quoted token opening at `i` (a doubled quote is one quote; with
+/// `backslash`, a backslash escapes the next character).
+fn skip_quoted(c: &[char], i: usize, q: char, backslash: bool) -> usize {
+    let mut j = i + 1;
+    while j < c.len() {
+        if backslash && c[j] == '\\' {
+            j += 2;
+        } else if c[j] == q {
+            if c.get(j + 1) == Some(&q) {
+                j += 2;
+            } else {
+                return j + 1;
+            }
+        } else {
+            j += 1;
+        }
+    }
+    c.len()
+}
+
+/// `$tag$` (or `$$`) opening at `i`, as a string.
+fn dollar_tag(c: &[char], i: usize) -> Option<String> {
+    let mut j = i + 1;
+    while j < c.len() && (c[j].is_alphanumeric() || c[j] == '_') {
+        if j == i + 1 && c[j].is_ascii_digit() {
+            return None;
+        }
+        j += 1;
+    }
+    (c.get(j) == Some(&'$')).then(|| c[i..=j].iter().collect())
+}
+
+/// Index after the closing `tag` of a dollar-quoted string whose body starts at `i`.
+fn skip_dollar(c: &[char], i: usize, tag: &str) -> usize {
+    let t: Vec<char> = tag.chars().collect();
+    let mut j = i;
+    while j + t.len() <= c.len() {
+        if c[j..j + t.len()] == t[..] {
+            return j + t.len();
+        }
+        j += 1;
+    }
+    c.len()
+}
+
+/// Index after a numeric literal at `i` (digits, a point, an exponent).
+fn skip_number(c: &[char], mut i: usize) -> usize {
+    while i < c.len() && (c[i].is_ascii_digit() || c[i] == '.' || c[i] == '_') {
+        i += 1;
+    }
+    if i < c.len() && matches!(c[i], 'e' | 'E') {
+        let mut j = i + 1;
+        if j < c.len() && matches!(c[j], '+' | '-') {
+            j += 1;
+        }
+        if j < c.len() && c[j].is_ascii_digit() {
+            i = j;
+            while i < c.len() && c[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn values_become_placeholders_and_names_stay() {
+        assert_eq!(
+            normalize("select remaining from daily_limit\n  where customer_id = 42 and day = current_date for update"),
+            "select remaining from daily_limit where customer_id = ? and day = current_date for update"
+        );
+        assert_eq!(
+            normalize("update t2 set n = n + 1, s = 'it''s', e = E'a\\'b' where id in (1, 2.5e3)"),
+            "update t2 set n = n + ?, s = ?, e = ? where id in (?, ?)"
+        );
+        assert_eq!(
+            normalize("select $1, $$body 'x'$$, $f$ 1 $f$ from \"Tab 1\" -- note 7\n where x=-3"),
+            "select $1, ?, ? from \"Tab 1\" where x=-?"
+        );
+        assert_eq!(
+            normalize("/* app /* nested */ 9 */ insert into t1 values (B'101', X'ff', .5)"),
+            "insert into t1 values (?, ?, ?)"
+        );
+    }
+
+    #[test]
+    fn cut_texts_and_long_texts_end_cleanly() {
+        assert_eq!(normalize("select 'unterminated"), "select ?");
+        let long = format!("select {}", "col, ".repeat(200));
+        let n = normalize(&long);
+        assert!(
+            n.ends_with('…') && n.chars().count() <= super::MAX_CHARS + 1,
+            "{n}"
+        );
+        assert_eq!(normalize("  \n "), "");
+        assert_eq!(normalize("commit; "), "commit");
+    }
+}
