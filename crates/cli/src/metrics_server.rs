@@ -26,7 +26,7 @@ pub struct MetricsServer {
 }
 
 /// `:9187` (all interfaces), `127.0.0.1:9187`, `[::1]:9187`.
-fn parse_addr(spec: &str) -> Result<SocketAddr> {
+pub(crate) fn parse_addr(spec: &str) -> Result<SocketAddr> {
     let full = if spec.starts_with(':') {
         format!("0.0.0.0{spec}")
     } else {

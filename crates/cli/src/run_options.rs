@@ -122,6 +122,10 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
             ))
         })?,
     };
+    // Checked with the other options, not when the endpoint starts after connecting.
+    if let Some(spec) = &args.prometheus {
+        crate::metrics_server::parse_addr(spec)?;
+    }
     for k in &args.key {
         if !hotbench_script::valid_variable_name(k) {
             return Err(Fail::input(format!(

@@ -313,8 +313,9 @@ pub(crate) fn run_ladders(
 }
 
 /// What a ladder command checks before it starts anything: `-c`, `-T` and the `--param`s
-/// (returned as the parameters they set), and the variant names and parameters against
-/// every scenario.
+/// (returned as the parameters they set), then every variant of every scenario (and its
+/// ceiling) prepared as it will run, whose clients must fit the open-files limit as `run`'s
+/// do (a manifest's `clients` or a group's as much as `-c`).
 pub(crate) fn check_ladders(
     list: &[(Scenario, Option<Vec<String>>)],
     a: &LadderArgs,
@@ -322,9 +323,10 @@ pub(crate) fn check_ladders(
 ) -> Result<Vec<(String, String)>> {
     let params = ladder_params(a)?;
     for (scn, variants) in list {
-        hotbench_scenario::select_variants(scn, variants.as_deref(), demo).map_err(fail)?;
         let own = own_params(&params, scn, demo);
-        hotbench_scenario::params::Params::resolve(&scn.manifest, None, &own).map_err(fail)?;
+        let clients = hotbench_scenario::ladder::check_ladder(scn, variants.as_deref(), demo, &own)
+            .map_err(fail)?;
+        crate::option_ranges::check_open_files(clients)?;
     }
     Ok(params)
 }
@@ -346,7 +348,6 @@ fn ladder_params(a: &LadderArgs) -> Result<Vec<(String, String)>> {
     let mut params = Vec::new();
     if let Some(c) = &a.load.client {
         let n = parse_int(c, "-c/--clients", 1, INT_MAX)?;
-        crate::option_ranges::check_open_files(n as usize)?;
         params.push(("clients".to_string(), n.to_string()));
     }
     if let Some(t) = &a.load.time {
@@ -355,10 +356,6 @@ fn ladder_params(a: &LadderArgs) -> Result<Vec<(String, String)>> {
     }
     for p in &a.param {
         let (k, v) = parse_assignment(p).map_err(fail)?;
-        if k == "clients" {
-            // Same bound as -c: a connection per client must fit the open-files limit.
-            crate::option_ranges::check_open_files(parse_int(&v, "clients", 1, INT_MAX)? as usize)?;
-        }
         params.push((k, v));
     }
     Ok(params)

@@ -20,7 +20,25 @@ fn fail(e: hotbench_pgserver::Error) -> Fail {
     Fail::input(e.to_string())
 }
 
+/// `--dir` must be a directory or not exist yet (it is created): a file there is named as
+/// such, not blamed on permissions later.
+fn check_dir(o: &ServerOpts) -> Result<()> {
+    match &o.dir {
+        Some(d) if d.exists() && !d.is_dir() => Err(Fail::input(format!(
+            "--dir \"{}\" is not a directory",
+            d.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 pub fn main(args: &ServerArgs) -> Result<u8> {
+    let (ServerAction::Start { opts, .. }
+    | ServerAction::Stop { opts, .. }
+    | ServerAction::Status { opts }
+    | ServerAction::Url { opts }
+    | ServerAction::Reset { opts, .. }) = &args.action;
+    check_dir(opts)?;
     match &args.action {
         ServerAction::Start { opts, fast, port } => {
             let mut o = options(opts);

@@ -213,3 +213,140 @@ fn sweep_refuses_an_empty_client_count() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scenario `t` in `root/t`: `head` (top-level keys), then one baseline variant `a` running
+/// `a.sql`, then `tail` (more tables).
+fn scenario_dir(root: &Path, head: &str, variant: &str, tail: &str) -> PathBuf {
+    let dir = root.join("t");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("scenario.toml"),
+        format!(
+            "title = \"t\"\ndemonstrates = \"d\"\nduration = 1\n{head}\n\n\
+             [[variants]]\nname = \"a\"\nbaseline = true\n{variant}\n\n{tail}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("a.sql"), "select 1;\n").unwrap();
+    dir
+}
+
+/// `hotbench scenario run t --dir ROOT ARGS` with no server, under a 2 GiB address-space
+/// limit: a check that fails to bound what it builds fails the test instead of the machine.
+fn scenario_run(root: &Path, args: &[&str]) -> Output {
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 2097152; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_hotbench"))
+        .args(["scenario", "run", "t", "--dir"])
+        .arg(root)
+        .args(args)
+        .env("PGHOST", "/nonexistent-hotbench-socket-dir")
+        .output()
+        .expect("run hotbench")
+}
+
+#[test]
+fn manifest_clients_are_checked_against_the_open_files_limit() {
+    for (head, variant, tag) in [
+        ("clients = 100000000", "script = \"a.sql\"", "scenario"),
+        (
+            "",
+            "[[variants.groups]]\nname = \"g\"\nscript = \"a.sql\"\nclients = 100000000",
+            "group",
+        ),
+    ] {
+        let root = fresh_dir(&format!("manifest-clients-{tag}"));
+        scenario_dir(&root, head, variant, "");
+        let o = scenario_run(&root, &[]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{tag}\n{out}\n{err}");
+        assert!(err.contains("open files"), "{tag}: {err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+#[test]
+fn nested_parameter_expansion_stops_at_a_size_limit() {
+    // Five parameters, each expanding to 64 copies of the next: 64^5 bytes from a few lines.
+    let mut params = String::new();
+    for i in 0..5 {
+        let next = if i == 4 {
+            "x".to_string()
+        } else {
+            format!("{{{{e{}}}}}", i + 1)
+        };
+        params.push_str(&format!(
+            "[params.e{i}]\ndefault = \"v\"\ntype = \"enum\"\nvalues = {{ v = \"{}\" }}\n",
+            next.repeat(64)
+        ));
+    }
+    let root = fresh_dir("nested-params");
+    let dir = scenario_dir(&root, "", "script = \"a.sql\"", &params);
+    std::fs::write(dir.join("a.sql"), "select '{{e0}}';\n").unwrap();
+    let started = std::time::Instant::now();
+    let o = scenario_run(&root, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(err.contains("larger than 16 MiB"), "{err}");
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn ceiling_parameters_are_checked_before_anything_runs() {
+    let root = fresh_dir("ceiling-params");
+    scenario_dir(
+        &root,
+        "",
+        "script = \"a.sql\"",
+        "[params.n]\ndefault = 4\n\n[ceiling]\nvariant = \"a\"\nparams = { n = \"many\" }\n",
+    );
+    let o = scenario_run(&root, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("[ceiling]") && err.contains("\"many\""),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_manifest_script_weight_of_zero_is_refused_as_with_f() {
+    let root = fresh_dir("weight-zero");
+    scenario_dir(&root, "", "scripts = [\"a.sql@0\"]", "");
+    let o = scenario_run(&root, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("total script weight must not be zero"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_bad_prometheus_address_is_refused_before_connecting() {
+    let dir = fresh_dir("prometheus-addr");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    let o = in_dir(&dir, &["run", "-f", "s.sql", "--prometheus", "nonsense"]);
+    refused(
+        &o,
+        "invalid --prometheus \"nonsense\"",
+        "--prometheus nonsense",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn server_start_refuses_port_0_and_a_file_as_its_directory() {
+    let dir = fresh_dir("server-args");
+    std::fs::write(dir.join("afile"), "x").unwrap();
+    let o = in_dir(&dir, &["server", "start", "--port", "0", "--dir", "srv"]);
+    refused(&o, "invalid --port \"0\"", "--port 0");
+    assert!(!dir.join("srv").exists(), "a cluster was created");
+    let o = in_dir(&dir, &["server", "start", "--dir", "afile"]);
+    refused(&o, "\"afile\" is not a directory", "--dir FILE");
+    let _ = std::fs::remove_dir_all(&dir);
+}

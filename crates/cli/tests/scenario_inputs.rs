@@ -172,3 +172,33 @@ fn scenarios_with_colliding_looking_names_run_side_by_side() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue 29: a session setting the server does not know (or a value it refuses) is bad
+/// input, found before the first variant runs (exit 1, was 2 when the clients connected).
+#[test]
+fn an_unknown_manifest_setting_is_bad_input_before_anything_runs() {
+    let db = database("scn_settings");
+    let root = temp_dir("scn-settings");
+    for (name, setting) in [
+        ("bogus-name", "no_such_setting_hb = 1"),
+        ("bogus-value", "lock_timeout = \"soon\""),
+    ] {
+        let dir = write_scenario(
+            &root,
+            name,
+            b"select 'x' as name, true as ok, '' as detail;\n",
+        );
+        let manifest = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+        let manifest = manifest.replace(
+            "[[variants]]",
+            &format!("[settings]\n{setting}\n\n[[variants]]"),
+        );
+        std::fs::write(dir.join("scenario.toml"), manifest).unwrap();
+        let d = dir.to_string_lossy().into_owned();
+        let (code, out, err) = scenario(Some(&db), &["run", name, "--dir", &d, "--probe", "off"]);
+        assert_eq!(code, Some(1), "{name}\n{out}\n{err}");
+        assert!(err.contains("setting"), "{name}: {err}");
+        assert!(!out.contains("vs baseline"), "{name}: a variant ran\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

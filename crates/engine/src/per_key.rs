@@ -4,7 +4,7 @@
 //! script; without `--key` it costs one counter and one histogram slot per transaction.
 
 use hotbench_script::{Value, VarValue};
-use hotbench_stats::hot_keys::{KeyOutcome, KeyRef};
+use hotbench_stats::hot_keys::{bounded_key, KeyOutcome, KeyRef};
 use hotbench_stats::FailureKind;
 use hotbench_wire::SqlState;
 
@@ -56,12 +56,14 @@ impl<E: Env> Core<E> {
             };
             // Borrowed: a known value costs no allocation (text is copied only into a new
             // or evicted entry); integers never allocate.
+            // Text is bounded (`hot_keys::bounded_key`): a script's megabyte value must not
+            // become a megabyte per entry.
             let key = match vars.get(&sketch.variable) {
                 None => continue,
                 Some(VarValue::Value(Value::Int(i))) => KeyRef::Int(*i),
                 Some(VarValue::Text(t)) => match t.trim().parse::<i64>() {
                     Ok(i) => KeyRef::Int(i),
-                    Err(_) => KeyRef::Text(t),
+                    Err(_) => KeyRef::Text(bounded_key(t, &mut self.key_text)),
                 },
                 Some(VarValue::Value(_)) => {
                     self.key_text.clear();

@@ -143,6 +143,19 @@ fn clients_and_keys(record: &mut RunRecord, plan: &Plan, tally: &Tally) {
     record
         .hot_keys
         .sort_by(|a, b| b.time_share.total_cmp(&a.time_share));
+    // A variable no transaction ended with set is named: a --key that counts nothing
+    // (a typo, or a variable no script sets) must not pass for a run without hot keys.
+    let ran: u64 = tally.groups.iter().map(|g| g.counters.cnt).sum();
+    for k in tally
+        .keys
+        .iter()
+        .filter(|k| ran > 0 && k.transactions() == 0)
+    {
+        record.notes.push(format!(
+            "hot keys: no transaction ended with the variable {} set: no key counted for --key {} (does a script set it?)",
+            k.variable, k.variable
+        ));
+    }
     for k in tally.keys.iter().filter(|k| k.approximate) {
         record.notes.push(format!(
             "hot keys: more than {} distinct values of {}: counts of rarely seen values are estimates (space-saving sketch; attempts_error bounds the over-count)",

@@ -94,10 +94,9 @@ pub fn run_ladder(
     let m = &scn.manifest;
     let selected = select_variants(scn, opts.variants.as_deref(), opts.demo)?;
     let base = Params::resolve(m, None, &opts.params)?;
-    let mut prepared = selected
-        .iter()
-        .map(|v| prepare(scn, v, opts))
-        .collect::<Result<Vec<_>>>()?;
+    let ceiling = crate::ceiling::ceiling_variant(m)
+        .filter(|_| crate::selection::runs_ceiling(scn, opts.variants.as_deref(), opts.demo));
+    let (mut prepared, ceiling) = prepare_all(scn, &selected, ceiling.as_ref(), &opts.params)?;
     // About 3 s of setup and checks per variant besides its run.
     let mut after = 0;
     for p in prepared.iter_mut().rev() {
@@ -113,6 +112,7 @@ pub fn run_ladder(
     let mut admin = db::connect(&admin_cfg)?;
     let version = first_value(&mut admin, "select version()")?.unwrap_or_default();
     let engine = db::detect_engine(&version).to_string();
+    check_settings(&mut admin, prepared.iter().chain(&ceiling))?;
     claim_schema(&mut admin, &schema, scn.name())?;
 
     let mut ladder = Ladder {
@@ -178,25 +178,18 @@ pub fn run_ladder(
         on_update(&ladder);
     }
     // The ceiling: a whole ladder or named in --variants, not a demo, not interrupted.
-    let ceiling = crate::ceiling::ceiling_variant(m).filter(|_| {
-        crate::selection::runs_ceiling(scn, opts.variants.as_deref(), opts.demo)
-            && !ladder.interrupted
-    });
-    if let Some(cv) = &ceiling {
+    if let Some(p) = ceiling.filter(|_| !ladder.interrupted) {
         let mut copts = opts.clone();
         copts.params = crate::ceiling::ceiling_params(m, &opts.params);
-        let outcome = prepare(scn, cv, &copts).and_then(|p| {
-            let stage = variant::Stage {
-                scn,
-                p: &p,
-                opts: &copts,
-                admin_cfg: &admin_cfg,
-                schema: &schema,
-                engine: &engine,
-            };
-            run_variant(&stage, &mut admin, &ladder, log)
-        });
-        match outcome {
+        let stage = variant::Stage {
+            scn,
+            p: &p,
+            opts: &copts,
+            admin_cfg: &admin_cfg,
+            schema: &schema,
+            engine: &engine,
+        };
+        match run_variant(&stage, &mut admin, &ladder, log) {
             Ok((result, interrupted)) => {
                 ladder.ceiling = Some(result);
                 ladder.interrupted |= interrupted;
@@ -294,13 +287,89 @@ fn substituted(
         .map_err(|e| ScenarioError::manifest(&file, None, e))
 }
 
+/// What a ladder checks before it connects, without a server: the `selected` variants and
+/// the `ceiling` (when it will run, with its own parameters) prepared from the manifest and
+/// the user's parameters, as they will run. Returns the most connections one of them opens
+/// (its clients), for the caller's open-files check.
+pub fn check_ladder(
+    scn: &Scenario,
+    variants: Option<&[String]>,
+    demo: bool,
+    params: &[(String, String)],
+) -> Result<usize> {
+    let selected = select_variants(scn, variants, demo)?;
+    let ceiling = crate::ceiling::ceiling_variant(&scn.manifest)
+        .filter(|_| crate::selection::runs_ceiling(scn, variants, demo));
+    let (prepared, ceiling) = prepare_all(scn, &selected, ceiling.as_ref(), params)?;
+    Ok(prepared
+        .iter()
+        .chain(&ceiling)
+        .map(|p| p.groups.iter().map(|g| g.clients).sum::<usize>())
+        .max()
+        .unwrap_or(0))
+}
+
+/// The variants and the ceiling prepared, the ceiling with its overrides (so its
+/// parameters are checked before the first variant runs, not after the last).
+fn prepare_all<'s>(
+    scn: &'s Scenario,
+    selected: &[&'s Variant],
+    ceiling: Option<&'s Variant>,
+    params: &[(String, String)],
+) -> Result<(Vec<Prepared<'s>>, Option<Prepared<'s>>)> {
+    let prepared = selected
+        .iter()
+        .map(|v| prepare(scn, v, params))
+        .collect::<Result<Vec<_>>>()?;
+    let ceiling = ceiling
+        .map(|cv| {
+            let own = crate::ceiling::ceiling_params(&scn.manifest, params);
+            prepare(scn, cv, &own)
+        })
+        .transpose()?;
+    Ok((prepared, ceiling))
+}
+
+/// The variants' session settings tried on the admin connection (set and rolled back)
+/// before anything runs: a name the server does not know or a value it refuses is bad
+/// input, found here rather than when a later variant's clients connect.
+fn check_settings<'a>(
+    admin: &mut Connection,
+    prepared: impl Iterator<Item = &'a Prepared<'a>>,
+) -> Result<()> {
+    use crate::param_type::sql_literal;
+    for p in prepared {
+        for (k, v) in &p.settings {
+            let sql = format!(
+                "begin; select set_config({}, {}, true); rollback",
+                sql_literal(k),
+                sql_literal(v)
+            );
+            if let Err(e) = admin.simple_query(&sql) {
+                let _ = admin.simple_query("rollback");
+                // Class 42 (unknown name, no privilege) or 22 (a value it refuses).
+                let refused = e
+                    .db_error()
+                    .is_some_and(|d| matches!(d.code().class(), "42" | "22"));
+                if refused {
+                    return Err(ScenarioError::Input(format!(
+                        "variant \"{}\": setting {k} = {v}: {e}",
+                        p.variant.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn prepare<'s>(
     scn: &'s Scenario,
     v: &'s Variant,
-    opts: &LadderOptions<'_>,
+    user: &[(String, String)],
 ) -> Result<Prepared<'s>> {
     let m = &scn.manifest;
-    let params = Params::resolve(m, Some(v), &opts.params)?;
+    let params = Params::resolve(m, Some(v), user)?;
     let none = BTreeMap::new();
     let ctx = |what: &str| format!("variant \"{}\": {what}", v.name);
     let default_goodput = match v.goodput.as_ref().or(m.goodput.as_ref()) {

@@ -429,6 +429,12 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             ));
         }
         for g in &groups {
+            check_weights(g).map_err(|m| {
+                err(
+                    &at,
+                    format!("variant \"{}\": group \"{}\": {m}", v.name, g.name),
+                )
+            })?;
             for s in g.script_specs() {
                 let (file_name, _) = split_weight(&s);
                 if file_name.starts_with("builtin:") {
@@ -550,6 +556,12 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             )
         })?;
     }
+    // The ceiling's overrides too: a bad one is found now, not after the whole ladder ran.
+    if let Some(cv) = crate::ceiling::ceiling_variant(&manifest) {
+        let own = crate::ceiling::ceiling_params(&manifest, &[]);
+        crate::params::Params::resolve(&manifest, Some(&cv), &own)
+            .map_err(|e| err("[ceiling]", format!("[ceiling]: {e}")))?;
+    }
     for mode in manifest.modes.keys() {
         crate::params::Params::resolve(&manifest, None, &[("mode".into(), mode.clone())])
             .map_err(|e| err(&format!("[modes.{mode}]"), format!("mode \"{mode}\": {e}")))?;
@@ -571,6 +583,27 @@ pub fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A group's script weights as `-f FILE@W` takes them: each at most 2147483647, and not all
+/// zero (pgbench refuses a total weight of zero; no script could be picked).
+fn check_weights(g: &GroupDef) -> std::result::Result<(), String> {
+    let mut total: u64 = 0;
+    for spec in g.script_specs() {
+        let w = match split_weight(&spec).1 {
+            Some(w) => w
+                .parse::<u64>()
+                .ok()
+                .filter(|w| *w <= i32::MAX as u64)
+                .ok_or_else(|| format!("weight in \"{spec}\" out of range (0 .. {})", i32::MAX))?,
+            None => 1,
+        };
+        total += w;
+    }
+    if total == 0 {
+        return Err("total script weight must not be zero".into());
+    }
+    Ok(())
 }
 
 /// `file.sql@5` → (`file.sql`, 5).

@@ -152,29 +152,35 @@ impl Params {
         text: &str,
         extra: &BTreeMap<String, String>,
     ) -> std::result::Result<String, String> {
-        self.subst_depth(text, extra, 0)
+        let mut budget = EXPANSION_LIMIT;
+        self.subst_depth(text, extra, 0, &mut budget)
     }
 
+    /// One level of expansion; `budget` is what is left of [`EXPANSION_LIMIT`] for every
+    /// byte copied at any level, so nested expansions that repeat each other (a few
+    /// kilobytes of manifest can name terabytes) stop with an error, in bounded time and
+    /// memory.
     fn subst_depth(
         &self,
         text: &str,
         extra: &BTreeMap<String, String>,
         depth: usize,
+        budget: &mut usize,
     ) -> std::result::Result<String, String> {
         if depth > 5 {
             return Err("parameter expansions nest too deeply".into());
         }
-        let mut out = String::with_capacity(text.len());
+        let mut out = String::new();
         let mut rest = text;
         while let Some(start) = rest.find("{{") {
-            out.push_str(&rest[..start]);
+            push(&mut out, &rest[..start], budget)?;
             let after = &rest[start + 2..];
             let end = after
                 .find("}}")
                 .ok_or_else(|| "unterminated \"{{\" (expected {{name}})".to_string())?;
             let name = after[..end].trim();
             let value = match self.expansion(name) {
-                Some(v) => self.subst_depth(&v, extra, depth + 1)?,
+                Some(v) => self.subst_depth(&v, extra, depth + 1, budget)?,
                 None => match extra.get(name) {
                     Some(v) => v.clone(),
                     None => {
@@ -186,13 +192,29 @@ impl Params {
                     }
                 },
             };
-            out.push_str(&value);
+            push(&mut out, &value, budget)?;
             rest = &after[end + 2..];
         }
-        out.push_str(rest);
+        push(&mut out, rest, budget)?;
         Ok(out)
     }
 }
+
+/// Appends `piece`, taking its length from `budget`.
+fn push(out: &mut String, piece: &str, budget: &mut usize) -> std::result::Result<(), String> {
+    *budget = budget.checked_sub(piece.len()).ok_or_else(|| {
+        format!(
+            "parameter expansion is larger than {} MiB (nested {{{{…}}}} values repeat each other too often)",
+            EXPANSION_LIMIT >> 20
+        )
+    })?;
+    out.push_str(piece);
+    Ok(())
+}
+
+/// Bytes a substitution may copy, over all its nesting levels: the size limit of a script
+/// or scenario file read from disk.
+pub const EXPANSION_LIMIT: usize = hotbench_stats::input_file::SCRIPT_LIMIT as usize;
 
 fn is_run_value(name: &str) -> bool {
     let base = name.split(':').next().unwrap_or(name);
@@ -238,6 +260,28 @@ mod tests {
             .unwrap_err()
             .contains("only available in checks"));
         assert!(p.substitute("{{n", &none).is_err());
+    }
+
+    #[test]
+    fn expansions_that_multiply_stop_at_the_size_limit() {
+        // Five levels, each repeating the next 64 times: 64^5 copies of "x" (1 GiB).
+        let mut p = params(&[]);
+        for i in 0..5 {
+            let next = if i == 4 {
+                "x".to_string()
+            } else {
+                format!("{{{{e{}}}}}", i + 1)
+            };
+            p.values.insert(format!("e{i}"), "v".into());
+            p.expansions
+                .insert(format!("e{i}"), [("v".to_string(), next.repeat(64))].into());
+        }
+        let t = std::time::Instant::now();
+        let e = p.substitute("{{e0}}", &BTreeMap::new()).unwrap_err();
+        assert!(e.contains("larger than 16 MiB"), "{e}");
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+        // Within the limit, nesting still expands.
+        assert_eq!(p.substitute("{{e4}}", &BTreeMap::new()).unwrap().len(), 64);
     }
 
     #[test]

@@ -15,6 +15,31 @@ use serde::{Deserialize, Serialize};
 
 use crate::key_latency::{HistogramPool, KeyLatency};
 
+/// Longest key value kept, in bytes. A script may set its key variable to anything (a
+/// megabyte of text); a longer value is cut on a character boundary and ends with
+/// [`CUT_MARKER`], so each entry costs at most this much whatever the script draws (values
+/// alike in their first bytes count as one key).
+pub const MAX_KEY_BYTES: usize = 256;
+
+/// The end of a key value cut at [`MAX_KEY_BYTES`].
+pub const CUT_MARKER: &str = "…";
+
+/// `text` as a key: itself when short enough, else its first [`MAX_KEY_BYTES`] bytes (on a
+/// character boundary) and [`CUT_MARKER`], written into `buf`.
+pub fn bounded_key<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
+    if text.len() <= MAX_KEY_BYTES {
+        return text;
+    }
+    let mut end = MAX_KEY_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    buf.clear();
+    buf.push_str(&text[..end]);
+    buf.push_str(CUT_MARKER);
+    buf
+}
+
 /// A variable's value as a key, as the table stores it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum KeyValue {
@@ -340,6 +365,11 @@ impl KeySketch {
             .map(|(e, &a)| a.saturating_sub(e.stats.retries))
             .collect();
         (counts, self.total_transactions)
+    }
+
+    /// Transactions counted under this variable (0: no transaction ended with it set).
+    pub fn transactions(&self) -> u64 {
+        self.total_transactions
     }
 
     pub fn distinct(&self) -> usize {

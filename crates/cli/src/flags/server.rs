@@ -22,6 +22,14 @@ pub struct ServerOpts {
     pub dir: Option<PathBuf>,
 }
 
+/// `--port`: a TCP port PostgreSQL accepts (1..65535; 0 would make it refuse to start).
+fn port(s: &str) -> Result<u16, String> {
+    s.parse::<u16>()
+        .ok()
+        .filter(|p| *p >= 1)
+        .ok_or_else(|| format!("invalid --port \"{s}\": expected a TCP port, 1 to 65535"))
+}
+
 #[derive(Debug, Clone, Subcommand)]
 pub enum ServerAction {
     /// Start the default server and keep it running; prints its URL
@@ -32,7 +40,7 @@ pub enum ServerAction {
         #[arg(long)]
         fast: bool,
         /// TCP port (default: the last one used, else a free one)
-        #[arg(long, value_name = "PORT")]
+        #[arg(long, value_name = "PORT", value_parser = port)]
         port: Option<u16>,
     },
     /// Stop the default server

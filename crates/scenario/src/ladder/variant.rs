@@ -9,8 +9,8 @@ use std::io::Write;
 use std::time::Duration;
 
 use hotbench_engine::{
-    signals, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome, ThreadsDefault, Workload,
-    JOINED_NOTE,
+    signals, EngineError, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome, ThreadsDefault,
+    Workload, JOINED_NOTE,
 };
 use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
@@ -286,9 +286,16 @@ fn run(
     for h in holders {
         h.stop();
     }
-    let mut outcome = outcome.map_err(|e| ScenarioError::Engine {
-        variant: p.variant.name.clone(),
-        message: e.to_string(),
+    // As for `hotbench run`: a configuration the engine refuses, or clients that cannot
+    // connect at start-up, is bad input (exit 1); anything else is a failed run.
+    let mut outcome = outcome.map_err(|e| match e {
+        EngineError::Config(m) | EngineError::Connect(m) => {
+            ScenarioError::Input(format!("variant \"{}\": {m}", p.variant.name))
+        }
+        EngineError::Internal(m) => ScenarioError::Engine {
+            variant: p.variant.name.clone(),
+            message: m,
+        },
     })?;
     if opts.sharing.joined_since(since) {
         outcome.record.notes.push(JOINED_NOTE.into());
