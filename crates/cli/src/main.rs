@@ -14,6 +14,7 @@ mod null_server_cmd;
 mod observers;
 mod option_ranges;
 mod outputs;
+mod pooler;
 mod report_cmd;
 mod retry_profile;
 mod run_cmd;

@@ -158,6 +158,9 @@ pub(crate) fn benchmark_record(
     // pgbench raises the open-files limit to the number of clients (+ a few).
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
     let target = target::resolve(ta, false)?;
+    if let Some(p) = &target.pooler {
+        p.check_query_mode(plan.query_mode)?;
+    }
     let db = prepare_database(args, &plan, &target, any_builtin)?;
     let retry = crate::retry_profile::apply(
         plan.retry_profile,
@@ -187,6 +190,7 @@ pub(crate) fn benchmark_record(
         crate::mask::mask_args(argv),
         &target,
     );
+    record.pooler = target.pooler.as_ref().map(|p| p.setup());
     record.bench.partition_method = db.partition.0;
     record.bench.partitions = db.partition.1.max(0) as u32;
     let since = std::time::SystemTime::now();
@@ -324,7 +328,7 @@ fn run_config(
     let mut cfg = RunConfig::build(
         workload,
         args.settings.clone(),
-        target.config.clone(),
+        target.clients_config()?,
         hotbench_probe::unique_application_name(),
     );
     cfg.latency_limit_us = plan.latency_limit_us;
@@ -362,9 +366,10 @@ fn run_observed(
         latency_limit: cfg.latency_limit_us.is_some(),
         retries: max_tries != 1,
     };
-    let mut probe = cfg.settings.probe.then(|| {
-        crate::observers::ProbeObserver::new(start_probe(&cfg, target.is_embedded()), true)
-    });
+    let mut probe = cfg
+        .settings
+        .probe
+        .then(|| crate::observers::ProbeObserver::new(start_probe(&cfg, target), true));
     let mut metrics = match &args.prometheus {
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(
@@ -429,16 +434,21 @@ fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, R
     Ok((code, outcome.record))
 }
 
-/// Starts the server probes over their own connection, filtering on the run's
-/// `application_name`; statistics intervals follow the run's timeline interval.
-fn start_probe(cfg: &RunConfig, embedded: bool) -> hotbench_probe::ProbeHandle {
+/// Starts the server probes over their own connection (straight to the server named, not
+/// through hotbench's pooler), filtering on the run's `application_name`; statistics
+/// intervals follow the run's timeline interval; the pooler's console is read too.
+fn start_probe(cfg: &RunConfig, target: &Target) -> hotbench_probe::ProbeHandle {
     let mut o = hotbench_probe::ProbeOptions::new(&cfg.application_name);
     o.wait_interval =
         std::time::Duration::from_micros(cfg.settings.probe_interval_us.max(1) as u64);
     o.stats_interval =
         std::time::Duration::from_micros(cfg.settings.interval_us.max(10_000) as u64);
-    o.create_extensions = embedded;
-    hotbench_probe::Probe::start_config(&cfg.conn, o)
+    o.create_extensions = target.is_embedded();
+    if let Some(p) = &target.pooler {
+        o.pooler = p.probe_source(&cfg.conn);
+        o.no_session_state = p.probe_through_transaction_pool();
+    }
+    hotbench_probe::Probe::start_config(&target.config, o)
 }
 
 /// pgbench's `tryExecuteStatement`: errors are shown and ignored.

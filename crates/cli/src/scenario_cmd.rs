@@ -255,9 +255,21 @@ pub(crate) fn run_ladders(
         },
         false,
     )?;
+    if matches!(target.pooler, Some(crate::pooler::Pooler::Theirs(_))) {
+        return Err(Fail::input(
+            "a ladder cannot run through your own PgBouncer: each variant's clients need the \
+             scenario's schema and settings on every server connection, which a PgBouncer \
+             hotbench does not configure cannot give them",
+        )
+        .hint(
+            "run the ladder with --pooler pgbouncer (hotbench's own, in front of the same \
+             server), or use hotbench run with --pooler-admin",
+        ));
+    }
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
         wait_us: a.settings.probe_interval_us,
+        pooler: target.pooler.as_ref(),
     };
     let probe: Option<&dyn hotbench_scenario::ProbeStarter> =
         a.settings.probe.then_some(&server_probe as _);
@@ -279,7 +291,7 @@ pub(crate) fn run_ladders(
             sharing: &target,
             keep_schema: a.keep_schema,
             progress: !a.quiet,
-            route: None,
+            route: target.pooler.as_ref().and_then(|p| p.route()),
         };
         let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
         let interrupted = l.interrupted;
@@ -445,13 +457,15 @@ fn finish(ladders: &[Ladder]) -> Result<u8> {
 }
 
 /// The server probes (`hotbench-probe`) started for each variant of a ladder.
-struct ServerProbe {
+struct ServerProbe<'a> {
     embedded: bool,
     /// Wait-event sampling period (`--probe-interval`).
     wait_us: i64,
+    /// hotbench's pooler in front of the server: its console is read too.
+    pooler: Option<&'a crate::pooler::Pooler>,
 }
 
-impl hotbench_scenario::ProbeStarter for ServerProbe {
+impl hotbench_scenario::ProbeStarter for ServerProbe<'_> {
     fn start(
         &self,
         conn: &hotbench_wire::Config,
@@ -462,6 +476,7 @@ impl hotbench_scenario::ProbeStarter for ServerProbe {
         o.tables = tables.to_vec();
         o.create_extensions = self.embedded;
         o.wait_interval = std::time::Duration::from_micros(self.wait_us.max(1) as u64);
+        o.pooler = self.pooler.and_then(|p| p.probe_source(conn));
         Box::new(crate::observers::ProbeObserver::new(
             hotbench_probe::Probe::start_config(conn, o),
             false,

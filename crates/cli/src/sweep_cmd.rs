@@ -2,11 +2,14 @@
 //! path as `run`, so the same validation, report and result record), then fits the Universal
 //! Scalability Law to the measured throughput and prints the fit and predicted peak. With
 //! `--scenario`, each count runs the scenario's ladder and every variant gets its own fit
-//! (σ shows which variant serialises on a hot spot).
+//! (σ shows which variant serialises on a hot spot). With `--pool-size 4,8,16` the clients
+//! stay fixed and each point goes through hotbench's PgBouncer with that pool size, after a
+//! first point without a pooler (the baseline the best size is held against).
 
 use clap::ArgMatches;
 use hotbench_report::{html, text};
-use hotbench_stats::SweepDoc;
+use hotbench_settings::RunSettings;
+use hotbench_stats::{SweepAxis, SweepDoc};
 
 use crate::fail::{Fail, Result};
 use crate::flags::scenario::LadderArgs;
@@ -59,6 +62,20 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         )));
     }
     let counts = parse_clients(run.load.client.as_deref().unwrap_or("1,2,4,8"))?;
+    let pool_sizes = crate::target::pool_sizes(&run.settings);
+    let (points, axis) = if pool_sizes.is_empty() {
+        (client_points(&counts, &run.settings), SweepAxis::Clients)
+    } else {
+        let [n] = counts[..] else {
+            return Err(Fail::input(
+                "a pool-size sweep keeps the clients fixed: give one client count (-c 100)",
+            ));
+        };
+        (
+            pool_points(n, &pool_sizes, &run.settings),
+            SweepAxis::PoolSize,
+        )
+    };
     let thresholds = crate::thresholds::parse(&run.output.threshold)?;
     let picked = match &args.scenario {
         Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
@@ -68,16 +85,17 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     if run.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
-    let inputs = preflight(args, picked.as_ref(), &counts, m)?;
+    let inputs = preflight(args, picked.as_ref(), &points, m)?;
     let inputs: Vec<_> = inputs.iter().map(|p| crate::outputs::Input(p)).collect();
     crate::outputs::check(&[run.output.json.as_deref(), output.as_deref()], &inputs)?;
-    if counts.len() < 3 {
+    if axis == SweepAxis::Clients && counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
     let (doc, code) = match picked {
-        Some(picked) => sweep_scenario(args, picked, &counts, argv)?,
-        None => sweep_run(args, &counts, m, argv)?,
+        Some(picked) => sweep_scenario(args, picked, &points, argv)?,
+        None => sweep_run(args, &points, m, argv)?,
     };
+    let doc = doc.with_axis(axis);
     println!();
     print!("{}", text::sweep::render_text(&doc));
     crate::outputs::all(vec![
@@ -101,26 +119,60 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     Ok(crate::thresholds::exit_code(code, ok))
 }
 
-/// Every client count checked as its run will check it (the open-files limit, the
-/// scenario's parameters), before the first run; returns the files the sweep reads.
+/// One point of a sweep: what it is called, its clients and its run settings.
+struct Point {
+    name: String,
+    clients: usize,
+    settings: RunSettings,
+}
+
+/// A point per client count.
+fn client_points(counts: &[usize], settings: &RunSettings) -> Vec<Point> {
+    counts
+        .iter()
+        .map(|&n| Point {
+            name: format!("{n} clients"),
+            clients: n,
+            settings: settings.clone(),
+        })
+        .collect()
+}
+
+/// `n` clients without a pooler, then through a pool of each size.
+fn pool_points(n: usize, sizes: &[u32], settings: &RunSettings) -> Vec<Point> {
+    std::iter::once(None)
+        .chain(sizes.iter().map(|&s| Some(s)))
+        .map(|size| Point {
+            name: match size {
+                Some(s) => format!("{n} clients, pool of {s}"),
+                None => format!("{n} clients, no pooler"),
+            },
+            clients: n,
+            settings: crate::target::with_pool_size(settings, size),
+        })
+        .collect()
+}
+
+/// Every point checked as its run will check it (the open-files limit, the scenario's
+/// parameters), before the first run; returns the files the sweep reads.
 fn preflight(
     args: &SweepArgs,
     picked: Option<&(hotbench_scenario::Scenario, Option<Vec<String>>)>,
-    counts: &[usize],
+    points: &[Point],
     m: &ArgMatches,
 ) -> Result<Vec<std::path::PathBuf>> {
     let mut files = Vec::new();
-    for (i, n) in counts.iter().enumerate() {
+    for (i, p) in points.iter().enumerate() {
         match picked {
             Some(picked) => {
                 let list = std::slice::from_ref(picked);
-                crate::scenario_cmd::check_ladders(list, &ladder_args(args, *n), false)?;
+                crate::scenario_cmd::check_ladders(list, &ladder_args(args, p), false)?;
                 if i == 0 {
                     files = crate::scenario_cmd::scenario_files(list);
                 }
             }
             None => {
-                let plan = crate::run_options::validate(&with_clients(&args.run, *n), m)?;
+                let plan = crate::run_options::validate(&with_point(&args.run, p), m)?;
                 if i == 0 {
                     files = crate::scripts::input_files(&plan.groups);
                 }
@@ -132,27 +184,28 @@ fn preflight(
 
 /// `hotbench run`'s arguments for one count of the sweep: its own `-c`, no outputs (the
 /// sweep writes its own) and no `--prometheus`.
-fn with_clients(run: &crate::flags::run::RunArgs, n: usize) -> crate::flags::run::RunArgs {
+fn with_point(run: &crate::flags::run::RunArgs, p: &Point) -> crate::flags::run::RunArgs {
     let mut one = run.clone();
-    one.load.client = Some(n.to_string());
+    one.load.client = Some(p.clients.to_string());
+    one.settings = p.settings.clone();
     one.output = Default::default();
     one.prometheus = None;
     one
 }
 
-/// A scenario sweep's ladder options at `n` clients.
-fn ladder_args(args: &SweepArgs, n: usize) -> LadderArgs {
+/// A scenario sweep's ladder options at point `p`.
+fn ladder_args(args: &SweepArgs, p: &Point) -> LadderArgs {
     let run = &args.run;
     LadderArgs {
         load: LoadArgs {
-            client: Some(n.to_string()),
+            client: Some(p.clients.to_string()),
             time: run.load.time.clone(),
         },
         param: args.param.clone(),
         keep_schema: false,
         // A sweep's ladders are many and short: one line per variant is enough.
         quiet: true,
-        settings: run.settings.clone(),
+        settings: p.settings.clone(),
         output: Default::default(),
         conn: run.conn.clone(),
         embedded: run.embedded.clone(),
@@ -169,7 +222,14 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
         .map(|(i, r)| {
             let label = doc.labels.get(i).cloned();
             let n = r.bench.clients;
-            let clients = format!("{n} client{}", if n == 1 { "" } else { "s" });
+            let mut clients = format!("{n} client{}", if n == 1 { "" } else { "s" });
+            if doc.axis == SweepAxis::PoolSize {
+                let pool = r.pooler.as_ref().and_then(|p| p.pool_size);
+                clients = match pool {
+                    Some(size) => format!("pool of {size}, {clients}"),
+                    None => format!("no pooler, {clients}"),
+                };
+            }
             let name = match &label {
                 Some(l) => format!("{l} @ {clients}"),
                 None => clients,
@@ -181,46 +241,46 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
         .collect()
 }
 
-/// `hotbench run`'s workload at each client count.
+/// `hotbench run`'s workload at each point.
 fn sweep_run(
     args: &SweepArgs,
-    counts: &[usize],
+    points: &[Point],
     m: &ArgMatches,
     argv: &[String],
 ) -> Result<(SweepDoc, u8)> {
-    let run = &args.run;
-    let ta = crate::run_cmd::target_args(run);
     let mut records = Vec::new();
     let mut code = 0;
-    for n in counts {
-        println!("\n=== sweep: {n} clients ===");
-        let (c, rec) = crate::run_cmd::benchmark_record(&with_clients(run, *n), m, argv, &ta)?;
+    for p in points {
+        println!("\n=== sweep: {} ===", p.name);
+        let one = with_point(&args.run, p);
+        let ta = crate::run_cmd::target_args(&one);
+        let (c, rec) = crate::run_cmd::benchmark_record(&one, m, argv, &ta)?;
         records.push(rec);
         if c != 0 {
             code = c;
-            eprintln!("hotbench: error: the sweep stopped at {n} clients");
+            eprintln!("hotbench: error: the sweep stopped at {}", p.name);
             break;
         }
     }
     Ok((SweepDoc::new(records), code))
 }
 
-/// A scenario's ladder at each client count: one USL series per variant.
+/// A scenario's ladder at each point: one series per variant.
 fn sweep_scenario(
     args: &SweepArgs,
     (scn, variants): (hotbench_scenario::Scenario, Option<Vec<String>>),
-    counts: &[usize],
+    points: &[Point],
     argv: &[String],
 ) -> Result<(SweepDoc, u8)> {
     let run = &args.run;
     let name = scn.name().to_string();
     let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
     let mut code = 0;
-    for n in counts {
-        println!("\n=== sweep: {name}, {n} clients ===");
+    for p in points {
+        println!("\n=== sweep: {name}, {} ===", p.name);
         let ladders = crate::scenario_cmd::run_ladders(
             &[(scn.clone(), variants.clone())],
-            &ladder_args(args, *n),
+            &ladder_args(args, p),
             run.dbname.first().cloned(),
             false,
             argv,
@@ -228,7 +288,7 @@ fn sweep_scenario(
         for l in &ladders {
             if !l.all_checks_ok() {
                 code = 2;
-                eprintln!("hotbench: error: checks failed at {n} clients (see above)");
+                eprintln!("hotbench: error: checks failed at {} (see above)", p.name);
             }
             for v in &l.variants {
                 if let Some(r) = &v.record {

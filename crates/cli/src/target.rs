@@ -1,12 +1,15 @@
 //! Which database a command talks to: the one the user named (flags, positional dbname or
 //! URL, `PG*` environment), or else the default embedded server, started for the command
-//! and stopped afterwards unless `hotbench server start` keeps one running.
+//! and stopped afterwards unless `hotbench server start` keeps one running; and what stands
+//! in front of it for the benchmark clients (a pooler, `crate::pooler`), from the run
+//! settings every command resolves its target with.
 
 use hotbench_pgserver::{ensure_default_server, DefaultGuard, DefaultOptions};
 use hotbench_wire::Config;
 
 use crate::fail::{Fail, Result};
 use crate::flags::conn::{ConnArgs, EmbeddedArgs};
+use crate::pooler::{Pooler, PoolerRequest};
 
 /// Connection options as given on the command line.
 #[derive(Debug, Default, Clone)]
@@ -16,14 +19,15 @@ pub struct TargetArgs {
     pub dbname: Option<String>,
     /// The command's run settings, for those about the target (what stands in front of the
     /// server, say): every command resolves its target with them.
-    // No target setting reads them yet; the pooler's will (then this allow goes).
-    #[allow(dead_code)]
     pub settings: hotbench_settings::RunSettings,
 }
 
 /// The resolved target; holds the embedded server (if any) alive.
 pub struct Target {
+    /// The server as named (straight to it; your PgBouncer when `--pooler-admin` reads it).
     pub config: Config,
+    /// The pooler in front of it, if any (declared before `embedded`: it stops first).
+    pub pooler: Option<Pooler>,
     pub embedded: Option<DefaultGuard>,
     /// What named the database (`-h`, `the database name "mydb"`, `PGHOST`), when one was.
     named_by: Option<String>,
@@ -32,6 +36,15 @@ pub struct Target {
 impl Target {
     pub fn is_embedded(&self) -> bool {
         self.embedded.is_some()
+    }
+
+    /// The benchmark clients' connection options: through hotbench's PgBouncer when there
+    /// is one, else the server as named.
+    pub fn clients_config(&self) -> Result<Config> {
+        match &self.pooler {
+            Some(p) => p.clients(&self.config),
+            None => Ok(self.config.clone()),
+        }
     }
 
     /// Another hotbench was using the embedded server when this command joined it.
@@ -121,8 +134,10 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
             args.dbname.as_deref(),
         )
         .map_err(|e| Fail::input(e.to_string()))?;
+        let pooler = Pooler::start(&pooler_request(&args.settings)?, &config)?;
         return Ok(Target {
             config,
+            pooler,
             embedded: None,
             named_by: Some(by),
         });
@@ -141,9 +156,30 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
             .set("user", user)
             .map_err(|e| Fail::input(e.to_string()))?;
     }
+    let pooler = Pooler::start(&pooler_request(&args.settings)?, &config)?;
     Ok(Target {
         config,
+        pooler,
         embedded: Some(guard),
         named_by: None,
     })
+}
+
+/// The pooler the run settings ask for (none until the settings have the pooler's flags).
+pub fn pooler_request(_s: &hotbench_settings::RunSettings) -> Result<PoolerRequest> {
+    Ok(PoolerRequest::new(None, None, None, None))
+}
+
+/// The pool sizes `sweep --pool-size 4,8,16` goes through (empty: not a pool-size sweep).
+pub fn pool_sizes(_s: &hotbench_settings::RunSettings) -> Vec<u32> {
+    Vec::new()
+}
+
+/// `s` for one point of a pool-size sweep: a pool of `n`, or no pooler at all (`None`,
+/// the baseline).
+pub fn with_pool_size(
+    s: &hotbench_settings::RunSettings,
+    _n: Option<u32>,
+) -> hotbench_settings::RunSettings {
+    s.clone()
 }

@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use hotbench_stats::pooler_record::{PoolerInterval, PoolerSummary};
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
+use crate::session::first_line;
+
 /// Where the run's pooler is read, and which of its pools are the run's.
 #[derive(Debug, Clone)]
 pub struct PoolerSource {
@@ -48,9 +50,12 @@ impl AdminConsole {
         if params.connect_timeout.is_none() {
             params.connect_timeout = Some(std::time::Duration::from_secs(10));
         }
-        let mut conn = Connector::new(params)
-            .connect()
-            .map_err(|e| format!("cannot reach the pooler's admin console: {e}"))?;
+        let mut conn = Connector::new(params).connect().map_err(|e| {
+            format!(
+                "cannot reach the pooler's admin console: {}",
+                first_line(&e)
+            )
+        })?;
         let _ = conn.set_io_timeout(Some(std::time::Duration::from_secs(10)));
         Ok(AdminConsole { conn })
     }
@@ -60,7 +65,7 @@ impl AdminConsole {
         let mut r = self
             .conn
             .simple_query(&format!("SHOW {what}"))
-            .map_err(|e| format!("pooler admin console, SHOW {what}: {e}"))?;
+            .map_err(|e| format!("pooler admin console, SHOW {what}: {}", first_line(&e)))?;
         Ok(r.pop().unwrap_or_default())
     }
 
@@ -69,7 +74,7 @@ impl AdminConsole {
         self.conn
             .simple_query(cmd)
             .map(|_| ())
-            .map_err(|e| format!("pooler admin console, {cmd}: {e}"))
+            .map_err(|e| format!("pooler admin console, {cmd}: {}", first_line(&e)))
     }
 
     pub fn close(self) {
