@@ -165,21 +165,45 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
     })
 }
 
-/// The pooler the run settings ask for (none until the settings have the pooler's flags).
-pub fn pooler_request(_s: &hotbench_settings::RunSettings) -> Result<PoolerRequest> {
-    Ok(PoolerRequest::new(None, None, None, None))
+/// The pooler the run settings ask for: `--pooler pgbouncer[:MODE]`, `--pool-size N`
+/// (implies a transaction pool), `--pgbouncer-bin`, or your own with `--pooler-admin`.
+pub fn pooler_request(s: &hotbench_settings::RunSettings) -> Result<PoolerRequest> {
+    let sizes = s.pool_size.as_ref().map(|p| p.0.as_slice()).unwrap_or(&[]);
+    if sizes.len() > 1 {
+        return Err(Fail::input(
+            "--pool-size takes one size here; a list of sizes is for hotbench sweep",
+        ));
+    }
+    Ok(PoolerRequest::new(
+        s.pooler.as_deref(),
+        sizes.first().copied(),
+        s.pgbouncer_bin.clone(),
+        s.pooler_admin.clone(),
+    ))
 }
 
 /// The pool sizes `sweep --pool-size 4,8,16` goes through (empty: not a pool-size sweep).
-pub fn pool_sizes(_s: &hotbench_settings::RunSettings) -> Vec<u32> {
-    Vec::new()
+pub fn pool_sizes(s: &hotbench_settings::RunSettings) -> Vec<u32> {
+    match &s.pool_size {
+        Some(p) if p.0.len() > 1 => p.0.clone(),
+        _ => Vec::new(),
+    }
 }
 
 /// `s` for one point of a pool-size sweep: a pool of `n`, or no pooler at all (`None`,
 /// the baseline).
 pub fn with_pool_size(
     s: &hotbench_settings::RunSettings,
-    _n: Option<u32>,
+    n: Option<u32>,
 ) -> hotbench_settings::RunSettings {
-    s.clone()
+    let mut s = s.clone();
+    match n {
+        Some(n) => s.pool_size = Some(hotbench_settings::run::PoolSizes(vec![n])),
+        None => {
+            s.pool_size = None;
+            s.pooler = None;
+            s.pgbouncer_bin = None;
+        }
+    }
+    s
 }

@@ -48,6 +48,49 @@ pub struct RunSettings {
     /// --interval)
     #[arg(long = "probe-interval", value_name = "DUR", default_value = "100ms", value_parser = probe_interval, help_heading = HOTBENCH)]
     pub probe_interval_us: i64,
+    /// Run the clients through a throwaway PgBouncer hotbench starts in front of the server:
+    /// pgbouncer[:transaction|session] (default transaction)
+    #[arg(long = "pooler", value_name = "pgbouncer[:MODE]", value_parser = pooler, help_heading = HOTBENCH)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pooler: Option<String>,
+    /// Server connections per pool of that PgBouncer (implies --pooler pgbouncer; default
+    /// 20); sweep takes a list (4,8,16,32,64) at fixed clients
+    #[arg(long = "pool-size", value_name = "N[,N...]", value_parser = PoolSizes::parse, help_heading = HOTBENCH)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool_size: Option<PoolSizes>,
+    /// The pgbouncer program (or its directory) for --pooler (default: PATH, then /usr/sbin)
+    #[arg(long = "pgbouncer-bin", value_name = "PATH", help_heading = HOTBENCH)]
+    #[serde(skip)]
+    pub pgbouncer_bin: Option<std::path::PathBuf>,
+    /// Your own PgBouncer's admin console (postgresql://USER@HOST:PORT/pgbouncer), read during
+    /// the run when the clients go through it (the target you name is that PgBouncer)
+    #[arg(long = "pooler-admin", value_name = "URL", help_heading = HOTBENCH)]
+    // A URL may hold a password; the record's `pooler` says what the console showed.
+    #[serde(skip)]
+    pub pooler_admin: Option<String>,
+}
+
+/// `--pool-size`: one size, or a sweep's list, each at least 1, duplicates dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PoolSizes(pub Vec<u32>);
+
+impl PoolSizes {
+    pub fn parse(v: &str) -> Result<PoolSizes, String> {
+        let mut out: Vec<u32> = Vec::new();
+        for part in v.split([',', ' ']).map(str::trim).filter(|p| !p.is_empty()) {
+            let n = int_in(part, "--pool-size", 1, 100_000)? as u32;
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        if out.is_empty() {
+            return Err(format!(
+                "invalid --pool-size \"{v}\": give a size, or a list such as 4,8,16"
+            ));
+        }
+        Ok(PoolSizes(out))
+    }
 }
 
 /// `-j`'s default, which differs by command on purpose.
@@ -109,6 +152,20 @@ fn probe(v: &str) -> Result<bool, String> {
     on_off(v, "--probe")
 }
 
+/// `pgbouncer[:transaction|session]`, spelled out (`pgbouncer:transaction`).
+fn pooler(v: &str) -> Result<String, String> {
+    let (kind, mode) = v.split_once(':').unwrap_or((v, "transaction"));
+    match (kind, mode) {
+        ("pgbouncer", "transaction" | "session") => Ok(format!("{kind}:{mode}")),
+        ("pgbouncer", _) => Err(format!(
+            "invalid --pooler \"{v}\": the pool mode is transaction or session"
+        )),
+        _ => Err(format!(
+            "invalid --pooler \"{v}\": expected pgbouncer, pgbouncer:transaction or pgbouncer:session"
+        )),
+    }
+}
+
 fn key_capacity(v: &str) -> Result<usize, String> {
     int_in(v, "--key-capacity", 1, 1_000_000).map(|n| n as usize)
 }
@@ -167,6 +224,53 @@ mod tests {
         );
         let e = parse(&["--interval", "1ms"]).unwrap_err();
         assert!(e.contains("must be at least 10ms"), "{e}");
+    }
+
+    #[test]
+    fn pooler_settings_parse_and_stay_out_of_the_record_when_unset() {
+        let s = parse(&["--pooler", "pgbouncer", "--pool-size", "4,8,8,16"]).unwrap();
+        assert_eq!(s.pooler.as_deref(), Some("pgbouncer:transaction"));
+        assert_eq!(s.pool_size, Some(PoolSizes(vec![4, 8, 16])));
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            (v["pooler"].as_str(), &v["pool_size"]),
+            (
+                Some("pgbouncer:transaction"),
+                &serde_json::json!([4, 8, 16])
+            )
+        );
+        let s = parse(&[
+            "--pooler",
+            "pgbouncer:session",
+            "--pooler-admin",
+            "postgresql://u:pw@h/pgbouncer",
+        ])
+        .unwrap();
+        assert_eq!(s.pooler.as_deref(), Some("pgbouncer:session"));
+        assert!(
+            !serde_json::to_string(&s).unwrap().contains("pw@"),
+            "no URL in the record"
+        );
+        let d = serde_json::to_value(RunSettings::default()).unwrap();
+        assert!(
+            d.get("pooler").is_none() && d.get("pool_size").is_none(),
+            "{d}"
+        );
+        for (args, msg) in [
+            (["--pooler", "pgpool"], "expected pgbouncer"),
+            (
+                ["--pooler", "pgbouncer:statement"],
+                "transaction or session",
+            ),
+            (
+                ["--pool-size", "0"],
+                "--pool-size must be in range 1..100000",
+            ),
+            (["--pool-size", ","], "give a size"),
+        ] {
+            let e = parse(&args).unwrap_err();
+            assert!(e.contains(msg), "{args:?}: {e}");
+        }
     }
 
     #[test]
