@@ -8,6 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use hotbench_stats::ComparisonDoc;
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
@@ -36,14 +37,13 @@ fn short_run(db: &hotbench_pgserver::ConnInfo, dir: &Path, script: &Path, name: 
     out
 }
 
-fn verdict(v: &serde_json::Value, metric: &str) -> String {
-    let m = v["metrics"]
-        .as_array()
-        .expect("metrics")
+fn verdict(v: &ComparisonDoc, metric: &str) -> String {
+    let m = v
+        .metrics
         .iter()
-        .find(|m| m["metric"] == metric)
+        .find(|m| m.metric == metric)
         .expect("metric present");
-    m["cells"][1]["verdict"].as_str().unwrap().to_string()
+    m.cells[1].verdict.clone()
 }
 
 #[test]
@@ -63,15 +63,12 @@ fn sleep_added_is_worse() {
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("  tps ") && out.contains("worse"), "{out}");
     assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
-    let v = json(&cmp);
-    assert_eq!(v["format"], "hotbench-compare/1");
-    assert_eq!(verdict(&v, "tps"), "worse", "{v}");
-    assert_eq!(verdict(&v, "p50 ms"), "worse", "{v}");
-    let ci = &v["metrics"][2]["cells"][1]["ci95"];
-    assert!(
-        ci[0].as_f64().unwrap() >= 20.0,
-        "p50 interval of the slow run: {ci}"
-    );
+    let v: ComparisonDoc = read(&cmp);
+    assert_eq!(v.format, hotbench_stats::COMPARE_FORMAT);
+    assert_eq!(verdict(&v, "tps"), "worse", "{v:?}");
+    assert_eq!(verdict(&v, "p50 ms"), "worse", "{v:?}");
+    let ci = v.metrics[2].cells[1].ci95.expect("p50 interval");
+    assert!(ci[0] >= 20.0, "p50 interval of the slow run: {ci:?}");
 }
 
 #[test]
@@ -118,9 +115,11 @@ fn ladder_files_line_up_by_variant() {
         out.contains("not in every file (not compared): queue/for-update"),
         "{out}"
     );
-    let v = json(&cmp);
-    assert_eq!(v["variants"].as_array().unwrap().len(), 1);
-    assert_eq!(v["variants"][0]["variant"], "skip-locked");
+    let v: hotbench_stats::LadderComparisonDoc = read(&cmp);
+    assert_eq!(v.format, hotbench_stats::COMPARE_FORMAT);
+    assert_eq!(v.variants.len(), 1);
+    assert_eq!(v.variants[0].variant, "skip-locked");
+    assert_eq!(v.missing, ["queue/for-update"]);
     assert!(std::fs::read_to_string(&page)
         .unwrap()
         .contains("queue / skip-locked"));
@@ -142,7 +141,7 @@ fn same_workload_is_within_noise_in_most_of_20_pairs() {
             .output()
             .unwrap();
         assert!(o.status.success());
-        if verdict(&json(&cmp), "tps") == "within noise" {
+        if verdict(&read(&cmp), "tps") == "within noise" {
             noise += 1;
         }
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use common::case::{Case, Ran};
 use common::*;
 use hotbench_pgserver::{testing, ConnInfo};
+use hotbench_stats::{RunRecord, RunStatus};
 
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
@@ -60,23 +61,21 @@ fn assert_ledger_matches(db: &ConnInfo, cnt: u64, conn_failed: u64) {
 }
 
 /// Transactions committed in the timeline's intervals ending after `t` seconds.
-fn committed_after(v: &serde_json::Value, t: f64) -> u64 {
-    v["timeline"]
-        .as_array()
-        .unwrap()
+fn committed_after(v: &RunRecord, t: f64) -> u64 {
+    v.timeline
         .iter()
-        .filter(|i| i["t"].as_f64().unwrap() > t)
-        .map(|i| i["totals"]["cnt"].as_u64().unwrap())
+        .filter(|i| i.t > t)
+        .map(|i| i.totals.cnt)
         .sum()
 }
 
-fn counters(v: &serde_json::Value) -> (u64, u64, u64, u64) {
-    let c = &v["totals"]["counters"];
+fn counters(v: &RunRecord) -> (u64, u64, u64, u64) {
+    let c = &v.totals.counters;
     (
-        c["cnt"].as_u64().unwrap(),
-        c["connection_failures"].as_u64().unwrap(),
-        c["reconnects"].as_u64().unwrap(),
-        c["disconnected_us"].as_u64().unwrap(),
+        c.cnt,
+        c.connection_failures,
+        c.reconnects,
+        c.disconnected_us,
     )
 }
 
@@ -99,7 +98,7 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
         "four clients (and maybe a probe) were connected: {killed}"
     );
     let out = Ran::wait(child).expect_code(0).out;
-    let v = case.result();
+    let v = case.record();
     let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
     assert_eq!(reconnects, 4, "every client reconnects once:\n{out}");
     assert!(
@@ -109,10 +108,13 @@ fn terminated_backends_reconnect_and_nothing_is_double_counted() {
     assert!(gap_us > 0);
     assert_ledger_matches(db, cnt, conn_failed);
     assert!(
-        v["totals"]["counters"]["errors_by_sqlstate"]["57P01"]
-            .as_u64()
-            .unwrap_or(0)
-            >= 1
+        v.totals
+            .counters
+            .errors_by_sqlstate
+            .get("57P01")
+            .is_some_and(|n| *n >= 1),
+        "{:?}",
+        v.totals.counters.errors_by_sqlstate
     );
     assert!(out.contains("reconnects: 4"), "{out}");
     // Work went on after the reconnects.
@@ -142,7 +144,7 @@ fn server_crash_restart_mid_run_is_survived() {
     assert!(!pids.is_empty());
     unsafe { kill(pids[0], SIGKILL) };
     let out = Ran::wait(child).expect_code(0).out;
-    let v = case.result();
+    let v = case.record();
     let (cnt, conn_failed, reconnects, gap_us) = counters(&v);
     assert!(
         reconnects >= 4,
@@ -206,10 +208,10 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
         unsafe { kill(*p, SIGCONT) };
     }
     Ran::wait(child).expect_code(0);
-    let v = case.result();
-    let c = &v["totals"]["counters"];
-    let max_lat_ms = v["totals"]["latency"]["max_ms"].as_f64().unwrap();
-    let lag_max_ms = c["lag"]["max"].as_f64().unwrap() / 1000.0;
+    let v = case.record();
+    let c = &v.totals.counters;
+    let max_lat_ms = v.totals.latency.max_ms;
+    let lag_max_ms = c.lag.max / 1000.0;
     assert!(
         max_lat_ms >= 900.0,
         "the 1 s stall must show in latency: max {max_lat_ms} ms"
@@ -219,12 +221,12 @@ fn a_stalled_server_shows_in_latency_and_schedule_lag() {
         "and in schedule lag: max {lag_max_ms} ms"
     );
     // The schedule was kept: late transactions ran late instead of being dropped.
-    let cnt = c["cnt"].as_u64().unwrap();
+    let cnt = c.cnt;
     assert!(
         (400..=600).contains(&cnt),
         "about 500 transactions at 100/s for 5 s, got {cnt}"
     );
-    let p99 = v["totals"]["latency"]["p99_ms"].as_f64().unwrap();
+    let p99 = v.totals.latency.p99_ms;
     assert!(
         p99 >= 100.0,
         "the stall affects more than 1% of transactions: p99 {p99}"
@@ -248,11 +250,7 @@ fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
         "{:?}",
         o.status
     );
-    let v = case.result();
-    assert!(v["format"]
-        .as_str()
-        .unwrap()
-        .starts_with("hotbench-result/"));
+    assert_eq!(case.record().format, hotbench_stats::RESULT_FORMAT);
 }
 
 #[test]
@@ -359,12 +357,7 @@ fn transactions_blocked_past_the_end_are_cancelled_and_reported() {
         elapsed < Duration::from_secs(10),
         "the run must end soon after -T: {elapsed:?}"
     );
-    let v = case.result();
-    assert_eq!(
-        v["totals"]["counters"]["unfinished"].as_u64(),
-        Some(2),
-        "{out}"
-    );
+    assert_eq!(case.record().totals.counters.unfinished, 2, "{out}");
     assert!(out.contains("unfinished transactions: 2"), "{out}");
     // Cancelled on the server: nothing of ours is still waiting for the lock.
     let mut waiting = String::new();
@@ -405,7 +398,7 @@ fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
     server.stop();
     let err = Ran::wait(child).expect_code(2).err;
     assert!(err.contains("the server went away"), "{err}");
-    let v = case.result();
-    assert_eq!(v["status"], "disconnected", "{}", v["notes"]);
-    assert_eq!(v["totals"]["counters"]["ended_disconnected"], 3);
+    let v = case.record();
+    assert_eq!(v.status, RunStatus::Disconnected, "{:?}", v.notes);
+    assert_eq!(v.totals.counters.ended_disconnected, 3);
 }

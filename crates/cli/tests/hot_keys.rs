@@ -54,29 +54,24 @@ fn the_customer_with_four_times_the_traffic_is_the_top_key() {
         );
         let (out, err) = text(&o);
         assert!(o.status.success(), "{out}\n{err}");
-        let v = json(&json_path);
-        let keys = v["hot_keys"].as_array().expect("hot_keys");
-        assert_eq!(keys[0]["variable"], "c");
-        assert_eq!(
-            keys[0]["value"], "1",
-            "capacity {capacity}: {}",
-            v["hot_keys"]
-        );
-        let attempts = |k: &serde_json::Value| k["attempts"].as_u64().unwrap() as f64;
-        let committed: u64 = v["totals"]["counters"]["cnt"].as_u64().unwrap();
+        let v = record(&json_path);
+        let keys = &v.hot_keys;
+        assert_eq!(keys[0].variable, "c");
+        assert_eq!(keys[0].value, "1", "capacity {capacity}: {keys:?}");
+        let committed = v.totals.counters.cnt;
         // Customer 1 draws 4 of 11 values: about 36% of all transactions.
-        let share = attempts(&keys[0]) / committed as f64;
+        let share = keys[0].attempts as f64 / committed as f64;
         assert!(
             (0.2..0.6).contains(&share),
             "capacity {capacity}: share {share:.2}"
         );
-        assert!(keys[0]["time_share"].as_f64().unwrap() > keys[1]["time_share"].as_f64().unwrap());
+        assert!(keys[0].time_share > keys[1].time_share);
         assert!(out.contains("hot keys (top "), "{out}");
         // Server side: the row the lock waits queue on most is the same customer's.
-        let rows = v["probes"]["hot_rows"].as_array().expect("probes.hot_rows");
-        assert_eq!(rows[0]["relation"], "acct", "{rows:?}");
-        assert_eq!(rows[0]["key"], "id=1", "{rows:?}");
-        let pct = rows[0]["pct"].as_f64().unwrap();
+        let rows = &v.probes.as_ref().expect("probes").hot_rows;
+        assert_eq!(rows[0].relation, "acct", "{rows:?}");
+        assert_eq!(rows[0].key, "id=1", "{rows:?}");
+        let pct = rows[0].pct;
         assert!(pct > 0.0 && pct <= 100.0, "{pct}");
         assert!(
             out.lines().any(|l| l.starts_with("hot row: acct (id=1) ")),
@@ -85,22 +80,22 @@ fn the_customer_with_four_times_the_traffic_is_the_top_key() {
         assert!(out.lines().any(|l| l.starts_with("  c=1: ")), "{out}");
         if capacity == "1000" {
             assert_eq!(keys.len(), 8);
-            let total: f64 = keys.iter().map(attempts).sum();
-            assert!(total >= committed as f64);
+            let total: u64 = keys.iter().map(|k| k.attempts).sum();
+            assert!(total >= committed);
         } else {
             assert!(keys.len() <= 3);
-            let notes = v["notes"].to_string();
-            assert!(notes.contains("space-saving"), "{notes}");
+            assert!(
+                v.notes.iter().any(|n| n.contains("space-saving")),
+                "{:?}",
+                v.notes
+            );
         }
+        assert_eq!(v.config.settings.key_capacity.to_string(), capacity);
         // Fairness: every client is listed, and the index is a proper fraction.
-        let clients = v["per_client"].as_array().unwrap();
-        assert_eq!(clients.len(), 8);
-        let sum: u64 = clients
-            .iter()
-            .map(|c| c["committed"].as_u64().unwrap())
-            .sum();
+        assert_eq!(v.per_client.len(), 8);
+        let sum: u64 = v.per_client.iter().map(|c| c.committed).sum();
         assert_eq!(sum, committed);
-        let jain = v["fairness"][0]["jain_index"].as_f64().unwrap();
+        let jain = v.fairness[0].jain_index.expect("jain index");
         assert!(jain > 0.0 && jain <= 1.0 + 1e-9, "{jain}");
         assert!(
             out.contains("fairness of group default: Jain's index = "),
@@ -149,23 +144,17 @@ fn a_group_key_counts_that_group_only() {
     );
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
-    let v = json(&json_path);
-    let keys = v["hot_keys"].as_array().expect("hot_keys");
-    let found: Vec<(String, String, u64)> = keys
+    let v = record(&json_path);
+    let found: Vec<(String, String, u64)> = v
+        .hot_keys
         .iter()
-        .map(|k| {
-            (
-                k["variable"].as_str().unwrap().to_string(),
-                k["value"].as_str().unwrap().to_string(),
-                k["attempts"].as_u64().unwrap(),
-            )
-        })
+        .map(|k| (k.variable.clone(), k.value.clone(), k.attempts))
         .collect();
     // Group a: 2 clients × 20; both groups: 5 clients × 20. Group b's k=2 is not a key.
     assert!(found.contains(&("k".into(), "1".into(), 40)), "{found:?}");
     assert!(found.contains(&("g".into(), "5".into(), 100)), "{found:?}");
     assert_eq!(found.len(), 2, "{found:?}");
-    assert_eq!(v["config"]["groups"][0]["keys"][0], "k", "{}", v["config"]);
+    assert_eq!(v.config.groups[0].keys, ["k"], "{:?}", v.config.groups);
 }
 
 /// A key drawn by random_zipfian: with a fixed seed the top keys' observed share of the
@@ -202,19 +191,17 @@ fn zipfian_keys_take_the_share_their_parameter_predicts() {
     );
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
-    let v = json(&json_path);
-    let shares = v["hot_key_zipf"].as_array().expect("hot_key_zipf");
+    let shares = record(&json_path).hot_key_zipf;
     assert_eq!(shares.len(), 2, "{shares:?}");
     // H(n, 1.5) for n = 200, summed here independently of the code under test.
     let h = |n: u32| (1..=n).map(|i| f64::from(i).powf(-1.5)).sum::<f64>();
     for (z, k) in shares.iter().zip([1u32, 10]) {
-        assert_eq!(z["k"], k);
-        assert_eq!(z["transactions"], 5000);
-        let predicted = z["predicted_share"].as_f64().unwrap();
-        assert!((predicted - h(k) / h(200)).abs() < 1e-9, "{z}");
-        let observed = z["observed_share"].as_f64().unwrap();
+        assert_eq!(z.k, u64::from(k));
+        assert_eq!(z.transactions, 5000);
+        let predicted = z.predicted_share;
+        assert!((predicted - h(k) / h(200)).abs() < 1e-9, "{z:?}");
         // 5000 draws: the standard error of a share near 0.4–0.8 is below 0.007.
-        assert!((observed - predicted).abs() < 0.03, "{z}");
+        assert!((z.observed_share - predicted).abs() < 0.03, "{z:?}");
     }
     assert!(
         out.contains("zipfian k = random_zipfian(1, 200, 1.5): top 1 key "),

@@ -6,6 +6,7 @@ mod common;
 
 use common::case::{Case, Ran};
 use common::*;
+use hotbench_stats::RunStatus;
 
 fn init(db: &hotbench_pgserver::ConnInfo) {
     let o = run(db, &["-i", "-q"]);
@@ -51,12 +52,9 @@ fn retries_under_repeatable_read_add_up() {
         .run("-n -T 3 -c 6 -j 2 --max-tries 5 --failures-detailed")
         .expect_code(0)
         .out;
-    let v = case.result();
-    let c = &v["totals"]["counters"];
-    let cnt = c["cnt"].as_u64().unwrap();
-    let ser = c["serialization_failures"].as_u64().unwrap();
-    let retried = c["retried"].as_u64().unwrap();
-    let retries = c["retries"].as_u64().unwrap();
+    let v = case.record();
+    let c = &v.totals.counters;
+    let (cnt, ser, retried, retries) = (c.cnt, c.serialization_failures, c.retried, c.retries);
     assert!(cnt > 0, "{out}");
     assert!(
         retries > 0,
@@ -79,7 +77,7 @@ fn retries_under_repeatable_read_add_up() {
         line_value(&out, "total number of retries:"),
         Some(retries.to_string().as_str())
     );
-    assert_eq!(v["status"], "completed");
+    assert_eq!(v.status, RunStatus::Completed);
 }
 
 #[test]
@@ -126,14 +124,16 @@ fn two_groups_keep_their_own_rates() {
     );
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
-    let v = json(&json_path);
-    let groups = v["groups"].as_array().unwrap();
+    let v = record(&json_path);
+    let groups = &v.groups;
     assert_eq!(groups.len(), 2);
-    let tps = |i: usize| groups[i]["totals"]["tps"].as_f64().unwrap();
+    let tps = |i: usize| groups[i].totals.tps;
     assert!((tps(0) - 20.0).abs() < 6.0, "slow group tps {}", tps(0));
     assert!((tps(1) - 80.0).abs() < 20.0, "fast group tps {}", tps(1));
     assert!(out.contains("group slow: 1 clients, rate 20 tps"), "{out}");
-    assert!(!v["timeline"][0]["groups"].as_array().unwrap().is_empty());
+    assert!(!v.timeline[0].groups.is_empty());
+    assert_eq!(v.config.threads, 2);
+    assert_eq!(v.config.groups[1].rate, Some(80.0));
 }
 
 #[test]
@@ -149,9 +149,9 @@ fn ctrl_c_stops_gracefully_with_valid_json() {
         "{out}"
     );
     assert!(err.contains("interrupted"), "{err}");
-    let v = case.result();
-    assert_eq!(v["status"], "interrupted");
-    assert!(v["totals"]["counters"]["cnt"].as_u64().unwrap() > 0);
+    let v = case.record();
+    assert_eq!(v.status, RunStatus::Interrupted);
+    assert!(v.totals.counters.cnt > 0);
 }
 
 extern "C" {
@@ -338,15 +338,11 @@ fn prepared_statement_whose_parse_failed_fails_on_every_use_as_in_pgbench() {
         err.contains("relation \"not_there_yet\" does not exist"),
         "{err}"
     );
-    let v = case.result();
-    let errors = &v["totals"]["counters"]["errors_by_sqlstate"];
-    assert_eq!(errors["42P01"].as_u64(), Some(1), "{errors}");
-    assert_eq!(errors["26000"].as_u64(), Some(3), "{errors}");
-    assert_eq!(
-        v["totals"]["counters"]["other_failures"].as_u64(),
-        Some(3),
-        "{v}"
-    );
+    let c = case.record().totals.counters;
+    let errors = &c.errors_by_sqlstate;
+    assert_eq!(errors.get("42P01"), Some(&1), "{errors:?}");
+    assert_eq!(errors.get("26000"), Some(&3), "{errors:?}");
+    assert_eq!(c.other_failures, 3);
 }
 
 #[test]

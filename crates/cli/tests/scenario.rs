@@ -7,8 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{command_on, database, hotbench, json, temp_dir, text};
+use common::{command_on, database, hotbench, read, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
+use hotbench_stats::{LadderFile, TxnCounters, VariantResult};
 
 /// `hotbench scenario run NAME` against `db`, with `args`.
 fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
@@ -24,7 +25,7 @@ fn repo_path(rel: &str) -> PathBuf {
 }
 
 /// Runs a scenario briefly and asserts every variant ran and every check passed.
-fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
+fn ladder_passes(name: &str, args: &[&str]) -> LadderFile {
     let db = database(&name.replace('-', "_"));
     let dir = temp_dir(&format!("scn-{name}"));
     let out_json = dir.join(format!("{name}.json"));
@@ -40,42 +41,33 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
         "scenario {name} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(stdout.contains("vs baseline"), "{stdout}");
-    let v = json(&out_json);
-    assert_eq!(v["format"], "hotbench-ladder/1");
-    let ladder = &v["ladders"][0];
-    for variant in ladder["variants"].as_array().expect("variants") {
-        if variant["skipped"].is_string() {
+    let v: LadderFile = read(&out_json);
+    assert_eq!(v.format, hotbench_stats::LADDER_FORMAT);
+    let ladder = &v.ladders[0];
+    for variant in &ladder.variants {
+        if variant.skipped.is_some() {
             continue;
         }
         // Every variant must have ended transactions; a variant whose point is failure
         // (for-share deadlocks) may legitimately commit none in a 2-second run.
-        let counters = &variant["record"]["totals"]["counters"];
-        let committed = counters["cnt"].as_u64().unwrap_or(0);
-        let failed = [
-            "serialization_failures",
-            "deadlock_failures",
-            "other_failures",
-        ]
-        .iter()
-        .map(|k| counters[*k].as_u64().unwrap_or(0))
-        .sum::<u64>();
+        let c = &counters(variant);
+        let failed = c.serialization_failures + c.deadlock_failures + c.other_failures;
         assert!(
-            committed + failed > 0,
+            c.cnt + failed > 0,
             "{name}/{}: no transaction ended",
-            variant["name"]
+            variant.name
         );
-        let checks = variant["checks"].as_array().expect("checks");
         assert!(
-            !checks.is_empty(),
+            !variant.checks.is_empty(),
             "{name}/{}: no checks ran",
-            variant["name"]
+            variant.name
         );
-        for c in checks {
-            assert_eq!(c["ok"], true, "{name}/{}: {c}", variant["name"]);
+        for c in &variant.checks {
+            assert!(c.ok, "{name}/{}: {c:?}", variant.name);
         }
         // The hot-row scenarios' ceiling: every variant that ran is a share of it.
-        if ladder["ceiling"].is_object() {
-            assert!(variant["pct_of_ceiling"].as_f64().is_some(), "{variant}");
+        if ladder.ceiling.is_some() {
+            assert!(variant.pct_of_ceiling.is_some(), "{}", variant.name);
         }
     }
     // The ceiling runs after a whole ladder, or when --variants names it.
@@ -85,16 +77,13 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
         .map(|i| args[i + 1]);
     let runs_ceiling = selected.is_none_or(|v| v.split(',').any(|x| x == "ceiling"));
     if !runs_ceiling {
-        assert!(
-            ladder["ceiling"].is_null(),
-            "{name}: unexpected ceiling row"
-        );
+        assert!(ladder.ceiling.is_none(), "{name}: unexpected ceiling row");
     }
     if runs_ceiling && ["daily-limit", "tpcb-hotspot", "counters", "ycsb"].contains(&name) {
-        let c = &ladder["ceiling"];
-        assert_eq!(c["name"], "ceiling", "{name}: no ceiling row");
-        for check in c["checks"].as_array().expect("ceiling checks") {
-            assert_eq!(check["ok"], true, "{name}/ceiling: {check}");
+        let c = ladder.ceiling.as_ref().expect("a ceiling row");
+        assert_eq!(c.name, "ceiling", "{name}: no ceiling row");
+        for check in &c.checks {
+            assert!(check.ok, "{name}/ceiling: {check:?}");
         }
         assert!(stdout.contains("\n% of ceiling: "), "{stdout}");
         assert!(stdout.contains("(not ranked)"), "{stdout}");
@@ -102,29 +91,36 @@ fn ladder_passes(name: &str, args: &[&str]) -> serde_json::Value {
     v
 }
 
+/// A variant's totals (zero when it did not run).
+fn counters(v: &VariantResult) -> TxnCounters {
+    v.record
+        .as_ref()
+        .map(|r| r.totals.counters.clone())
+        .unwrap_or_default()
+}
+
 #[test]
 fn daily_limit_ladder_checks_pass() {
     let v = ladder_passes("daily-limit", &["-T", "2", "-c", "8"]);
-    let variants = v["ladders"][0]["variants"].as_array().unwrap();
+    let variants = &v.ladders[0].variants;
     assert_eq!(variants.len(), 6);
     // The manifest's key: every variant's record names the customers it paid from.
     for variant in variants {
-        let keys = variant["record"]["hot_keys"].as_array().expect("hot_keys");
-        assert!(!keys.is_empty(), "{}: no hot keys", variant["name"]);
-        assert!(keys.iter().all(|k| k["variable"] == "customer"), "{keys:?}");
-        let value: u64 = keys[0]["value"].as_str().unwrap().parse().unwrap();
+        let keys = &variant.record.as_ref().expect("record").hot_keys;
+        assert!(!keys.is_empty(), "{}: no hot keys", variant.name);
+        assert!(keys.iter().all(|k| k.variable == "customer"), "{keys:?}");
+        let value: u64 = keys[0].value.parse().unwrap();
         assert!((1..=4).contains(&value), "{keys:?}");
+        // The run's configuration names the scenario and variant it ran.
+        let config = &variant.record.as_ref().expect("record").config;
+        assert_eq!(config.scenario.as_deref(), Some("daily-limit"));
+        assert_eq!(config.variant.as_deref(), Some(variant.name.as_str()));
     }
+    let by_name = |n: &str| variants.iter().find(|v| v.name == n).unwrap();
     // FOR SHARE then UPDATE: lock upgrades deadlock, which is what the variant shows.
-    let share = variants.iter().find(|v| v["name"] == "for-share").unwrap();
-    let deadlocks = share["record"]["totals"]["counters"]["errors_by_sqlstate"]["40P01"]
-        .as_u64()
-        .unwrap_or(0);
-    assert!(
-        deadlocks > 0,
-        "for-share must deadlock: {}",
-        share["record"]["totals"]
-    );
+    let share = counters(by_name("for-share"));
+    let deadlocks = share.errors_by_sqlstate.get("40P01").copied().unwrap_or(0);
+    assert!(deadlocks > 0, "for-share must deadlock: {share:?}");
     // The single-statement variants commit work.
     for name in [
         "select-for-update",
@@ -133,14 +129,7 @@ fn daily_limit_ladder_checks_pass() {
         "escrow",
         "escrow-per-client",
     ] {
-        let v = variants.iter().find(|v| v["name"] == name).unwrap();
-        assert!(
-            v["record"]["totals"]["counters"]["cnt"]
-                .as_u64()
-                .unwrap_or(0)
-                > 0,
-            "{name}"
-        );
+        assert!(counters(by_name(name)).cnt > 0, "{name}");
     }
 }
 
@@ -161,13 +150,10 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
             "max_amount=5000",
         ],
     );
-    for variant in v["ladders"][0]["variants"].as_array().unwrap() {
-        let c = &variant["record"]["totals"]["counters"];
-        assert!(
-            c["goodput"].as_u64() < c["cnt"].as_u64(),
-            "refusals expected: {c}"
-        );
-        assert_eq!(c["other_failures"], 0);
+    for variant in &v.ladders[0].variants {
+        let c = counters(variant);
+        assert!(c.goodput < c.cnt, "refusals expected: {c:?}");
+        assert_eq!(c.other_failures, 0);
     }
 }
 
@@ -223,37 +209,35 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             "sweep_s=1",
         ],
     );
-    for variant in v["ladders"][0]["variants"].as_array().unwrap() {
-        let name = &variant["name"];
+    for variant in &v.ladders[0].variants {
+        let name = &variant.name;
         let monitor = |m: &str| {
-            variant["monitors"]
-                .as_array()
-                .unwrap()
+            variant
+                .monitors
                 .iter()
-                .find(|s| s["name"] == m)
-                .unwrap_or_else(|| panic!("{name}: no monitor {m}"))["samples"]
-                .as_array()
-                .unwrap()
+                .find(|s| s.name == m)
+                .unwrap_or_else(|| panic!("{name}: no monitor {m}"))
+                .samples
                 .iter()
-                .map(|p| p[1].as_f64().unwrap())
+                .map(|p| p.1)
                 .collect::<Vec<f64>>()
         };
         let killed: f64 = monitor("consumers killed").iter().sum();
         assert!(killed >= 1.0, "{name}: no consumer was killed");
-        let groups = variant["record"]["groups"].as_array().unwrap();
-        let group = |g: &str| groups.iter().find(|x| x["name"] == g).unwrap();
-        let consumer = &group("consumer")["totals"]["counters"];
+        let groups = &variant.record.as_ref().expect("record").groups;
+        let group = |g: &str| &groups.iter().find(|x| x.name == g).unwrap().totals.counters;
+        let consumer = group("consumer");
         assert!(
-            consumer["connection_failures"].as_u64().unwrap_or(0) >= 1,
-            "{name}: the killed job's transaction must fail: {consumer}"
+            consumer.connection_failures >= 1,
+            "{name}: the killed job's transaction must fail: {consumer:?}"
         );
-        assert!(group("bystander")["totals"]["counters"]["cnt"].as_u64() > Some(0));
+        assert!(group("bystander").cnt > 0);
         if name == "rotation" {
             // 200 jobs a partition over seconds of consumers: drained ones were truncated.
-            let rotator = &group("rotator")["totals"]["counters"];
+            let rotator = group("rotator");
             assert!(
-                rotator["goodput"].as_u64() >= Some(1),
-                "rotation: too few partitions truncated: {rotator}"
+                rotator.goodput >= 1,
+                "rotation: too few partitions truncated: {rotator:?}"
             );
         }
         // Topped up to the depth: after the first second the queue is never empty.
@@ -262,14 +246,9 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             backlog.iter().skip(1).all(|b| *b > 0.0),
             "{name}: the queue ran dry: {backlog:?}"
         );
-        assert_eq!(variant["work_group"], "consumer");
-        let per_interval: u64 = variant["work_per_interval"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_u64().unwrap())
-            .sum();
-        assert_eq!(Some(per_interval), consumer["goodput"].as_u64());
+        assert_eq!(variant.work_group.as_deref(), Some("consumer"));
+        let per_interval: u64 = variant.work_per_interval.iter().sum();
+        assert_eq!(per_interval, consumer.goodput);
     }
 }
 
@@ -435,12 +414,7 @@ fn demo_writes_both_ladders() {
     assert!(stdout.contains("report written to x.html"), "{stdout}");
     let html = std::fs::read_to_string(dir.join("x.html")).unwrap();
     assert!(html.contains("daily-limit") && html.contains("queue"));
-    let v = json(&dir.join("hotbench-demo.json"));
-    let names: Vec<&str> = v["ladders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["scenario"].as_str().unwrap())
-        .collect();
+    let v: LadderFile = read(&dir.join("hotbench-demo.json"));
+    let names: Vec<&str> = v.ladders.iter().map(|l| l.scenario.as_str()).collect();
     assert_eq!(names, ["daily-limit", "queue"]);
 }

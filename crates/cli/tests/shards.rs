@@ -125,10 +125,7 @@ fn three_shards_equal_one_process_and_merge_exactly() {
     assert_eq!(draws(&db, "sharded"), expected);
 
     // The shards started together and merge into one run of 6 clients.
-    let starts: Vec<f64> = jsons
-        .iter()
-        .map(|p| json(p)["started_at"].as_f64().unwrap())
-        .collect();
+    let starts: Vec<f64> = jsons.iter().map(|p| record(p).started_at).collect();
     let spread = starts.iter().cloned().fold(f64::MIN, f64::max)
         - starts.iter().cloned().fold(f64::MAX, f64::min);
     assert!(
@@ -139,11 +136,13 @@ fn three_shards_equal_one_process_and_merge_exactly() {
     let files: Vec<&std::path::Path> = jsons.iter().map(|p| p.as_path()).collect();
     let o = merge(&files, &merged);
     assert!(o.status.success(), "{:?}", text(&o));
-    let m = json(&merged);
-    assert_eq!(m["totals"]["counters"]["cnt"], 30);
-    assert_eq!(m["bench"]["clients"], 6);
-    assert_eq!(m["config"]["shards"]["parts"].as_array().unwrap().len(), 3);
-    assert_eq!(m["config"]["shards"]["missing"], serde_json::json!([]));
+    let m = record(&merged);
+    assert_eq!(m.totals.counters.cnt, 30);
+    assert_eq!(m.bench.clients, 6);
+    let shards = m.config.shards.expect("config.shards");
+    assert_eq!(shards.parts.len(), 3);
+    assert!(shards.missing.is_empty(), "{shards:?}");
+    assert!(m.config.shard.is_none());
 
     // A shard of another run (other seed) is refused.
     let stranger = dir.join("stranger.json");
@@ -192,18 +191,15 @@ fn sharded_time_runs_merge_to_the_sum_of_their_rates() {
     // a sum over separate durations, nor one shard's share. (Comparing with a separate
     // one-process run is a benchmark, not a test: two shared cores swing far more than a
     // merge error between runs.)
-    let tps = |p: &std::path::Path| json(p)["totals"]["tps"].as_f64().unwrap();
+    let tps = |p: &std::path::Path| record(p).totals.tps;
     let sum: f64 = jsons.iter().map(|p| tps(p)).sum();
     let both = tps(&merged);
     assert!(
         (both / sum - 1.0).abs() < 0.2,
         "merged {both:.0} tps vs the shards' sum {sum:.0} tps"
     );
-    let m = json(&merged);
-    assert_eq!(m["bench"]["clients"], 4);
-    let cnt: u64 = jsons
-        .iter()
-        .map(|p| json(p)["totals"]["counters"]["cnt"].as_u64().unwrap())
-        .sum();
-    assert_eq!(m["totals"]["counters"]["cnt"], cnt);
+    let m = record(&merged);
+    assert_eq!(m.bench.clients, 4);
+    let cnt: u64 = jsons.iter().map(|p| record(p).totals.counters.cnt).sum();
+    assert_eq!(m.totals.counters.cnt, cnt);
 }

@@ -24,13 +24,13 @@ fn crossed_threshold_exits_3_and_is_stored() {
     assert!(stdout.contains("✘ p99<5ms"), "{stdout}");
     assert!(stdout.contains("✔ failed=0"), "{stdout}");
     assert!(stderr.contains("thresholds crossed"), "{stderr}");
-    let v = case.result();
-    assert_eq!(v["format"], "hotbench-result/1");
-    let t = v["thresholds"].as_array().expect("thresholds stored");
+    let v = case.record();
+    assert_eq!(v.format, hotbench_stats::RESULT_FORMAT);
+    let t = &v.thresholds;
     assert_eq!(t.len(), 3);
-    assert_eq!(t[1]["threshold"], "p99<5ms");
-    assert_eq!(t[1]["ok"], false);
-    assert!(t[1]["measured"].as_f64().unwrap() >= 20.0, "{}", t[1]);
+    assert_eq!(t[1].threshold, "p99<5ms");
+    assert!(!t[1].ok);
+    assert!(t[1].measured.unwrap() >= 20.0, "{:?}", t[1]);
     // The stored record still reads back as a result (hotbench report/compare accept it).
     let page = case.dir.join("r.html");
     let o = hotbench()
@@ -107,11 +107,11 @@ fn sweep_checks_every_client_count() {
     let stdout = Ran::from(o).expect_code(3).out;
     assert!(stdout.contains("1 client: p50 = "), "{stdout}");
     assert!(stdout.contains("3 clients: tps = "), "{stdout}");
-    let v = case.result();
-    assert_eq!(v["format"], "hotbench-sweep/1");
-    let t = v["thresholds"].as_array().expect("thresholds stored");
+    let v: hotbench_stats::SweepDoc = read(&case.json);
+    assert_eq!(v.format, hotbench_stats::SWEEP_FORMAT);
+    let t = &v.thresholds;
     assert_eq!(t.len(), 6, "{t:?}");
-    assert_eq!(t.iter().filter(|x| x["ok"] == true).count(), 3, "{t:?}");
+    assert_eq!(t.iter().filter(|x| x.ok).count(), 3, "{t:?}");
 }
 
 #[test]
@@ -136,13 +136,13 @@ fn ladder_thresholds_per_variant_and_best() {
     assert!(stdout.contains("✔ skip-locked:jobs/s>=1"), "{stdout}");
     assert!(stdout.contains("best:vs_baseline>=0.01"), "{stdout}");
     assert!(stdout.contains("✘ for-update:p99<0.001ms"), "{stdout}");
-    let v = json(&out);
-    assert_eq!(v["format"], "hotbench-ladder/1");
-    let t = v["thresholds"].as_array().expect("thresholds stored");
+    let v: hotbench_stats::LadderFile = read(&out);
+    assert_eq!(v.format, hotbench_stats::LADDER_FORMAT);
+    let t = &v.thresholds;
     // checks=pass is checked on both variants.
     assert_eq!(t.len(), 5, "{t:?}");
     assert!(t
         .iter()
-        .filter(|x| x["threshold"] == "checks=pass")
-        .all(|x| x["ok"] == true));
+        .filter(|x| x.threshold == "checks=pass")
+        .all(|x| x.ok));
 }

@@ -31,18 +31,20 @@ fn usl_reproduces_the_published_cisco_fit_from_csv() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("contention dominates"), "{out}");
-    let v = common::json(&json);
-    for (k, want) in [
-        ("sigma", 0.02671591),
-        ("kappa", 7.690945e-4),
-        ("lambda", 995.6486),
+    let v: hotbench_stats::UslDoc = common::read(&json);
+    assert_eq!(v.format, hotbench_stats::USL_FORMAT);
+    let fit = &v.first;
+    for (k, got, want) in [
+        ("sigma", fit.sigma, 0.02671591),
+        ("kappa", fit.kappa, 7.690945e-4),
+        ("lambda", fit.lambda, 995.6486),
     ] {
-        let got = v[k].as_f64().expect(k);
         assert!(((got - want) / want).abs() < 1e-3, "{k}: {got} vs {want}");
     }
-    for k in ["n_max", "x_max", "r2"] {
-        assert!(v[k].as_f64().is_some(), "{k} in {v}");
-    }
+    assert!(fit.n_max.is_some() && fit.x_max.is_some(), "{fit:?}");
+    assert!(fit.r2 > 0.9, "{fit:?}");
+    assert_eq!(fit.constraint, hotbench_stats::Constraint::Contention);
+    assert_eq!(v.fits.len(), 1);
     let html = std::fs::read_to_string(&page).expect("html written");
     assert!(html.contains("USL fit"));
 }

@@ -72,6 +72,11 @@ impl Case {
     pub fn result(&self) -> serde_json::Value {
         json(&self.json)
     }
+
+    /// The run's result file as its type.
+    pub fn record(&self) -> hotbench_stats::RunRecord {
+        super::record(&self.json)
+    }
 }
 
 impl From<Output> for Ran {

@@ -146,6 +146,19 @@ pub fn wait_for_transactions(path: &std::path::Path) {
     );
 }
 
+/// A document the binary wrote, read as its type (`RunRecord`, `LadderFile`, `SweepDoc`,
+/// `ComparisonDoc`, `UslDoc`): what a user's program deserializing it would get.
+pub fn read<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> T {
+    let bytes = std::fs::read(path).expect("read json");
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A result file as a `RunRecord`.
+pub fn record(path: &std::path::Path) -> hotbench_stats::RunRecord {
+    read(path)
+}
+
+/// The raw JSON, for what a type cannot show (that a field is left out, say).
 pub fn json(path: &std::path::Path) -> serde_json::Value {
     let bytes = std::fs::read(path).expect("read json");
     serde_json::from_slice(&bytes).expect("result JSON parses")
