@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hotbench_report::text::prometheus::{exposition, LiveMetrics};
+use hotbench_report::text::prometheus::{exposition, LiveMetrics, CONTENT_TYPE};
 
 use crate::fail::{Fail, Result};
 
@@ -124,7 +124,7 @@ fn serve(mut s: TcpStream, state: &Mutex<LiveMetrics>) -> std::io::Result<()> {
     let line = String::from_utf8_lossy(&got);
     let path = line.split_whitespace().nth(1).unwrap_or("");
     let (status, ctype, text) = if path == "/metrics" || path == "/" {
-        ("200 OK", "text/plain; version=0.0.4; charset=utf-8", body)
+        ("200 OK", CONTENT_TYPE, body)
     } else {
         (
             "404 Not Found",

@@ -1,11 +1,17 @@
-//! Live metrics in Prometheus' text exposition format (version 0.0.4), for `run
-//! --prometheus`: cumulative counters since the start of the benchmark and the last
-//! interval's throughput and latency percentiles. A pure function of the numbers; serving
-//! them over HTTP is the binary's job.
+//! Live metrics for `run --prometheus`: cumulative counters since the start of the benchmark
+//! and the last interval's throughput and latency percentiles, encoded by `prometheus-client`
+//! (OpenMetrics text, which Prometheus scrapes natively). A pure function of the numbers;
+//! serving them over HTTP is the binary's job.
 
-use std::fmt::Write as _;
+use std::sync::atomic::AtomicU64;
 
 use hotbench_stats::IntervalStats;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
 
 /// What the endpoint shows: running totals plus the last interval.
 #[derive(Debug, Clone, Default)]
@@ -40,123 +46,125 @@ impl LiveMetrics {
     }
 }
 
-/// A label value escaped as the format requires (`\`, `"`, newline).
-fn label(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
+/// The content type of [`exposition`]'s text (OpenMetrics, which Prometheus scrapes natively).
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-fn metric(o: &mut String, name: &str, kind: &str, help: &str, samples: &[(String, f64)]) {
-    let _ = writeln!(o, "# HELP {name} {help}");
-    let _ = writeln!(o, "# TYPE {name} {kind}");
-    for (labels, v) in samples {
-        let v = if v.is_finite() { *v } else { 0.0 };
-        let _ = writeln!(o, "{name}{labels} {v}");
+type FloatGauge = Gauge<f64, AtomicU64>;
+
+/// A float for the exposition: non-finite values (no interval yet, a division by zero)
+/// are shown as 0 rather than as NaN or Inf.
+fn finite(v: f64) -> f64 {
+    if v.is_finite() {
+        v
+    } else {
+        0.0
     }
 }
 
-/// The exposition text.
+fn float_gauge(v: f64) -> FloatGauge {
+    let g = FloatGauge::default();
+    g.set(finite(v));
+    g
+}
+
+/// A labelled float gauge: one sample per `(label value, value)`.
+fn float_family(
+    label: &str,
+    samples: &[(String, f64)],
+) -> Family<Vec<(String, String)>, FloatGauge> {
+    let family = Family::<Vec<(String, String)>, FloatGauge>::default();
+    for (value, v) in samples {
+        family
+            .get_or_create(&vec![(label.to_string(), value.clone())])
+            .set(finite(*v));
+    }
+    family
+}
+
+/// The exposition text (OpenMetrics, encoded by `prometheus-client`; the metric names and
+/// labels are part of hotbench's interface: dashboards query them).
 pub fn exposition(m: &LiveMetrics) -> String {
-    let mut o = String::new();
-    let one = |v: f64| vec![(String::new(), v)];
-    metric(
-        &mut o,
-        "hotbench_info",
-        "gauge",
-        "hotbench and server versions.",
-        &[(
-            format!(
-                "{{version=\"{}\",server_version=\"{}\"}}",
-                label(env!("CARGO_PKG_VERSION")),
-                label(&m.server_version)
-            ),
-            1.0,
-        )],
+    let mut r = Registry::default();
+    r.register(
+        "hotbench",
+        "hotbench and server versions",
+        Info::new(vec![
+            ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+            ("server_version".to_string(), m.server_version.clone()),
+        ]),
     );
-    metric(
-        &mut o,
-        "hotbench_clients",
-        "gauge",
-        "Clients of the run.",
-        &one(m.clients as f64),
-    );
-    metric(
-        &mut o,
+    let clients = Gauge::<i64>::default();
+    clients.set(i64::try_from(m.clients).unwrap_or(i64::MAX));
+    r.register("hotbench_clients", "Clients of the run", clients);
+    r.register(
         "hotbench_elapsed_seconds",
-        "gauge",
-        "Seconds since the benchmark started.",
-        &one(m.elapsed_s),
+        "Seconds since the benchmark started",
+        float_gauge(m.elapsed_s),
     );
     for (name, help, v) in [
         (
-            "hotbench_transactions_total",
-            "Committed transactions.",
+            "hotbench_transactions",
+            "Committed transactions",
             m.transactions,
         ),
         (
-            "hotbench_goodput_total",
-            "Committed transactions that did useful work.",
+            "hotbench_goodput",
+            "Committed transactions that did useful work",
             m.goodput,
         ),
-        ("hotbench_failures_total", "Failed transactions.", m.failed),
-        ("hotbench_retries_total", "Retries.", m.retries),
+        ("hotbench_failures", "Failed transactions", m.failed),
+        ("hotbench_retries", "Retries", m.retries),
         (
-            "hotbench_skipped_total",
-            "Transactions skipped under -R/-L.",
+            "hotbench_skipped",
+            "Transactions skipped under -R/-L",
             m.skipped,
         ),
         (
-            "hotbench_reconnects_total",
-            "Connections re-established.",
+            "hotbench_reconnects",
+            "Connections re-established",
             m.reconnects,
         ),
     ] {
-        metric(&mut o, name, "counter", help, &one(v as f64));
+        // A counter's samples get the `_total` suffix: `hotbench_transactions_total`.
+        let c = Counter::<u64>::default();
+        c.inc_by(v);
+        r.register(name, help, c);
     }
     if let Some(s) = &m.last {
-        metric(
-            &mut o,
+        r.register(
             "hotbench_tps",
-            "gauge",
-            "Committed transactions per second over the last interval.",
-            &one(s.tps),
+            "Committed transactions per second over the last interval",
+            float_gauge(s.tps),
         );
-        metric(
-            &mut o,
+        r.register(
             "hotbench_goodput_per_second",
-            "gauge",
-            "Useful transactions per second over the last interval.",
-            &one(s.goodput_per_s),
+            "Useful transactions per second over the last interval",
+            float_gauge(s.goodput_per_s),
         );
-        metric(
-            &mut o,
+        let quantiles = [
+            ("0.5", s.lat_p50_ms),
+            ("0.9", s.lat_p90_ms),
+            ("0.99", s.lat_p99_ms),
+            ("1", s.lat_max_ms),
+        ]
+        .map(|(q, v)| (q.to_string(), v));
+        r.register(
             "hotbench_latency_milliseconds",
-            "gauge",
-            "Transaction latency percentiles over the last interval.",
-            &[
-                ("{quantile=\"0.5\"}".into(), s.lat_p50_ms),
-                ("{quantile=\"0.9\"}".into(), s.lat_p90_ms),
-                ("{quantile=\"0.99\"}".into(), s.lat_p99_ms),
-                ("{quantile=\"1\"}".into(), s.lat_max_ms),
-            ],
+            "Transaction latency percentiles over the last interval",
+            float_family("quantile", &quantiles),
         );
     }
     if !m.waits.is_empty() {
-        let samples: Vec<(String, f64)> = m
-            .waits
-            .iter()
-            .map(|(e, v)| (format!("{{event=\"{}\"}}", label(e)), *v))
-            .collect();
-        metric(
-            &mut o,
+        r.register(
             "hotbench_server_waits",
-            "gauge",
-            "Run backends in each wait event (last sample).",
-            &samples,
+            "Run backends in each wait event (last sample)",
+            float_family("event", &m.waits),
         );
     }
-    o
+    let mut out = String::new();
+    // Writing into a String cannot fail; an encoder error would leave the text as far as it got.
+    let _ = encode(&mut out, &r);
+    out
 }
 
 #[cfg(test)]
@@ -188,13 +196,11 @@ mod tests {
         m.waits.push(("Lock:tuple".into(), 3.5));
         let t = exposition(&m);
         assert!(
-            t.contains(
-                "# TYPE hotbench_transactions_total counter\nhotbench_transactions_total 200\n"
-            ),
+            t.contains("# TYPE hotbench_transactions counter\nhotbench_transactions_total 200\n"),
             "{t}"
         );
         assert!(
-            t.contains("hotbench_latency_milliseconds{quantile=\"0.99\"} 9\n"),
+            t.contains("hotbench_latency_milliseconds{quantile=\"0.99\"} 9.0\n"),
             "{t}"
         );
         assert!(t.contains("server_version=\"17 \\\"beta\\\"\\n\""), "{t}");
@@ -202,6 +208,51 @@ mod tests {
             t.contains("hotbench_server_waits{event=\"Lock:tuple\"} 3.5\n"),
             "{t}"
         );
-        assert!(t.contains("hotbench_tps 100\n"));
+        assert!(t.contains("hotbench_tps 100.0\n"), "{t}");
+        assert!(t.ends_with("# EOF\n"), "{t}");
+    }
+
+    /// The sample names and labels are hotbench's interface (dashboards query them): the
+    /// same as before the encoder was prometheus-client's.
+    #[test]
+    fn sample_names_and_labels_stay_as_dashboards_query_them() {
+        let mut m = LiveMetrics::default();
+        m.add_interval(1.0, &IntervalStats::default());
+        m.waits.push(("Lock:tuple".into(), 1.0));
+        let t = exposition(&m);
+        let mut names: Vec<&str> = t
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split([' ', '{']).next().unwrap_or(""))
+            .collect();
+        names.dedup();
+        assert_eq!(
+            names,
+            [
+                "hotbench_info",
+                "hotbench_clients",
+                "hotbench_elapsed_seconds",
+                "hotbench_transactions_total",
+                "hotbench_goodput_total",
+                "hotbench_failures_total",
+                "hotbench_retries_total",
+                "hotbench_skipped_total",
+                "hotbench_reconnects_total",
+                "hotbench_tps",
+                "hotbench_goodput_per_second",
+                "hotbench_latency_milliseconds",
+                "hotbench_server_waits",
+            ]
+        );
+        assert!(t.contains("hotbench_info{version=\""), "{t}");
+        assert!(t.contains(",server_version=\"\"} 1\n"), "{t}");
+        for q in ["0.5", "0.9", "0.99", "1"] {
+            assert!(
+                t.contains(&format!(
+                    "hotbench_latency_milliseconds{{quantile=\"{q}\"}} "
+                )),
+                "{t}"
+            );
+        }
     }
 }
