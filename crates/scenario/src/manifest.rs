@@ -345,33 +345,84 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
         let line = e.span().map(|s| line_of(text, s.start));
         ScenarioError::manifest(&file, line, e.message().trim())
     })?;
-    let err =
-        |needle: &str, msg: String| ScenarioError::manifest(&file, find_line(text, needle), msg);
+    let at = At {
+        file: &file,
+        text,
+        bundle: &bundle,
+    };
+    check_variant_set(&at, &manifest)?;
+    check_keys(&at, &manifest)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for v in &manifest.variants {
+        if !seen.insert(v.name.clone()) {
+            return Err(at.err(
+                &format!("\"{}\"", v.name),
+                format!("variant \"{}\" is defined twice", v.name),
+            ));
+        }
+        check_variant(&at, v)?;
+    }
+    check_files(&at, &manifest)?;
+    check_work(&at, &manifest)?;
+    check_params(&at, &manifest)?;
+    Ok(Scenario { bundle, manifest })
+}
+
+/// Where a manifest error points: the manifest's text (to find the entry's line) and the
+/// bundle (to find the files it names).
+struct At<'a> {
+    file: &'a str,
+    text: &'a str,
+    bundle: &'a Bundle,
+}
+
+impl At<'_> {
+    /// An error at the line where `needle` first appears.
+    fn err(&self, needle: &str, msg: String) -> ScenarioError {
+        ScenarioError::manifest(self.file, find_line(self.text, needle), msg)
+    }
+
+    /// `f` must be one of the bundle's files.
+    fn file_exists(&self, needle: &str, f: &str) -> Result<()> {
+        match self.bundle.file(f) {
+            Some(_) => Ok(()),
+            None => Err(self.err(
+                needle,
+                format!("file \"{f}\" not found in {}", self.bundle.location),
+            )),
+        }
+    }
+}
+
+/// Variants exist, exactly one is the baseline, and the ceiling names one of them.
+fn check_variant_set(at: &At<'_>, manifest: &Manifest) -> Result<()> {
     if manifest.variants.is_empty() {
-        return Err(ScenarioError::manifest(&file, None, "no [[variants]]"));
+        return Err(ScenarioError::manifest(at.file, None, "no [[variants]]"));
     }
     let baselines = manifest.variants.iter().filter(|v| v.baseline).count();
     if baselines != 1 {
         return Err(ScenarioError::manifest(
-            &file,
-            find_line(text, "baseline"),
+            at.file,
+            find_line(at.text, "baseline"),
             format!("exactly one variant must have baseline = true (found {baselines})"),
         ));
     }
     if let Some(c) = &manifest.ceiling {
         if !manifest.variants.iter().any(|v| v.name == c.variant) {
-            return Err(err(
+            return Err(at.err(
                 "[ceiling]",
                 format!("[ceiling]: no variant named \"{}\"", c.variant),
             ));
         }
         if let Some(k) = c.params.keys().find(|k| !manifest.params.contains_key(*k)) {
-            return Err(err(
-                "[ceiling]",
-                format!("[ceiling]: unknown parameter \"{k}\""),
-            ));
+            return Err(at.err("[ceiling]", format!("[ceiling]: unknown parameter \"{k}\"")));
         }
     }
+    Ok(())
+}
+
+/// Every `key` (scenario, variant, group) is a script variable name.
+fn check_keys(at: &At<'_>, manifest: &Manifest) -> Result<()> {
     let key_lists = std::iter::once(&manifest.key)
         .chain(manifest.variants.iter().map(|v| &v.key))
         .chain(
@@ -382,104 +433,104 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
         );
     for k in key_lists.flat_map(KeyVars::names) {
         if !hotbench_script::valid_variable_name(&k) {
-            return Err(err(
+            return Err(at.err(
                 &format!("\"{k}\""),
                 format!("invalid key \"{k}\": expected a script variable name"),
             ));
         }
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for v in &manifest.variants {
-        let at = format!("\"{}\"", v.name);
-        if !valid_name(&v.name) {
-            return Err(err(
-                &at,
-                format!(
-                    "invalid variant name \"{}\": use letters, digits, - and _",
-                    v.name
-                ),
+    Ok(())
+}
+
+/// One variant: its name, its groups' scripts (which exist), its files, isolation and
+/// goodput rules.
+fn check_variant(at: &At<'_>, v: &Variant) -> Result<()> {
+    let here = format!("\"{}\"", v.name);
+    if !valid_name(&v.name) {
+        return Err(at.err(
+            &here,
+            format!(
+                "invalid variant name \"{}\": use letters, digits, - and _",
+                v.name
+            ),
+        ));
+    }
+    if v.name == crate::ceiling::CEILING {
+        return Err(at.err(
+            &here,
+            "the variant name \"ceiling\" is reserved (the [ceiling] row; --variants …,ceiling)"
+                .into(),
+        ));
+    }
+    let groups = v.group_defs();
+    for g in &groups {
+        if g.script_specs().is_empty() {
+            return Err(at.err(
+                &here,
+                format!("variant \"{}\": group \"{}\" has no script", v.name, g.name),
             ));
-        }
-        if !seen.insert(v.name.clone()) {
-            return Err(err(&at, format!("variant \"{}\" is defined twice", v.name)));
-        }
-        if v.name == crate::ceiling::CEILING {
-            return Err(err(
-                &at,
-                "the variant name \"ceiling\" is reserved (the [ceiling] row; --variants …,ceiling)"
-                    .into(),
-            ));
-        }
-        let groups = v.group_defs();
-        for g in &groups {
-            if g.script_specs().is_empty() {
-                return Err(err(
-                    &at,
-                    format!("variant \"{}\": group \"{}\" has no script", v.name, g.name),
-                ));
-            }
-        }
-        if !v.groups.is_empty() && (v.script.is_some() || !v.scripts.is_empty()) {
-            return Err(err(
-                &at,
-                format!(
-                    "variant \"{}\": give either script(s) or [[variants.groups]], not both",
-                    v.name
-                ),
-            ));
-        }
-        for g in &groups {
-            check_weights(g).map_err(|m| {
-                err(
-                    &at,
-                    format!("variant \"{}\": group \"{}\": {m}", v.name, g.name),
-                )
-            })?;
-            for s in g.script_specs() {
-                let (file_name, _) = split_weight(&s);
-                if file_name.starts_with("builtin:") {
-                    continue;
-                }
-                if bundle.file(file_name).is_none() {
-                    return Err(err(
-                        &s,
-                        format!("file \"{file_name}\" not found in {}", bundle.location),
-                    ));
-                }
-            }
-        }
-        for f in v.setup.iter().chain(&v.checks) {
-            if bundle.file(f).is_none() {
-                return Err(err(
-                    f,
-                    format!("file \"{f}\" not found in {}", bundle.location),
-                ));
-            }
-        }
-        if let Some(i) = &v.isolation {
-            if !matches!(
-                i.as_str(),
-                "read committed" | "repeatable read" | "serializable"
-            ) {
-                return Err(err(
-                    i,
-                    format!("variant \"{}\": isolation must be read committed, repeatable read or serializable", v.name),
-                ));
-            }
-        }
-        for g in v
-            .goodput
-            .iter()
-            .chain(groups.iter().filter_map(|g| g.goodput.as_ref()))
-        {
-            parse_goodput(g).map_err(|m| err(g, m))?;
         }
     }
-    let sql_files: Vec<&String> = manifest
+    if !v.groups.is_empty() && (v.script.is_some() || !v.scripts.is_empty()) {
+        return Err(at.err(
+            &here,
+            format!(
+                "variant \"{}\": give either script(s) or [[variants.groups]], not both",
+                v.name
+            ),
+        ));
+    }
+    for g in &groups {
+        check_weights(g).map_err(|m| {
+            at.err(
+                &here,
+                format!("variant \"{}\": group \"{}\": {m}", v.name, g.name),
+            )
+        })?;
+        for s in g.script_specs() {
+            let (file_name, _) = split_weight(&s);
+            if !file_name.starts_with("builtin:") {
+                at.file_exists(&s, file_name)?;
+            }
+        }
+    }
+    for f in v.setup.iter().chain(&v.checks) {
+        at.file_exists(f, f)?;
+    }
+    if let Some(i) = &v.isolation {
+        if !matches!(
+            i.as_str(),
+            "read committed" | "repeatable read" | "serializable"
+        ) {
+            return Err(at.err(
+                i,
+                format!("variant \"{}\": isolation must be read committed, repeatable read or serializable", v.name),
+            ));
+        }
+    }
+    for g in v
+        .goodput
+        .iter()
+        .chain(groups.iter().filter_map(|g| g.goodput.as_ref()))
+    {
+        parse_goodput(g).map_err(|m| at.err(g, m))?;
+    }
+    Ok(())
+}
+
+/// The scenario's own files exist, and every SQL file (with its engine versions) closes
+/// what it opens: an unterminated comment or quote would silently swallow the statements
+/// after it.
+fn check_files(at: &At<'_>, manifest: &Manifest) -> Result<()> {
+    let scenario_files = manifest
         .setup
         .iter()
         .chain(&manifest.finish)
-        .chain(&manifest.checks)
+        .chain(&manifest.checks);
+    for f in scenario_files.clone() {
+        at.file_exists(f, f)?;
+    }
+    let sql_files: Vec<&String> = scenario_files
         .chain(
             manifest
                 .variants
@@ -487,21 +538,7 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
                 .flat_map(|v| v.setup.iter().chain(&v.checks)),
         )
         .collect();
-    for f in manifest
-        .setup
-        .iter()
-        .chain(&manifest.finish)
-        .chain(&manifest.checks)
-    {
-        if bundle.file(f).is_none() {
-            return Err(err(
-                f,
-                format!("file \"{f}\" not found in {}", bundle.location),
-            ));
-        }
-    }
-    // SQL files (and their engine versions) must close what they open: an unterminated
-    // comment or quote would silently swallow the statements after it.
+    let bundle = at.bundle;
     for (name, text) in &bundle.files {
         if name.ends_with(".sql") && sql_files.iter().any(|f| same_file_family(f, name)) {
             crate::sqlsplit::split(text).map_err(|e| {
@@ -509,15 +546,18 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             })?;
         }
     }
+    Ok(())
+}
+
+/// The goodput rule, `work.until_empty` (a monitor) and `work_group` (a group) name what
+/// exists.
+fn check_work(at: &At<'_>, manifest: &Manifest) -> Result<()> {
     if let Some(g) = &manifest.goodput {
-        parse_goodput(g).map_err(|m| err(g, m))?;
+        parse_goodput(g).map_err(|m| at.err(g, m))?;
     }
     if let Some(m) = manifest.work.as_ref().and_then(|w| w.until_empty.as_ref()) {
         if !manifest.monitors.iter().any(|mo| &mo.name == m) {
-            return Err(err(
-                m,
-                format!("work.until_empty names no monitor: \"{m}\""),
-            ));
+            return Err(at.err(m, format!("work.until_empty names no monitor: \"{m}\"")));
         }
     }
     if let Some(g) = &manifest.work_group {
@@ -526,47 +566,52 @@ pub fn load(bundle: Bundle) -> Result<Scenario> {
             .iter()
             .any(|v| v.group_defs().iter().any(|d| &d.name == g));
         if !known {
-            return Err(err(g, format!("work_group \"{g}\" is no variant's group")));
+            return Err(at.err(g, format!("work_group \"{g}\" is no variant's group")));
         }
     }
+    Ok(())
+}
+
+/// Parameters: none shadows a built-in one, enums list their values, and defaults, mode
+/// presets and variant values all fit their parameter's type.
+fn check_params(at: &At<'_>, manifest: &Manifest) -> Result<()> {
     for (name, def) in &manifest.params {
         if matches!(name.as_str(), "clients" | "duration" | "mode") {
-            return Err(err(
+            return Err(at.err(
                 name,
                 format!("parameter \"{name}\" is built in; set `{name}` at the top level instead"),
             ));
         }
-        let at = format!("[params.{name}]");
+        let here = format!("[params.{name}]");
         let kind = crate::param_type::ParamType::of(def);
         if (kind == crate::param_type::ParamType::Enum) != def.values.is_some() {
-            return Err(err(
-                &at,
+            return Err(at.err(
+                &here,
                 format!("parameter \"{name}\": an enum lists its `values`, and only an enum does"),
             ));
         }
     }
-    // Defaults, mode presets and variant values must all fit their parameter's type.
-    crate::params::Params::resolve(&manifest, None, &[])
-        .map_err(|e| err("[params", e.to_string()))?;
+    crate::params::Params::resolve(manifest, None, &[])
+        .map_err(|e| at.err("[params", e.to_string()))?;
     for v in &manifest.variants {
-        crate::params::Params::resolve(&manifest, Some(v), &[]).map_err(|e| {
-            err(
+        crate::params::Params::resolve(manifest, Some(v), &[]).map_err(|e| {
+            at.err(
                 &format!("\"{}\"", v.name),
                 format!("variant \"{}\": {e}", v.name),
             )
         })?;
     }
     // The ceiling's overrides too: a bad one is found now, not after the whole ladder ran.
-    if let Some(cv) = crate::ceiling::ceiling_variant(&manifest) {
-        let own = crate::ceiling::ceiling_params(&manifest, &[]);
-        crate::params::Params::resolve(&manifest, Some(&cv), &own)
-            .map_err(|e| err("[ceiling]", format!("[ceiling]: {e}")))?;
+    if let Some(cv) = crate::ceiling::ceiling_variant(manifest) {
+        let own = crate::ceiling::ceiling_params(manifest, &[]);
+        crate::params::Params::resolve(manifest, Some(&cv), &own)
+            .map_err(|e| at.err("[ceiling]", format!("[ceiling]: {e}")))?;
     }
     for mode in manifest.modes.keys() {
-        crate::params::Params::resolve(&manifest, None, &[("mode".into(), mode.clone())])
-            .map_err(|e| err(&format!("[modes.{mode}]"), format!("mode \"{mode}\": {e}")))?;
+        crate::params::Params::resolve(manifest, None, &[("mode".into(), mode.clone())])
+            .map_err(|e| at.err(&format!("[modes.{mode}]"), format!("mode \"{mode}\": {e}")))?;
     }
-    Ok(Scenario { bundle, manifest })
+    Ok(())
 }
 
 /// `schema.sql` and its engine versions (`schema.yugabytedb.sql`).

@@ -143,61 +143,7 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
         | Func::Eq
         | Func::Ne
         | Func::Le
-        | Func::Lt => {
-            let (l, r) = (arg(0), arg(1));
-            let any_double = matches!(l, Value::Double(_)) || matches!(r, Value::Double(_));
-            if any_double && func != Func::Mod {
-                let (ld, rd) = (to_double(&l)?, to_double(&r)?);
-                return Ok(match func {
-                    Func::Add => Value::Double(ld + rd),
-                    Func::Sub => Value::Double(ld - rd),
-                    Func::Mul => Value::Double(ld * rd),
-                    Func::Div => Value::Double(ld / rd),
-                    Func::Eq => Value::Bool(ld == rd),
-                    Func::Ne => Value::Bool(ld != rd),
-                    Func::Le => Value::Bool(ld <= rd),
-                    _ => Value::Bool(ld < rd),
-                });
-            }
-            let (li, ri) = (to_int(&l)?, to_int(&r)?);
-            match func {
-                Func::Add => li
-                    .checked_add(ri)
-                    .map(Value::Int)
-                    .ok_or_else(|| EvalError("bigint add out of range".into())),
-                Func::Sub => li
-                    .checked_sub(ri)
-                    .map(Value::Int)
-                    .ok_or_else(|| EvalError("bigint sub out of range".into())),
-                Func::Mul => li
-                    .checked_mul(ri)
-                    .map(Value::Int)
-                    .ok_or_else(|| EvalError("bigint mul out of range".into())),
-                Func::Eq => Ok(Value::Bool(li == ri)),
-                Func::Ne => Ok(Value::Bool(li != ri)),
-                Func::Le => Ok(Value::Bool(li <= ri)),
-                Func::Lt => Ok(Value::Bool(li < ri)),
-                _ => {
-                    if ri == 0 {
-                        return err("division by zero");
-                    }
-                    if ri == -1 {
-                        if func == Func::Div {
-                            if li == i64::MIN {
-                                return err("bigint div out of range");
-                            }
-                            return Ok(Value::Int(-li));
-                        }
-                        return Ok(Value::Int(0));
-                    }
-                    Ok(Value::Int(if func == Func::Div {
-                        li / ri
-                    } else {
-                        li % ri
-                    }))
-                }
-            }
-        }
+        | Func::Lt => arithmetic(func, arg(0), arg(1)),
         Func::BitAnd | Func::BitOr | Func::BitXor | Func::LShift | Func::RShift => {
             let (li, ri) = (to_int(&arg(0))?, to_int(&arg(1))?);
             Ok(Value::Int(match func {
@@ -240,88 +186,9 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
             }))
         }
         Func::Int => Ok(Value::Int(to_int(&arg(0))?)),
-        Func::Least | Func::Greatest => {
-            let least = func == Func::Least;
-            if vals.iter().any(|v| matches!(v, Value::Double(_))) {
-                let mut ext = to_double(&arg(0))?;
-                for v in vals.get(1..).unwrap_or(&[]) {
-                    let d = to_double(v)?;
-                    // C's Min/Max macros: (a < b ? a : b) / (a > b ? a : b)
-                    ext = if least {
-                        if ext < d {
-                            ext
-                        } else {
-                            d
-                        }
-                    } else if ext > d {
-                        ext
-                    } else {
-                        d
-                    };
-                }
-                Ok(Value::Double(ext))
-            } else {
-                let mut ext = to_int(&arg(0))?;
-                for v in vals.get(1..).unwrap_or(&[]) {
-                    let i = to_int(v)?;
-                    ext = if least { ext.min(i) } else { ext.max(i) };
-                }
-                Ok(Value::Int(ext))
-            }
-        }
+        Func::Least | Func::Greatest => least_greatest(func == Func::Least, vals),
         Func::Random | Func::RandomExponential | Func::RandomGaussian | Func::RandomZipfian => {
-            let imin = to_int(&arg(0))?;
-            let imax = to_int(&arg(1))?;
-            if imin > imax {
-                return err("empty range given to random");
-            }
-            if imax
-                .checked_sub(imin)
-                .and_then(|d| d.checked_add(1))
-                .is_none()
-            {
-                return err("random range is too large");
-            }
-            if func == Func::Random {
-                return Ok(Value::Int(getrand(ctx.rng, imin, imax)));
-            }
-            let param = to_double(&arg(2))?;
-            match func {
-                Func::RandomGaussian => {
-                    if param < MIN_GAUSSIAN_PARAM {
-                        return err(format!(
-                            "gaussian parameter must be at least {} (not {})",
-                            format_f6(MIN_GAUSSIAN_PARAM),
-                            format_f6(param)
-                        ));
-                    }
-                    Ok(Value::Int(gaussian_rand(ctx.rng, imin, imax, param)))
-                }
-                Func::RandomZipfian => {
-                    if !(MIN_ZIPFIAN_PARAM..=MAX_ZIPFIAN_PARAM).contains(&param) {
-                        return err(format!(
-                            "zipfian parameter must be in range [{:.3}, {:.0}] (not {})",
-                            MIN_ZIPFIAN_PARAM,
-                            MAX_ZIPFIAN_PARAM,
-                            format_f6(param)
-                        ));
-                    }
-                    Ok(Value::Int(zipfian_rand(ctx.rng, imin, imax, param)))
-                }
-                _ => {
-                    if param <= 0.0 || param.is_nan() {
-                        if param.is_nan() {
-                            // NaN passes pgbench's `param <= 0.0` check.
-                            return Ok(Value::Int(exponential_rand(ctx.rng, imin, imax, param)));
-                        }
-                        return err(format!(
-                            "exponential parameter must be greater than zero (not {})",
-                            format_f6(param)
-                        ));
-                    }
-                    Ok(Value::Int(exponential_rand(ctx.rng, imin, imax, param)))
-                }
-            }
+            random(func, vals, ctx)
         }
         Func::Pow => Ok(Value::Double(to_double(&arg(0))?.powf(to_double(&arg(1))?))),
         Func::Is => {
@@ -353,5 +220,151 @@ fn eval_standard(func: Func, args: &[Expr], ctx: &mut EvalContext<'_>) -> Result
             Ok(Value::Int(permute(val, size, seed)))
         }
         Func::And | Func::Or | Func::Case => eval_lazy(func, args, ctx),
+    }
+}
+
+/// `+ - * / %` and the comparisons: in doubles when either side is one (but `%`), else in
+/// bigints with pgbench's range errors.
+fn arithmetic(func: Func, l: Value, r: Value) -> Result<Value, EvalError> {
+    let any_double = matches!(l, Value::Double(_)) || matches!(r, Value::Double(_));
+    if any_double && func != Func::Mod {
+        let (ld, rd) = (to_double(&l)?, to_double(&r)?);
+        return Ok(match func {
+            Func::Add => Value::Double(ld + rd),
+            Func::Sub => Value::Double(ld - rd),
+            Func::Mul => Value::Double(ld * rd),
+            Func::Div => Value::Double(ld / rd),
+            Func::Eq => Value::Bool(ld == rd),
+            Func::Ne => Value::Bool(ld != rd),
+            Func::Le => Value::Bool(ld <= rd),
+            _ => Value::Bool(ld < rd),
+        });
+    }
+    let (li, ri) = (to_int(&l)?, to_int(&r)?);
+    match func {
+        Func::Add => li
+            .checked_add(ri)
+            .map(Value::Int)
+            .ok_or_else(|| EvalError("bigint add out of range".into())),
+        Func::Sub => li
+            .checked_sub(ri)
+            .map(Value::Int)
+            .ok_or_else(|| EvalError("bigint sub out of range".into())),
+        Func::Mul => li
+            .checked_mul(ri)
+            .map(Value::Int)
+            .ok_or_else(|| EvalError("bigint mul out of range".into())),
+        Func::Eq => Ok(Value::Bool(li == ri)),
+        Func::Ne => Ok(Value::Bool(li != ri)),
+        Func::Le => Ok(Value::Bool(li <= ri)),
+        Func::Lt => Ok(Value::Bool(li < ri)),
+        _ => {
+            if ri == 0 {
+                return err("division by zero");
+            }
+            if ri == -1 {
+                if func == Func::Div {
+                    if li == i64::MIN {
+                        return err("bigint div out of range");
+                    }
+                    return Ok(Value::Int(-li));
+                }
+                return Ok(Value::Int(0));
+            }
+            Ok(Value::Int(if func == Func::Div {
+                li / ri
+            } else {
+                li % ri
+            }))
+        }
+    }
+}
+
+/// `least(…)`/`greatest(…)`: in doubles when any argument is one, with C's Min/Max.
+fn least_greatest(least: bool, vals: &[Value]) -> Result<Value, EvalError> {
+    let arg = |i: usize| vals.get(i).copied().unwrap_or(Value::Null);
+    if vals.iter().any(|v| matches!(v, Value::Double(_))) {
+        let mut ext = to_double(&arg(0))?;
+        for v in vals.get(1..).unwrap_or(&[]) {
+            let d = to_double(v)?;
+            // C's Min/Max macros: (a < b ? a : b) / (a > b ? a : b)
+            ext = if least {
+                if ext < d {
+                    ext
+                } else {
+                    d
+                }
+            } else if ext > d {
+                ext
+            } else {
+                d
+            };
+        }
+        Ok(Value::Double(ext))
+    } else {
+        let mut ext = to_int(&arg(0))?;
+        for v in vals.get(1..).unwrap_or(&[]) {
+            let i = to_int(v)?;
+            ext = if least { ext.min(i) } else { ext.max(i) };
+        }
+        Ok(Value::Int(ext))
+    }
+}
+
+/// `random(lo, hi)` and its exponential, gaussian and zipfian forms, with pgbench's checks
+/// of the range and the parameter.
+fn random(func: Func, vals: &[Value], ctx: &mut EvalContext<'_>) -> Result<Value, EvalError> {
+    let arg = |i: usize| vals.get(i).copied().unwrap_or(Value::Null);
+    let imin = to_int(&arg(0))?;
+    let imax = to_int(&arg(1))?;
+    if imin > imax {
+        return err("empty range given to random");
+    }
+    if imax
+        .checked_sub(imin)
+        .and_then(|d| d.checked_add(1))
+        .is_none()
+    {
+        return err("random range is too large");
+    }
+    if func == Func::Random {
+        return Ok(Value::Int(getrand(ctx.rng, imin, imax)));
+    }
+    let param = to_double(&arg(2))?;
+    match func {
+        Func::RandomGaussian => {
+            if param < MIN_GAUSSIAN_PARAM {
+                return err(format!(
+                    "gaussian parameter must be at least {} (not {})",
+                    format_f6(MIN_GAUSSIAN_PARAM),
+                    format_f6(param)
+                ));
+            }
+            Ok(Value::Int(gaussian_rand(ctx.rng, imin, imax, param)))
+        }
+        Func::RandomZipfian => {
+            if !(MIN_ZIPFIAN_PARAM..=MAX_ZIPFIAN_PARAM).contains(&param) {
+                return err(format!(
+                    "zipfian parameter must be in range [{:.3}, {:.0}] (not {})",
+                    MIN_ZIPFIAN_PARAM,
+                    MAX_ZIPFIAN_PARAM,
+                    format_f6(param)
+                ));
+            }
+            Ok(Value::Int(zipfian_rand(ctx.rng, imin, imax, param)))
+        }
+        _ => {
+            if param <= 0.0 || param.is_nan() {
+                if param.is_nan() {
+                    // NaN passes pgbench's `param <= 0.0` check.
+                    return Ok(Value::Int(exponential_rand(ctx.rng, imin, imax, param)));
+                }
+                return err(format!(
+                    "exponential parameter must be greater than zero (not {})",
+                    format_f6(param)
+                ));
+            }
+            Ok(Value::Int(exponential_rand(ctx.rng, imin, imax, param)))
+        }
     }
 }

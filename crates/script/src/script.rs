@@ -329,54 +329,7 @@ impl Ctx<'_> {
         }
         let words = || args.iter().map(|(w, _)| w.clone()).collect::<Vec<_>>();
         let meta = match lower.as_str() {
-            "sleep" => {
-                if args.is_empty() {
-                    return Err(fail("missing argument", None, None));
-                }
-                if args.len() > 2 {
-                    return Err(fail("too many arguments", None, Some(args[2].1 - start)));
-                }
-                let (arg1, off1) = args[0].clone();
-                let mut unit = args.get(1).map(|(u, off)| (u.clone(), *off));
-                let amount = if let Some(v) = arg1.strip_prefix(':') {
-                    SleepAmount::Variable(v.to_string())
-                } else {
-                    let b = arg1.as_bytes();
-                    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-                    let have_digit = b.get(i).is_some_and(u8::is_ascii_digit);
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    if i < b.len() {
-                        if args.len() == 1 && have_digit {
-                            unit = Some((arg1[i..].to_string(), off1 + i));
-                        } else {
-                            return Err(fail(
-                                "invalid sleep time, must be an integer",
-                                Some(arg1.clone()),
-                                Some(off1 - start),
-                            ));
-                        }
-                    }
-                    SleepAmount::Literal(atoi(&arg1))
-                };
-                let unit_us = match &unit {
-                    None => 1_000_000,
-                    Some((u, off)) => match u.to_ascii_lowercase().as_str() {
-                        "us" => 1,
-                        "ms" => 1000,
-                        "s" => 1_000_000,
-                        _ => {
-                            return Err(fail(
-                                "unrecognized time unit, must be us, ms or s",
-                                Some(u.clone()),
-                                Some(off - start),
-                            ))
-                        }
-                    },
-                };
-                Meta::Sleep { amount, unit_us }
-            }
+            "sleep" => sleep(&args, start, &fail)?,
             "setshell" => {
                 if args.len() < 2 {
                     return Err(fail("missing argument", None, None));
@@ -419,6 +372,60 @@ impl Ctx<'_> {
         };
         Ok((mk(meta, first_line), pos))
     }
+}
+
+/// How a meta-command's parser reports an error: message, detail, column.
+type FailAt<'a> = &'a dyn Fn(&str, Option<String>, Option<usize>) -> ScriptError;
+
+/// `\sleep N [us|ms|s]` or `\sleep :var [unit]` (a unit glued to the number too), with
+/// pgbench's errors; `start` is the command's offset, for error columns.
+fn sleep(args: &[(String, usize)], start: usize, fail: FailAt<'_>) -> Result<Meta, ScriptError> {
+    if args.is_empty() {
+        return Err(fail("missing argument", None, None));
+    }
+    if args.len() > 2 {
+        return Err(fail("too many arguments", None, Some(args[2].1 - start)));
+    }
+    let (arg1, off1) = args[0].clone();
+    let mut unit = args.get(1).map(|(u, off)| (u.clone(), *off));
+    let amount = if let Some(v) = arg1.strip_prefix(':') {
+        SleepAmount::Variable(v.to_string())
+    } else {
+        let b = arg1.as_bytes();
+        let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+        let have_digit = b.get(i).is_some_and(u8::is_ascii_digit);
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i < b.len() {
+            if args.len() == 1 && have_digit {
+                unit = Some((arg1[i..].to_string(), off1 + i));
+            } else {
+                return Err(fail(
+                    "invalid sleep time, must be an integer",
+                    Some(arg1.clone()),
+                    Some(off1 - start),
+                ));
+            }
+        }
+        SleepAmount::Literal(atoi(&arg1))
+    };
+    let unit_us = match &unit {
+        None => 1_000_000,
+        Some((u, off)) => match u.to_ascii_lowercase().as_str() {
+            "us" => 1,
+            "ms" => 1000,
+            "s" => 1_000_000,
+            _ => {
+                return Err(fail(
+                    "unrecognized time unit, must be us, ms or s",
+                    Some(u.clone()),
+                    Some(off - start),
+                ))
+            }
+        },
+    };
+    Ok(Meta::Sleep { amount, unit_us })
 }
 
 fn sql_first_line(text: &str) -> String {

@@ -42,9 +42,40 @@ fn top_wait(r: &RunRecord) -> String {
     r.top_wait().unwrap_or_default()
 }
 
-/// One ladder's section.
+/// One ladder's section: the header, the bars, the table, what went wrong, the overlays,
+/// then each variant's own section.
 pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
     doc.raw("<section class=\"ladder\">\n");
+    header(doc, l);
+    let unit = match &l.work_unit {
+        Some(u) => format!("{u}/s"),
+        None => "goodput/s".into(),
+    };
+    work_bars(doc, l, &unit);
+    let focused: Vec<Option<RunRecord>> = l.variants.iter().map(work_record).collect();
+    ladder_table(doc, l, &focused, &unit);
+    shortcomings(doc, l);
+    let runs: Vec<(&str, &RunRecord)> = l
+        .variants
+        .iter()
+        .zip(&focused)
+        .filter_map(|(v, r)| r.as_ref().map(|r| (v.name.as_str(), r)))
+        .collect();
+    if runs.len() > 1 {
+        doc.chart(throughput_overlay(&runs, false));
+        doc.chart(throughput_overlay(&runs, true));
+        doc.chart(hdr_chart(&runs));
+    }
+    for (v, r) in l.variants.iter().zip(&focused) {
+        if let Some(r) = r {
+            variant_section(doc, l, v, r);
+        }
+    }
+    doc.raw("</section>\n");
+}
+
+/// The title, what the scenario demonstrates, and the facts every variant shares.
+fn header(doc: &mut Doc, l: &Ladder) {
     let title = if l.title.is_empty() {
         l.scenario.clone()
     } else {
@@ -81,10 +112,11 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
     if l.interrupted {
         doc.raw("<p class=\"note\">interrupted: not every variant ran</p>\n");
     }
-    let unit = match &l.work_unit {
-        Some(u) => format!("{u}/s"),
-        None => "goodput/s".into(),
-    };
+}
+
+/// Useful work per variant as bars (speedup, ceiling share and checks as badges), with the
+/// ceiling as a line.
+fn work_bars(doc: &mut Doc, l: &Ladder, unit: &str) {
     let bar_list: Vec<Bar> = l
         .variants
         .iter()
@@ -117,7 +149,7 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
     let ceiling = l.ceiling.as_ref().and_then(|c| c.useful_per_s());
     doc.raw(&bars::svg_with_line(
         "Useful work per variant",
-        &unit,
+        unit,
         &bar_list,
         ceiling.map(|v| ("ceiling", v)),
     ));
@@ -125,7 +157,7 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
         doc.raw(&format!(
             "<p class=\"note\">ceiling (not ranked): {} {} — {}</p>\n",
             html(&num(v)),
-            html(&unit),
+            html(unit),
             html(&c.about)
         ));
         if let Some(b) = &c.client_bound {
@@ -135,11 +167,14 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
             ));
         }
     }
-    let focused: Vec<Option<RunRecord>> = l.variants.iter().map(work_record).collect();
+}
+
+/// One row per variant (skipped ones say why).
+fn ladder_table(doc: &mut Doc, l: &Ladder, focused: &[Option<RunRecord>], unit: &str) {
     let rows: Vec<Vec<String>> = l
         .variants
         .iter()
-        .zip(&focused)
+        .zip(focused)
         .map(|(v, r)| match r {
             Some(r) => {
                 let t = &r.totals;
@@ -183,11 +218,15 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
     doc.raw(&table(
         "ladder",
         &[
-            "variant", "tps", &unit, "p50 ms", "p99 ms", "failed", "retries", "top wait", "checks",
+            "variant", "tps", unit, "p50 ms", "p99 ms", "failed", "retries", "top wait", "checks",
             "speedup",
         ],
         &rows,
     ));
+}
+
+/// Steady ratios, groups behind their rate and failed checks.
+fn shortcomings(doc: &mut Doc, l: &Ladder) {
     let steady: Vec<String> = l
         .variants
         .iter()
@@ -241,61 +280,50 @@ pub fn ladder_section(doc: &mut Doc, l: &Ladder) {
             failed.join("\n")
         ));
     }
-    let runs: Vec<(&str, &RunRecord)> = l
-        .variants
-        .iter()
-        .zip(&focused)
-        .filter_map(|(v, r)| r.as_ref().map(|r| (v.name.as_str(), r)))
-        .collect();
-    if runs.len() > 1 {
-        doc.chart(throughput_overlay(&runs, false));
-        doc.chart(throughput_overlay(&runs, true));
-        doc.chart(hdr_chart(&runs));
+}
+
+/// A variant's own section: its run, its checks, its monitors and its notes.
+fn variant_section(doc: &mut Doc, l: &Ladder, v: &VariantResult, r: &RunRecord) {
+    let mut title = format!("{} / {}", l.scenario, v.name);
+    if !v.about.is_empty() {
+        title.push_str(&format!(" — {}", v.about));
     }
-    for (v, r) in l.variants.iter().zip(&focused) {
-        let Some(r) = r else { continue };
-        let mut title = format!("{} / {}", l.scenario, v.name);
-        if !v.about.is_empty() {
-            title.push_str(&format!(" — {}", v.about));
-        }
-        if let Some(g) = v.work_group.as_deref().filter(|_| r.groups.len() > 1) {
-            title.push_str(&format!(" (figures: group {g}; other groups in the notes)"));
-        }
-        run_section(doc, &title, r);
-        if !v.checks.is_empty() {
-            let rows: Vec<Vec<String>> = v
-                .checks
-                .iter()
-                .map(|c| {
-                    vec![
-                        html(&c.name),
-                        if c.ok {
-                            "<span class=\"ok\">✔</span>".into()
-                        } else {
-                            "<span class=\"bad\">✘</span>".into()
-                        },
-                        format!("<code>{}</code>", html(&c.detail)),
-                    ]
-                })
-                .collect();
-            doc.raw(&table("checks", &["check", "ok", "detail"], &rows));
-        }
-        for m in &v.monitors {
-            let mut c = Chart::new(format!("{}: {}", v.name, m.name), "time", "s", &m.name);
-            align_into(&mut c, vec![(m.name.clone(), m.samples.clone())]);
-            if let Some(s) = c.series.first_mut() {
-                *s = Series::line(m.name.clone(), s.values.clone());
-            }
-            doc.chart(c);
-        }
-        if let Some(why) = v.no_commit_reason() {
-            doc.raw(&format!("<p class=\"note\">– {}</p>\n", html(&why)));
-        }
-        for n in &v.notes {
-            doc.raw(&format!("<p class=\"note\">{}</p>\n", html(n)));
-        }
+    if let Some(g) = v.work_group.as_deref().filter(|_| r.groups.len() > 1) {
+        title.push_str(&format!(" (figures: group {g}; other groups in the notes)"));
     }
-    doc.raw("</section>\n");
+    run_section(doc, &title, r);
+    if !v.checks.is_empty() {
+        let rows: Vec<Vec<String>> = v
+            .checks
+            .iter()
+            .map(|c| {
+                vec![
+                    html(&c.name),
+                    if c.ok {
+                        "<span class=\"ok\">✔</span>".into()
+                    } else {
+                        "<span class=\"bad\">✘</span>".into()
+                    },
+                    format!("<code>{}</code>", html(&c.detail)),
+                ]
+            })
+            .collect();
+        doc.raw(&table("checks", &["check", "ok", "detail"], &rows));
+    }
+    for m in &v.monitors {
+        let mut c = Chart::new(format!("{}: {}", v.name, m.name), "time", "s", &m.name);
+        align_into(&mut c, vec![(m.name.clone(), m.samples.clone())]);
+        if let Some(s) = c.series.first_mut() {
+            *s = Series::line(m.name.clone(), s.values.clone());
+        }
+        doc.chart(c);
+    }
+    if let Some(why) = v.no_commit_reason() {
+        doc.raw(&format!("<p class=\"note\">– {}</p>\n", html(&why)));
+    }
+    for n in &v.notes {
+        doc.raw(&format!("<p class=\"note\">{}</p>\n", html(n)));
+    }
 }
 
 /// A latency cell: `–` with the reason as a tooltip when the variant committed nothing.
