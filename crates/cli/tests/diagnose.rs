@@ -338,7 +338,26 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
         &["-c", "12", "--rtt", "1ms"],
     );
     wait_for_lock_waiters(&db, 3);
-    let (o, v) = diagnose(&db, &db.user, "counters", &[]);
+    // --run: the suggested ladder on the embedded server of a fresh data home, 1 s a variant.
+    let home = hotbench_pgserver::testing::test_temp_root()
+        .join(format!("hotbench-diag-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).expect("data home");
+    let _ = std::process::Command::new("chmod")
+        .arg("755")
+        .arg(&home)
+        .status();
+    let dir = temp_dir("diag-counters");
+    let json = dir.join("counters.json");
+    let mut c = diagnose_command(&db, &db.user, &json, &["--run", "--run-time", "1s"]);
+    for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
+        c.env(v, &home);
+    }
+    let o = c.output().expect("run diagnose --run");
+    let _ = std::fs::remove_dir_all(&home);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json_of(&json);
     let f = &findings(&v)[0];
     assert_eq!(
         (&f["kind"], &f["relation"], &f["scenario"]),
@@ -347,8 +366,28 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
             &Value::from("post"),
             &Value::from("counters")
         ),
-        "{}",
-        text(&o).0
+        "{out}"
+    );
+    // The ladder ran as printed, and its ranking joined the diagnosis.
+    let lab = &v["lab"];
+    assert_eq!(lab["command"], f["command"]);
+    assert_eq!(lab["scenario"], "counters");
+    let names: Vec<&str> = lab["ranking"]
+        .as_array()
+        .expect("ranking")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["direct", "slotted", "events-rollup"], "{lab}");
+    assert_eq!(lab["ranking"][0]["baseline"], true);
+    assert!(lab["ranking"]
+        .as_array()
+        .is_some_and(|r| r
+            .iter()
+            .all(|v| v["per_s"].as_f64().unwrap_or(0.0) > 0.0 && v["checks_ok"] == true)));
+    assert!(
+        out.contains("\n--run: hotbench scenario run counters "),
+        "{out}"
     );
 }
 
