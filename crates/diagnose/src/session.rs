@@ -18,15 +18,16 @@ pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(2);
 /// somebody holds an ACCESS EXCLUSIVE lock on the table): a read that would wait is skipped.
 pub const LOCK_TIMEOUT: Duration = Duration::from_millis(10);
 
-/// The session settings, in the order they are set.
+/// The session settings, in the order they are set (read-only first: every later statement,
+/// these SETs included, runs in a read-only transaction).
 pub fn settings() -> [String; 3] {
     [
+        "set default_transaction_read_only = on".to_string(),
         format!(
             "set statement_timeout = '{}ms'",
             STATEMENT_TIMEOUT.as_millis()
         ),
         format!("set lock_timeout = '{}ms'", LOCK_TIMEOUT.as_millis()),
-        "set default_transaction_read_only = on".to_string(),
     ]
 }
 

@@ -248,13 +248,16 @@ impl Sampler {
             return;
         }
         let ms = |d: std::time::Duration| d.as_millis().max(1);
-        let mut sql = vec![
-            format!("set statement_timeout = '{}ms'", ms(opts.statement_timeout)),
-            format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)),
-        ];
+        let mut sql = Vec::new();
         if opts.read_only {
-            sql.push("set default_transaction_read_only = on".into());
+            // First: every later statement, these SETs included, runs read-only.
+            sql.push("set default_transaction_read_only = on".to_string());
         }
+        sql.push(format!(
+            "set statement_timeout = '{}ms'",
+            ms(opts.statement_timeout)
+        ));
+        sql.push(format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)));
         for q in &sql {
             if let Err(e) = self.s.raw(q, &[]) {
                 if opts.read_only {
