@@ -35,14 +35,19 @@ fn read_document(path: &Path) -> Result<Document> {
         .map_err(|e| Fail::input(e.to_string()))
 }
 
-/// Reads run results (not ladders or sweeps).
-fn read_runs(files: &[PathBuf]) -> Result<Vec<(String, RunRecord)>> {
+/// Reads run results (not ladders or sweeps) for `command`, which says what it takes
+/// instead when given something else.
+fn read_runs(files: &[PathBuf], command: &str) -> Result<Vec<(String, RunRecord)>> {
+    let takes = match command {
+        "compare" => "compare takes run results, or ladder files only",
+        _ => "merge combines run results (hotbench run --json) only",
+    };
     files
         .iter()
         .map(|p| match read_document(p)? {
             Document::Run(name, r) => Ok((name, *r)),
             _ => Err(Fail::input(format!(
-                "\"{}\" is not a run result (hotbench-result/1): compare takes run results, or ladder files only",
+                "\"{}\" is not a run result (hotbench-result/1): {takes}",
                 p.display()
             ))),
         })
@@ -104,7 +109,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     if docs.iter().all(|d| matches!(d, Document::Ladders(_))) {
         return compare_ladders(args, docs);
     }
-    let runs = read_runs(&args.files)?;
+    let runs = read_runs(&args.files, "compare")?;
     let c = compare::compare(&runs);
     print!("{}", text::compare::render_text(&c));
     let json = hotbench_stats::ComparisonDoc {
@@ -155,7 +160,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
 
 pub fn merge(args: &MergeArgs) -> Result<u8> {
     crate::outputs::check(&[Some(&args.output)], &inputs(&args.files))?;
-    let runs = read_runs(&args.files)?;
+    let runs = read_runs(&args.files, "merge")?;
     let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
     hotbench_stats::json_file::write_atomic(&args.output, &merged)
         .map_err(|e| Fail::run(e.to_string()))?;

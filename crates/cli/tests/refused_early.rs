@@ -350,3 +350,60 @@ fn server_start_refuses_port_0_and_a_file_as_its_directory() {
     refused(&o, "\"afile\" is not a directory", "--dir FILE");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `hotbench merge FILES… -o m.json` in `dir`: refused with `want`, nothing written.
+fn merge_refused(dir: &Path, files: &[&str], want: &str) {
+    let mut args = vec!["merge"];
+    args.extend(files);
+    args.extend(["-o", "m.json"]);
+    refused(&in_dir(dir, &args), want, &args.join(" "));
+    assert!(!dir.join("m.json").exists());
+}
+
+#[test]
+fn merge_refuses_one_run_given_twice() {
+    let dir = fresh_dir("merge-twice");
+    let a = result_file(&dir, "a.json", 1.0e9);
+    std::fs::copy(&a, dir.join("copy.json")).unwrap();
+    merge_refused(&dir, &["a.json", "a.json"], "are the same run");
+    merge_refused(&dir, &["a.json", "./copy.json"], "are the same run");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn merge_refuses_counts_that_overflow() {
+    let dir = fresh_dir("merge-overflow");
+    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9, 3, 300, 2.0);
+    rec.totals.counters.cnt = u64::MAX - 10;
+    std::fs::write(dir.join("huge.json"), serde_json::to_vec(&rec).unwrap()).unwrap();
+    result_file(&dir, "b.json", 1.0e9 + 1.0);
+    merge_refused(&dir, &["huge.json", "b.json"], "cnt overflows");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn merge_refuses_different_timeline_intervals() {
+    let dir = fresh_dir("merge-interval");
+    result_file(&dir, "a.json", 1.0e9);
+    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9 + 1.0, 3, 300, 2.0);
+    rec.config.settings.interval_us = 100_000;
+    std::fs::write(dir.join("fine.json"), serde_json::to_vec(&rec).unwrap()).unwrap();
+    merge_refused(
+        &dir,
+        &["a.json", "fine.json"],
+        "timeline interval (--interval)",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn merge_of_a_ladder_says_what_merge_takes() {
+    let dir = fresh_dir("merge-ladder");
+    result_file(&dir, "r.json", 1.0e9);
+    let ladder = hotbench_stats::LadderFile::new(Vec::new());
+    std::fs::write(dir.join("lad.json"), serde_json::to_vec(&ladder).unwrap()).unwrap();
+    let o = in_dir(&dir, &["merge", "lad.json", "r.json", "-o", "m.json"]);
+    let err = refused(&o, "merge combines run results", "merge lad.json r.json");
+    assert!(!err.contains("compare"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -425,3 +425,47 @@ fn one_connection_per_thread_still_stops_promptly_on_ctrl_c() {
     );
     assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
 }
+
+/// Issue 29, row 13: `--goodput sum:x` adds fractional values up (they were each cut to 0)
+/// and a value of 2^62 and more saturates with a note instead of wrapping the counter.
+#[test]
+fn goodput_sums_add_fractions_and_saturate_huge_values() {
+    let db = database("goodput_sum");
+    let dir = temp_dir("goodput_sum");
+    for (x, want) in [("0.25", Some(2)), ("4611686018427387904", None)] {
+        let script = write_script(&dir, "w.sql", &format!("\\set x {x}\nselect 1;\n"));
+        let json_path = dir.join("w.json");
+        let o = run(
+            &db,
+            &[
+                "-n",
+                "-t",
+                "8",
+                "--probe",
+                "off",
+                "--goodput",
+                "sum:x",
+                "-f",
+                script.to_str().unwrap(),
+                "--json",
+                json_path.to_str().unwrap(),
+            ],
+        );
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "x = {x}\n{out}\n{err}");
+        let v = json(&json_path);
+        let goodput = v["totals"]["counters"]["goodput"].as_u64().unwrap();
+        match want {
+            Some(n) => assert_eq!(goodput, n, "x = {x}"),
+            None => {
+                assert_eq!(goodput, u64::MAX, "x = {x}");
+                assert!(
+                    v["notes"].to_string().contains("saturated"),
+                    "{}",
+                    v["notes"]
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

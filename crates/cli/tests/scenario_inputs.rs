@@ -202,3 +202,75 @@ fn an_unknown_manifest_setting_is_bad_input_before_anything_runs() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue 29: a `[work]` query that answers NULL or a negative number measured nothing: the
+/// variant fails a check and shows no rate (it showed the committed rate, or "-2 rows/s");
+/// monitors that fail or answer no number are named in the variant's notes (they were
+/// dropped in silence).
+#[test]
+fn unmeasured_work_fails_a_check_and_silent_monitors_are_named() {
+    let db = database("scn_work");
+    let root = temp_dir("scn-work");
+    for (name, work) in [
+        ("work-null", "select null::int"),
+        ("work-negative", "select -2"),
+    ] {
+        let dir = write_scenario(
+            &root,
+            name,
+            b"select 'x' as name, true as ok, '' as detail;\n",
+        );
+        let manifest = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+        let manifest = manifest.replace(
+            "[[variants]]",
+            &format!(
+                "[work]\nsql = \"{work}\"\nunit = \"rows\"\n\n\
+                 [[monitors]]\nname = \"broken\"\nsql = \"select 1/0\"\n\n\
+                 [[monitors]]\nname = \"silent\"\nsql = \"select null::int\"\n\n[[variants]]"
+            ),
+        );
+        std::fs::write(dir.join("scenario.toml"), manifest).unwrap();
+        let d = dir.to_string_lossy().into_owned();
+        let json_path = root.join(format!("{name}.json"));
+        let (code, out, err) = scenario(
+            Some(&db),
+            &[
+                "run",
+                name,
+                "--dir",
+                &d,
+                "--probe",
+                "off",
+                "--quiet",
+                "--json",
+                json_path.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, Some(2), "{name}\n{out}\n{err}");
+        let v = common::json(&json_path);
+        let variant = &v["ladders"][0]["variants"][0];
+        let checks = variant["checks"].as_array().unwrap();
+        let work = checks
+            .iter()
+            .find(|c| c["name"] == "[work] measured the work done")
+            .unwrap_or_else(|| panic!("{name}: no work check in {checks:?}"));
+        assert_eq!(work["ok"], false, "{name}");
+        assert!(
+            !out.contains("-2 rows"),
+            "{name}: a negative rate shown\n{out}"
+        );
+        let row = out.lines().find(|l| l.starts_with("a (baseline)")).unwrap();
+        let rate = row.split_whitespace().nth(3).unwrap();
+        assert_eq!(rate, "–", "{name}: the rows/s column shows a number\n{out}");
+        let notes = variant["notes"].to_string();
+        assert!(
+            notes.contains("monitor \\\"broken\\\" failed"),
+            "{name}: {notes}"
+        );
+        assert!(
+            notes.contains("monitor \\\"silent\\\" returned no number"),
+            "{name}: {notes}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -65,3 +65,25 @@ fn usl_bad_csv_is_exit_1_with_file_and_line() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("at least 3 distinct client counts"));
 }
+
+/// Issue 29: a byte-order mark before the first line (as editors on Windows write) does not
+/// cost the first point.
+#[test]
+fn a_byte_order_mark_does_not_cost_the_first_point() {
+    let dir = temp_dir("usl-bom");
+    let csv = write_script(&dir, "bom.csv", "\u{feff}1,100\n2,190\n4,350\n8,560\n");
+    let json_path = dir.join("fit.json");
+    let o = hotbench()
+        .arg("usl")
+        .arg(&csv)
+        .arg("--json")
+        .arg(&json_path)
+        .output()
+        .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let v = common::json(&json_path);
+    let points = v["points"].as_array().expect("points");
+    assert_eq!(points.len(), 4, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

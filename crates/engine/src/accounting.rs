@@ -43,7 +43,8 @@ impl<E: Env> Core<E> {
                     .latency_limit_us
                     .is_some_and(|l| latency as i64 > l);
                 self.tally.each(g, s, |c| {
-                    c.record_success(latency, lag, useful);
+                    c.record_success(latency, lag, 0);
+                    c.add_work(useful);
                     if late {
                         c.late += 1;
                     }
@@ -118,14 +119,14 @@ impl<E: Env> Core<E> {
     }
 
     /// Goodput: units of useful work of the committed transaction by the group's rule (0
-    /// or 1, but the variable's value under `sum:`).
-    fn useful_work(&self, slot: &Slot) -> u64 {
+    /// or 1, but the variable's value under `sum:`, fractions included: they add up).
+    fn useful_work(&self, slot: &Slot) -> f64 {
         let truthy = |name: &str| -> Option<bool> {
             let text = slot.interp.vars.text(name)?;
             let t = text.trim().to_ascii_lowercase();
             Some(!(t.is_empty() || t == "0" || t == "f" || t == "false" || t == "off" || t == "no"))
         };
-        let one = |b: bool| u64::from(b);
+        let one = |b: bool| if b { 1.0 } else { 0.0 };
         match &self.plan.groups[slot.group].goodput {
             GoodputRule::Committed => one(truthy(GOODPUT_VARIABLE).unwrap_or(true)),
             GoodputRule::Variable(name) => one(truthy(name).unwrap_or(false)),
@@ -136,7 +137,7 @@ impl<E: Env> Core<E> {
                 .text(name)
                 .and_then(|t| t.trim().parse::<f64>().ok())
                 .filter(|n| n.is_finite() && *n > 0.0)
-                .map_or(0, |n| n as u64),
+                .unwrap_or(0.0),
         }
     }
 

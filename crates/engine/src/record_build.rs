@@ -80,6 +80,7 @@ pub fn finish(record: &mut RunRecord, plan: &Plan, tally: &Tally, end: RunEnd) {
     errors.sort_by_key(|e| std::cmp::Reverse(e.count));
     record.errors = errors;
     clients_and_keys(record, plan, tally);
+    saturation_note(record);
     record.hosts = tally
         .hosts
         .iter()
@@ -123,6 +124,17 @@ pub fn status(interrupted: bool, aborted: usize, lost: u64, nclients: usize) -> 
         RunStatus::Disconnected
     } else {
         RunStatus::Completed
+    }
+}
+
+/// A goodput that reached `u64::MAX` (a `sum:` variable of 2^62 and more) stopped there:
+/// the record says so instead of showing a wrapped count.
+fn saturation_note(record: &mut RunRecord) {
+    if record.totals.counters.goodput == u64::MAX {
+        record.notes.push(format!(
+            "goodput reached {} units and stopped there (saturated): the sum: values are too large to count",
+            u64::MAX
+        ));
     }
 }
 

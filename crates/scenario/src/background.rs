@@ -53,10 +53,37 @@ pub fn switched_on(params: &Params, when: Option<&str>, what: &str) -> Result<bo
     ))
 }
 
+/// What went wrong with one monitor's samples: a monitor that fails or answers no number is
+/// named in the variant's notes, not dropped in silence.
+#[derive(Debug, Default)]
+struct Trouble {
+    tries: u64,
+    failed: u64,
+    empty: u64,
+    first_error: Option<String>,
+}
+
+impl Trouble {
+    fn note(&self, name: &str) -> Option<String> {
+        if let Some(e) = &self.first_error {
+            return Some(format!(
+                "monitor \"{name}\" failed in {} of {} samples: {e}",
+                self.failed, self.tries
+            ));
+        }
+        (self.empty > 0).then(|| {
+            format!(
+                "monitor \"{name}\" returned no number (NULL, no row or not numeric) in {} of {} samples",
+                self.empty, self.tries
+            )
+        })
+    }
+}
+
 /// Sampling threads of the monitors.
 pub struct Monitors {
     stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Vec<MonitorSeries>>>,
+    handle: Option<JoinHandle<(Vec<MonitorSeries>, Vec<String>)>>,
     /// Each monitor's latest value, for the live progress lines.
     latest: Arc<Mutex<Vec<(String, f64)>>>,
 }
@@ -87,16 +114,32 @@ impl Monitors {
                 .collect();
             let conn = db::connect(&cfg);
             let _ = ready_tx.send(());
-            let Ok(mut conn) = conn else { return series };
+            let mut conn = match conn {
+                Ok(c) => c,
+                Err(e) => {
+                    let note = format!("monitors did not run: could not connect: {e}");
+                    return (series, vec![note]);
+                }
+            };
+            let mut trouble: Vec<Trouble> = monitors.iter().map(|_| Trouble::default()).collect();
             let t0 = Instant::now();
             let mut next = t0;
             while !flag.load(Ordering::SeqCst) {
                 let mut now = Vec::with_capacity(monitors.len());
                 for (i, (name, sql)) in monitors.iter().enumerate() {
-                    if let Ok(r) = conn.simple_query(sql) {
-                        if let Some(v) = db::scalar(&r) {
-                            series[i].samples.push((t0.elapsed().as_secs_f64(), v));
-                            now.push((name.clone(), v));
+                    let t = &mut trouble[i];
+                    t.tries += 1;
+                    match conn.simple_query(sql) {
+                        Ok(r) => match db::scalar(&r).filter(|v| v.is_finite()) {
+                            Some(v) => {
+                                series[i].samples.push((t0.elapsed().as_secs_f64(), v));
+                                now.push((name.clone(), v));
+                            }
+                            None => t.empty += 1,
+                        },
+                        Err(e) => {
+                            t.failed += 1;
+                            t.first_error.get_or_insert_with(|| e.to_string());
                         }
                     }
                 }
@@ -109,7 +152,12 @@ impl Monitors {
                 }
             }
             conn.close();
-            series
+            let notes = monitors
+                .iter()
+                .zip(&trouble)
+                .filter_map(|((name, _), t)| t.note(name))
+                .collect();
+            (series, notes)
         });
         let _ = ready_rx.recv_timeout(Duration::from_secs(10));
         Monitors {
@@ -124,7 +172,8 @@ impl Monitors {
         self.latest.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
-    pub fn finish(mut self) -> Vec<MonitorSeries> {
+    /// The samples, and a note per monitor that failed or answered no number.
+    pub fn finish(mut self) -> (Vec<MonitorSeries>, Vec<String>) {
         self.stop.store(true, Ordering::SeqCst);
         self.handle
             .take()

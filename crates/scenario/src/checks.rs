@@ -50,9 +50,9 @@ struct Counts {
 
 impl Counts {
     fn add(&mut self, c: &hotbench_stats::TxnCounters) {
-        self.committed += c.cnt;
-        self.goodput += c.goodput;
-        self.unfinished += c.unfinished;
+        self.committed = self.committed.saturating_add(c.cnt);
+        self.goodput = self.goodput.saturating_add(c.goodput);
+        self.unfinished = self.unfinished.saturating_add(c.unfinished);
     }
 }
 

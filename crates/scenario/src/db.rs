@@ -125,6 +125,20 @@ pub fn scalar(results: &[QueryResult]) -> Option<f64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// What [`scalar`] read, for messages: the value's text, `NULL` or `no row`.
+pub fn first_text(results: &[QueryResult]) -> String {
+    let row = results
+        .iter()
+        .rev()
+        .find(|r| !r.columns.is_empty())
+        .and_then(|r| r.rows.first());
+    match row.and_then(|r| r.first()) {
+        None => "no row".into(),
+        Some(None) => "NULL".into(),
+        Some(Some(v)) => format!("\"{v}\""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

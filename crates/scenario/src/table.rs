@@ -54,7 +54,8 @@ fn row(l: &Ladder, v: &VariantResult) -> Vec<String> {
     vec![
         name,
         format!("{:.0}", t.tps),
-        format!("{:.0}", v.useful_per_s().unwrap_or(0.0)),
+        // No rate when the [work] query measured nothing (a failed check).
+        v.useful_per_s().map_or_else(dash, |u| format!("{u:.0}")),
         ms(t.latency.p50_ms),
         ms(t.latency.p99_ms),
         (t.counters.failures()).to_string(),

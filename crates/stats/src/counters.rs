@@ -28,9 +28,13 @@ pub enum FailureKind {
 pub struct TxnCounters {
     /// Successful transactions (pgbench's `cnt`).
     pub cnt: u64,
-    /// Successful transactions that did useful work (see the goodput rule), or units of
-    /// work under a `sum:` rule.
+    /// Successful transactions that did useful work (see the goodput rule), or whole units
+    /// of work under a `sum:` rule (saturating at `u64::MAX`).
     pub goodput: u64,
+    /// Under a `sum:` rule, the part of the work below one unit not yet in `goodput`
+    /// (0 ≤ x < 1): fractional values add up instead of each being cut to its whole part.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub goodput_fraction: f64,
     pub skipped: u64,
     pub retries: u64,
     pub retried: u64,
@@ -62,12 +66,41 @@ pub struct TxnCounters {
     pub hist: LatencyHistogram,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+/// A counter that would pass `u64::MAX` when two records are summed (`merge` of files
+/// whose counts cannot come from one run).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} overflows when summed")]
+pub struct CounterOverflow(pub &'static str);
+
 impl TxnCounters {
     pub fn failures(&self) -> u64 {
         self.serialization_failures
-            + self.deadlock_failures
-            + self.other_failures
-            + self.connection_failures
+            .saturating_add(self.deadlock_failures)
+            .saturating_add(self.other_failures)
+            .saturating_add(self.connection_failures)
+    }
+
+    /// Goodput with its fraction: the units of work done.
+    pub fn goodput_units(&self) -> f64 {
+        self.goodput as f64 + self.goodput_fraction
+    }
+
+    /// Adds `units` of work (negative or non-finite values count nothing): whole units to
+    /// `goodput` (saturating), the rest carried in `goodput_fraction`.
+    #[inline]
+    pub fn add_work(&mut self, units: f64) {
+        if !(units.is_finite() && units > 0.0) {
+            return;
+        }
+        let sum = self.goodput_fraction + units;
+        let whole = sum.floor();
+        // `as` saturates: a value past u64::MAX adds u64::MAX.
+        self.goodput = self.goodput.saturating_add(whole as u64);
+        self.goodput_fraction = sum - whole;
     }
 
     /// Why a run has no latency or speed-up to show: `None` when it committed something,
@@ -98,14 +131,16 @@ impl TxnCounters {
 
     /// All transactions that were scheduled: committed + skipped + failed.
     pub fn total(&self) -> u64 {
-        self.cnt + self.skipped + self.failures()
+        self.cnt
+            .saturating_add(self.skipped)
+            .saturating_add(self.failures())
     }
 
     /// Records a committed transaction that did `useful` units of work (usually 0 or 1).
     #[inline]
     pub fn record_success(&mut self, latency_us: u64, lag_us: Option<u64>, useful: u64) {
         self.cnt += 1;
-        self.goodput += useful;
+        self.goodput = self.goodput.saturating_add(useful);
         self.latency.add(latency_us as f64);
         if let Some(lag) = lag_us {
             self.lag.add(lag as f64);
@@ -130,28 +165,74 @@ impl TxnCounters {
         }
     }
 
+    /// Adds another thread's, interval's or group's counters; a count that would pass
+    /// `u64::MAX` stays there (saturates).
     pub fn merge(&mut self, o: &TxnCounters) {
-        self.cnt += o.cnt;
-        self.goodput += o.goodput;
-        self.skipped += o.skipped;
-        self.retries += o.retries;
-        self.retried += o.retried;
-        self.serialization_failures += o.serialization_failures;
-        self.deadlock_failures += o.deadlock_failures;
-        self.other_failures += o.other_failures;
-        self.connection_failures += o.connection_failures;
-        self.late += o.late;
-        self.reconnects += o.reconnects;
-        self.disconnected_us += o.disconnected_us;
-        self.ended_disconnected += o.ended_disconnected;
-        self.unfinished += o.unfinished;
+        let _ = self.combine(o, false);
+    }
+
+    /// Adds `o` as [`merge`](Self::merge) does, but refuses (leaving `self` partly summed) a
+    /// count that would pass `u64::MAX`: records read from files, whose sum must describe a
+    /// run.
+    pub fn checked_merge(&mut self, o: &TxnCounters) -> Result<(), CounterOverflow> {
+        self.combine(o, true)
+    }
+
+    fn combine(&mut self, o: &TxnCounters, checked: bool) -> Result<(), CounterOverflow> {
+        let add = |a: u64, b: u64, name: &'static str| match a.checked_add(b) {
+            Some(n) => Ok(n),
+            None if checked => Err(CounterOverflow(name)),
+            None => Ok(u64::MAX),
+        };
+        self.cnt = add(self.cnt, o.cnt, "cnt")?;
+        self.goodput = add(self.goodput, o.goodput, "goodput")?;
+        self.skipped = add(self.skipped, o.skipped, "skipped")?;
+        self.retries = add(self.retries, o.retries, "retries")?;
+        self.retried = add(self.retried, o.retried, "retried")?;
+        self.serialization_failures = add(
+            self.serialization_failures,
+            o.serialization_failures,
+            "serialization_failures",
+        )?;
+        self.deadlock_failures = add(
+            self.deadlock_failures,
+            o.deadlock_failures,
+            "deadlock_failures",
+        )?;
+        self.other_failures = add(self.other_failures, o.other_failures, "other_failures")?;
+        self.connection_failures = add(
+            self.connection_failures,
+            o.connection_failures,
+            "connection_failures",
+        )?;
+        self.late = add(self.late, o.late, "late")?;
+        self.reconnects = add(self.reconnects, o.reconnects, "reconnects")?;
+        self.disconnected_us = add(self.disconnected_us, o.disconnected_us, "disconnected_us")?;
+        self.ended_disconnected = add(
+            self.ended_disconnected,
+            o.ended_disconnected,
+            "ended_disconnected",
+        )?;
+        self.unfinished = add(self.unfinished, o.unfinished, "unfinished")?;
         for (k, v) in &o.errors_by_sqlstate {
-            *self.errors_by_sqlstate.entry(k.clone()).or_insert(0) += v;
+            let n = self.errors_by_sqlstate.entry(k.clone()).or_insert(0);
+            *n = add(*n, *v, "errors_by_sqlstate")?;
         }
+        // Fractions of work carry into whole units.
+        let fraction = self.goodput_fraction + o.goodput_fraction;
+        if fraction.is_finite() && fraction >= 1.0 {
+            self.goodput = add(self.goodput, fraction.floor() as u64, "goodput")?;
+        }
+        self.goodput_fraction = if fraction.is_finite() {
+            fraction.fract().max(0.0)
+        } else {
+            0.0
+        };
         self.latency.merge(&o.latency);
         self.lag.merge(&o.lag);
         // Both histograms share bounds; merge only fails on incompatible precision.
         let _ = self.hist.merge(&o.hist);
+        Ok(())
     }
 
     /// Resets to zero, keeping allocations.
@@ -206,6 +287,42 @@ mod tests {
         assert_eq!(a.total(), 0);
         assert!(a.hist.is_empty());
         assert!(a.errors_by_sqlstate.is_empty());
+    }
+
+    #[test]
+    fn counts_near_the_top_saturate_or_are_refused_and_fractions_add_up() {
+        let mut a = TxnCounters {
+            cnt: u64::MAX - 1,
+            ..TxnCounters::default()
+        };
+        let b = TxnCounters {
+            cnt: 5,
+            deadlock_failures: u64::MAX,
+            other_failures: 3,
+            ..TxnCounters::default()
+        };
+        assert_eq!(b.failures(), u64::MAX);
+        assert_eq!(a.clone().checked_merge(&b), Err(CounterOverflow("cnt")));
+        a.merge(&b);
+        assert_eq!(a.cnt, u64::MAX);
+        assert_eq!(a.total(), u64::MAX);
+        // sum: values of a quarter each add up to whole units; huge ones saturate.
+        let mut w = TxnCounters::default();
+        for _ in 0..10 {
+            w.add_work(0.25);
+        }
+        assert_eq!((w.goodput, w.goodput_fraction), (2, 0.5));
+        let mut other = TxnCounters::default();
+        other.add_work(0.75);
+        w.merge(&other);
+        assert_eq!((w.goodput, w.goodput_fraction), (3, 0.25));
+        w.add_work(-4.0);
+        w.add_work(f64::NAN);
+        assert_eq!(w.goodput_units(), 3.25);
+        w.add_work(2f64.powi(62));
+        w.add_work(2f64.powi(63));
+        w.add_work(1e300);
+        assert_eq!(w.goodput, u64::MAX);
     }
 
     #[test]

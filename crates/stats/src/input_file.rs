@@ -59,12 +59,18 @@ pub fn read_limited(stream: impl Read, limit: u64) -> Result<String, InputError>
     if bytes.len() as u64 > limit {
         return Err(too_large(limit));
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "not valid UTF-8 (byte {})",
             e.utf8_error().valid_up_to()
         ))
-    })
+    })?;
+    // A byte-order mark (editors on Windows add one) is no part of the first line: left in,
+    // it made a CSV's first point or a script's first command unreadable.
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -86,6 +92,10 @@ mod tests {
         let e = read_limited(std::io::repeat(b'x'), 1 << 20).unwrap_err();
         assert!(e.to_string().contains("larger than 1 MiB"), "{e}");
         assert_eq!(read_limited(&b"abc"[..], 3).unwrap(), "abc");
+        assert_eq!(
+            read_limited(&b"\xef\xbb\xbf1,2\n"[..], 10).unwrap(),
+            "1,2\n"
+        );
         let e = read_limited(&b"a\xffb"[..], 10).unwrap_err();
         assert!(e.to_string().contains("UTF-8"), "{e}");
     }

@@ -158,10 +158,18 @@ pub struct MonitorSeries {
     pub samples: Vec<(f64, f64)>,
 }
 
+/// The check a variant fails when the manifest's `[work]` query measured nothing (NULL, no
+/// row, not a number, negative): its work rate is then unknown, not the committed rate.
+pub const WORK_CHECK: &str = "[work] measured the work done";
+
 impl VariantResult {
-    /// Useful work per second (see [`RunRecord::useful_per_s`]).
+    /// Useful work per second (see [`RunRecord::useful_per_s`]); `None` when it did not
+    /// run, or its `[work]` query measured nothing ([`WORK_CHECK`] failed).
     pub fn useful_per_s(&self) -> Option<f64> {
         let r = self.record.as_ref()?;
+        if self.checks.iter().any(|c| c.name == WORK_CHECK && !c.ok) {
+            return None;
+        }
         Some(r.useful_per_s(self.work_group.as_deref(), self.work, self.ran_out_at_s))
     }
 

@@ -57,7 +57,7 @@ pub use hotbench_settings::{
     Backoff, GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig,
 };
 pub use ladder_record::{
-    CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult,
+    CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult, WORK_CHECK,
 };
 pub use pgbench_format::PgbenchCompat;
 pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary};

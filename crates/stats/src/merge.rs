@@ -25,6 +25,12 @@ pub enum MergeError {
     /// Inputs run with different settings: their sum would describe no run.
     #[error("{0}")]
     Settings(String),
+    /// One run given twice: it would be counted twice.
+    #[error("{0}")]
+    SameRun(String),
+    /// Counts that cannot be summed (past `u64::MAX`): not the results of one run.
+    #[error("{0}")]
+    Overflow(String),
 }
 
 /// The settings every input must share, as `(name, value)`: counts added up across runs of
@@ -46,7 +52,40 @@ fn settings(r: &RunRecord) -> Vec<(&'static str, String)> {
             opt(b.latency_limit_ms.map(|l| format!("{l} ms"))),
         ),
         ("added round-trip time (--rtt)", format!("{} us", b.rtt_us)),
+        // Timelines are summed interval by interval: 1 s and 100 ms intervals summed would
+        // inflate one input's per-interval rates by the ratio.
+        (
+            "timeline interval (--interval)",
+            format!("{} us", r.config.settings.interval_us),
+        ),
     ]
+}
+
+/// Refuses one run given twice (a copy of a file, or the same file under two names): the
+/// same start to the microsecond, seed, counts and duration come from one process only.
+fn check_distinct(records: &[(String, RunRecord)]) -> Result<(), MergeError> {
+    let identity = |r: &RunRecord| {
+        let c = &r.totals.counters;
+        (
+            r.started_at.to_bits(),
+            r.config.random_seed,
+            r.config.shard.as_ref().map(|s| s.index),
+            c.cnt,
+            c.failures(),
+            c.hist.len(),
+            r.duration_s.to_bits(),
+        )
+    };
+    for (i, (a_name, a)) in records.iter().enumerate() {
+        for (b_name, b) in &records[i + 1..] {
+            if identity(a) == identity(b) {
+                return Err(MergeError::SameRun(format!(
+                    "{a_name} and {b_name} are the same run (same start, seed and counts): merging would count it twice"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses inputs whose settings differ, naming the setting and each input's value.
@@ -82,6 +121,7 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         }
     }
     check_settings(records)?;
+    check_distinct(records)?;
     let shards = crate::shards::check(records).map_err(MergeError::Shards)?;
     let mut out = first.clone();
     let duration = records
@@ -107,21 +147,25 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         .unwrap_or(crate::RunStatus::Completed);
 
     let mut totals = TxnCounters::default();
-    for (_, r) in records {
-        totals.merge(&r.totals.counters);
+    for (name, r) in records {
+        sum_counters(&mut totals, &r.totals.counters, name, "totals")?;
     }
     out.totals = TotalsRecord::from_counters(totals, duration);
-    out.bench.clients = records.iter().map(|(_, r)| r.bench.clients).sum();
-    out.bench.threads = records.iter().map(|(_, r)| r.bench.threads).sum();
+    out.bench.clients = records
+        .iter()
+        .fold(0usize, |n, (_, r)| n.saturating_add(r.bench.clients));
+    out.bench.threads = records
+        .iter()
+        .fold(0usize, |n, (_, r)| n.saturating_add(r.bench.threads));
     out.bench.rate = records
         .iter()
         .map(|(_, r)| r.bench.rate)
         .try_fold(0.0, |acc, r| r.map(|r| acc + r));
-    out.groups = merge_groups(records, duration);
+    out.groups = merge_groups(records, duration)?;
     out.timeline = merge_timelines(records, out.started_at);
     out.errors = merge_errors(records);
     out.client = merge_client(records, &out.totals.counters);
-    out.hosts = merge_hosts(records, duration);
+    out.hosts = merge_hosts(records, duration)?;
 
     let mut notes: Vec<String> = Vec::new();
     for (_, r) in records {
@@ -178,17 +222,34 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
     Ok(out)
 }
 
+/// Adds `from` (of input `name`, its `part`) into `into`, refusing counts past `u64::MAX`.
+fn sum_counters(
+    into: &mut TxnCounters,
+    from: &TxnCounters,
+    name: &str,
+    part: &str,
+) -> Result<(), MergeError> {
+    into.checked_merge(from).map_err(|e| {
+        MergeError::Overflow(format!(
+            "{name}: {part}: {e} with the inputs before it: these counts cannot come from one run"
+        ))
+    })
+}
+
 /// Hosts by name: the same server seen from several client machines.
-fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<crate::HostRecord> {
+fn merge_hosts(
+    records: &[(String, RunRecord)],
+    duration: f64,
+) -> Result<Vec<crate::HostRecord>, MergeError> {
     let mut out: Vec<crate::HostRecord> = Vec::new();
-    for (_, r) in records {
+    for (name, r) in records {
         for h in &r.hosts {
             match out.iter_mut().find(|o| o.host == h.host) {
                 None => out.push(h.clone()),
                 Some(o) => {
-                    o.clients += h.clients;
-                    o.moved_in += h.moved_in;
-                    o.totals.counters.merge(&h.totals.counters);
+                    o.clients = o.clients.saturating_add(h.clients);
+                    o.moved_in = o.moved_in.saturating_add(h.moved_in);
+                    sum_counters(&mut o.totals.counters, &h.totals.counters, name, "host")?;
                 }
             }
         }
@@ -196,27 +257,30 @@ fn merge_hosts(records: &[(String, RunRecord)], duration: f64) -> Vec<crate::Hos
     for h in &mut out {
         h.totals = TotalsRecord::from_counters(std::mem::take(&mut h.totals.counters), duration);
     }
-    out
+    Ok(out)
 }
 
-fn merge_groups(records: &[(String, RunRecord)], duration: f64) -> Vec<GroupRecord> {
+fn merge_groups(
+    records: &[(String, RunRecord)],
+    duration: f64,
+) -> Result<Vec<GroupRecord>, MergeError> {
     let mut out: Vec<GroupRecord> = Vec::new();
-    for (_, r) in records {
+    for (name, r) in records {
         for g in &r.groups {
             match out.iter_mut().find(|o| o.name == g.name) {
                 None => out.push(g.clone()),
                 Some(o) => {
-                    o.clients += g.clients;
-                    o.threads += g.threads;
+                    o.clients = o.clients.saturating_add(g.clients);
+                    o.threads = o.threads.saturating_add(g.threads);
                     o.rate = match (o.rate, g.rate) {
                         (Some(a), Some(b)) => Some(a + b),
                         _ => None,
                     };
-                    o.totals.counters.merge(&g.totals.counters);
+                    sum_counters(&mut o.totals.counters, &g.totals.counters, name, "group")?;
                     for s in &g.scripts {
                         match o.scripts.iter_mut().find(|x| x.name == s.name) {
                             None => o.scripts.push(s.clone()),
-                            Some(x) => merge_script(x, s),
+                            Some(x) => merge_script(x, s, name)?,
                         }
                     }
                 }
@@ -230,11 +294,16 @@ fn merge_groups(records: &[(String, RunRecord)], duration: f64) -> Vec<GroupReco
                 TotalsRecord::from_counters(std::mem::take(&mut s.totals.counters), duration);
         }
     }
-    out
+    Ok(out)
 }
 
-fn merge_script(into: &mut ScriptRecord, s: &ScriptRecord) {
-    into.totals.counters.merge(&s.totals.counters);
+fn merge_script(into: &mut ScriptRecord, s: &ScriptRecord, name: &str) -> Result<(), MergeError> {
+    sum_counters(
+        &mut into.totals.counters,
+        &s.totals.counters,
+        name,
+        "script",
+    )?;
     for c in &s.commands {
         let Some(x) = into.commands.iter_mut().find(|x| x.index == c.index) else {
             into.commands.push(c.clone());
@@ -255,11 +324,12 @@ fn merge_script(into: &mut ScriptRecord, s: &ScriptRecord) {
         x.latency.p99_ms = w(x.latency.p99_ms, c.latency.p99_ms);
         x.latency.p999_ms = w(x.latency.p999_ms, c.latency.p999_ms);
         x.latency.max_ms = x.latency.max_ms.max(c.latency.max_ms);
-        x.latency.count += c.latency.count;
-        x.count += c.count;
-        x.failures += c.failures;
-        x.retries += c.retries;
+        x.latency.count = x.latency.count.saturating_add(c.latency.count);
+        x.count = x.count.saturating_add(c.count);
+        x.failures = x.failures.saturating_add(c.failures);
+        x.retries = x.retries.saturating_add(c.retries);
     }
+    Ok(())
 }
 
 /// The interval length of a timeline (median spacing), 1 s when it has fewer than 2 points.
@@ -335,13 +405,13 @@ fn add_interval(a: &mut IntervalStats, b: &IntervalStats) {
     }
     a.lat_max_ms = a.lat_max_ms.max(b.lat_max_ms);
     a.lag_max_ms = a.lag_max_ms.max(b.lag_max_ms);
-    a.cnt += b.cnt;
-    a.goodput += b.goodput;
-    a.failed += b.failed;
-    a.retried += b.retried;
-    a.retries += b.retries;
-    a.skipped += b.skipped;
-    a.reconnects += b.reconnects;
+    a.cnt = a.cnt.saturating_add(b.cnt);
+    a.goodput = a.goodput.saturating_add(b.goodput);
+    a.failed = a.failed.saturating_add(b.failed);
+    a.retried = a.retried.saturating_add(b.retried);
+    a.retries = a.retries.saturating_add(b.retries);
+    a.skipped = a.skipped.saturating_add(b.skipped);
+    a.reconnects = a.reconnects.saturating_add(b.reconnects);
     a.disconnected_s += b.disconnected_s;
     a.tps += b.tps;
     a.goodput_per_s += b.goodput_per_s;
@@ -351,13 +421,13 @@ fn add_interval(a: &mut IntervalStats, b: &IntervalStats) {
 fn merge_client(records: &[(String, RunRecord)], totals: &TxnCounters) -> ClientUsage {
     let mut c = ClientUsage::default();
     for (_, r) in records {
-        c.rss_start_kib += r.client.rss_start_kib;
-        c.rss_end_kib += r.client.rss_end_kib;
-        c.rss_peak_kib += r.client.rss_peak_kib;
+        c.rss_start_kib = c.rss_start_kib.saturating_add(r.client.rss_start_kib);
+        c.rss_end_kib = c.rss_end_kib.saturating_add(r.client.rss_end_kib);
+        c.rss_peak_kib = c.rss_peak_kib.saturating_add(r.client.rss_peak_kib);
         c.cpu_user_s += r.client.cpu_user_s;
         c.cpu_sys_s += r.client.cpu_sys_s;
     }
-    let txns = totals.cnt + totals.failures();
+    let txns = totals.cnt.saturating_add(totals.failures());
     if txns > 0 {
         c.cpu_us_per_txn = (c.cpu_user_s + c.cpu_sys_s) * 1e6 / txns as f64;
     }
@@ -372,7 +442,7 @@ fn merge_errors(records: &[(String, RunRecord)]) -> Vec<crate::ErrorSample> {
                 .iter_mut()
                 .find(|o| o.sqlstate == e.sqlstate && o.message == e.message)
             {
-                Some(o) => o.count += e.count,
+                Some(o) => o.count = o.count.saturating_add(e.count),
                 None => out.push(e.clone()),
             }
         }
@@ -434,6 +504,56 @@ mod tests {
         assert_eq!(m.groups[0].totals.counters.cnt, m.totals.counters.cnt);
         assert_eq!(m.errors[0].count, 2);
         assert!(m.notes.last().unwrap().contains("a.json, b.json"));
+    }
+
+    #[test]
+    fn refuses_the_same_run_twice() {
+        let a = record("a", 100.0, 3, 500, 2.0);
+        let b = record("b", 100.5, 3, 500, 2.0);
+        let e = merge(&[
+            ("a.json".into(), a.clone()),
+            ("copy.json".into(), a.clone()),
+        ])
+        .unwrap_err();
+        assert!(matches!(e, MergeError::SameRun(_)), "{e}");
+        assert!(
+            e.to_string()
+                .contains("a.json and copy.json are the same run"),
+            "{e}"
+        );
+        // Another run of the same workload (another start) merges.
+        merge(&[("a.json".into(), a), ("b.json".into(), b)]).unwrap();
+    }
+
+    #[test]
+    fn counts_past_u64_max_are_refused_not_wrapped() {
+        let mut a = record("a", 100.0, 3, 500, 2.0);
+        let b = record("b", 101.0, 3, 300, 2.0);
+        a.totals.counters.cnt = u64::MAX - 10;
+        let e = merge(&[("a.json".into(), a.clone()), ("b.json".into(), b.clone())]).unwrap_err();
+        assert!(matches!(e, MergeError::Overflow(_)), "{e}");
+        assert!(
+            e.to_string().contains("b.json: totals: cnt overflows"),
+            "{e}"
+        );
+        a.totals.counters.cnt = 500;
+        a.groups[0].totals.counters.retries = u64::MAX;
+        let e = merge(&[("a.json".into(), a), ("b.json".into(), b)]).unwrap_err();
+        assert!(e.to_string().contains("group: retries overflows"), "{e}");
+    }
+
+    #[test]
+    fn refuses_inputs_with_different_timeline_intervals() {
+        let a = record("a", 100.0, 3, 500, 2.0);
+        let mut b = record("b", 101.0, 3, 300, 2.0);
+        b.config.settings.interval_us = 100_000;
+        let e = merge(&[("a.json".into(), a), ("b.json".into(), b)]).unwrap_err();
+        assert!(matches!(e, MergeError::Settings(_)), "{e}");
+        assert!(
+            e.to_string()
+                .contains("timeline interval (--interval) 1000000 us vs 100000 us"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -262,7 +262,11 @@ impl TotalsRecord {
         };
         TotalsRecord {
             tps: per_s(counters.cnt),
-            goodput_per_s: per_s(counters.goodput),
+            goodput_per_s: if duration_s > 0.0 {
+                counters.goodput_units() / duration_s
+            } else {
+                0.0
+            },
             latency: counters.hist.percentiles(),
             counters,
         }
@@ -354,7 +358,11 @@ impl IntervalStats {
             reconnects: c.reconnects,
             disconnected_s: c.disconnected_us as f64 / 1e6,
             tps: per_s(c.cnt),
-            goodput_per_s: per_s(c.goodput),
+            goodput_per_s: if dur_s > 0.0 {
+                c.goodput_units() / dur_s
+            } else {
+                0.0
+            },
             lat_mean_ms: c.latency.mean() / 1000.0,
             lat_stddev_ms: c.latency.stddev() / 1000.0,
             lat_p50_ms: p.p50_ms,

@@ -206,7 +206,10 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
                     (Some(q), Some(n)) => quantile_ci(r, q, own.len() as f64 / n),
                     (None, Some(_)) => mean_ci95(&own),
                     _ => None,
-                };
+                }
+                // Every compared metric is a rate or a latency: never below 0, whatever a
+                // noisy series' normal approximation says.
+                .map(|(lo, hi)| (lo.max(0.0), hi.max(0.0)));
                 let mut cell = Cell {
                     value,
                     ratio: None,
@@ -311,6 +314,24 @@ pub(crate) mod tests {
             ("x".to_string(), record("x", 1.0, 2, 200, 1.0)),
             ("y".to_string(), record("y", 1.0, 2, 400, 1.0)),
         ])
+    }
+
+    #[test]
+    fn intervals_of_rates_never_go_below_zero() {
+        // A stalling run: most intervals commit nothing, a few a lot.
+        let mut r = record("s", 1.0, 8, 8000, 2.0);
+        for (i, iv) in r.timeline.iter_mut().enumerate() {
+            iv.totals.tps = if i % 4 == 0 { 4000.0 } else { 0.0 };
+            iv.totals.goodput_per_s = iv.totals.tps;
+        }
+        let cmp = compare(&[("s".into(), r.clone()), ("t".into(), r)]);
+        for row in &cmp.rows {
+            for c in &row.cells {
+                if let Some((lo, hi)) = c.ci95 {
+                    assert!(lo >= 0.0 && hi >= lo, "{}: {lo}..{hi}", row.metric);
+                }
+            }
+        }
     }
 
     #[test]

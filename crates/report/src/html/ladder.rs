@@ -186,7 +186,8 @@ fn ladder_table(doc: &mut Doc, l: &Ladder, focused: &[Option<RunRecord>], unit: 
                             ""
                         },
                     num(t.tps),
-                    num(v.useful_per_s().unwrap_or(0.0)),
+                    // No rate when the [work] query measured nothing (a failed check).
+                    v.useful_per_s().map_or_else(|| "–".to_string(), num),
                     ms_cell(v, t.latency.p50_ms),
                     ms_cell(v, t.latency.p99_ms),
                     t.counters.failures().to_string(),

@@ -1,12 +1,15 @@
 //! Numbers as hotbench's tables print them, in the terminal and in HTML alike.
 
-/// A number formatted for tables: 3 significant-ish digits, thousands unseparated.
+/// A number formatted for tables: 3 significant-ish digits, thousands unseparated; from
+/// 1e15 on in scientific notation (`1.000e308`, not 309 digits of a hostile file's value).
 pub fn num(v: f64) -> String {
     if !v.is_finite() {
         return "–".into();
     }
     let a = v.abs();
-    if a >= 1000.0 || v == v.trunc() && a < 1e15 {
+    if a >= 1e15 {
+        format!("{v:.3e}")
+    } else if a >= 1000.0 || v == v.trunc() && a < 1e15 {
         format!("{v:.0}")
     } else if a >= 100.0 {
         format!("{v:.1}")
@@ -20,6 +23,14 @@ pub fn num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_numbers_are_short() {
+        assert_eq!(num(1e308), "1.000e308");
+        assert_eq!(num(-1.7e308), "-1.700e308");
+        assert_eq!(num(999_999_999_999_999.0), "999999999999999");
+        assert!(num(f64::MAX).len() < 12);
+    }
 
     #[test]
     fn numbers() {

@@ -36,12 +36,13 @@ impl LiveMetrics {
     /// Adds one interval to the running totals and makes it the last one.
     pub fn add_interval(&mut self, t: f64, s: &IntervalStats) {
         self.elapsed_s = t;
-        self.transactions += s.cnt;
-        self.goodput += s.goodput;
-        self.failed += s.failed;
-        self.retries += s.retries;
-        self.skipped += s.skipped;
-        self.reconnects += s.reconnects;
+        // Saturating: the totals of a run whose `sum:` work saturated stay at the top.
+        self.transactions = self.transactions.saturating_add(s.cnt);
+        self.goodput = self.goodput.saturating_add(s.goodput);
+        self.failed = self.failed.saturating_add(s.failed);
+        self.retries = self.retries.saturating_add(s.retries);
+        self.skipped = self.skipped.saturating_add(s.skipped);
+        self.reconnects = self.reconnects.saturating_add(s.reconnects);
         self.last = Some(s.clone());
     }
 }

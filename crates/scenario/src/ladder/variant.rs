@@ -62,7 +62,7 @@ pub(super) fn run_variant(
         Ok(Some((holders, notes, cfg, run_conn)))
     });
     ph.setup = secs;
-    let Some((holders, notes, cfg, run_conn)) = ready? else {
+    let Some((holders, mut notes, cfg, run_conn)) = ready? else {
         let _ = writeln!(log, " interrupted before its run");
         return Ok((not_run(st.p, NOT_RUN), true));
     };
@@ -77,7 +77,8 @@ pub(super) fn run_variant(
     }
     let _ = log.flush();
     let started = std::time::Instant::now();
-    let (outcome, series) = run(st, cfg, &run_conn, record, holders, log)?;
+    let (outcome, series, monitor_notes) = run(st, cfg, &run_conn, record, holders, log)?;
+    notes.extend(monitor_notes);
     // The engine's wall time is the clients' connections, the measured run, then the
     // cancelling of what was in flight and the observers' ending: the last is `finish`.
     let r = &outcome.record;
@@ -92,7 +93,21 @@ pub(super) fn run_variant(
         check(st, admin, &extra)
     });
     ph.checks = secs;
-    let (mut result, interrupted) = record_result(st, outcome, checks?, series, work, notes, log);
+    let mut checks = checks?;
+    // A [work] that measured nothing is a failed check: its rate is not shown, and never
+    // the committed rate in its place.
+    let work = match work {
+        Ok(w) => w,
+        Err(why) => {
+            checks.push(CheckResult {
+                name: hotbench_stats::WORK_CHECK.into(),
+                ok: false,
+                detail: why,
+            });
+            None
+        }
+    };
+    let (mut result, interrupted) = record_result(st, outcome, checks, series, work, notes, log);
     let label = format!("  {name}: dropping its schema… ");
     ph.teardown = phases::timed(log, Live::when(on, &label, true), || teardown(st, admin)).1;
     result.notes.extend(phases::notes(&ph));
@@ -232,7 +247,7 @@ fn run(
     record: RunRecord,
     holders: Vec<Holder>,
     log: &mut dyn Write,
-) -> Result<(RunOutcome, Vec<MonitorSeries>)> {
+) -> Result<(RunOutcome, Vec<MonitorSeries>, Vec<String>)> {
     let (p, opts) = (st.p, st.opts);
     let m = &st.scn.manifest;
     let none = BTreeMap::new();
@@ -282,7 +297,7 @@ fn run(
     }
     let since = std::time::SystemTime::now();
     let outcome = hotbench_engine::run(cfg, record, &mut observers);
-    let series = sampler.finish();
+    let (series, monitor_notes) = sampler.finish();
     for h in holders {
         h.stop();
     }
@@ -300,15 +315,19 @@ fn run(
     if opts.sharing.joined_since(since) {
         outcome.record.notes.push(JOINED_NOTE.into());
     }
-    Ok((outcome, series))
+    Ok((outcome, series, monitor_notes))
 }
+
+/// The `[work]` count: none without `[work]`, else the number, or why there is none (NULL,
+/// no row, not a number ≥ 0).
+type WorkCount = std::result::Result<Option<f64>, String>;
 
 /// The finish files and the work count, with the values checks may use.
 fn finish(
     st: &Stage<'_, '_>,
     admin: &mut Connection,
     record: &RunRecord,
-) -> Result<(BTreeMap<String, String>, Option<f64>)> {
+) -> Result<(BTreeMap<String, String>, WorkCount)> {
     let (scn, p) = (st.scn, st.p);
     let m = &scn.manifest;
     let mut extra = run_values(record);
@@ -336,13 +355,18 @@ fn finish(
                 &format!("{} [work]", scn.bundle.display("scenario.toml")),
                 &sql,
             )?;
-            let n = db::scalar(&r);
-            if let Some(n) = n {
-                extra.insert("work".into(), format!("{n}"));
+            match db::scalar(&r).filter(|n| n.is_finite() && *n >= 0.0) {
+                Some(n) => {
+                    extra.insert("work".into(), format!("{n}"));
+                    Ok(Some(n))
+                }
+                None => Err(format!(
+                    "the [work] query returned {}, not a number ≥ 0",
+                    db::first_text(&r)
+                )),
             }
-            n
         }
-        None => None,
+        None => Ok(None),
     };
     run_files(st, admin, &m.finish, &extra)?;
     Ok((extra, work))
