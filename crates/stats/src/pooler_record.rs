@@ -70,10 +70,13 @@ pub struct PoolerSummary {
     /// `SHOW STATS` over the run: transactions and queries through the pools…
     pub transactions: u64,
     pub queries: u64,
-    /// …and the time clients waited for a server connection per transaction, the time a
-    /// transaction held one and the time per query, ms.
+    /// …and per transaction the time its client waited for a server connection, the time it
+    /// held one, and PgBouncer's own transaction time (from the first query to the end, the
+    /// wait included: measured so on 1.18), and PgBouncer's time per query (likewise), ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_wait_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_hold_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_xact_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -100,10 +103,13 @@ pub struct PoolerInterval {
     /// Longest wait seen at a sample of the interval, ms.
     pub max_wait_ms: f64,
     /// Transactions through the pools in the interval, and their average wait for a server
-    /// connection, time holding one, and query time (ms; absent without transactions).
+    /// connection, time holding one, PgBouncer's transaction and query times (the wait
+    /// included; ms, absent without transactions).
     pub transactions: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_wait_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avg_hold_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_xact_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

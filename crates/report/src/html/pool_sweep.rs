@@ -9,7 +9,7 @@ use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{header, run_section};
 use crate::text::number::num;
-use crate::text::pool_sweep::best_line;
+use crate::text::pool_sweep::{best_line, mode_note};
 
 fn sizes(doc: &SweepDoc) -> Vec<u32> {
     let mut v: Vec<u32> = doc
@@ -120,6 +120,13 @@ pub fn render_pool_html(doc: &SweepDoc) -> String {
             "<p><b>{}</b></p>\n",
             html(best_line(s.best_pool_size(), s.without_pooler()).trim_end())
         ));
+        let note = mode_note(&s.runs);
+        if !note.is_empty() {
+            page.raw(&format!(
+                "<p class=\"note\">{}</p>\n",
+                html(note.trim_end())
+            ));
+        }
         all.extend(rows(&s, labels));
     }
     let mut head = vec!["pool size", "tps", "goodput/s", "p99 ms", "top wait"];

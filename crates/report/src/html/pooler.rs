@@ -80,9 +80,12 @@ pub fn pooler_table(rec: &RunRecord) -> String {
             ],
             vec![
                 "per transaction: holding one (ms)".into(),
-                ms(s.avg_xact_ms),
+                ms(s.avg_hold_ms),
             ],
-            vec!["per query (ms)".into(), ms(s.avg_query_ms)],
+            vec![
+                "PgBouncer's transaction and query time (ms, the wait included)".into(),
+                format!("{} / {}", ms(s.avg_xact_ms), ms(s.avg_query_ms)),
+            ],
         ];
         o.push_str(&table("pooler", &["figure", "value"], &rows));
     }

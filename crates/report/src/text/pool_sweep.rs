@@ -38,9 +38,26 @@ pub fn render_pool_text(doc: &SweepDoc) -> String {
             );
         }
         o.push_str(&best_line(series.best_pool_size(), series.without_pooler()));
+        o.push_str(&mode_note(&series.runs));
         o.push('\n');
     }
     o
+}
+
+/// A note when the run without a pooler used another query mode than the pools (a
+/// scenario's `prepared` becomes `extended` behind a PgBouncer that keeps no prepared
+/// statements): the comparison then includes that difference.
+pub fn mode_note(runs: &[&hotbench_stats::RunRecord]) -> String {
+    let direct = runs.iter().find(|r| r.pooler.is_none());
+    let pooled = runs.iter().find(|r| r.pooler.is_some());
+    match (direct, pooled) {
+        (Some(d), Some(p)) if d.bench.query_mode != p.bench.query_mode => format!(
+            "note: without a pooler the query mode was {}, through the pooler {}: the \
+             comparison includes that difference\n",
+            d.bench.query_mode, p.bench.query_mode
+        ),
+        _ => String::new(),
+    }
 }
 
 /// `best pool size: 16 (…)`, against the run without a pooler when there is one.
@@ -122,6 +139,13 @@ pub(crate) mod tests {
             ),
             "{text}"
         );
+        assert_eq!(mode_note(&pool_sweep().series()[0].runs), "");
+        let mut doc = pool_sweep();
+        doc.runs[0].bench.query_mode = "prepared".into();
+        doc.runs[1].bench.query_mode = "extended".into();
+        assert!(render_pool_text(&doc).contains(
+            "note: without a pooler the query mode was prepared, through the pooler extended"
+        ));
         assert_eq!(
             best_line(None, None),
             "best pool size: none (no run went through a pooler)\n"
