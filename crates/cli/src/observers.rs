@@ -38,6 +38,27 @@ impl RunObserver for LiveMetrics {
     }
 }
 
+/// `scenario run --prometheus`: each variant's series, labelled by scenario and variant, with
+/// the scenario's monitors.
+pub struct LadderMetrics(pub crate::metrics_server::MetricsServer);
+
+impl hotbench_scenario::LiveSink for LadderMetrics {
+    fn variant_started(&self, scenario: &str, variant: &str, clients: usize, server: &str) {
+        self.0.update(|l| {
+            *l = hotbench_report::text::prometheus::LiveMetrics::for_variant(
+                scenario, variant, clients, server,
+            )
+        });
+    }
+
+    fn interval(&self, t: f64, work: &IntervalStats, monitors: &[(String, f64)]) {
+        self.0.update(|l| {
+            l.add_interval(t, work);
+            l.monitors = monitors.to_vec();
+        });
+    }
+}
+
 /// The server probes over their own connection; their record joins the run's at the end.
 pub struct ProbeObserver {
     handle: Option<hotbench_probe::ProbeHandle>,

@@ -370,7 +370,7 @@ fn run_observed(
         .settings
         .probe
         .then(|| crate::observers::ProbeObserver::new(start_probe(&cfg, target), true));
-    let mut metrics = match &args.prometheus {
+    let mut metrics = match &args.output.prometheus {
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(
                 spec,

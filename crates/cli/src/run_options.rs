@@ -123,7 +123,7 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
         })?,
     };
     // Checked with the other options, not when the endpoint starts after connecting.
-    if let Some(spec) = &args.prometheus {
+    if let Some(spec) = &args.output.prometheus {
         crate::metrics_server::parse_addr(spec)?;
     }
     for k in &args.key {

@@ -273,6 +273,14 @@ pub(crate) fn run_ladders(
     };
     let probe: Option<&dyn hotbench_scenario::ProbeStarter> =
         a.settings.probe.then_some(&server_probe as _);
+    let metrics = match &out.prometheus {
+        Some(spec) => {
+            let m = crate::metrics_server::MetricsServer::start(spec, Default::default())?;
+            eprintln!("prometheus metrics at http://{}/metrics", m.addr);
+            Some(crate::observers::LadderMetrics(m))
+        }
+        None => None,
+    };
     let mut done: Vec<Ladder> = Vec::new();
     let mut code_fail = None;
     for (scn, variants) in list {
@@ -292,6 +300,7 @@ pub(crate) fn run_ladders(
             keep_schema: a.keep_schema,
             progress: !a.quiet,
             route: target.pooler.as_ref().and_then(|p| p.route()),
+            live: metrics.as_ref().map(|m| m as _),
         };
         let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
         let interrupted = l.interrupted;
@@ -334,6 +343,10 @@ pub(crate) fn check_ladders(
     demo: bool,
 ) -> Result<Vec<(String, String)>> {
     let params = ladder_params(a)?;
+    // Checked with the other options, not when the endpoint starts after connecting.
+    if let Some(spec) = &a.output.prometheus {
+        crate::metrics_server::parse_addr(spec)?;
+    }
     for (scn, variants) in list {
         let own = own_params(&params, scn, demo);
         let clients = hotbench_scenario::ladder::check_ladder(scn, variants.as_deref(), demo, &own)

@@ -82,7 +82,7 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         None => None,
     };
     let output = args.output.clone().or_else(|| run.output.html.clone());
-    if run.prometheus.is_some() {
+    if run.output.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
     let inputs = preflight(args, picked.as_ref(), &points, m)?;
@@ -189,7 +189,6 @@ fn with_point(run: &crate::flags::run::RunArgs, p: &Point) -> crate::flags::run:
     one.load.client = Some(p.clients.to_string());
     one.settings = p.settings.clone();
     one.output = Default::default();
-    one.prometheus = None;
     one
 }
 

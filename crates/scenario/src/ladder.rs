@@ -66,6 +66,8 @@ pub struct LadderOptions<'a> {
     /// The benchmark clients go through a pooler hotbench runs (`--pooler`); the scenario's
     /// own sessions and the probes still use `conn`.
     pub route: Option<&'a dyn crate::pooling::ClientRoute>,
+    /// Live figures of each variant as it runs (`--prometheus`).
+    pub live: Option<&'a dyn crate::live::LiveSink>,
 }
 
 /// A variant ready to run: everything user-controlled already validated.

@@ -27,6 +27,7 @@ fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
         progress: false,
         keep_schema: false,
         route: None,
+        live: None,
     }
 }
 

@@ -261,13 +261,6 @@ pub struct RunArgs {
         help_heading = "hotbench options"
     )]
     pub goodput: Option<String>,
-    /// Serve live metrics for Prometheus at [HOST]:PORT/metrics (e.g. :9187) during the run
-    #[arg(
-        long = "prometheus",
-        value_name = "[HOST]:PORT",
-        help_heading = "hotbench options"
-    )]
-    pub prometheus: Option<String>,
     /// With several hosts (-h a,b): first (default; libpq's order) | round-robin | random
     #[arg(
         long = "load-balance",

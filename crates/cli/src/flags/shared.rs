@@ -39,4 +39,8 @@ pub struct OutputArgs {
     /// (best:vs_baseline>=3); repeatable; exit code 3 when one fails
     #[arg(long = "threshold", value_name = "EXPR", action = ArgAction::Append, help_heading = HOTBENCH)]
     pub threshold: Vec<String>,
+    /// Serve live metrics for Prometheus at [HOST]:PORT/metrics (e.g. :9187) during the run
+    /// (a ladder's series labelled by scenario and variant; deploy/grafana charts them)
+    #[arg(long = "prometheus", value_name = "[HOST]:PORT", help_heading = HOTBENCH)]
+    pub prometheus: Option<String>,
 }

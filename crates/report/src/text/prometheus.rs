@@ -1,7 +1,11 @@
-//! Live metrics for `run --prometheus`: cumulative counters since the start of the benchmark
-//! and the last interval's throughput and latency percentiles, encoded by `prometheus-client`
-//! (OpenMetrics text, which Prometheus scrapes natively). A pure function of the numbers;
-//! serving them over HTTP is the binary's job.
+//! Live metrics for `run --prometheus` and `scenario run --prometheus`: cumulative counters
+//! since the start of the benchmark (of the variant, in a ladder) and the last interval's
+//! throughput and latency percentiles, encoded by `prometheus-client` (OpenMetrics text,
+//! which Prometheus scrapes natively). In a ladder every series also carries the
+//! `scenario` and `variant` labels ([`LADDER_LABELS`]) and the scenario's monitors are
+//! `hotbench_monitor{name="backlog"}`. A pure function of the numbers; serving them over
+//! HTTP is the binary's job. `deploy/grafana/hotbench.json` charts them (a test keeps it to
+//! what is exported here).
 
 use std::sync::atomic::AtomicU64;
 
@@ -30,9 +34,36 @@ pub struct LiveMetrics {
     pub last: Option<IntervalStats>,
     /// The last waits sample, `event → backends` (when probes report them live).
     pub waits: Vec<(String, f64)>,
+    /// Labels on every series (a ladder's `scenario` and `variant`).
+    pub labels: Vec<(String, String)>,
+    /// A scenario's monitors, `name → last sample` (backlog, dead tuples, …).
+    pub monitors: Vec<(String, f64)>,
 }
 
+/// The labels a ladder's series carry.
+pub const LADDER_LABELS: [&str; 2] = ["scenario", "variant"];
+
 impl LiveMetrics {
+    /// Fresh metrics for one variant of a ladder: its series are labelled
+    /// [`LADDER_LABELS`] and its counters start from zero.
+    pub fn for_variant(
+        scenario: &str,
+        variant: &str,
+        clients: usize,
+        server_version: &str,
+    ) -> LiveMetrics {
+        LiveMetrics {
+            clients,
+            server_version: server_version.to_string(),
+            labels: LADDER_LABELS
+                .iter()
+                .map(|k| k.to_string())
+                .zip([scenario.to_string(), variant.to_string()])
+                .collect(),
+            ..Default::default()
+        }
+    }
+
     /// Adds one interval to the running totals and makes it the last one.
     pub fn add_interval(&mut self, t: f64, s: &IntervalStats) {
         self.elapsed_s = t;
@@ -85,7 +116,11 @@ fn float_family(
 /// The exposition text (OpenMetrics, encoded by `prometheus-client`; the metric names and
 /// labels are part of hotbench's interface: dashboards query them).
 pub fn exposition(m: &LiveMetrics) -> String {
-    let mut r = Registry::default();
+    let mut r = Registry::with_labels(
+        m.labels
+            .iter()
+            .map(|(k, v)| (k.clone().into(), v.clone().into())),
+    );
     r.register(
         "hotbench",
         "hotbench and server versions",
@@ -160,6 +195,13 @@ pub fn exposition(m: &LiveMetrics) -> String {
             "hotbench_server_waits",
             "Run backends in each wait event (last sample)",
             float_family("event", &m.waits),
+        );
+    }
+    if !m.monitors.is_empty() {
+        r.register(
+            "hotbench_monitor",
+            "A scenario monitor's last sample (backlog, dead tuples, …)",
+            float_family("name", &m.monitors),
         );
     }
     let mut out = String::new();
@@ -253,6 +295,31 @@ mod tests {
                     "hotbench_latency_milliseconds{{quantile=\"{q}\"}} "
                 )),
                 "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_ladder_variant_labels_every_series_and_exports_its_monitors() {
+        let mut m = LiveMetrics::for_variant("queue", "skip-locked", 10, "18.1");
+        m.add_interval(
+            1.0,
+            &IntervalStats {
+                tps: 50.0,
+                ..Default::default()
+            },
+        );
+        m.monitors = vec![("backlog".into(), 2000.0), ("dead tuples".into(), 5.0)];
+        let t = exposition(&m);
+        let q = "scenario=\"queue\",variant=\"skip-locked\"";
+        assert!(t.contains(&format!("hotbench_tps{{{q}}} 50.0\n")), "{t}");
+        assert!(t.contains("name=\"dead tuples\""), "{t}");
+        let samples: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+        assert!(samples.len() > 10, "{t}");
+        for l in samples {
+            assert!(
+                l.contains("scenario=\"queue\"") && l.contains("variant=\"skip-locked\""),
+                "{l}"
             );
         }
     }

@@ -279,13 +279,31 @@ fn run(
     if let Some(p) = probe.as_mut() {
         observers.push(p.as_mut());
     }
+    let work_group = p.work_group.as_ref().and_then(|w| {
+        let i = p.groups.iter().position(|g| &g.name == w)?;
+        (p.groups.len() > 1).then_some(i)
+    });
+    let mut live = opts.live.map(|sink| {
+        let clients = p.groups.iter().map(|g| g.clients).sum();
+        sink.variant_started(
+            st.scn.name(),
+            &p.variant.name,
+            clients,
+            &record.server.version,
+        );
+        crate::live::LiveObserver {
+            sink,
+            monitors: &sampler,
+            work_group,
+        }
+    });
+    if let Some(l) = live.as_mut() {
+        observers.push(l);
+    }
     let line_cx = progress::LineContext {
         variant: &p.variant.name,
         unit: m.work.as_ref().map_or("goodput", |w| w.unit.as_str()),
-        work_group: p.work_group.as_ref().and_then(|w| {
-            let i = p.groups.iter().position(|g| &g.name == w)?;
-            (p.groups.len() > 1).then_some(i)
-        }),
+        work_group,
         duration_s: p.duration_s,
         left_after_s: p.left_after_s,
     };
