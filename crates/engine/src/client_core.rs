@@ -202,8 +202,10 @@ impl<E: Env> Core<E> {
                 return Some(Action::Wait);
             }
         };
-        for notice in slot.collector.notices.drain(..) {
-            self.events.say(notice);
+        if !slot.collector.notices.is_empty() {
+            for notice in slot.collector.notices.drain(..) {
+                self.events.say(notice);
+            }
         }
         if slot.collector.copy_started {
             // The server now waits for COPY data that no script can give (pgbench's words).
@@ -321,6 +323,7 @@ impl<E: Env> Core<E> {
     }
 
     /// The next thing the driver must write or do, in the order the core decided them.
+    #[inline]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop()
     }

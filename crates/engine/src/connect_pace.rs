@@ -3,11 +3,13 @@
 //! start-up latency with the fastest seen. Near the fastest, the server has room: one more in
 //! flight (doubling at first, like slow start). Well above it, start-ups queue in the
 //! postmaster or for the server's cores: one fewer. So a small machine whose server is
-//! saturated by two start-ups gets two (not the client's eight or sixteen, which only compete
-//! with the server for its cores), and a large one gets as many as its cores take.
+//! saturated by two start-ups gets two or three (not eight, which only compete with the server
+//! for its cores), and a large one as many as its cores take, up to the maximum.
 //! Pure arithmetic, unit-tested; `connect_phase.rs` does the waiting.
 
-/// Start-ups in flight at first.
+/// Start-ups in flight at first: few enough that the first latencies show an unqueued server
+/// (the baseline every later round is compared with; starting wider on a small server would
+/// take queueing for the baseline and never narrow).
 const START: usize = 2;
 /// Recent latency up to this multiple of the fastest: the server keeps up, widen.
 const WIDEN_BELOW: f64 = 1.5;
@@ -56,6 +58,11 @@ impl Pacer {
         self.in_flight += 1;
         self.peak = self.peak.max(self.in_flight);
         true
+    }
+
+    /// Start-ups that may begin now.
+    pub fn room(&self) -> usize {
+        self.limit.saturating_sub(self.in_flight)
     }
 
     /// A slot taken by `try_start` was not used after all.

@@ -1,6 +1,6 @@
 //! The connection phase before the start (pgbench's STEADY): a worker's clients connect
 //! concurrently instead of one after another, as many start-ups in flight as the server
-//! takes without queueing (`connect_pace.rs`: from two up to [`PER_THREAD`] per worker;
+//! takes without queueing (`connect_pace.rs`: from two, between one and [`PER_THREAD`] per worker;
 //! scoped helper threads run the blocking start-up: TLS, authentication), so the server's
 //! back-end start-up overlaps the client's round trips without a small server's cores being
 //! crowded by more start-ups than it can run. A server that refuses only
@@ -17,7 +17,7 @@ use crate::connect_pace::Pacer;
 use hotbench_wire::{ConnectCause, Connection, Error, SqlState};
 
 /// Start-ups in flight per worker thread, at most.
-pub const PER_THREAD: usize = 16;
+pub const PER_THREAD: usize = 8;
 /// How long one client keeps retrying a transient refusal.
 const RETRY_FOR: Duration = Duration::from_secs(10);
 
@@ -59,15 +59,21 @@ where
             if let Ok(mut p) = pacer.lock() {
                 p.unused();
             }
+            // The phase is over: let every waiting helper see it.
             turn.notify_all();
             return;
         }
         let t0 = Instant::now();
         let result = retrying(|| connect(i), &retries);
-        if let Ok(mut p) = pacer.lock() {
+        let room = pacer.lock().map_or(1, |mut p| {
             p.done(t0.elapsed().as_secs_f64() * 1e6);
+            p.room()
+        });
+        // Wake only as many helpers as may start now (a herd of them would only go back
+        // to sleep).
+        for _ in 0..room {
+            turn.notify_one();
         }
-        turn.notify_all();
         match result {
             Ok(c) => {
                 if let Ok(mut s) = slots.lock() {
@@ -121,6 +127,8 @@ fn wait_turn(pacer: &Mutex<Pacer>, turn: &Condvar, finished: impl Fn() -> bool) 
     };
     loop {
         if finished() {
+            // Pass it on: the other waiting helpers end too, without their timeout.
+            turn.notify_all();
             return false;
         }
         if p.try_start() {
