@@ -392,6 +392,12 @@ fn run_observed(
     if let Some(p) = probe.as_mut() {
         observers.push(p);
     }
+    if let Some(at) = cfg.start_at_us {
+        eprintln!(
+            "{}",
+            crate::shard::waiting_line(at, hotbench_engine::unix_now_us())
+        );
+    }
     hotbench_engine::run(cfg, record, &mut observers).map_err(|e| match e {
         hotbench_engine::EngineError::Connect(m) | hotbench_engine::EngineError::Config(m) => {
             Fail::input(m)

@@ -83,11 +83,33 @@ pub fn run_key(count: usize, shared_settings: &str) -> String {
     format!("{h:016x}")
 }
 
-/// `--start-at`: RFC 3339 (`2026-11-23T17:00:00Z`) or Unix seconds (`@1795000000`), as Unix µs.
+/// The zone of an RFC 3339 time: `Z` or `±HH:MM`, split off as seconds east of UTC.
+fn split_zone(text: &str) -> Option<(&str, i64)> {
+    if let Some(t) = text.strip_suffix(['Z', 'z']) {
+        return Some((t, 0));
+    }
+    let (t, zone) = text.split_at(text.len().checked_sub(6)?);
+    let sign = match zone.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let (h, m) = zone[1..].split_once(':')?;
+    if h.len() != 2 || m.len() != 2 {
+        return None;
+    }
+    let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+    (h < 24 && m < 60).then_some((t, sign * (h * 3600 + m * 60)))
+}
+
+/// `--start-at`: RFC 3339 with its zone (`2026-11-23T17:00:00Z`, `…T18:00:00+01:00`) or
+/// Unix seconds (`@1795000000`), as Unix µs. A time without a zone is refused rather than
+/// taken as UTC: the machines of a spread run may not share a local zone, and a silent
+/// guess starts them hours apart.
 pub fn parse_start_at(text: &str) -> Result<i64> {
     let bad = |why: &str| {
         Fail::input(format!(
-            "invalid --start-at \"{text}\": {why} (expected e.g. 2026-11-23T17:00:00Z or @1795000000)"
+            "invalid --start-at \"{text}\": {why} (expected e.g. 2026-11-23T17:00:00Z, 2026-11-23T18:00:00+01:00 or @1795000000)"
         ))
     };
     let us = if let Some(secs) = text.strip_prefix('@') {
@@ -97,10 +119,15 @@ pub fn parse_start_at(text: &str) -> Result<i64> {
         }
         (s * 1e6) as i64
     } else {
-        let t = humantime::parse_rfc3339_weak(text.trim()).map_err(|e| bad(&e.to_string()))?;
-        t.duration_since(std::time::UNIX_EPOCH)
+        let (local, east_s) = split_zone(text.trim()).ok_or_else(|| {
+            bad("no time zone: end it with Z for UTC or an offset such as +01:00")
+        })?;
+        let t = humantime::parse_rfc3339_weak(local).map_err(|e| bad(&e.to_string()))?;
+        let utc = t
+            .duration_since(std::time::UNIX_EPOCH)
             .map_err(|_| bad("before 1970"))?
-            .as_micros() as i64
+            .as_micros() as i64;
+        utc - east_s * 1_000_000
     };
     let now = hotbench_engine::unix_now_us();
     if us < now - 3_600_000_000 {
@@ -110,6 +137,17 @@ pub fn parse_start_at(text: &str) -> Result<i64> {
         return Err(bad("more than a day ahead"));
     }
     Ok(us)
+}
+
+/// What a run with `--start-at` says before it connects and waits: the start in UTC and
+/// how far off it is, so a wait is never taken for a hang.
+pub fn waiting_line(at_us: i64, now_us: i64) -> String {
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_micros(at_us.max(0) as u64);
+    let in_s = ((at_us - now_us) as f64 / 1e6).max(0.0).round();
+    format!(
+        "waiting until {} (in {in_s:.0} s) to start, as --start-at asks (connecting first)",
+        humantime::format_rfc3339_seconds(when)
+    )
 }
 
 #[cfg(test)]
@@ -169,6 +207,43 @@ mod tests {
         )
         .to_string();
         assert_eq!(parse_start_at(&text).unwrap(), soon * 1_000_000);
+    }
+
+    #[test]
+    fn the_wait_is_announced_with_its_length() {
+        let line = waiting_line(1_795_000_000_000_000, 1_794_999_958_000_000);
+        assert_eq!(
+            line,
+            "waiting until 2026-11-18T11:06:40Z (in 42 s) to start, as --start-at asks (connecting first)"
+        );
+    }
+
+    #[test]
+    fn start_at_needs_a_zone_and_honours_offsets() {
+        let soon = hotbench_engine::unix_now_us() / 1_000_000 / 60 * 60 + 3600;
+        let utc = humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(soon as u64),
+        )
+        .to_string();
+        let bare = utc.trim_end_matches('Z');
+        let e = parse_start_at(bare).unwrap_err();
+        assert!(e.message.contains("no time zone"), "{}", e.message);
+        // The same instant written one hour east of UTC.
+        let east = humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(soon as u64 + 3600),
+        )
+        .to_string();
+        let east = format!("{}+01:00", east.trim_end_matches('Z'));
+        assert_eq!(parse_start_at(&east).unwrap(), soon * 1_000_000);
+        let west = humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(soon as u64 - 1800),
+        )
+        .to_string();
+        let west = format!("{}-00:30", west.trim_end_matches('Z'));
+        assert_eq!(parse_start_at(&west).unwrap(), soon * 1_000_000);
+        for bad in [format!("{bare}+1:00"), format!("{bare}+25:00")] {
+            assert!(parse_start_at(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

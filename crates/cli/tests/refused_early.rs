@@ -407,3 +407,15 @@ fn merge_of_a_ladder_says_what_merge_takes() {
     assert!(!err.contains("compare"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn start_at_without_a_zone_is_refused() {
+    let dir = fresh_dir("start-at-zone");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    let soon = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+    let utc = humantime::format_rfc3339_seconds(soon).to_string();
+    let bare = utc.trim_end_matches('Z');
+    let o = in_dir(&dir, &["run", "-f", "s.sql", "--start-at", bare]);
+    refused(&o, "no time zone", "--start-at without a zone");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -154,6 +154,53 @@ fn ctrl_c_stops_gracefully_with_valid_json() {
     assert!(v.totals.counters.cnt > 0);
 }
 
+/// Issue 29, row 5: SIGHUP (a closed terminal, `kill -HUP`) stops a run as SIGTERM does:
+/// report printed, JSON final (it said `running`, exit 129); under `nohup` (SIGHUP ignored
+/// when hotbench started) it stays ignored and the run completes.
+#[test]
+fn sighup_stops_like_sigterm_unless_ignored_by_nohup() {
+    let case = Case::new("sighup", "select 1;\n");
+    let child = case.spawn("-n -T 60 -c 2");
+    wait_for_transactions(&case.json);
+    // SAFETY: sending SIGHUP to our own child.
+    unsafe { libc_kill(child.id() as i32, 1) };
+    let Ran { out, err, .. } = Ran::wait(child).expect_code(2);
+    assert!(
+        out.contains("number of transactions actually processed:"),
+        "{out}"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    let v = case.record();
+    assert_eq!(v.status, RunStatus::Interrupted);
+    assert!(v.totals.counters.cnt > 0);
+
+    let mut args = vec!["run".to_string()];
+    args.extend(conn_args(&case.db));
+    for a in ["-n", "-T", "2", "-c", "1", "--probe", "off", "-f"] {
+        args.push(a.into());
+    }
+    args.push(case.script.to_string_lossy().into_owned());
+    args.push("--json".into());
+    args.push(case.json.to_string_lossy().into_owned());
+    args.push(case.db.dbname.clone());
+    let _ = std::fs::remove_file(&case.json);
+    let child = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("trap '' HUP; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_hotbench"))
+        .args(&args)
+        .env_remove("PGPASSWORD")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn under nohup");
+    wait_for_transactions(&case.json);
+    // SAFETY: as above.
+    unsafe { libc_kill(child.id() as i32, 1) };
+    Ran::wait(child).expect_code(0);
+    assert_eq!(case.record().status, RunStatus::Completed);
+}
+
 extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;

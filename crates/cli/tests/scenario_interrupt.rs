@@ -56,6 +56,17 @@ fn interrupt_at_marker(
     dir: &str,
     json_path: &Path,
 ) -> std::process::Output {
+    signal_at_marker(db, name, dir, json_path, "-INT")
+}
+
+/// As [`interrupt_at_marker`], with `signal` (`-INT`, `-HUP`, …).
+fn signal_at_marker(
+    db: &ConnInfo,
+    name: &str,
+    dir: &str,
+    json_path: &Path,
+    signal: &str,
+) -> std::process::Output {
     let child = hotbench()
         .args([
             "scenario", "run", name, "--dir", dir, "--probe", "off", "--json",
@@ -82,7 +93,7 @@ fn interrupt_at_marker(
         std::thread::sleep(Duration::from_millis(50));
     }
     let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .expect("kill");
     assert!(killed.success());
@@ -134,4 +145,28 @@ fn ctrl_c_during_the_first_setup_stops_cleanly_with_the_ladder_written() {
         "select count(*) from pg_namespace where nspname like 'hb_slowsetup%'",
     );
     assert_eq!(left.trim(), "0");
+}
+
+/// Issue 29, row 5: SIGHUP stops a ladder as SIGTERM does: the ladder JSON is written and the
+/// schema dropped (it wrote no JSON and left its schema).
+#[test]
+fn sighup_during_checks_writes_the_ladder_and_drops_the_schema() {
+    let db = database("scn_hup");
+    let root = temp_dir("scn-hup");
+    let dir = write_scenario(&root, "hupchecks", false);
+    let json_path = root.join("l.json");
+    let o = signal_at_marker(&db, "hupchecks", &dir, &json_path, "-HUP");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    let v = json(&json_path);
+    assert_eq!(v["ladders"][0]["interrupted"], true, "{v}");
+    assert_eq!(
+        v["ladders"][0]["variants"][1]["skipped"],
+        "not run: interrupted"
+    );
+    let left = psql(
+        &db,
+        "select count(*) from pg_namespace where nspname like 'hb_hupchecks%'",
+    );
+    assert_eq!(left.trim(), "0", "the schema was left behind");
 }

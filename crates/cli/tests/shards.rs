@@ -59,6 +59,12 @@ fn run_shards(
         .map(|c| {
             let o = c.wait_with_output().unwrap();
             assert!(o.status.success(), "{:?}", text(&o));
+            // Issue 29: the wait for --start-at is announced, with its length.
+            let (_, err) = text(&o);
+            assert!(
+                err.contains("waiting until") && err.contains(" s) to start"),
+                "{err}"
+            );
             o
         })
         .collect();

@@ -275,8 +275,8 @@ pub struct RunArgs {
     /// Run this process's part I/N (0-based) of a run spread over N processes or machines
     #[arg(long = "shard", value_name = "I/N", help_heading = "hotbench options")]
     pub shard: Option<String>,
-    /// Connect, then start the benchmark at this time (RFC 3339 or @UNIX_SECONDS), as the
-    /// other shards do
+    /// Connect, then start the benchmark at this time (RFC 3339 with its zone, e.g.
+    /// 2026-11-23T17:00:00Z, or @UNIX_SECONDS), as the other shards do
     #[arg(
         long = "start-at",
         value_name = "TIME",
