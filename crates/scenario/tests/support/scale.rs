@@ -15,42 +15,53 @@ use hotbench_scenario::{db, sqlsplit, Scenario};
 use hotbench_wire::Connection;
 use serde_json::Value;
 
-/// One way a scenario's schema is set up: a variant (or the ceiling) with its parameters.
+/// One way a scenario's schema is set up: a variant (or the ceiling) with its parameters,
+/// and the check files of every variant set up the same way.
 pub struct Setup {
     pub label: String,
     pub variant: Variant,
     pub params: Params,
+    pub checks: Vec<String>,
 }
 
-/// One setup per distinct set of setup and check files among the variants, and the ceiling
-/// (its parameters make other tables: 4,000 customers instead of 4). `user`: `--param`s.
+/// One setup per distinct setup (the same files, substituted to the same text) among the
+/// variants and the ceiling, with the check files of all that share it. `user`: `--param`s.
 pub fn setups(scn: &Scenario, user: &[(String, String)]) -> Result<Vec<Setup>, String> {
     let m = &scn.manifest;
-    let mut seen = Vec::new();
-    let mut out = Vec::new();
+    let mut all = Vec::new();
     for v in &m.variants {
-        let shape = (v.setup.clone(), v.checks.clone());
-        if seen.contains(&shape) {
-            continue;
-        }
-        seen.push(shape);
         let params = Params::resolve(m, Some(v), user).map_err(|e| e.to_string())?;
-        out.push(Setup {
-            label: v.name.clone(),
-            variant: v.clone(),
-            params,
-        });
+        all.push((v.clone(), params));
     }
     if let Some(c) = hotbench_scenario::ceiling::ceiling_variant(m) {
         let p = hotbench_scenario::ceiling::ceiling_params(m, user);
         let params = Params::resolve(m, Some(&c), &p).map_err(|e| e.to_string())?;
-        out.push(Setup {
-            label: c.name.clone(),
-            variant: c,
-            params,
-        });
+        all.push((c, params));
     }
-    Ok(out)
+    let mut out: Vec<(String, Setup)> = Vec::new();
+    for (variant, params) in all {
+        let mut s = Setup {
+            label: variant.name.clone(),
+            checks: m.checks.iter().chain(&variant.checks).cloned().collect(),
+            variant,
+            params,
+        };
+        let mut key = String::new();
+        for rel in m.setup.iter().chain(&s.variant.setup) {
+            key.push_str(&file(scn, &s, rel)?);
+        }
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, same)) => {
+                for c in s.checks.drain(..) {
+                    if !same.checks.contains(&c) {
+                        same.checks.push(c);
+                    }
+                }
+            }
+            None => out.push((key, s)),
+        }
+    }
+    Ok(out.into_iter().map(|(_, s)| s).collect())
 }
 
 /// `sql` with the parameters substituted; run values (`{{committed}}`, `{{goodput:NAME}}`)
@@ -229,12 +240,11 @@ pub fn statements(scn: &Scenario, s: &Setup) -> Result<Vec<Stmt>, String> {
             on: true,
         });
     }
-    let files = m.finish.iter().map(|f| (Kind::Finish, f)).chain(
-        m.checks
-            .iter()
-            .chain(&s.variant.checks)
-            .map(|f| (Kind::Check, f)),
-    );
+    let files = m
+        .finish
+        .iter()
+        .map(|f| (Kind::Finish, f))
+        .chain(s.checks.iter().map(|f| (Kind::Check, f)));
     for (kind, rel) in files {
         let sql = file(scn, s, rel)?;
         for st in sqlsplit::split(&sql).map_err(|e| format!("{rel}: {e}"))? {
