@@ -263,135 +263,8 @@ impl Config {
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| user.clone());
 
-        // Host, hostaddr and port lists.
-        let split = |s: &Option<String>| -> Vec<String> {
-            match s.as_deref() {
-                None | Some("") => Vec::new(),
-                Some(s) => s.split(',').map(|p| p.trim().to_string()).collect(),
-            }
-        };
-        let hosts = split(&c.host);
-        let addrs = split(&c.hostaddr);
-        let ports = split(&c.port);
-        let n = if !addrs.is_empty() {
-            if !hosts.is_empty() && hosts.len() != addrs.len() {
-                return Err(ConfigError::new(format!(
-                    "could not match {} host names to {} hostaddr values",
-                    hosts.len(),
-                    addrs.len()
-                )));
-            }
-            addrs.len()
-        } else {
-            hosts.len().max(1)
-        };
-        if ports.len() > 1 && ports.len() != n {
-            return Err(ConfigError::new(format!(
-                "could not match {} port numbers to {} hosts",
-                ports.len(),
-                n
-            )));
-        }
-
-        let mut entries: Vec<(Host, Option<IpAddr>, u16)> = Vec::new();
-        for i in 0..n {
-            let port_s = if ports.len() == 1 {
-                ports.first()
-            } else {
-                ports.get(i)
-            };
-            let port = match port_s.map(String::as_str) {
-                None | Some("") => DEFAULT_PORT,
-                Some(p) => {
-                    let v = parse_int(p, "port")?;
-                    u16::try_from(v)
-                        .ok()
-                        .filter(|&v| v > 0)
-                        .ok_or_else(|| ConfigError::new(format!("invalid port number: \"{p}\"")))?
-                }
-            };
-            let addr = match addrs.get(i).map(String::as_str) {
-                None | Some("") => None,
-                Some(a) => Some(a.parse::<IpAddr>().map_err(|_| {
-                    ConfigError::new(format!("could not parse network address \"{a}\""))
-                })?),
-            };
-            let host = hosts.get(i).map(String::as_str).unwrap_or("");
-            if let Some(a) = addr {
-                let name = if host.is_empty() {
-                    a.to_string()
-                } else {
-                    host.to_string()
-                };
-                entries.push((Host::Tcp(name), Some(a), port));
-            } else if host.is_empty() {
-                let existing: Vec<&str> = DEFAULT_SOCKET_DIRS
-                    .iter()
-                    .copied()
-                    .filter(|d| {
-                        !env.probe_socket_dirs
-                            || PathBuf::from(d).join(format!(".s.PGSQL.{port}")).exists()
-                    })
-                    .collect();
-                let dirs = if existing.is_empty() {
-                    DEFAULT_SOCKET_DIRS.to_vec()
-                } else {
-                    existing
-                };
-                for d in dirs {
-                    entries.push((Host::Unix(PathBuf::from(d)), None, port));
-                }
-            } else if host.starts_with('/') {
-                entries.push((Host::Unix(PathBuf::from(host)), None, port));
-            } else {
-                entries.push((Host::Tcp(host.to_string()), None, port));
-            }
-        }
-
-        // Passwords: explicit/PGPASSWORD for all hosts, else pgpass per host.
-        let mut warnings = Vec::new();
-        let passfile = c
-            .passfile
-            .clone()
-            .map(PathBuf::from)
-            .or_else(|| env.home.as_ref().map(|h| h.join(".pgpass")));
-        let mut targets = Vec::with_capacity(entries.len());
-        for (host, hostaddr, port) in entries {
-            let password = match c.password.clone().filter(|p| !p.is_empty()) {
-                Some(p) => Some(p),
-                None => match &passfile {
-                    Some(pf) => {
-                        let name = match &host {
-                            Host::Tcp(h) => h.clone(),
-                            Host::Unix(d) => {
-                                let d = d.to_string_lossy();
-                                if DEFAULT_SOCKET_DIRS.contains(&d.as_ref())
-                                    || d == "/run/postgresql"
-                                {
-                                    "localhost".to_string()
-                                } else {
-                                    d.into_owned()
-                                }
-                            }
-                        };
-                        let r = pgpass::lookup(pf, &name, &port.to_string(), &dbname, &user);
-                        for w in r.warnings {
-                            if !warnings.contains(&w) {
-                                warnings.push(w);
-                            }
-                        }
-                        r.password
-                    }
-                    None => None,
-                },
-            };
-            targets.push(Target {
-                host,
-                hostaddr,
-                port,
-                password,
-            });
-        }
+        let entries = host_entries(&c, env)?;
+        let (targets, warnings) = with_passwords(&c, env, entries, &dbname, &user);
 
         let connect_timeout = match c.connect_timeout.as_deref() {
             None | Some("") => None,
@@ -430,4 +303,151 @@ impl Config {
             warnings,
         })
     }
+}
+
+/// The hosts to try, in order, from the `host`, `hostaddr` and `port` lists (libpq's
+/// matching rules; no host: the default socket directories).
+fn host_entries(
+    c: &Config,
+    env: &Environment,
+) -> Result<Vec<(Host, Option<IpAddr>, u16)>, ConfigError> {
+    // Host, hostaddr and port lists.
+    let split = |s: &Option<String>| -> Vec<String> {
+        match s.as_deref() {
+            None | Some("") => Vec::new(),
+            Some(s) => s.split(',').map(|p| p.trim().to_string()).collect(),
+        }
+    };
+    let hosts = split(&c.host);
+    let addrs = split(&c.hostaddr);
+    let ports = split(&c.port);
+    let n = if !addrs.is_empty() {
+        if !hosts.is_empty() && hosts.len() != addrs.len() {
+            return Err(ConfigError::new(format!(
+                "could not match {} host names to {} hostaddr values",
+                hosts.len(),
+                addrs.len()
+            )));
+        }
+        addrs.len()
+    } else {
+        hosts.len().max(1)
+    };
+    if ports.len() > 1 && ports.len() != n {
+        return Err(ConfigError::new(format!(
+            "could not match {} port numbers to {} hosts",
+            ports.len(),
+            n
+        )));
+    }
+
+    let mut entries: Vec<(Host, Option<IpAddr>, u16)> = Vec::new();
+    for i in 0..n {
+        let port_s = if ports.len() == 1 {
+            ports.first()
+        } else {
+            ports.get(i)
+        };
+        let port = match port_s.map(String::as_str) {
+            None | Some("") => DEFAULT_PORT,
+            Some(p) => {
+                let v = parse_int(p, "port")?;
+                u16::try_from(v)
+                    .ok()
+                    .filter(|&v| v > 0)
+                    .ok_or_else(|| ConfigError::new(format!("invalid port number: \"{p}\"")))?
+            }
+        };
+        let addr = match addrs.get(i).map(String::as_str) {
+            None | Some("") => None,
+            Some(a) => Some(a.parse::<IpAddr>().map_err(|_| {
+                ConfigError::new(format!("could not parse network address \"{a}\""))
+            })?),
+        };
+        let host = hosts.get(i).map(String::as_str).unwrap_or("");
+        if let Some(a) = addr {
+            let name = if host.is_empty() {
+                a.to_string()
+            } else {
+                host.to_string()
+            };
+            entries.push((Host::Tcp(name), Some(a), port));
+        } else if host.is_empty() {
+            let existing: Vec<&str> = DEFAULT_SOCKET_DIRS
+                .iter()
+                .copied()
+                .filter(|d| {
+                    !env.probe_socket_dirs
+                        || PathBuf::from(d).join(format!(".s.PGSQL.{port}")).exists()
+                })
+                .collect();
+            let dirs = if existing.is_empty() {
+                DEFAULT_SOCKET_DIRS.to_vec()
+            } else {
+                existing
+            };
+            for d in dirs {
+                entries.push((Host::Unix(PathBuf::from(d)), None, port));
+            }
+        } else if host.starts_with('/') {
+            entries.push((Host::Unix(PathBuf::from(host)), None, port));
+        } else {
+            entries.push((Host::Tcp(host.to_string()), None, port));
+        }
+    }
+    Ok(entries)
+}
+
+/// Each host with its password: the explicit one or `PGPASSWORD` for all, else the pgpass
+/// file's line for that host; the pgpass warnings, each once.
+fn with_passwords(
+    c: &Config,
+    env: &Environment,
+    entries: Vec<(Host, Option<IpAddr>, u16)>,
+    dbname: &str,
+    user: &str,
+) -> (Vec<Target>, Vec<String>) {
+    // Passwords: explicit/PGPASSWORD for all hosts, else pgpass per host.
+    let mut warnings = Vec::new();
+    let passfile = c
+        .passfile
+        .clone()
+        .map(PathBuf::from)
+        .or_else(|| env.home.as_ref().map(|h| h.join(".pgpass")));
+    let mut targets = Vec::with_capacity(entries.len());
+    for (host, hostaddr, port) in entries {
+        let password = match c.password.clone().filter(|p| !p.is_empty()) {
+            Some(p) => Some(p),
+            None => match &passfile {
+                Some(pf) => {
+                    let name = match &host {
+                        Host::Tcp(h) => h.clone(),
+                        Host::Unix(d) => {
+                            let d = d.to_string_lossy();
+                            if DEFAULT_SOCKET_DIRS.contains(&d.as_ref()) || d == "/run/postgresql" {
+                                "localhost".to_string()
+                            } else {
+                                d.into_owned()
+                            }
+                        }
+                    };
+                    let r = pgpass::lookup(pf, &name, &port.to_string(), dbname, user);
+                    for w in r.warnings {
+                        if !warnings.contains(&w) {
+                            warnings.push(w);
+                        }
+                    }
+                    r.password
+                }
+                None => None,
+            },
+        };
+        targets.push(Target {
+            host,
+            hostaddr,
+            port,
+            password,
+        });
+    }
+    (targets, warnings)
 }

@@ -399,21 +399,8 @@ impl Connector {
     /// StartupMessage, authentication exchange, then start-up messages up to
     /// ReadyForQuery.
     fn authenticate(&self, conn: &mut Connection, target: &Target) -> Result<(), ConnectCause> {
+        self.send_startup(conn)?;
         let p = &self.params;
-        let mut kv: Vec<(&str, &str)> = vec![("user", &p.user), ("database", &p.dbname)];
-        if let Some(a) = &p.application_name {
-            kv.push(("application_name", a));
-        }
-        if let Some(o) = &p.options {
-            kv.push(("options", o));
-        }
-        if let Some(e) = &p.client_encoding {
-            kv.push(("client_encoding", e));
-        }
-        frontend::startup_message(kv, &mut conn.out)
-            .map_err(|e| ConnectCause::Other(format!("invalid start-up parameter: {e}")))?;
-        conn.flush_blocking().map_err(cause_of)?;
-
         let password = target.password.as_deref();
         let mut scram: Option<ScramSha256> = None;
         let mut bound = false;
@@ -519,37 +506,62 @@ impl Connector {
             }
         }
 
-        loop {
-            match conn.read_message_blocking().map_err(cause_of)? {
-                Message::BackendKeyData(b) => {
-                    conn.cancel.process_id = b.process_id();
-                    conn.cancel.secret_key = b.secret_key();
+        await_ready(conn)
+    }
+
+    /// The StartupMessage: user, database and the optional start-up parameters.
+    fn send_startup(&self, conn: &mut Connection) -> Result<(), ConnectCause> {
+        let p = &self.params;
+        let mut kv: Vec<(&str, &str)> = vec![("user", &p.user), ("database", &p.dbname)];
+        if let Some(a) = &p.application_name {
+            kv.push(("application_name", a));
+        }
+        if let Some(o) = &p.options {
+            kv.push(("options", o));
+        }
+        if let Some(e) = &p.client_encoding {
+            kv.push(("client_encoding", e));
+        }
+        frontend::startup_message(kv, &mut conn.out)
+            .map_err(|e| ConnectCause::Other(format!("invalid start-up parameter: {e}")))?;
+        conn.flush_blocking().map_err(cause_of)?;
+        Ok(())
+    }
+}
+
+/// The start-up messages after authentication, up to ReadyForQuery: the cancel key, the
+/// server's parameters and notices.
+fn await_ready(conn: &mut Connection) -> Result<(), ConnectCause> {
+    loop {
+        match conn.read_message_blocking().map_err(cause_of)? {
+            Message::BackendKeyData(b) => {
+                conn.cancel.process_id = b.process_id();
+                conn.cancel.secret_key = b.secret_key();
+            }
+            Message::ParameterStatus(b) => {
+                if let (Ok(k), Ok(v)) = (b.name(), b.value()) {
+                    set_param(&mut conn.params, k, v);
                 }
-                Message::ParameterStatus(b) => {
-                    if let (Ok(k), Ok(v)) = (b.name(), b.value()) {
-                        set_param(&mut conn.params, k, v);
-                    }
+            }
+            Message::NoticeResponse(body) => {
+                if let Ok(n) = DbError::from_notice_response(&body) {
+                    conn.notice(n);
                 }
-                Message::NoticeResponse(body) => {
-                    if let Ok(n) = DbError::from_notice_response(&body) {
-                        conn.notice(n);
-                    }
-                }
-                Message::ErrorResponse(body) => {
-                    return Err(ConnectCause::Db(Box::new(
-                        DbError::from_error_response(&body)
-                            .map_err(|e| ConnectCause::Other(e.to_string()))?,
-                    )))
-                }
-                Message::ReadyForQuery(b) => {
-                    conn.tx_status = TxStatus::from_byte(b.status());
-                    return Ok(());
-                }
-                _ => {
-                    return Err(ConnectCause::Other(
-                        "unexpected message from server during startup".into(),
-                    ))
-                }
+            }
+            Message::ErrorResponse(body) => {
+                return Err(ConnectCause::Db(Box::new(
+                    DbError::from_error_response(&body)
+                        .map_err(|e| ConnectCause::Other(e.to_string()))?,
+                )))
+            }
+            Message::ReadyForQuery(b) => {
+                conn.tx_status = TxStatus::from_byte(b.status());
+                return Ok(());
+            }
+            _ => {
+                return Err(ConnectCause::Other(
+                    "unexpected message from server during startup".into(),
+                ))
             }
         }
     }
