@@ -4,7 +4,8 @@
 //! declaration, and caught by its check when forced through; `-M prepared` through PgBouncer
 //! 1.18's transaction pool exits 1 with the fix; a PgBouncer killed mid-run leaves the
 //! clients disconnected, a valid JSON, exit 2 and nothing running; `sweep --pool-size`
-//! prints its table and draws its chart. Short runs on the shared test server.
+//! prints its table and draws its chart; your own PgBouncer is read with `--pooler-admin`.
+//! Short runs on the shared test server.
 
 mod common;
 
@@ -377,4 +378,84 @@ fn a_pool_size_sweep_prints_its_table_and_draws_its_chart() {
     );
     let page = std::fs::read_to_string(&html_out).expect("html");
     assert!(page.contains("Goodput by pool size") && page.contains("p99 latency by pool size"));
+}
+
+/// Your own PgBouncer (here one the harness starts in front of the shared server): the
+/// clients go to it as the named target, `--pooler-admin` reads its console; `-M prepared`
+/// through its transaction pool is refused as through hotbench's, and a ladder is refused.
+#[test]
+fn your_own_pgbouncer_is_read_through_its_admin_console() {
+    use hotbench_pgserver::pgbouncer::PoolMode;
+    let db = database("pool_theirs");
+    let bouncer = hotbench_pgserver::testing::pgbouncer(PoolMode::Transaction, 4);
+    let port = bouncer.port().to_string();
+    let admin = format!("postgresql://{}@127.0.0.1:{port}/pgbouncer", db.user);
+    let dir = temp_dir("pool-theirs");
+    let script = write_script(&dir, "one.sql", "select 1;\n");
+    let out = dir.join("run.json");
+    let target = [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        port.as_str(),
+        "-U",
+        db.user.as_str(),
+    ];
+    let run = |mode: &str| {
+        let mut c = hotbench();
+        c.args(["run", "-n", "-T", "1", "-c", "8", "-M", mode, "-f"])
+            .arg(&script)
+            .args(target)
+            .args(["--pooler-admin", admin.as_str(), "--json"])
+            .arg(&out)
+            .arg(&db.dbname);
+        for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
+            c.env_remove(v);
+        }
+        c.output().expect("run")
+    };
+    let o = run("prepared");
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("PgBouncer 1.18") && stderr.contains("-M extended"),
+        "{stderr}"
+    );
+    let o = run("extended");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("(yours, read through --pooler-admin)"),
+        "{stdout}"
+    );
+    let rec: RunRecord = read(&out);
+    let p = rec.pooler.as_ref().expect("the pooler in the record");
+    assert!(!p.started_by_hotbench);
+    assert_eq!(
+        (p.pool_mode.as_str(), p.pool_size),
+        ("transaction", Some(4))
+    );
+    let figures = rec
+        .probes
+        .as_ref()
+        .and_then(|p| p.pooler.as_ref())
+        .expect("figures");
+    assert_eq!(figures.pools, vec![format!("{}/{}", db.dbname, db.user)]);
+    assert!(
+        figures.samples > 0 && figures.transactions > 0,
+        "{figures:?}"
+    );
+    assert!(figures.servers_max <= 4, "{figures:?}");
+    let mut c = hotbench();
+    c.args(["scenario", "run", "daily-limit", "-T", "1"])
+        .args(target)
+        .args(["--pooler-admin", admin.as_str()])
+        .arg(&db.dbname);
+    let o = c.output().expect("scenario");
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a ladder cannot run through your own PgBouncer"),
+        "{stderr}"
+    );
 }

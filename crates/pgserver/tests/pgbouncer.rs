@@ -84,3 +84,61 @@ fn pools_carries_settings_on_an_alias_and_leaves_nothing_behind() {
     assert!(!alive(pid), "PgBouncer stopped");
     assert!(!dir.exists(), "its directory removed");
 }
+
+/// In front of a SCRAM server: clients log in to PgBouncer with the server's password (SCRAM
+/// again), PgBouncer logs in to the server with the userlist's copy, which is the only place
+/// it is written; a wrong password is refused.
+#[test]
+fn a_password_server_is_reached_with_scram_and_the_password_is_only_in_the_userlist() {
+    use hotbench_pgserver::pgbouncer::{PgBouncer, PgBouncerOptions, Upstream};
+    use hotbench_pgserver::{AuthMethod, ClusterOptions};
+    let pg = testing::private(ClusterOptions {
+        auth: AuthMethod::ScramSha256,
+        password: Some("s3cret-pw".into()),
+        ..testing::test_cluster_options()
+    });
+    let c = pg.conninfo();
+    let mut opts = PgBouncerOptions::new(Upstream {
+        host: c.tcp_host.clone(),
+        port: c.port,
+        dbname: c.dbname.clone(),
+        user: c.user.clone(),
+        password: c.password.clone(),
+        tls: false,
+    });
+    opts.temp_root = Some(testing::test_temp_root());
+    let bouncer = PgBouncer::start(&opts).expect("PgBouncer");
+    let login = |pw: &str| {
+        Command::new(pg.binaries().program("psql"))
+            .args(["-X", "-A", "-t", "-c", "show password_encryption"])
+            .env("PGHOST", "127.0.0.1")
+            .env("PGPORT", bouncer.port().to_string())
+            .env("PGUSER", &c.user)
+            .env("PGDATABASE", &c.dbname)
+            .env("PGPASSWORD", pw)
+            .output()
+            .expect("psql")
+    };
+    let ok = login("s3cret-pw");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "scram-sha-256");
+    assert!(
+        !login("wrong").status.success(),
+        "a wrong password is refused"
+    );
+    let ini = std::fs::read_to_string(bouncer.ini_file()).expect("ini");
+    assert!(ini.contains("auth_type = scram-sha-256") && !ini.contains("s3cret"));
+    let log = std::fs::read_to_string(bouncer.log_file()).expect("log");
+    assert!(!log.contains("s3cret"), "{log}");
+    use std::os::unix::fs::PermissionsExt;
+    let users = bouncer.dir().join("userlist.txt");
+    let mode = std::fs::metadata(&users)
+        .expect("userlist")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "the userlist is private: {mode:o}");
+}
