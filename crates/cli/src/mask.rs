@@ -72,6 +72,31 @@ mod tests {
         assert_eq!(mask_arg("host=db dbname=x"), "host=db dbname=x");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Issue 29: whatever surrounds a password (malformed hosts, quotes, stray `@`, `[`),
+        /// the masked argument never shows it, as a URL, a conninfo or `--opt=VALUE`.
+        #[test]
+        fn a_password_is_never_shown(
+            pw in "[QXJ][QXJ0-9]{7,11}",
+            // No quote before the password: a quoted value could then hold the text
+            // `password=…`, which libpq too reads as that value, not as a password.
+            head in "[a-z0-9:@/\\[\\]?&=%,. ]{0,16}",
+            tail in "[a-z0-9:@/\\[\\]?&=%,. ']{0,16}",
+            form in 0u8..5,
+        ) {
+            let arg = match form {
+                0 => format!("postgresql://u:{pw}@{tail}"),
+                1 => format!("postgres://{head}?x=1&password={pw}&{tail}"),
+                2 => format!("host=h {head} password={pw} {tail}"),
+                3 => format!("--dbname=postgresql://u:{pw}@{tail}"),
+                _ => format!("host=h password='{pw} {tail}"),
+            };
+            let m = mask_arg(&arg);
+            proptest::prop_assert!(!m.contains(&pw), "{arg:?} masked as {m:?}");
+        }
+    }
+
     #[test]
     fn quotes_and_escapes_cannot_leak_part_of_a_password() {
         // Escaped quotes inside a quoted value (the issue's reproducer).

@@ -419,3 +419,29 @@ fn start_at_without_a_zone_is_refused() {
     refused(&o, "no time zone", "--start-at without a zone");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_malformed_url_never_prints_its_password() {
+    let dir = fresh_dir("url-password");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    for url in [
+        "postgresql://u:pw5ecret@[::1:5432/db",
+        "postgresql://u:pw5ecret@[]",
+        "postgresql://u:pw5ecret@[::1]x",
+        "postgresql://h/db?password=pw5ecret%zz",
+    ] {
+        for args in [
+            vec!["run", "-f", "s.sql", url],
+            vec!["scenario", "run", "queue", url],
+        ] {
+            let o = in_dir(&dir, &args);
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(1), "{url}\n{out}\n{err}");
+            assert!(
+                !err.contains("pw5ecret") && !out.contains("pw5ecret"),
+                "{url}: {err}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

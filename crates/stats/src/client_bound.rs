@@ -44,7 +44,9 @@ impl ClientBound {
         let clients = if r.groups.is_empty() {
             r.bench.clients
         } else {
-            r.groups.iter().map(|g| g.clients).sum()
+            r.groups
+                .iter()
+                .fold(0usize, |n, g| n.saturating_add(g.clients))
         };
         let floor_ms = c.latency.min / 1000.0;
         Some(ClientBound {

@@ -66,6 +66,12 @@ pub struct TxnCounters {
     pub hist: LatencyHistogram,
 }
 
+/// Sums counts read from a file without overflowing: a hostile or corrupt record's values
+/// stop at `u64::MAX` (debug builds would panic, release builds wrap).
+pub fn saturating_sum(counts: impl IntoIterator<Item = u64>) -> u64 {
+    counts.into_iter().fold(0, u64::saturating_add)
+}
+
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }

@@ -49,7 +49,7 @@ pub use compare_record::{
 pub use config_record::{
     ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,
 };
-pub use counters::{FailureKind, TxnCounters};
+pub use counters::{saturating_sum, FailureKind, TxnCounters};
 pub use diagnosis_record::{Diagnosis, DIAGNOSIS_FORMAT};
 pub use histogram::{LatencyHistogram, Percentiles};
 /// The settings' value types the record's `config` is written in.

@@ -302,7 +302,7 @@ pub fn format_share(w: &WaitShare) -> String {
 
 /// Turns counts into shares, most frequent first (ties by name, for stable output).
 pub fn shares(counts: &BTreeMap<String, u64>) -> Vec<WaitShare> {
-    let total: u64 = counts.values().sum();
+    let total = crate::saturating_sum(counts.values().copied());
     let mut v: Vec<WaitShare> = counts
         .iter()
         .filter(|(_, &c)| c > 0)

@@ -24,7 +24,7 @@ impl SimpleStats {
         if self.count == 0 || value > self.max {
             self.max = value;
         }
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.sum += value;
         self.sum2 += value * value;
     }
@@ -39,7 +39,7 @@ impl SimpleStats {
         if self.count == 0 || other.max > self.max {
             self.max = other.max;
         }
-        self.count += other.count;
+        self.count = self.count.saturating_add(other.count);
         self.sum += other.sum;
         self.sum2 += other.sum2;
     }

@@ -345,7 +345,7 @@ fn metric_label(m: &Metric) -> String {
 /// The measured value and how to print it, or why there is none.
 fn measure(t: &Threshold, s: &Subject<'_>) -> Result<(f64, String), String> {
     let tot = &s.record.totals;
-    let transactions = (tot.counters.cnt + tot.counters.failures()) as f64;
+    let transactions = tot.counters.cnt.saturating_add(tot.counters.failures()) as f64;
     let share = |n: u64| {
         if transactions > 0.0 {
             n as f64 * 100.0 / transactions

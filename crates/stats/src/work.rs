@@ -97,13 +97,13 @@ impl RunRecord {
         }
         let work = self.work_per_interval(name);
         let rate = |from: f64, to: f64| {
-            let sum: u64 = self
-                .timeline
-                .iter()
-                .zip(&work)
-                .filter(|(iv, _)| iv.t > from && iv.t <= to)
-                .map(|(_, w)| *w)
-                .sum();
+            let sum = crate::saturating_sum(
+                self.timeline
+                    .iter()
+                    .zip(&work)
+                    .filter(|(iv, _)| iv.t > from && iv.t <= to)
+                    .map(|(_, w)| *w),
+            );
             sum as f64 / (to - from)
         };
         let second = rate(60.0, 120.0);
@@ -125,7 +125,7 @@ impl RunRecord {
             if let Some(i) = self.timeline.iter().position(|iv| iv.t >= at) {
                 let t = self.timeline[i].t;
                 if t > 0.0 {
-                    return work[..=i].iter().sum::<u64>() as f64 / t;
+                    return crate::saturating_sum(work[..=i].iter().copied()) as f64 / t;
                 }
             }
         }

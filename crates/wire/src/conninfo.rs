@@ -18,6 +18,9 @@ pub(crate) fn is_url(s: &str) -> bool {
 pub(crate) fn parse_conninfo(s: &str) -> Result<Config, ConfigError> {
     let mut cfg = Config::new();
     let mut chars = s.chars().peekable();
+    // After an unquoted password, a word without "=" is most likely the rest of a password
+    // with a space in it: the message must not quote it.
+    let mut after_password = false;
     loop {
         while chars.peek().is_some_and(|c| c.is_whitespace()) {
             chars.next();
@@ -37,6 +40,11 @@ pub(crate) fn parse_conninfo(s: &str) -> Result<Config, ConfigError> {
             chars.next();
         }
         if chars.next() != Some('=') {
+            if after_password {
+                return Err(ConfigError::new(
+                    "missing \"=\" after the password in connection info string (a password with spaces needs quotes: password='…')",
+                ));
+            }
             return Err(ConfigError::new(format!(
                 "missing \"=\" after \"{key}\" in connection info string"
             )));
@@ -45,6 +53,7 @@ pub(crate) fn parse_conninfo(s: &str) -> Result<Config, ConfigError> {
             chars.next();
         }
         let mut value = String::new();
+        after_password = key == "password" && chars.peek() != Some(&'\'');
         if chars.peek() == Some(&'\'') {
             chars.next();
             let mut closed = false;
@@ -88,12 +97,16 @@ pub(crate) fn parse_conninfo(s: &str) -> Result<Config, ConfigError> {
 }
 
 /// `postgresql://[user[:password]@][host[:port][,…]][/dbname][?key=value&…]`
-pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
+pub(crate) fn parse_url(raw: &str) -> Result<Config, ConfigError> {
     let mut cfg = Config::new();
     cfg.form = Form::Url;
+    // Messages quote the URI with its password masked, found as this parser finds it (a
+    // malformed host or port after it must not print it).
+    let masked = mask_url(raw);
+    let s = masked.as_str();
     let rest = PREFIXES
         .iter()
-        .find_map(|p| s.strip_prefix(p))
+        .find_map(|p| raw.strip_prefix(p))
         .ok_or_else(|| ConfigError::new(format!("invalid URI: \"{s}\"")))?;
 
     // Split off the query string, then the path (dbname).
@@ -161,7 +174,7 @@ pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
                 return Err(ConfigError::new(format!(
                     "unexpected character \"{}\" at position {} in URI (expected \":\" or \"/\"): \"{s}\"",
                     after.chars().next().unwrap_or(' '),
-                    s.len() - after.len() + 1
+                    raw.len() - after.len() + 1
                 )));
             }
             ports.push(port);
@@ -192,7 +205,13 @@ pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
                 ))
             })?;
             let k = percent_decode(k)?;
-            let v = percent_decode(v)?;
+            let v = if k == "password" {
+                percent_decode(v).map_err(|_| {
+                    ConfigError::new("invalid percent-encoded token in the URI's password")
+                })?
+            } else {
+                percent_decode(v)?
+            };
             // libpq's JDBC compatibility: ssl=true means sslmode=require.
             if k == "ssl" && v == "true" {
                 cfg.set("sslmode", "require")?;
@@ -203,6 +222,55 @@ pub(crate) fn parse_url(s: &str) -> Result<Config, ConfigError> {
         }
     }
     Ok(cfg)
+}
+
+/// `raw` with its passwords replaced by `********`, found as [`parse_url`] finds them: the
+/// part after the first `:` of the credentials (before the first `@` that precedes any
+/// `/`, within what comes before the first `?`), and every `password=` query value.
+pub(crate) fn mask_url(raw: &str) -> String {
+    let Some((prefix, rest)) = PREFIXES
+        .iter()
+        .find_map(|p| raw.strip_prefix(p).map(|r| (*p, r)))
+    else {
+        return raw.to_string();
+    };
+    let (before_q, query) = match rest.find('?') {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let mut out = String::from(prefix);
+    let slash = before_q.find('/');
+    match before_q
+        .find('@')
+        .filter(|at| slash.is_none_or(|sl| *at < sl))
+    {
+        Some(at) => {
+            let creds = &before_q[..at];
+            match creds.find(':') {
+                Some(c) => {
+                    out.push_str(&creds[..=c]);
+                    out.push_str(MASK);
+                }
+                None => out.push_str(creds),
+            }
+            out.push_str(&before_q[at..]);
+        }
+        None => out.push_str(before_q),
+    }
+    if let Some(q) = query {
+        out.push('?');
+        let pairs: Vec<String> = q
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if percent_decode(k).is_ok_and(|k| k == "password") => {
+                    format!("{k}={MASK}")
+                }
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    out
 }
 
 /// Decodes `%XX` escapes; `%00` and malformed escapes are errors, as in libpq.

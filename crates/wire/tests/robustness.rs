@@ -181,3 +181,94 @@ proptest! {
         }
     }
 }
+
+/// A password token: letters no other part of the generated strings uses, so finding it in
+/// a message can only mean the password leaked.
+fn secret() -> impl Strategy<Value = String> {
+    "[QXJ][QXJ0-9]{7,11}"
+}
+
+/// Hostile URL text around the password: brackets, colons, `@`, `/`, `?`, `%` and quotes.
+fn url_noise() -> impl Strategy<Value = String> {
+    "[a-z0-9:@/\\[\\]?&=%,. ']{0,24}"
+}
+
+/// Connection strings that carry a password as the parser reads it (URL credentials, a
+/// URL's `password=`, a conninfo `password=`, with malformed text after it), paired with
+/// the password and, for an unquoted password followed by a word, that word too (the rest
+/// of a password with a space).
+fn with_password() -> impl Strategy<Value = (String, Vec<String>)> {
+    prop_oneof![
+        ("[a-z]{0,6}", secret(), url_noise()).prop_map(|(user, pw, tail)| {
+            (format!("postgresql://{user}:{pw}@{tail}"), vec![pw])
+        }),
+        (url_noise(), secret(), url_noise()).prop_map(|(head, pw, tail)| {
+            (
+                format!("postgres://h/d?{head}&password={pw}&{tail}"),
+                vec![pw],
+            )
+        }),
+        (
+            "([a-z_]{1,8}=[a-z0-9]{0,6} ){0,3}",
+            secret(),
+            "[ a-z0-9=']{0,16}"
+        )
+            .prop_map(|(head, pw, tail)| (format!("{head}password={pw} {tail}"), vec![pw])),
+        (
+            "[a-z_]{1,8}=[a-z0-9]{0,6} ",
+            secret(),
+            secret(),
+            "[ a-z0-9=']{0,12}"
+        )
+            .prop_map(|(head, a, b, tail)| (format!("{head}password={a} {b}{tail}"), vec![a, b])),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Issue 29, row 12: whatever follows a password (a malformed host, an unclosed `[`,
+    /// stray characters), no error message and no masked form contains it.
+    #[test]
+    fn a_password_never_appears_in_a_message((s, secrets) in with_password()) {
+        let env = Environment {
+            os_user: Some("u".into()),
+            ..Environment::default()
+        };
+        let shown = match Config::parse(&s) {
+            Err(e) => e.to_string(),
+            Ok(c) => {
+                let mut shown = format!("{}\n{}", c.masked(), c.masked_url());
+                if let Err(e) = c.resolve_in(&env) {
+                    shown.push_str(&e.to_string());
+                }
+                shown
+            }
+        };
+        for pw in &secrets {
+            prop_assert!(!shown.contains(pw.as_str()), "{s:?} showed {pw:?}: {shown}");
+        }
+    }
+}
+
+#[test]
+fn malformed_urls_never_print_their_password() {
+    for s in [
+        "postgresql://u:pw5ecret@[::1:5432/db",
+        "postgresql://u:pw5ecret@[]",
+        "postgresql://u:pw5ecret@[::1]x",
+        "postgresql://u:pw5ecret@h:5432x/db",
+        "postgresql://h/db?password=pw5ecret%zz",
+        "postgresql://h/db?password=pw5ecret&sslmode=bogus",
+        "host=h password=pw5 ecret",
+    ] {
+        let e = match Config::parse(s) {
+            Err(e) => e.to_string(),
+            Ok(c) => c
+                .resolve_in(&Environment::default())
+                .expect_err(s)
+                .to_string(),
+        };
+        assert!(!e.contains("pw5ecret") && !e.contains("ecret"), "{s}: {e}");
+    }
+}

@@ -36,7 +36,7 @@ pub fn hot_keys_html(rec: &RunRecord) -> String {
         let rows: Vec<Vec<String>> = keys
             .iter()
             .map(|k| {
-                let failed: u64 = k.failed.values().sum();
+                let failed = hotbench_stats::saturating_sum(k.failed.values().copied());
                 vec![
                     html(&format!("{}={}", k.variable, k.value)),
                     format!("{:.1}%", k.time_share * 100.0),

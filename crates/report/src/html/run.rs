@@ -328,12 +328,12 @@ pub fn waits_chart(p: &ProbeRecord) -> Chart {
     let other: Vec<Option<f64>> = tl
         .iter()
         .map(|iv| {
-            let n: u64 = iv
-                .waits
-                .iter()
-                .filter(|(k, _)| !top.contains(&k.as_str()))
-                .map(|(_, v)| *v)
-                .sum();
+            let n = hotbench_stats::saturating_sum(
+                iv.waits
+                    .iter()
+                    .filter(|(k, _)| !top.contains(&k.as_str()))
+                    .map(|(_, v)| *v),
+            );
             Some(per(iv, n))
         })
         .collect();

@@ -18,7 +18,7 @@ pub fn key_and_fairness_lines(o: &mut String, rec: &RunRecord) {
             rec.hot_keys.len()
         );
         for k in rec.hot_keys.iter().take(TOP_KEYS) {
-            let failed: u64 = k.failed.values().sum();
+            let failed = hotbench_stats::saturating_sum(k.failed.values().copied());
             let _ = writeln!(
                 o,
                 "  {}={}: {:.1}% of time, {} attempts, {} committed, {} failed, {} retries, p50 = {:.3} ms, p99 = {:.3} ms",

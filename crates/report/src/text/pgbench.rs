@@ -85,7 +85,7 @@ pub fn pgbench_report(rec: &RunRecord) -> String {
         );
         let _ = writeln!(o, "total number of retries: {}", t.retries);
     }
-    if !version.stops_when_nothing_tried && t.cnt + t.skipped == 0 {
+    if !version.stops_when_nothing_tried && t.cnt.saturating_add(t.skipped) == 0 {
         return o;
     }
     if throttled && b.latency_limit_ms.is_some() {

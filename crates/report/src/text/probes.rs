@@ -22,7 +22,7 @@ pub fn probe_record_lines(p: &ProbeRecord) -> String {
             o,
             "top waits: {} (of {} backend samples, every {} ms, from {})",
             p.top_waits_text(3),
-            p.waits.iter().map(|w| w.count).sum::<u64>(),
+            hotbench_stats::saturating_sum(p.waits.iter().map(|w| w.count)),
             p.wait_interval_ms.round(),
             p.wait_source
         );
