@@ -224,7 +224,9 @@ fn without_privileges_or_pg_stat_statements_the_run_degrades_with_notes() {
     let script = write_script(
         &dir,
         "inc.sql",
-        "update counter set n = n + 1 where id = 1;\n",
+        // The sleep keeps each backend active whatever the client's share of a loaded
+        // machine, so the wait sampler cannot find both sessions idle at every sample.
+        "update counter set n = n + 1 where id = 1;\nselect pg_sleep(0.02);\n",
     );
     let json_path = dir.join("role.json");
     let mut cmd = hotbench();
