@@ -210,8 +210,12 @@ mod tests {
             let args = s.args();
             let r = parse_suggestion(&args).unwrap_or_else(|f| panic!("{args:?}: {}", f.message));
             let scn = hotbench_scenario::find(&r.name, &[]).expect("shipped scenario");
-            hotbench_scenario::select_variants(&scn, r.pick.variant_names().as_deref(), false)
-                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            hotbench_scenario::select_variants(
+                &scn,
+                r.pick.variant_names().unwrap().as_deref(),
+                false,
+            )
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
             let params: Vec<(String, String)> = r
                 .ladder
                 .param

@@ -35,16 +35,26 @@ fn read_document(path: &Path) -> Result<Document> {
         .map_err(|e| Fail::input(e.to_string()))
 }
 
-/// Reads run results (not ladders or sweeps) for `command`, which says what it takes
-/// instead when given something else.
-fn read_runs(files: &[PathBuf], command: &str) -> Result<Vec<(String, RunRecord)>> {
+/// Reads every file once: a pipe or `<(…)` gives its text only once.
+fn read_documents(files: &[PathBuf]) -> Result<Vec<Document>> {
+    files.iter().map(|p| read_document(p)).collect()
+}
+
+/// The run results (not ladders or sweeps) among documents read for `command`, which says
+/// what it takes instead when given something else.
+fn runs_of(
+    files: &[PathBuf],
+    docs: Vec<Document>,
+    command: &str,
+) -> Result<Vec<(String, RunRecord)>> {
     let takes = match command {
         "compare" => "compare takes run results, or ladder files only",
         _ => "merge combines run results (hotbench run --json) only",
     };
     files
         .iter()
-        .map(|p| match read_document(p)? {
+        .zip(docs)
+        .map(|(p, d)| match d {
             Document::Run(name, r) => Ok((name, *r)),
             _ => Err(Fail::input(format!(
                 "\"{}\" is not a run result (hotbench-result/1): {takes}",
@@ -60,11 +70,7 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
         None => default_report_path(&args.files[0])?,
     };
     crate::outputs::check(&[Some(&output)], &inputs(&args.files))?;
-    let docs = args
-        .files
-        .iter()
-        .map(|p| read_document(p))
-        .collect::<Result<Vec<_>>>()?;
+    let docs = read_documents(&args.files)?;
     crate::outputs::write_html(&output, &hotbench_report::render_documents(&docs))?;
     Ok(0)
 }
@@ -101,15 +107,11 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
         &[args.output.as_deref(), args.json.as_deref()],
         &inputs(&args.files),
     )?;
-    let docs = args
-        .files
-        .iter()
-        .map(|p| read_document(p))
-        .collect::<Result<Vec<_>>>()?;
+    let docs = read_documents(&args.files)?;
     if docs.iter().all(|d| matches!(d, Document::Ladders(_))) {
         return compare_ladders(args, docs);
     }
-    let runs = read_runs(&args.files, "compare")?;
+    let runs = runs_of(&args.files, docs, "compare")?;
     let c = compare::compare(&runs);
     print!("{}", text::compare::render_text(&c));
     let json = hotbench_stats::ComparisonDoc {
@@ -160,7 +162,7 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
 
 pub fn merge(args: &MergeArgs) -> Result<u8> {
     crate::outputs::check(&[Some(&args.output)], &inputs(&args.files))?;
-    let runs = read_runs(&args.files, "merge")?;
+    let runs = runs_of(&args.files, read_documents(&args.files)?, "merge")?;
     let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
     hotbench_stats::json_file::write_atomic(&args.output, &merged)
         .map_err(|e| Fail::run(e.to_string()))?;

@@ -256,8 +256,13 @@ fn retry(args: &RunArgs, bounded: bool) -> Result<RetryPolicy> {
         None => Backoff::None,
     };
     let mut extra_codes = Vec::new();
+    let codes = hotbench_settings::values::ListOption {
+        what: "SQLSTATE",
+        option: "--retry-on",
+        example: "40001,55P03",
+    };
     for list in &args.retry_on {
-        for code in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        for code in codes.entries(list).map_err(Fail::input)? {
             let code = hotbench_wire::SqlState::parse(code)
                 .map_err(|_| {
                     Fail::input(format!(

@@ -60,7 +60,7 @@ pub fn pick(
         .map(|v| v.name.as_str())
         .collect();
     crate::thresholds::check_variants(thresholds, &names)?;
-    Ok((scn, pick.variant_names()))
+    Ok((scn, pick.variant_names().map_err(Fail::input)?))
 }
 
 pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {

@@ -61,7 +61,7 @@ pub fn load(spec: &ScriptSpec) -> Result<WeightedScript> {
             let (path, weight) = parse_weight(option).map_err(|e| Fail::input(e.to_string()))?;
             let limit = hotbench_stats::input_file::SCRIPT_LIMIT;
             let text = if path == "-" {
-                hotbench_stats::input_file::read_limited(std::io::stdin(), limit)
+                hotbench_stats::input_file::read_stdin(limit)
                     .map_err(|e| Fail::input(format!("could not read file \"-\": {e}")))?
             } else {
                 hotbench_stats::input_file::read_text(std::path::Path::new(&path), limit)

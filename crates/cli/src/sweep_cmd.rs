@@ -19,30 +19,25 @@ use crate::flags::sweep::SweepArgs;
 /// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped; an empty
 /// entry (`1,,2`, a trailing comma) is a typo, not a count to skip.
 fn parse_clients(text: &str) -> Result<Vec<usize>> {
-    let mut out: Vec<usize> = Vec::new();
-    let bad = |part: &str| {
-        Fail::input(format!(
-            "invalid client count \"{part}\" in -c/--clients \"{text}\": expected a list such as 1,2,4,8"
-        ))
+    let list = hotbench_settings::values::ListOption {
+        what: "client count",
+        option: "-c/--clients",
+        example: "1,2,4,8",
     };
     if text.trim().is_empty() {
         return Err(Fail::input(
             "-c/--clients: give the client counts to sweep, e.g. 1,2,4,8",
         ));
     }
-    for entry in text.split(',') {
-        if entry.trim().is_empty() {
-            return Err(bad(entry));
-        }
-        for part in entry.split_whitespace() {
-            let n: usize = part
-                .parse()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| bad(part))?;
-            if !out.contains(&n) {
-                out.push(n);
-            }
+    let mut out: Vec<usize> = Vec::new();
+    for part in list.entries(text).map_err(Fail::input)? {
+        let n: usize = part
+            .parse()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| Fail::input(list.bad(part, text)))?;
+        if !out.contains(&n) {
+            out.push(n);
         }
     }
     Ok(out)

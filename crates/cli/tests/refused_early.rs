@@ -214,6 +214,29 @@ fn sweep_refuses_an_empty_client_count() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn every_list_option_refuses_an_empty_entry() {
+    let dir = fresh_dir("list-typos");
+    std::fs::write(dir.join("s.sql"), "select 1;\n").unwrap();
+    for (args, want) in [
+        (
+            vec!["sweep", "-c", "4", "--pool-size", "2,,8", "-f", "s.sql"],
+            "invalid pool size \"\" in --pool-size \"2,,8\"",
+        ),
+        (
+            vec!["run", "-f", "s.sql", "--retry-on", "40001,,55P03"],
+            "invalid SQLSTATE \"\" in --retry-on",
+        ),
+        (
+            vec!["scenario", "run", "queue", "--variants", "skip-locked,"],
+            "invalid variant name \"\" in --variants",
+        ),
+    ] {
+        refused(&in_dir(&dir, &args), want, &args.join(" "));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A scenario `t` in `root/t`: `head` (top-level keys), then one baseline variant `a` running
 /// `a.sql`, then `tail` (more tables).
 fn scenario_dir(root: &Path, head: &str, variant: &str, tail: &str) -> PathBuf {

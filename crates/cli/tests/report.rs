@@ -1,7 +1,7 @@
 //! Reports from real runs against the project's harness server: `run --html` opened in
 //! headless Chromium (no console errors, every chart drawn, a screenshot kept), user text
-//! escaped, `compare` and `merge` on real result files, a short `sweep` with its USL fit, and
-//! `hotbench usl --html` drawn in Chromium.
+//! escaped, `compare` and `merge` on real result files, a short `sweep` with its USL fit (and
+//! one of a piped script), and `hotbench usl --html` drawn in Chromium.
 
 mod common;
 
@@ -303,6 +303,28 @@ fn sweep_runs_each_client_count_and_fits_the_usl() {
     assert!(std::fs::read_to_string(&html)
         .expect("html")
         .contains("measured vs USL fit"));
+}
+
+/// A script read from a pipe (`-f -`, `<(…)`) gives its text once: every count of the sweep
+/// runs it (the second count had read an empty pipe: "empty command list", exit 1, after
+/// the first count had run).
+#[test]
+fn a_sweep_runs_a_piped_script_at_every_count() {
+    use std::io::Write;
+    let db = database("sweeppipe");
+    let mut child = command_on(&db, &["sweep"], &["-n", "-t", "2", "-c", "1,2", "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run hotbench");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"select 1;\n").expect("write the script");
+    drop(stdin);
+    let out = ok(&child.wait_with_output().expect("sweep"));
+    for n in [1, 2] {
+        assert!(out.contains(&format!("number of clients: {n}\n")), "{out}");
+    }
 }
 
 fn json_value(p: &Path) -> serde_json::Value {

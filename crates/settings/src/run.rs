@@ -77,17 +77,17 @@ pub struct PoolSizes(pub Vec<u32>);
 
 impl PoolSizes {
     pub fn parse(v: &str) -> Result<PoolSizes, String> {
+        let list = crate::values::ListOption {
+            what: "pool size",
+            option: "--pool-size",
+            example: "4,8,16",
+        };
         let mut out: Vec<u32> = Vec::new();
-        for part in v.split([',', ' ']).map(str::trim).filter(|p| !p.is_empty()) {
+        for part in list.entries(v)? {
             let n = int_in(part, "--pool-size", 1, 100_000)? as u32;
             if !out.contains(&n) {
                 out.push(n);
             }
-        }
-        if out.is_empty() {
-            return Err(format!(
-                "invalid --pool-size \"{v}\": give a size, or a list such as 4,8,16"
-            ));
         }
         Ok(PoolSizes(out))
     }
@@ -266,7 +266,11 @@ mod tests {
                 ["--pool-size", "0"],
                 "--pool-size must be in range 1..100000",
             ),
-            (["--pool-size", ","], "give a size"),
+            (["--pool-size", ","], "invalid pool size \"\""),
+            (
+                ["--pool-size", "4,,8"],
+                "invalid pool size \"\" in --pool-size \"4,,8\"",
+            ),
         ] {
             let e = parse(&args).unwrap_err();
             assert!(e.contains(msg), "{args:?}: {e}");

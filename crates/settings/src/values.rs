@@ -31,6 +31,38 @@ pub fn duration_at_least_10ms(value: &str, option: &str, unit: Unit) -> Result<i
     Ok(us)
 }
 
+/// What a list option (`-c 1,2,4`, `--pool-size`, `--retry-on`, `--variants`) holds, for
+/// its messages: `invalid {what} "ENTRY" in {option} "TEXT": expected a list such as {example}`.
+pub struct ListOption<'a> {
+    pub what: &'a str,
+    pub option: &'a str,
+    pub example: &'a str,
+}
+
+impl ListOption<'_> {
+    /// The message for `entry` of `text`.
+    pub fn bad(&self, entry: &str, text: &str) -> String {
+        format!(
+            "invalid {} \"{entry}\" in {} \"{text}\": expected a list such as {}",
+            self.what, self.option, self.example
+        )
+    }
+
+    /// The entries of `text` (`1,2,4`; blanks separate too: `1 2 4`), in order. An empty
+    /// entry (`1,,2`, a trailing comma) is a typo, not an entry to skip: refused, as is an
+    /// empty list.
+    pub fn entries<'t>(&self, text: &'t str) -> Result<Vec<&'t str>, String> {
+        let mut out = Vec::new();
+        for entry in text.split(',') {
+            if entry.trim().is_empty() {
+                return Err(self.bad(entry, text));
+            }
+            out.extend(entry.split_whitespace());
+        }
+        Ok(out)
+    }
+}
+
 /// `on` or `off`.
 pub fn on_off(value: &str, option: &str) -> Result<bool, String> {
     match value {
@@ -73,5 +105,23 @@ mod tests {
         assert!(on_off("maybe", "--probe")
             .unwrap_err()
             .contains("expected on or off"));
+    }
+
+    #[test]
+    fn list_entries_refuse_empty_ones() {
+        let l = ListOption {
+            what: "pool size",
+            option: "--pool-size",
+            example: "4,8,16",
+        };
+        assert_eq!(l.entries("4, 8 16"), Ok(vec!["4", "8", "16"]));
+        for typo in ["4,,8", "4,8,", ",4", "", " "] {
+            assert!(
+                l.entries(typo)
+                    .unwrap_err()
+                    .starts_with("invalid pool size \""),
+                "{typo:?}"
+            );
+        }
     }
 }

@@ -1,11 +1,17 @@
 //! Reading inputs (scripts, scenario files, result files) with bounded memory: a regular file
 //! or a pipe is read up to a size limit, anything else (`/dev/zero`, a directory, a block
 //! device) is refused with one line instead of being read without end.
+//!
+//! A pipe (`<(…)`, `/dev/stdin`, `-f -`) gives its bytes once, so its text is kept for the
+//! rest of the process: a command that reads an input again (a sweep loads its scripts at
+//! every count) sees the same text, not an empty one.
 
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::FileTypeExt;
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Largest script or scenario file read (pgbench scripts are kilobytes).
 pub const SCRIPT_LIMIT: u64 = 16 << 20;
@@ -46,7 +52,52 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
     if !(ft.is_file() || ft.is_fifo()) {
         return Err(fail("is not a regular file or a pipe"));
     }
+    if ft.is_fifo() {
+        return read_once((meta.dev(), meta.ino()), limit, || {
+            read_limited(file, limit)
+        });
+    }
     read_limited(file, limit)
+}
+
+/// Reads standard input (`-f -`) as [`read_limited`] does, once: whatever it is (a pipe, or
+/// a file whose offset a first read left at its end), a second read would find nothing.
+pub fn read_stdin(limit: u64) -> Result<String, InputError> {
+    let stdin = std::io::stdin();
+    let key = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| fs::File::from(fd).metadata())
+        .map(|m| (m.dev(), m.ino()));
+    match key {
+        Ok(key) => read_once(key, limit, || read_limited(stdin, limit)),
+        Err(_) => read_limited(stdin, limit),
+    }
+}
+
+/// The text of every pipe read so far, by device and inode.
+static KEPT: Mutex<Vec<((u64, u64), String)>> = Mutex::new(Vec::new());
+
+/// The kept text of the pipe `key`, or `read`'s, kept for the next read.
+fn read_once(
+    key: (u64, u64),
+    limit: u64,
+    read: impl FnOnce() -> Result<String, InputError>,
+) -> Result<String, InputError> {
+    let kept =
+        |k: &Vec<((u64, u64), String)>| k.iter().find(|(k, _)| *k == key).map(|(_, t)| t.clone());
+    if let Some(text) = kept(&KEPT.lock().unwrap_or_else(|e| e.into_inner())) {
+        if text.len() as u64 > limit {
+            return Err(too_large(limit));
+        }
+        return Ok(text);
+    }
+    // Read without the lock: a pipe may take as long as its writer does.
+    let text = read()?;
+    KEPT.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, text.clone()));
+    Ok(text)
 }
 
 /// Reads a stream (standard input) as UTF-8 text of at most `limit` bytes.

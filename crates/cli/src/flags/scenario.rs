@@ -23,14 +23,18 @@ pub struct ScenarioPick {
 }
 
 impl ScenarioPick {
-    /// The `--variants` names; `None` runs every variant.
-    pub fn variant_names(&self) -> Option<Vec<String>> {
-        self.variants.as_ref().map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
+    /// The `--variants` names; `None` runs every variant. An empty entry is a typo, refused
+    /// as in every list option.
+    pub fn variant_names(&self) -> Result<Option<Vec<String>>, String> {
+        let list = hotbench_settings::values::ListOption {
+            what: "variant name",
+            option: "--variants",
+            example: "a,b",
+        };
+        self.variants
+            .as_deref()
+            .map(|v| Ok(list.entries(v)?.into_iter().map(String::from).collect()))
+            .transpose()
     }
 }
 
@@ -138,16 +142,24 @@ mod tests {
 
     #[test]
     fn scenario_run_and_sweep_pick_variants_alike() {
-        let flags = ["--variants", "a, b,,", "--dir", "x", "--dir", "y"];
+        let flags = ["--variants", "a, b", "--dir", "x", "--dir", "y"];
         for prefix in [
             &["hotbench", "scenario", "run", "queue"][..],
             &["hotbench", "sweep", "--scenario", "queue"][..],
         ] {
             let argv: Vec<&str> = prefix.iter().chain(&flags).copied().collect();
             let pick = pick_of(&argv);
-            assert_eq!(pick.variant_names(), Some(vec!["a".into(), "b".into()]));
+            assert_eq!(pick.variant_names(), Ok(Some(vec!["a".into(), "b".into()])));
             assert_eq!(pick.dir, [PathBuf::from("x"), PathBuf::from("y")]);
         }
-        assert_eq!(ScenarioPick::default().variant_names(), None);
+        assert_eq!(ScenarioPick::default().variant_names(), Ok(None));
+        let typo = ScenarioPick {
+            variants: Some("a,,b".into()),
+            ..Default::default()
+        };
+        assert!(typo
+            .variant_names()
+            .unwrap_err()
+            .contains("--variants \"a,,b\""));
     }
 }
