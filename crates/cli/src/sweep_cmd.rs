@@ -76,7 +76,17 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
         None => None,
     };
-    let output = args.output.clone().or_else(|| run.output.html.clone());
+    // `-o` and `--html` name the one sweep report: given both, one would be dropped unwritten.
+    let output = match (&args.output, &run.output.html) {
+        (Some(o), Some(h)) => {
+            return Err(Fail::input(format!(
+                "-o \"{}\" and --html \"{}\" both name the sweep's HTML report: give one",
+                o.display(),
+                h.display()
+            )))
+        }
+        (o, h) => o.clone().or_else(|| h.clone()),
+    };
     if run.output.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }

@@ -141,6 +141,15 @@ fn one_file_under_two_spellings_is_refused_as_two_outputs() {
         refused(&in_dir(&dir, &args), "same file", &args.join(" "));
     }
     assert!(!dir.join("x.json").exists());
+    // sweep's `-o` and `--html` are one report: both given, one was dropped unwritten.
+    let args = [
+        "sweep", "-c", "1", "-f", "s.sql", "-o", "a.html", "--html", "b.html",
+    ];
+    refused(
+        &in_dir(&dir, &args),
+        "both name the sweep's HTML report",
+        &args.join(" "),
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
