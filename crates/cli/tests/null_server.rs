@@ -1,5 +1,5 @@
-//! `hotbench null-server` answers what both clients need: hotbench run and pgbench (when one
-//! is installed) connect and run the built-in scripts in every query mode against it.
+//! `hotbench null-server` answers what both clients need: hotbench run and pgbench connect
+//! and run the built-in scripts in every query mode against it.
 
 mod common;
 
@@ -86,22 +86,14 @@ fn hotbench_runs_the_builtin_scripts_in_every_mode() {
     }
 }
 
-/// pgbench from `HOTBENCH_PG18_BIN` or PATH; skipped where there is none.
+/// pgbench 18 where `.ci/run` unpacked it, else the installed one (which comes with the
+/// server binaries the tests need anyway).
 #[test]
 fn pgbench_runs_against_it() {
-    let pgbench = std::env::var("HOTBENCH_PG18_BIN")
-        .map(|d| std::path::Path::new(&d).join("pgbench"))
-        .ok()
-        .filter(|p| p.exists())
-        .or_else(|| {
-            let p = std::path::PathBuf::from("/usr/bin/pgbench");
-            p.exists().then_some(p)
-        });
-    let Some(pgbench) = pgbench else {
-        assert!(!common::under_ci(), "CI installs pgbench");
-        eprintln!("no pgbench here: skipped");
-        return;
-    };
+    let pgbench = common::oracle::pg18_bin()
+        .map(|d| d.join("pgbench"))
+        .or_else(common::oracle::pgbench)
+        .expect(common::oracle::NO_PGBENCH);
     let server = NullServer::start();
     for mode in ["simple", "extended", "prepared"] {
         let mut cmd = Command::new(&pgbench);

@@ -1,37 +1,14 @@
 //! PostgreSQL's own pgbench is the oracle: the same flags against the same database must give
 //! the same report lines in the same order (numbers aside), and `-l` logs with the same fields.
-//! Skipped with a note when no pgbench binary is found.
 
 mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::oracle::{report_shapes, shape};
+use common::oracle::{pgbench, report_shapes, shape, NO_PGBENCH};
 use common::*;
 use hotbench_pgserver::ConnInfo;
-
-/// pgbench comes with PostgreSQL's server binaries, which the test harness needs anyway: its
-/// absence is a broken installation, not a reason to pass without comparing.
-const NO_PGBENCH: &str =
-    "pgbench not found (it ships with the PostgreSQL server binaries the test harness uses)";
-
-fn pgbench() -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
-        candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()).join("pgbench"));
-    }
-    if let Ok(rd) = std::fs::read_dir("/usr/lib/postgresql") {
-        let mut v: Vec<_> = rd
-            .filter_map(|e| e.ok())
-            .map(|e| e.path().join("bin/pgbench"))
-            .collect();
-        v.sort();
-        v.reverse();
-        candidates.extend(v);
-    }
-    candidates.into_iter().find(|p| p.exists())
-}
 
 #[test]
 fn shapes_ignore_digit_counts_but_keep_columns() {

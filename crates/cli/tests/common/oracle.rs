@@ -16,6 +16,32 @@ pub fn pg18_bin() -> Option<PathBuf> {
     (dir.join("postgres").is_file() && dir.join("pgbench").is_file()).then_some(dir)
 }
 
+/// pgbench comes with PostgreSQL's server binaries, which the test harness needs anyway: its
+/// absence is a broken installation, not a reason to pass without comparing.
+pub const NO_PGBENCH: &str =
+    "pgbench not found (it ships with the PostgreSQL server binaries the test harness uses)";
+
+/// The installed pgbench: `pg_config --bindir`, else the newest `/usr/lib/postgresql/*/bin`.
+pub fn pgbench() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Ok(o) = std::process::Command::new("pg_config")
+        .arg("--bindir")
+        .output()
+    {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()).join("pgbench"));
+    }
+    if let Ok(rd) = std::fs::read_dir("/usr/lib/postgresql") {
+        let mut v: Vec<_> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("bin/pgbench"))
+            .collect();
+        v.sort();
+        v.reverse();
+        candidates.extend(v);
+    }
+    candidates.into_iter().find(|p| p.exists())
+}
+
 /// A report line with its numbers replaced by `#`, so wording and order can be compared.
 pub fn shape(line: &str) -> String {
     // A number becomes `#`. A number right-aligned in a column (two or more spaces before
