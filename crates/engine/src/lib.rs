@@ -1,5 +1,5 @@
 //! The benchmark engine: one OS thread per `-j`, each owning its clients' connections and
-//! driving them from an edge-triggered epoll loop (no async runtime, no work stealing), the
+//! driving them from a level-triggered epoll loop (no async runtime, no work stealing), the
 //! PostgreSQL wire protocol via `hotbench-wire`, pgbench's client state machine with retries,
 //! `-R` scheduling from the scheduled start (no coordinated omission), client groups with
 //! their own rates, round-trip emulation, and statistics merged by a coordinator.

@@ -1,9 +1,6 @@
-//! An epoll set plus a timerfd for microsecond wake-ups: the only blocking point of a worker
-//! thread. Clients' plain sockets are edge-triggered: a level-triggered socket reported ready
-//! is polled again by the kernel at every later `epoll_wait` until it is read, and at 64
-//! clients on one thread that re-polling was 6.5% of the client's CPU. The price is the
-//! caller's: read until a read comes back short (or would block) before waiting again, or an
-//! edge is missed. Everything else (timer, signal pipe, TLS sockets) stays level-triggered.
+//! A level-triggered epoll set plus a timerfd for microsecond wake-ups: the only blocking
+//! point of a worker thread. Level-triggered so a connection with unread data is reported
+//! again until the client consumes it, and no client can be starved by an edge it missed.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -50,35 +47,23 @@ impl Poller {
             registered: 0,
             armed_at: i64::MAX,
         };
-        p.ctl(
-            libc::EPOLL_CTL_ADD,
-            timerfd,
-            TIMER_TOKEN,
-            libc::EPOLLIN as u32,
-        )?;
+        p.ctl(libc::EPOLL_CTL_ADD, timerfd, TIMER_TOKEN, true)?;
         Ok(p)
     }
 
-    fn ctl(&mut self, op: libc::c_int, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
-        let mut ev = libc::epoll_event { events, u64: token };
+    fn ctl(&mut self, op: libc::c_int, fd: RawFd, token: u64, readable: bool) -> io::Result<()> {
+        let mut ev = libc::epoll_event {
+            events: if readable { libc::EPOLLIN as u32 } else { 0 },
+            u64: token,
+        };
         // SAFETY: ev lives across the call; fd validity is the caller's contract.
         cvt(unsafe { libc::epoll_ctl(self.epfd, op, fd, &mut ev) })?;
         Ok(())
     }
 
-    /// Starts watching `fd` for readability under `token`, level-triggered.
+    /// Starts watching `fd` for readability under `token`.
     pub fn add(&mut self, fd: RawFd, token: u64) -> io::Result<()> {
-        self.ctl(libc::EPOLL_CTL_ADD, fd, token, libc::EPOLLIN as u32)?;
-        self.registered += 1;
-        Ok(())
-    }
-
-    /// Starts watching `fd` under `token` for data arriving: reported once per arrival, so
-    /// the caller reads until a short read or `WouldBlock` (see the module doc). The peer's
-    /// close is asked for too: see `wait`.
-    pub fn add_edge_triggered(&mut self, fd: RawFd, token: u64) -> io::Result<()> {
-        let events = (libc::EPOLLIN | libc::EPOLLET | libc::EPOLLRDHUP) as u32;
-        self.ctl(libc::EPOLL_CTL_ADD, fd, token, events)?;
+        self.ctl(libc::EPOLL_CTL_ADD, fd, token, true)?;
         self.registered += 1;
         Ok(())
     }
@@ -96,9 +81,7 @@ impl Poller {
     /// Waits until a watched fd is readable or the monotonic time `deadline_us` (as from
     /// [`crate::clock::now_us`]) passes; `None` waits without timeout. `now` is the caller's
     /// latest reading of that clock. Fills `ready` with the tokens of readable fds (the
-    /// timer's token is not reported). A socket whose peer closed or failed is reported
-    /// twice: its data and its end can come in one edge, and a short read of the data leaves
-    /// the end unread, with no edge to come; the second read finds it.
+    /// timer's token is not reported).
     pub fn wait(
         &mut self,
         deadline_us: Option<i64>,
@@ -139,9 +122,6 @@ impl Poller {
                 self.armed_at = i64::MAX;
             } else {
                 ready.push(ev.u64);
-                if ev.events & (libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32 != 0 {
-                    ready.push(ev.u64);
-                }
             }
         }
         Ok(())
@@ -216,37 +196,5 @@ mod tests {
         p.remove(b.as_raw_fd());
         p.wait(Some(now_us() + 1000), now_us(), &mut ready).unwrap();
         assert!(ready.is_empty());
-    }
-
-    #[test]
-    fn an_edge_triggered_socket_is_reported_once_per_arrival() {
-        let (mut a, b) = UnixStream::pair().unwrap();
-        let mut p = Poller::new(4).unwrap();
-        p.add_edge_triggered(b.as_raw_fd(), 9).unwrap();
-        a.write_all(b"x").unwrap();
-        let mut ready = Vec::new();
-        p.wait(Some(now_us() + 1_000_000), now_us(), &mut ready)
-            .unwrap();
-        assert_eq!(ready, vec![9]);
-        // Unread, yet not reported again: the kernel does not re-poll it.
-        p.wait(Some(now_us() + 1000), now_us(), &mut ready).unwrap();
-        assert!(ready.is_empty());
-        a.write_all(b"y").unwrap();
-        p.wait(Some(now_us() + 1_000_000), now_us(), &mut ready)
-            .unwrap();
-        assert_eq!(ready, vec![9]);
-    }
-
-    #[test]
-    fn data_and_the_peers_close_in_one_edge_are_reported_twice() {
-        let (mut a, b) = UnixStream::pair().unwrap();
-        let mut p = Poller::new(4).unwrap();
-        p.add_edge_triggered(b.as_raw_fd(), 5).unwrap();
-        a.write_all(b"last words").unwrap();
-        drop(a);
-        let mut ready = Vec::new();
-        p.wait(Some(now_us() + 1_000_000), now_us(), &mut ready)
-            .unwrap();
-        assert_eq!(ready, vec![5, 5]);
     }
 }

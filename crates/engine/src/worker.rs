@@ -1,5 +1,5 @@
 //! One worker thread (`-j`): the thin I/O driver around the engine core (`client_core.rs`).
-//! It owns its clients' connections, waits on an epoll set (edge-triggered for plain sockets) as long as the
+//! It owns its clients' connections, waits on a level-triggered epoll set as long as the
 //! core's `poll_timeout` allows, reads backend messages and hands them to the core, carries
 //! out the core's answers (connect, send, close) and its events (stderr lines, the `-l` log,
 //! timeline intervals to the coordinator, stop), without locks or allocation on the hot
@@ -73,8 +73,6 @@ struct Link {
     conn: Option<Connection>,
     /// Output not yet fully written (socket buffer full).
     flush_pending: bool,
-    /// The socket is edge-triggered in the poller: read it to a short read before waiting.
-    edge: bool,
 }
 
 /// The I/O state of the thread.
@@ -86,9 +84,6 @@ struct Driver {
     conn_total_us: i64,
     /// The thread owns one connection: wait for results with a blocking read.
     blocking: bool,
-    /// Edge-triggered clients whose last read filled its room: more may wait in the kernel,
-    /// and no new edge will say so. Read again before sleeping.
-    unread: Vec<u64>,
 }
 
 type ThreadCore = Core<SystemEnv>;
@@ -180,7 +175,6 @@ impl Worker {
             spread: plan.cfg.spread,
             conn_total_us: 0,
             blocking: slots.len() == 1,
-            unread: Vec::new(),
         };
         let mut core = Core::new(plan, tid, rnd, SystemEnv);
         core.tally.track_hosts(d.connector.host_count());
@@ -266,9 +260,6 @@ impl Worker {
             if flushing {
                 wake = wake.min(now + FLUSH_RETRY_US);
             }
-            if !self.d.unread.is_empty() {
-                wake = now;
-            }
             if self.d.blocking && self.read_blocking() {
                 self.drain_events();
                 continue;
@@ -277,8 +268,6 @@ impl Worker {
                 eprintln!("hotbench: error: epoll_wait() failed: {e}");
                 break;
             }
-            // A token in both lists is read twice: the second read finds nothing and waits.
-            self.ready.append(&mut self.d.unread);
             for &tok in &self.ready {
                 let i = tok as usize;
                 if let (Some(s), Some(l)) = (self.slots.get_mut(i), self.links.get_mut(i)) {
@@ -445,15 +434,9 @@ impl Driver {
             conn.set_nonblocking(true)
                 .map_err(hotbench_wire::Error::Io)?;
         }
-        // TLS keeps level triggering: rustls may hold records a short read does not show.
-        link.edge = !self.blocking && !conn.is_tls();
-        let (fd, tok) = (conn.as_raw_fd(), token as u64);
-        if link.edge {
-            self.poller.add_edge_triggered(fd, tok)
-        } else {
-            self.poller.add(fd, tok)
-        }
-        .map_err(hotbench_wire::Error::Io)?;
+        self.poller
+            .add(conn.as_raw_fd(), token as u64)
+            .map_err(hotbench_wire::Error::Io)?;
         link.conn = Some(conn);
         Ok(())
     }
@@ -566,14 +549,9 @@ fn on_readable(
     let Some(conn) = link.conn.as_mut() else {
         return;
     };
-    let lost = match conn.fill_to_drain() {
-        Ok((0, _)) => Some("server closed the connection unexpectedly".to_string()),
-        Ok((_, drained)) => {
-            if link.edge && !drained {
-                d.unread.push(token as u64);
-            }
-            None
-        }
+    let lost = match conn.fill() {
+        Ok(0) => Some("server closed the connection unexpectedly".to_string()),
+        Ok(_) => None,
         Err(e)
             if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted =>
         {

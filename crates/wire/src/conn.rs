@@ -238,18 +238,6 @@ impl Connection {
         self.stream.read_into(self.reader.buffer_mut())
     }
 
-    /// `fill`, also saying whether the socket is drained: a plain read that left part of the
-    /// room it was given empty took everything the kernel had, so an edge-triggered poller
-    /// reports the next byte to arrive. After a full read, or with TLS (whose records the
-    /// room does not measure), the caller must read again before waiting on such a poller.
-    pub fn fill_to_drain(&mut self) -> io::Result<(usize, bool)> {
-        self.reader.reserve_for_read();
-        let buf = self.reader.buffer_mut();
-        let room = buf.capacity() - buf.len();
-        let n = self.stream.read_into(buf)?;
-        Ok((n, !self.is_tls() && n < room))
-    }
-
     /// Reads what the socket has into the caller's buffer (same contract as `fill`).
     /// Bytes already buffered inside the connection are moved first.
     pub fn read_into(&mut self, buf: &mut BytesMut) -> io::Result<usize> {

@@ -23,8 +23,7 @@
 //! Start-up is blocking (bounded by `connect_timeout`); afterwards:
 //!
 //! 1. [`Connection::set_nonblocking`]`(true)`; register
-//!    [`as_raw_fd`](std::os::fd::AsRawFd::as_raw_fd) with the poller (level-triggered; edge-triggered
-//!    needs [`Connection::fill_to_drain`], and the peer's close asked for).
+//!    [`as_raw_fd`](std::os::fd::AsRawFd::as_raw_fd) with the poller (level-triggered).
 //! 2. Per transaction, encode into [`Connection::out_buf`] with [`encode`] (one Query, or
 //!    Parse/Bind/Describe/Execute…/Sync) and call [`Connection::flush`]: `Ok(true)` = all
 //!    sent; `Ok(false)` = keep WRITABLE interest and call `flush` again when writable.
