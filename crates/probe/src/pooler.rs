@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::pooler_record::{PoolerInterval, PoolerSummary};
+use hotbench_stats::pooler_record::{PoolerInterval, PoolerSummary, PoolerTimes};
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
 use crate::session::first_line;
@@ -256,6 +256,16 @@ fn hold(d: &StatsTotals) -> Option<f64> {
     per(d.xact_time.saturating_sub(d.wait_time), d.xacts)
 }
 
+/// What a stretch of `SHOW STATS` totals took per transaction (and per query).
+fn times(d: &StatsTotals) -> PoolerTimes {
+    PoolerTimes {
+        avg_wait_ms: per(d.wait_time, d.xacts),
+        avg_hold_ms: hold(d),
+        avg_xact_ms: per(d.xact_time, d.xacts),
+        avg_query_ms: per(d.query_time, d.queries),
+    }
+}
+
 fn delta(a: &StatsTotals, b: &StatsTotals) -> StatsTotals {
     StatsTotals {
         xacts: b.xacts.saturating_sub(a.xacts),
@@ -330,10 +340,7 @@ impl PoolerAccumulator {
             servers_idle: mean(&samples, |s| s.servers_idle),
             max_wait_ms: samples.iter().map(|s| s.max_wait_ms).fold(0.0, f64::max),
             transactions: d.xacts,
-            avg_wait_ms: per(d.wait_time, d.xacts),
-            avg_hold_ms: hold(&d),
-            avg_xact_ms: per(d.xact_time, d.xacts),
-            avg_query_ms: per(d.query_time, d.queries),
+            times: times(&d),
         }
     }
 
@@ -367,10 +374,7 @@ impl PoolerAccumulator {
             max_wait_ms: all.iter().map(|s| s.max_wait_ms).fold(0.0, f64::max),
             transactions: d.xacts,
             queries: d.queries,
-            avg_wait_ms: per(d.wait_time, d.xacts),
-            avg_hold_ms: hold(&d),
-            avg_xact_ms: per(d.xact_time, d.xacts),
-            avg_query_ms: per(d.query_time, d.queries),
+            times: times(&d),
         }
     }
 }
@@ -584,14 +588,14 @@ mod tests {
         assert_eq!(iv.clients_waiting, 85.0);
         assert_eq!(iv.max_wait_ms, 9.0);
         assert_eq!(iv.transactions, 1000);
-        assert_eq!(iv.avg_wait_ms, Some(4.0));
-        assert_eq!(iv.avg_hold_ms, Some(1.0));
-        assert_eq!(iv.avg_xact_ms, Some(5.0));
-        assert_eq!(iv.avg_query_ms, Some(2.5));
+        assert_eq!(iv.times.avg_wait_ms, Some(4.0));
+        assert_eq!(iv.times.avg_hold_ms, Some(1.0));
+        assert_eq!(iv.times.avg_xact_ms, Some(5.0));
+        assert_eq!(iv.times.avg_query_ms, Some(2.5));
         // An interval whose stats could not be read has no averages.
         acc.add_sample(sample(100.0, 0.0, 0.0));
         let iv = acc.close_interval(None);
-        assert_eq!((iv.transactions, iv.avg_wait_ms), (0, None));
+        assert_eq!((iv.transactions, iv.times.avg_wait_ms), (0, None));
         let s = acc.summary();
         assert_eq!(s.samples, 3);
         assert_eq!(s.transactions, 1000);

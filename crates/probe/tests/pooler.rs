@@ -103,7 +103,7 @@ fn clients_queued_behind_a_pool_of_one_are_waiting_in_the_pooler() {
     assert_eq!(p.clients_waiting_max, 2, "{p:?}");
     assert!(p.wait_pct > 0.0 && p.max_wait_ms > 0.0, "{p:?}");
     assert!(p.transactions >= 3, "{p:?}");
-    assert!(p.avg_wait_ms.is_some_and(|w| w > 0.0), "{p:?}");
+    assert!(p.times.avg_wait_ms.is_some_and(|w| w > 0.0), "{p:?}");
     assert_eq!(
         p.pools,
         vec![format!("{}/{}", db.dbname, testing::shared().user())]

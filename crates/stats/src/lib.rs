@@ -60,7 +60,7 @@ pub use ladder_record::{
     CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult, WORK_CHECK,
 };
 pub use pgbench_format::PgbenchCompat;
-pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary};
+pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
 pub use probe_record::{align_probes, ProbeRecord};
 pub use record::{
     BenchInfo, ClientUsage, CommandRecord, ConnectPhase, ErrorSample, GroupRecord, HostRecord,

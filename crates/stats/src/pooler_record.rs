@@ -70,9 +70,18 @@ pub struct PoolerSummary {
     /// `SHOW STATS` over the run: transactions and queries through the pools…
     pub transactions: u64,
     pub queries: u64,
-    /// …and per transaction the time its client waited for a server connection, the time it
-    /// held one, and PgBouncer's own transaction time (from the first query to the end, the
-    /// wait included: measured so on 1.18), and PgBouncer's time per query (likewise), ms.
+    /// …and what they took per transaction (JSON: the fields inline).
+    #[serde(flatten)]
+    pub times: PoolerTimes,
+}
+
+/// Per transaction through the pools: the time its client waited for a server connection,
+/// the time it held one, PgBouncer's own transaction time (from the first query to the end,
+/// the wait included: measured so on 1.18), and PgBouncer's time per query (likewise), ms;
+/// absent without transactions (queries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PoolerTimes {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_wait_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,18 +111,10 @@ pub struct PoolerInterval {
     pub servers_idle: f64,
     /// Longest wait seen at a sample of the interval, ms.
     pub max_wait_ms: f64,
-    /// Transactions through the pools in the interval, and their average wait for a server
-    /// connection, time holding one, PgBouncer's transaction and query times (the wait
-    /// included; ms, absent without transactions).
+    /// Transactions through the pools in the interval, and what they took.
     pub transactions: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_wait_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_hold_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_xact_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub avg_query_ms: Option<f64>,
+    #[serde(flatten)]
+    pub times: PoolerTimes,
 }
 
 #[cfg(test)]
@@ -133,6 +134,31 @@ mod tests {
         s.wait_pct = 100.0;
         s.samples = 0;
         assert_eq!(s.top_wait_label(), None, "nothing sampled, nothing said");
+    }
+
+    #[test]
+    fn per_transaction_times_stay_fields_of_the_record_in_json() {
+        let s = PoolerSummary {
+            transactions: 7,
+            times: PoolerTimes {
+                avg_wait_ms: Some(4.0),
+                avg_hold_ms: Some(1.5),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let v: serde_json::Value = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["avg_wait_ms"], 4.0);
+        assert_eq!(v["avg_hold_ms"], 1.5);
+        assert!(
+            v.get("avg_xact_ms").is_none() && v.get("times").is_none(),
+            "{v}"
+        );
+        let back: PoolerSummary = serde_json::from_value(v).unwrap();
+        assert_eq!(back, s);
+        let iv: PoolerInterval =
+            serde_json::from_str(r#"{"transactions": 3, "avg_query_ms": 0.25}"#).unwrap();
+        assert_eq!((iv.transactions, iv.times.avg_query_ms), (3, Some(0.25)));
     }
 
     #[test]

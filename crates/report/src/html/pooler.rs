@@ -76,15 +76,15 @@ pub fn pooler_table(rec: &RunRecord) -> String {
             ],
             vec![
                 "per transaction: wait for a server connection (ms)".into(),
-                ms(s.avg_wait_ms),
+                ms(s.times.avg_wait_ms),
             ],
             vec![
                 "per transaction: holding one (ms)".into(),
-                ms(s.avg_hold_ms),
+                ms(s.times.avg_hold_ms),
             ],
             vec![
                 "PgBouncer's transaction and query time (ms, the wait included)".into(),
-                format!("{} / {}", ms(s.avg_xact_ms), ms(s.avg_query_ms)),
+                format!("{} / {}", ms(s.times.avg_xact_ms), ms(s.times.avg_query_ms)),
             ],
         ];
         o.push_str(&table("pooler", &["figure", "value"], &rows));
@@ -96,7 +96,7 @@ pub fn pooler_table(rec: &RunRecord) -> String {
 mod tests {
     use super::*;
     use hotbench_stats::probe_record::ProbeInterval;
-    use hotbench_stats::{PoolerInterval, PoolerSetup, PoolerSummary};
+    use hotbench_stats::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
 
     #[test]
     fn a_pooled_run_gets_a_chart_and_a_table_a_direct_one_neither() {
@@ -117,7 +117,10 @@ mod tests {
                 samples: 30,
                 wait_pct: 89.0,
                 clients_waiting_max: 90,
-                avg_wait_ms: Some(44.0),
+                times: PoolerTimes {
+                    avg_wait_ms: Some(44.0),
+                    ..Default::default()
+                },
                 ..Default::default()
             }),
             ..Default::default()

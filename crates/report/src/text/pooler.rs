@@ -40,7 +40,7 @@ fn lines(setup: Option<&PoolerSetup>, s: Option<&PoolerSummary>) -> String {
         "pooler servers: {:.1} active, {:.1} idle on average, up to {} open",
         s.servers_active_avg, s.servers_idle_avg, s.servers_max
     );
-    if let (Some(w), Some(x)) = (s.avg_wait_ms, s.avg_hold_ms) {
+    if let (Some(w), Some(x)) = (s.times.avg_wait_ms, s.times.avg_hold_ms) {
         let _ = write!(
             servers,
             "; per transaction {w:.3} ms waiting for one, {x:.3} ms holding one"
@@ -53,6 +53,7 @@ fn lines(setup: Option<&PoolerSetup>, s: Option<&PoolerSummary>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hotbench_stats::PoolerTimes;
 
     #[test]
     fn setup_and_figures_are_lines() {
@@ -73,8 +74,11 @@ mod tests {
             servers_max: 10,
             wait_pct: 89.9,
             max_wait_ms: 212.0,
-            avg_wait_ms: Some(44.1),
-            avg_hold_ms: Some(4.9),
+            times: PoolerTimes {
+                avg_wait_ms: Some(44.1),
+                avg_hold_ms: Some(4.9),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let text = lines(Some(&setup), Some(&s));
