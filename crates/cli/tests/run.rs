@@ -160,10 +160,10 @@ fn ctrl_c_stops_gracefully_with_valid_json() {
 #[test]
 fn sighup_stops_like_sigterm_unless_ignored_by_nohup() {
     let case = Case::new("sighup", "select 1;\n");
-    let child = case.spawn("-n -T 60 -c 2");
+    let child = spawn_with_sighup(&case, "-n -T 60 -c 2", false);
     wait_for_transactions(&case.json);
     // SAFETY: sending SIGHUP to our own child.
-    unsafe { libc_kill(child.id() as i32, 1) };
+    unsafe { libc_kill(child.id() as i32, SIGHUP) };
     let Ran { out, err, .. } = Ran::wait(child).expect_code(2);
     assert!(
         out.contains("number of transactions actually processed:"),
@@ -174,31 +174,22 @@ fn sighup_stops_like_sigterm_unless_ignored_by_nohup() {
     assert_eq!(v.status, RunStatus::Interrupted);
     assert!(v.totals.counters.cnt > 0);
 
-    let mut args = vec!["run".to_string()];
-    args.extend(conn_args(&case.db));
-    for a in ["-n", "-T", "2", "-c", "1", "--probe", "off", "-f"] {
-        args.push(a.into());
-    }
-    args.push(case.script.to_string_lossy().into_owned());
-    args.push("--json".into());
-    args.push(case.json.to_string_lossy().into_owned());
-    args.push(case.db.dbname.clone());
     let _ = std::fs::remove_file(&case.json);
-    let child = std::process::Command::new("bash")
-        .arg("-c")
-        .arg("trap '' HUP; exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_hotbench"))
-        .args(&args)
-        .env_remove("PGPASSWORD")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn under nohup");
+    let child = spawn_with_sighup(&case, "-n -T 2 -c 1 --probe off", true);
     wait_for_transactions(&case.json);
     // SAFETY: as above.
-    unsafe { libc_kill(child.id() as i32, 1) };
+    unsafe { libc_kill(child.id() as i32, SIGHUP) };
     Ran::wait(child).expect_code(0);
     assert_eq!(case.record().status, RunStatus::Completed);
+}
+
+const SIGHUP: i32 = 1;
+
+/// Starts the case's run with SIGHUP's disposition as a terminal or `nohup` leaves it.
+fn spawn_with_sighup(case: &Case, flags: &str, ignored: bool) -> std::process::Child {
+    let mut cmd = case.command(flags);
+    set_sighup(&mut cmd, ignored);
+    cmd.spawn().expect("spawn hotbench")
 }
 
 extern "C" {

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{conn_args, database, hotbench, json, psql, temp_dir, text};
+use common::{conn_args, database, hotbench, json, psql, set_sighup, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
 
 /// A three-variant scenario whose setup or checks hold a `pg_sleep` long enough to be seen.
@@ -67,17 +67,17 @@ fn signal_at_marker(
     json_path: &Path,
     signal: &str,
 ) -> std::process::Output {
-    let child = hotbench()
-        .args([
-            "scenario", "run", name, "--dir", dir, "--probe", "off", "--json",
-        ])
-        .arg(json_path)
-        .args(conn_args(db))
-        .arg(&db.dbname)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn hotbench");
+    let mut cmd = hotbench();
+    cmd.args([
+        "scenario", "run", name, "--dir", dir, "--probe", "off", "--json",
+    ])
+    .arg(json_path)
+    .args(conn_args(db))
+    .arg(&db.dbname)
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    set_sighup(&mut cmd, false);
+    let child = cmd.spawn().expect("spawn hotbench");
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let n = psql(

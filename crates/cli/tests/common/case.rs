@@ -68,6 +68,15 @@ impl Case {
         )
     }
 
+    /// `hotbench run FLAGS -f SCRIPT --json JSON`, not started yet.
+    pub fn command(&self, flags: &str) -> std::process::Command {
+        let args = self.args(flags);
+        super::run_command(
+            &self.db,
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+    }
+
     /// The result file, parsed.
     pub fn result(&self) -> serde_json::Value {
         json(&self.json)

@@ -80,6 +80,25 @@ pub fn run(db: &ConnInfo, args: &[&str]) -> Output {
     run_command(db, args).output().expect("run hotbench")
 }
 
+/// Sets SIGHUP's disposition in `cmd`'s child as a terminal (`ignored = false`) or `nohup`
+/// (`true`) leaves it, whatever this test process inherited: CI may itself run under nohup,
+/// and an ignored SIGHUP survives exec.
+pub fn set_sighup(cmd: &mut Command, ignored: bool) {
+    use std::os::unix::process::CommandExt;
+    extern "C" {
+        fn signal(sig: i32, handler: usize) -> usize;
+    }
+    const SIGHUP: i32 = 1;
+    let handler = usize::from(ignored); // SIG_IGN is 1, SIG_DFL 0
+                                        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(move || {
+            signal(SIGHUP, handler);
+            Ok(())
+        });
+    }
+}
+
 /// `hotbench run` against `db` in the background.
 pub fn spawn_run(db: &ConnInfo, args: &[&str]) -> std::process::Child {
     run_command(db, args).spawn().expect("spawn hotbench")
