@@ -209,11 +209,7 @@ pub fn relations(
         .map(|(relation, (lock_waits, rows))| RelationWaits {
             relation: relation.to_string(),
             lock_waits,
-            pct: if lock_waiters == 0 {
-                0.0
-            } else {
-                (lock_waits as f64 * 100.0 / lock_waiters as f64).min(100.0)
-            },
+            pct: pct_of_waiters(lock_waits, lock_waiters),
             rows,
         })
         .collect();
@@ -225,6 +221,16 @@ pub fn relations(
     v
 }
 
+/// `n` as a percentage of `lock_waiters`, at most 100 (a backend counted on a row or a
+/// relation was a lock waiter); 0 when nobody waited.
+fn pct_of_waiters(n: u64, lock_waiters: u64) -> f64 {
+    if lock_waiters == 0 {
+        0.0
+    } else {
+        (n as f64 * 100.0 / lock_waiters as f64).min(100.0)
+    }
+}
+
 /// Rows sorted by count (ties by relation and key), top [`TOP_ROWS`], with percentages of
 /// `lock_waiters` (at most 100: a backend counted on a row was a lock waiter).
 pub fn summarize(counts: &BTreeMap<(String, String), u64>, lock_waiters: u64) -> Vec<HotRow> {
@@ -234,11 +240,7 @@ pub fn summarize(counts: &BTreeMap<(String, String), u64>, lock_waiters: u64) ->
             relation: relation.clone(),
             key: key.clone(),
             count,
-            pct: if lock_waiters == 0 {
-                0.0
-            } else {
-                (count as f64 * 100.0 / lock_waiters as f64).min(100.0)
-            },
+            pct: pct_of_waiters(count, lock_waiters),
         })
         .collect();
     v.sort_by_key(|r| std::cmp::Reverse(r.count));
