@@ -145,8 +145,8 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         share,
         statements: relation_statements(r, "waiting"),
         evidence: vec![
-            Evidence::new("active time on its statements", pct(f.share(r.busy))),
-            Evidence::new("active time waiting on its locks", pct(waiting)),
+            time_on(f, r),
+            time_waiting(waiting),
             Evidence::new(
                 "lock waits placed on its rows",
                 format!("{} ({:.0}% of lock waits)", r.lock_waits, r.lock_pct),
@@ -238,8 +238,8 @@ fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Opt
         share,
         statements: relation_statements(r, "claiming"),
         evidence: vec![
-            Evidence::new("active time on its statements", pct(f.share(r.busy))),
-            Evidence::new("active time waiting on its locks", pct(waiting)),
+            time_on(f, r),
+            time_waiting(waiting),
             Evidence::new(
                 "claims",
                 if skip {
@@ -403,6 +403,16 @@ pub fn examples() -> Vec<Suggestion> {
 }
 
 /// The relation's statements: those waiting on locks first (`role`), then the others.
+/// Evidence both row findings give: the relation's share of the sampled active time…
+fn time_on(f: &Facts, r: &RelationFacts) -> Evidence {
+    Evidence::new("active time on its statements", pct(f.share(r.busy)))
+}
+
+/// …and the share spent waiting on its locks.
+fn time_waiting(waiting: f64) -> Evidence {
+    Evidence::new("active time waiting on its locks", pct(waiting))
+}
+
 fn relation_statements(
     r: &RelationFacts,
     role: &str,
