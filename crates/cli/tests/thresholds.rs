@@ -1,6 +1,7 @@
 //! `--threshold` against the harness server: a run that crosses one exits 3 with ✔/✘ lines
-//! and `thresholds[]` in its JSON, one that meets all exits 0, a bad expression is exit 1
-//! naming it before anything runs, and a queue ladder checks per variant and best-vs-baseline.
+//! and `thresholds[]` in its JSON, one that meets all exits 0, a latency threshold of a run
+//! that committed nothing fails (exit 3), a bad expression is exit 1 naming it before
+//! anything runs, and a queue ladder checks per variant and best-vs-baseline.
 
 mod common;
 
@@ -51,6 +52,21 @@ fn met_thresholds_exit_0() {
         .out;
     assert!(stdout.contains("✔ p50>=20ms"), "{stdout}");
     assert!(!stdout.contains('✘'), "{stdout}");
+}
+
+#[test]
+fn latency_threshold_without_a_commit_fails() {
+    // Every transaction fails (and the run goes on): nothing committed, so there is no
+    // latency to hold under 1 ms — the threshold fails and says why, exit 3.
+    let case = Case::new("thr_none", "select 1/0;\n");
+    let Ran { out, .. } = case
+        .run("-n -t 5 -c 2 --continue-on-error --threshold p99<1ms --threshold mean<1s")
+        .expect_code(3);
+    assert!(out.contains("✘ p99<1ms"), "{out}");
+    assert!(out.contains("no transaction committed: 10 other failures"), "{out}");
+    let t = &case.record().thresholds;
+    assert_eq!((t[0].ok, t[0].measured), (false, None), "{t:?}");
+    assert!(!t[1].ok, "{t:?}");
 }
 
 #[test]

@@ -354,11 +354,15 @@ fn measure(t: &Threshold, s: &Subject<'_>) -> Result<(f64, String), String> {
         }
     };
     let count_or_share = |n: u64| match t.limit {
+        // A share of nothing is no measurement: 0% of 0 transactions must not pass `<1%`.
+        Limit::Percent(_) if transactions == 0.0 => {
+            Err("not measured (no transaction ended)".to_string())
+        }
         Limit::Percent(_) => {
             let p = share(n);
-            (p, format!("{p:.3}% ({n})"))
+            Ok((p, format!("{p:.3}% ({n})")))
         }
-        _ => (n as f64, n.to_string()),
+        _ => Ok((n as f64, n.to_string())),
     };
     let ms = |v: f64| (v, format!("{v:.3} ms"));
     Ok(match &t.metric {
@@ -371,6 +375,15 @@ fn measure(t: &Threshold, s: &Subject<'_>) -> Result<(f64, String), String> {
         },
         Metric::Latency(l) => {
             let p = &tot.latency;
+            if p.count == 0 {
+                // Latencies are of committed transactions: with none, every percentile is
+                // an empty histogram's 0, which would pass any `<` limit.
+                let why = tot
+                    .counters
+                    .no_commit_reason()
+                    .unwrap_or_else(|| "no latency recorded".into());
+                return Err(format!("not measured ({why})"));
+            }
             ms(match l {
                 Latency::Mean => p.mean_ms,
                 Latency::P50 => p.p50_ms,
@@ -380,8 +393,8 @@ fn measure(t: &Threshold, s: &Subject<'_>) -> Result<(f64, String), String> {
                 Latency::Max => p.max_ms,
             })
         }
-        Metric::Failed => count_or_share(tot.counters.failures()),
-        Metric::Retries => count_or_share(tot.counters.retries),
+        Metric::Failed => count_or_share(tot.counters.failures())?,
+        Metric::Retries => count_or_share(tot.counters.retries)?,
         Metric::Checks => match s.checks {
             Some((ok, n)) if ok == n => (1.0, format!("pass ({ok}/{n})")),
             Some((ok, n)) => (0.0, format!("fail ({ok}/{n} passed)")),

@@ -147,3 +147,34 @@ fn ladder_thresholds_by_variant_best_and_baseline() {
     assert!(out[6].shown.contains("no variant \"nope\" ran"));
     assert!(out[7].shown.contains("work is counted in jobs"));
 }
+
+#[test]
+fn a_statistic_without_a_sample_fails_and_says_why() {
+    // Nothing committed, everything failed: every latency is an empty histogram's 0.
+    let mut r = record("a", 1.0, 10, 0, 1.0);
+    for _ in 0..40 {
+        r.totals
+            .counters
+            .record_failure(crate::counters::FailureKind::Other);
+    }
+    r.totals = crate::TotalsRecord::from_counters(r.totals.counters.clone(), 10.0);
+    let ts = parse_all(
+        &["p99<1ms", "mean<=5s", "max<1s", "failed>=99%", "tps<1000"].map(String::from),
+    )
+    .unwrap();
+    let out = evaluate(&ts, &[Subject::run("", &r)]);
+    let ok: Vec<bool> = out.iter().map(|o| o.ok).collect();
+    assert_eq!(ok, vec![false, false, false, true, true], "{out:#?}");
+    assert_eq!(out[0].measured, None);
+    assert_eq!(
+        out[0].shown,
+        "p99 = not measured (no transaction committed: 40 other failures)"
+    );
+    // No transaction at all: a share of nothing is no measurement either.
+    let empty = record("b", 1.0, 10, 0, 1.0);
+    let ts = parse_all(&["failed<1%", "retries<=5%", "failed=0"].map(String::from)).unwrap();
+    let out = evaluate(&ts, &[Subject::run("", &empty)]);
+    let ok: Vec<bool> = out.iter().map(|o| o.ok).collect();
+    assert_eq!(ok, vec![false, false, true], "{out:#?}");
+    assert!(out[0].shown.contains("no transaction ended"), "{out:#?}");
+}
