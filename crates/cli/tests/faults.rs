@@ -402,3 +402,65 @@ fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
     assert_eq!(v.status, RunStatus::Disconnected, "{:?}", v.notes);
     assert_eq!(v.totals.counters.ended_disconnected, 3);
 }
+
+/// Resumes stopped processes when dropped, so a failing test never leaves a server stopped.
+struct Stopped(Vec<u32>);
+
+impl Stopped {
+    fn all(pids: Vec<u32>) -> Stopped {
+        for p in &pids {
+            unsafe { kill(*p as i32, SIGSTOP) };
+        }
+        Stopped(pids)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            unsafe { kill(*p as i32, SIGCONT) };
+        }
+    }
+}
+
+/// Issue 36, row 14: the whole server stalls mid-run under -R and stays stalled past the
+/// end. The run still ends on time (-T, its grace, a bounded cancel) and every scheduled
+/// transaction is accounted for: committed, failed, skipped, unfinished (in flight,
+/// cancelled) or unstarted (its scheduled start passed while the clients were held up).
+#[test]
+fn a_stall_until_the_end_of_a_rate_limited_run_is_accounted_and_ends_on_time() {
+    let server = testing::try_private(testing::test_cluster_options())
+        .unwrap_or_else(|e| panic!("private server: {e}"));
+    let case = Case::on(server.conninfo().clone(), "stall_end", "select 1;\n");
+    let t0 = std::time::Instant::now();
+    let child = case.spawn("-n -T 3 -c 4 -R 200");
+    wait_for_transactions(&case.json);
+    let stopped = Stopped::all(hotbench_pgserver::process::processes_in(server.data_dir()));
+    let ran = Ran::wait(child);
+    let elapsed = t0.elapsed();
+    drop(stopped);
+    let out = ran.expect_code(0).out;
+    eprintln!("stalled run took {elapsed:?}");
+    // -T 3, the 2 s grace, at most 1 s of cancel requests, at most 2 s for the probe's
+    // stuck query, and start-up (46 s before: 10 s per client's cancel request).
+    assert!(
+        elapsed < Duration::from_secs(12),
+        "the run must end soon after -T plus its grace: {elapsed:?}\n{out}"
+    );
+    let v = case.result();
+    let c = &v["totals"]["counters"];
+    let n = |k: &str| c[k].as_u64().unwrap_or(0);
+    let failed = n("serialization_failures")
+        + n("deadlock_failures")
+        + n("other_failures")
+        + n("connection_failures");
+    let accounted = n("cnt") + failed + n("skipped") + n("unfinished") + n("unstarted");
+    // 200/s for 3 s is 600 scheduled starts (Poisson: ±3σ is ±75).
+    assert!(
+        (500..=700).contains(&accounted),
+        "every scheduled transaction is accounted for: {accounted} of ~600\n{c}\n{out}"
+    );
+    assert_eq!(n("unfinished"), 4, "one in flight per client\n{out}");
+    assert!(n("unstarted") > 0, "{out}");
+    assert!(out.contains("unstarted transactions: "), "{out}");
+}

@@ -63,7 +63,10 @@ fn latency_threshold_without_a_commit_fails() {
         .run("-n -t 5 -c 2 --continue-on-error --threshold p99<1ms --threshold mean<1s")
         .expect_code(3);
     assert!(out.contains("✘ p99<1ms"), "{out}");
-    assert!(out.contains("no transaction committed: 10 other failures"), "{out}");
+    assert!(
+        out.contains("no transaction committed: 10 other failures"),
+        "{out}"
+    );
     let t = &case.record().thresholds;
     assert_eq!((t[0].ok, t[0].measured), (false, None), "{t:?}");
     assert!(!t[1].ok, "{t:?}");

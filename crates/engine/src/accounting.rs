@@ -1,5 +1,5 @@
-//! Transaction accounting of the core: how an ended, failed or skipped transaction and a
-//! server error are counted (per group, script and timeline interval), logged (`-l`) and
+//! Transaction accounting of the core: how an ended, failed, skipped or unstarted
+//! transaction and a server error are counted (per group, script and timeline interval), logged (`-l`) and
 //! sampled for the result record (`stats::ErrorSample`).
 
 use hotbench_stats::ErrorSample;
@@ -11,6 +11,9 @@ use crate::config::GOODPUT_VARIABLE;
 use crate::env::Env;
 use crate::events::{Event, TxnRecord};
 use crate::slot::{Outcome, Phase, Slot};
+
+/// At most this many -R starts are drawn one by one by [`Core::count_unstarted`].
+const MAX_DRAWS: u64 = 1_000_000;
 
 impl<E: Env> Core<E> {
     /// The transaction ended at `now`: count it, log it, and go on with the next one.
@@ -115,6 +118,47 @@ impl<E: Env> Core<E> {
                 outcome: None,
                 tries: slot.tries,
             }));
+        }
+    }
+
+    /// Where the -R schedule stops owing starts: the -T end, or `now` if the run stopped
+    /// before it (Ctrl-C). `now` for -t runs too (only -T runs count unstarted ones).
+    pub(crate) fn schedule_horizon(&self, now: i64) -> i64 {
+        self.end_us.map_or(now, |e| e.min(now))
+    }
+
+    /// The thread's clients are all done at `now`: under -R in a -T run, every start the
+    /// schedule owed before the end that no client took (they were all held up: a stalled
+    /// server, or one slower than the rate) is counted as unstarted, so that committed,
+    /// failed, skipped, unfinished and unstarted add up to the schedule. The starts are
+    /// drawn as the schedule would have drawn them (the thread's throttle PRNG); past
+    /// [`MAX_DRAWS`] the rest is the schedule's expected count.
+    pub fn count_unstarted(&mut self, now: i64) {
+        if self.end_us.is_none() {
+            return;
+        }
+        let horizon = self.schedule_horizon(now);
+        for g in 0..self.delay.len() {
+            let Some(delay) = self.delay[g] else {
+                continue;
+            };
+            let mut at = self.trigger[g];
+            let mut n: u64 = 0;
+            while n < MAX_DRAWS {
+                at =
+                    at.saturating_add(hotbench_script::poisson_rand(&mut self.rnd.throttle, delay));
+                if at > horizon {
+                    break;
+                }
+                n += 1;
+            }
+            if n == MAX_DRAWS && at < horizon && delay > 0.0 {
+                n = n.saturating_add(((horizon - at) as f64 / delay) as u64);
+            }
+            self.trigger[g] = at;
+            if let Some(t) = self.tally.groups.get_mut(g) {
+                t.counters.unstarted = t.counters.unstarted.saturating_add(n);
+            }
         }
     }
 

@@ -297,11 +297,14 @@ impl<E: Env> Core<E> {
         Action::Wait
     }
 
-    /// Ends a client at the end of the run: a transaction still in flight is counted as
-    /// unfinished. True if the driver should cancel the query on the server first (so its
-    /// locks go away at once).
-    pub fn abandon(&mut self, slot: &mut Slot) -> bool {
+    /// Ends a client at the end of the run (`now`): a transaction still in flight is counted
+    /// as unfinished, one waiting for a -R start already passed as unstarted. True if the
+    /// driver should cancel the query on the server first (so its locks go away at once).
+    pub fn abandon(&mut self, slot: &mut Slot, now: i64) -> bool {
         let mut cancel = false;
+        if slot.phase == Phase::Throttle && slot.txn_scheduled <= self.schedule_horizon(now) {
+            self.tally.groups[slot.group].counters.unstarted += 1;
+        }
         if slot.in_transaction() {
             cancel = matches!(slot.phase, Phase::WaitResult | Phase::WaitRollback);
             let (g, s) = (slot.group, slot.script);

@@ -91,6 +91,10 @@ type ThreadCore = Core<SystemEnv>;
 /// Upper bound of one blocking read, so interval reports and Ctrl-C are never held up.
 const BLOCKING_READ_TIMEOUT_US: i64 = 100_000;
 
+/// How long the cancel requests of the clients abandoned at the end may take in all: a
+/// stalled server accepts them and never answers.
+const CANCEL_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Retry a write the socket refused this soon, µs.
 const FLUSH_RETRY_US: i64 = 100;
 
@@ -241,11 +245,16 @@ impl Worker {
         loop {
             let mut now = now_us();
             if self.core.must_abandon(now) {
-                for (s, l) in self.slots.iter_mut().zip(&mut self.links) {
+                let mut cancels = Vec::new();
+                for (s, l) in self.slots.iter_mut().zip(&self.links) {
                     if !s.is_done() {
-                        abandon(s, l, &mut self.d, &mut self.core);
+                        cancels.extend(abandon(s, l, &mut self.core, now));
                     }
                 }
+                // All at once and bounded (a stalled server never answers them), while the
+                // connections are still open (a pooler matches a cancel to its client);
+                // `step_clients` closes them next.
+                hotbench_wire::cancel_all(&cancels, CANCEL_BUDGET);
             }
             let (alive, flushing) = self.step_clients(&mut now);
             self.drain_events();
@@ -347,7 +356,9 @@ impl Worker {
 
     /// Closes the connections, flushes the log and sends the thread's results.
     fn finish(mut self) {
-        let bench_end_us = self.core.bench_end(now_us());
+        let exit_us = now_us();
+        let bench_end_us = self.core.bench_end(exit_us);
+        self.core.count_unstarted(exit_us);
         for l in self.links.iter_mut() {
             if let Some(c) = l.conn.take() {
                 c.close();
@@ -525,14 +536,19 @@ fn last_word(link: &mut Link) -> Option<hotbench_wire::DbError> {
     None
 }
 
-/// Ends a client at the end of the run, cancelling its query on the server if one runs.
-fn abandon(slot: &mut Slot, link: &mut Link, d: &mut Driver, core: &mut ThreadCore) {
-    if core.abandon(slot) {
-        if let Some(conn) = link.conn.as_ref() {
-            let _ = conn.cancel_token().cancel();
-        }
+/// Ends a client at the end of the run; returns how to cancel its query on the server if
+/// one runs (sent for all clients at once by the caller, before their connections close).
+fn abandon(
+    slot: &mut Slot,
+    link: &Link,
+    core: &mut ThreadCore,
+    now: i64,
+) -> Option<hotbench_wire::CancelToken> {
+    if core.abandon(slot, now) {
+        link.conn.as_ref().map(|c| c.cancel_token())
+    } else {
+        None
     }
-    d.drop_connection(link);
 }
 
 fn on_readable(

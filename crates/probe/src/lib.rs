@@ -187,6 +187,9 @@ struct Shared {
     intervals: AtomicU64,
     /// The probe has no connection (it could not connect, or lost it): nothing more comes.
     lost: AtomicBool,
+    /// Ends the probe's socket, so a query stuck on a stalled server returns at
+    /// [`ProbeHandle::stop`] instead of after the connection's 10 s timeout.
+    interrupter: std::sync::Mutex<Option<hotbench_wire::Interrupter>>,
 }
 
 impl Probe {
@@ -296,6 +299,7 @@ impl ProbeHandle {
             };
         }
         drop(self.stop_tx.take());
+        self.interrupt_if_stuck();
         match self.join.take().map(JoinHandle::join) {
             Some(Ok(rec)) => rec,
             _ => ProbeRecord {
@@ -306,6 +310,33 @@ impl ProbeHandle {
         }
     }
 }
+
+impl ProbeHandle {
+    /// Told to stop, the probe takes its final snapshots: on a server that answers, in well
+    /// under [`STOP_WAIT`]. A probe still busy after it is stuck on a stalled server (a
+    /// stopped postmaster or pooler): its socket is shut down, its query fails, and the
+    /// record keeps what was sampled until then (with the lost connection's note).
+    fn interrupt_if_stuck(&self) {
+        let Some(join) = self.join.as_ref() else {
+            return;
+        };
+        let deadline = std::time::Instant::now() + STOP_WAIT;
+        while !join.is_finished() {
+            if std::time::Instant::now() >= deadline {
+                if let Ok(slot) = self.shared.interrupter.lock() {
+                    if let Some(i) = slot.as_ref() {
+                        i.interrupt();
+                    }
+                }
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// How long [`ProbeHandle::stop`] lets the probe finish before ending its connection.
+const STOP_WAIT: Duration = Duration::from_secs(2);
 
 fn load_origin(a: &AtomicU64) -> Option<f64> {
     let bits = a.load(Ordering::SeqCst);
@@ -335,6 +366,9 @@ fn run_thread(
         }
     };
     let version = conn.server_version().to_string();
+    if let Ok(mut slot) = shared.interrupter.lock() {
+        *slot = conn.interrupter().ok();
+    }
     let mut conn = conn;
     let _ = conn.set_io_timeout(Some(Duration::from_secs(10)));
     let version = match conn.simple_query("select version()") {

@@ -49,6 +49,11 @@ pub struct TxnCounters {
     /// Ctrl-C): cancelled on the server and counted nowhere else.
     #[serde(default)]
     pub unfinished: u64,
+    /// Transactions the -R schedule started before the end of a -T run (or Ctrl-C) that never
+    /// began: the clients were held up (a stalled server, or one slower than the rate), so
+    /// their scheduled start passed while every client was still busy. Counted nowhere else.
+    #[serde(default)]
+    pub unstarted: u64,
     /// Time clients spent without a connection (lost until re-established), µs.
     #[serde(default)]
     pub disconnected_us: u64,
@@ -123,6 +128,7 @@ impl TxnCounters {
             (self.connection_failures, "connection failures"),
             (self.skipped, "skipped"),
             (self.unfinished, "unfinished (still running at the end)"),
+            (self.unstarted, "unstarted (scheduled by -R, never begun)"),
         ]
         .iter()
         .filter(|(n, _)| *n > 0)
@@ -220,6 +226,7 @@ impl TxnCounters {
             "ended_disconnected",
         )?;
         self.unfinished = add(self.unfinished, o.unfinished, "unfinished")?;
+        self.unstarted = add(self.unstarted, o.unstarted, "unstarted")?;
         for (k, v) in &o.errors_by_sqlstate {
             let n = self.errors_by_sqlstate.entry(k.clone()).or_insert(0);
             *n = add(*n, *v, "errors_by_sqlstate")?;

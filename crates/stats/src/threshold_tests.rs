@@ -158,10 +158,9 @@ fn a_statistic_without_a_sample_fails_and_says_why() {
             .record_failure(crate::counters::FailureKind::Other);
     }
     r.totals = crate::TotalsRecord::from_counters(r.totals.counters.clone(), 10.0);
-    let ts = parse_all(
-        &["p99<1ms", "mean<=5s", "max<1s", "failed>=99%", "tps<1000"].map(String::from),
-    )
-    .unwrap();
+    let ts =
+        parse_all(&["p99<1ms", "mean<=5s", "max<1s", "failed>=99%", "tps<1000"].map(String::from))
+            .unwrap();
     let out = evaluate(&ts, &[Subject::run("", &r)]);
     let ok: Vec<bool> = out.iter().map(|o| o.ok).collect();
     assert_eq!(ok, vec![false, false, false, true, true], "{out:#?}");

@@ -96,6 +96,12 @@ impl Connection {
         self.cancel.process_id()
     }
 
+    /// A handle that ends this connection's socket from another thread, so a query blocked
+    /// on a stalled server returns at once ([`crate::Interrupter`]).
+    pub fn interrupter(&self) -> io::Result<crate::Interrupter> {
+        crate::stream::Interrupter::of(&self.stream.sock)
+    }
+
     /// A token to cancel this connection's running query from anywhere (`Send + Clone`).
     pub fn cancel_token(&self) -> CancelToken {
         self.cancel.clone()

@@ -71,7 +71,7 @@ mod startup;
 mod stream;
 mod tls;
 
-pub use cancel::CancelToken;
+pub use cancel::{cancel_all, CancelToken};
 pub use config::{ChannelBindingMode, Config, Form, LoadBalanceHosts, SslMode, TargetSessionAttrs};
 pub use conn::{Connection, NoticeHandler, TxStatus};
 pub use engine_profile::Engine;
@@ -82,6 +82,7 @@ pub use reader::MessageReader;
 pub use resolve::{ConnectParams, Environment, Host, Target};
 pub use sqlstate::SqlState;
 pub use startup::{Connector, Spread};
+pub use stream::Interrupter;
 
 /// Backend messages as parsed by `postgres-protocol` (re-exported so the engine uses the
 /// same version).

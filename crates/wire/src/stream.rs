@@ -44,6 +44,29 @@ impl Socket {
     }
 }
 
+/// Ends a connection's socket from another thread ([`crate::Connection::interrupter`]): a
+/// read or write blocked on it returns at once (EOF or an error), as if the server had
+/// closed it. It holds its own handle on the socket, so it never touches another one.
+#[derive(Debug)]
+pub struct Interrupter(Socket);
+
+impl Interrupter {
+    pub(crate) fn of(sock: &Socket) -> io::Result<Interrupter> {
+        Ok(Interrupter(match sock {
+            Socket::Tcp(s) => Socket::Tcp(s.try_clone()?),
+            Socket::Unix(s) => Socket::Unix(s.try_clone()?),
+        }))
+    }
+
+    /// Shuts the socket down both ways (errors ignored: the socket may be closed already).
+    pub fn interrupt(&self) {
+        let _ = match &self.0 {
+            Socket::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
+            Socket::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+        };
+    }
+}
+
 impl Read for Socket {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {

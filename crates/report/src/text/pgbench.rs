@@ -386,6 +386,13 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             t.unfinished
         );
     }
+    if t.unstarted > 0 {
+        let _ = writeln!(
+            o,
+            "unstarted transactions: {} (scheduled by -R before the end, never begun: the clients were held up)",
+            t.unstarted
+        );
+    }
     if t.reconnects > 0 || t.disconnected_us > 0 {
         let _ = writeln!(
             o,
