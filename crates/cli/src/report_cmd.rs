@@ -175,6 +175,22 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
         t.latency.p99_ms,
         args.output.display()
     );
+    for n in &merged.notes {
+        if n.starts_with(hotbench_stats::clock_skew::NOTE_PREFIX) {
+            // The note names the input files: their control characters stay escaped.
+            let shown: String = n
+                .chars()
+                .flat_map(|c| {
+                    let escaped = c.is_control().then(|| c.escape_default());
+                    escaped
+                        .into_iter()
+                        .flatten()
+                        .chain((!c.is_control()).then_some(c))
+                })
+                .collect();
+            eprintln!("hotbench: warning: {shown}");
+        }
+    }
     Ok(0)
 }
 

@@ -183,6 +183,7 @@ pub(crate) fn benchmark_record(
         embedded: target.is_embedded(),
         fast: target.is_fast(),
         settings: Default::default(),
+        clock_offset_ms: db.clock_offset_ms,
     };
     let mut record = cfg.starting_record(
         transaction_type,
@@ -247,6 +248,8 @@ struct Database {
     scale: i64,
     /// pgbench_accounts' partitioning (method, count).
     partition: (Option<String>, i32),
+    /// This machine's clock minus the server's (`--shard`, `--start-at` runs).
+    clock_offset_ms: Option<f64>,
 }
 
 /// Connects, prints the banner, reads pgbench's tables' scale when built-in scripts need
@@ -296,12 +299,16 @@ fn prepare_database(
         }
     }
     let engine = hotbench_wire::Engine::of_version(&server_version);
+    let clock_offset_ms = (plan.shard.is_some() || plan.start_at_us.is_some())
+        .then(|| crate::shard::clock_offset_ms(&mut conn))
+        .flatten();
     conn.close();
     Ok(Database {
         server_version,
         engine,
         scale,
         partition,
+        clock_offset_ms,
     })
 }
 

@@ -83,6 +83,37 @@ pub fn run_key(count: usize, shared_settings: &str) -> String {
     format!("{h:016x}")
 }
 
+/// This machine's wall clock minus the server's, ms: the server is the one clock every
+/// shard talks to, so `merge` can tell when the machines' clocks disagree (a shard whose
+/// clock is ahead starts `--start-at` early). The best of three reads of
+/// `clock_timestamp()`, each taken as of the middle of its round trip; `None` when the
+/// server does not answer it.
+pub fn clock_offset_ms(conn: &mut hotbench_wire::Connection) -> Option<f64> {
+    let mut best: Option<(i64, f64)> = None;
+    for _ in 0..3 {
+        let before = hotbench_engine::unix_now_us();
+        let rows = conn
+            .simple_query("select extract(epoch from pg_catalog.clock_timestamp())::text")
+            .ok()?;
+        let after = hotbench_engine::unix_now_us();
+        let server_s: f64 = rows.first()?.get(0, 0)?.trim().parse().ok()?;
+        let offset_ms = clock_offset_of(before, after, server_s);
+        let rtt = after - before;
+        if best.is_none_or(|(r, _)| rtt < r) {
+            best = Some((rtt, offset_ms));
+        }
+    }
+    best.map(|(_, o)| o)
+}
+
+/// The offset (ms) of a clock read at `before`..`after` (local Unix µs) against the
+/// server's answer `server_s` (Unix s), taken at the middle of the round trip.
+fn clock_offset_of(before: i64, after: i64, server_s: f64) -> f64 {
+    let local_us = before as f64 + (after - before) as f64 / 2.0;
+    // Rounded to the µs the clocks are read in.
+    (local_us - server_s * 1e6).round() / 1000.0
+}
+
 /// The zone of an RFC 3339 time: `Z` or `±HH:MM`, split off as seconds east of UTC.
 fn split_zone(text: &str) -> Option<(&str, i64)> {
     if let Some(t) = text.strip_suffix(['Z', 'z']) {
@@ -244,6 +275,14 @@ mod tests {
         for bad in [format!("{bare}+1:00"), format!("{bare}+25:00")] {
             assert!(parse_start_at(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_clock_offset_is_taken_at_the_middle_of_the_round_trip() {
+        // Read from 1000.000 s to 1000.004 s locally; the server said 992.002 s: 8 s ahead.
+        let o = clock_offset_of(1_000_000_000, 1_000_004_000, 992.002);
+        assert!((o - 8000.0).abs() < 1e-6, "{o}");
+        assert!((clock_offset_of(5_000_000, 5_000_000, 5.0)).abs() < 1e-9);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Several processes make one run: three `hotbench run --shard I/3 --start-at T` against one
 //! server equal one process with all the clients — the same client ids, the same random
 //! draws per client, the same transaction counts — and `merge` combines them exactly, rates
-//! included.
+//! included, and notes clock skew between the shards' machines.
 
 mod common;
 
@@ -208,4 +208,38 @@ fn sharded_time_runs_merge_to_the_sum_of_their_rates() {
     assert_eq!(m.bench.clients, 4);
     let cnt: u64 = jsons.iter().map(|p| record(p).totals.counters.cnt).sum();
     assert_eq!(m.totals.counters.cnt, cnt);
+    clock_skew_is_noted(&dir, &jsons);
+}
+
+/// Issue 36, row 15: each shard measured its clock against the server's (one machine
+/// here: about 0); a shard whose machine's clock is 8 s ahead (its record as that machine
+/// writes it: the agreed start, an offset of +8 s) makes `merge` warn and note the skew,
+/// and its timeline is put 8 s earlier instead of being summed with the other's.
+fn clock_skew_is_noted(dir: &std::path::Path, jsons: &[std::path::PathBuf]) {
+    for p in jsons {
+        let off = record(p).server.clock_offset_ms.expect("clock_offset_ms");
+        assert!(off.abs() < 1000.0, "one machine, one clock: {off} ms");
+    }
+    let mut ahead = record(&jsons[1]);
+    ahead.server.clock_offset_ms = ahead.server.clock_offset_ms.map(|o| o + 8000.0);
+    let skewed = dir.join("ahead.json");
+    std::fs::write(&skewed, serde_json::to_vec(&ahead).unwrap()).unwrap();
+    let out = dir.join("skewed-merge.json");
+    let o = merge(&[&jsons[0], &skewed], &out);
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: clock skew: "), "{err}");
+    assert!(err.contains("ahead.json +8.0"), "{err}");
+    let m = record(&out);
+    assert!(
+        m.notes.iter().any(|n| n.starts_with("clock skew: ")),
+        "{:?}",
+        m.notes
+    );
+    let synced = record(&dir.join("merged.json")).timeline.len();
+    assert!(
+        m.timeline.len() == 2 * synced,
+        "8 s apart the timelines do not overlap: {} vs {synced} intervals",
+        m.timeline.len()
+    );
 }

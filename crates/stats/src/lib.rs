@@ -12,6 +12,7 @@
 //! inputs with a size limit.
 
 pub mod client_bound;
+pub mod clock_skew;
 pub mod coarse;
 pub mod compare_record;
 pub mod config_record;

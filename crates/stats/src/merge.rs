@@ -162,7 +162,9 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         .map(|(_, r)| r.bench.rate)
         .try_fold(0.0, |acc, r| r.map(|r| acc + r));
     out.groups = merge_groups(records, duration)?;
-    out.timeline = merge_timelines(records, out.started_at);
+    // On the server's clock when every input measured its offset (`clock_skew`).
+    let starts = crate::clock_skew::server_starts(records);
+    out.timeline = merge_timelines(records, &starts);
     out.errors = merge_errors(records);
     out.client = merge_client(records, &out.totals.counters);
     out.hosts = merge_hosts(records, duration)?;
@@ -191,10 +193,14 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         records.len(),
         names.join(", ")
     ));
+    notes.extend(crate::clock_skew::note(records));
+    // One machine's clock: the inputs' own offsets are in their files.
+    out.server.clock_offset_ms = None;
     let known: Vec<(f64, f64)> = records
         .iter()
-        .filter(|(_, r)| r.started_at > 0.0)
-        .map(|(_, r)| (r.started_at, r.started_at + r.duration_s))
+        .zip(&starts)
+        .filter(|(_, s)| **s > 0.0)
+        .map(|((_, r), s)| (*s, *s + r.duration_s))
         .collect();
     let latest_start = known.iter().map(|w| w.0).fold(f64::NEG_INFINITY, f64::max);
     let earliest_end = known.iter().map(|w| w.1).fold(f64::INFINITY, f64::min);
@@ -346,15 +352,22 @@ fn interval_of(t: &[IntervalRecord]) -> f64 {
     d[d.len() / 2]
 }
 
-fn merge_timelines(records: &[(String, RunRecord)], origin: f64) -> Vec<IntervalRecord> {
+/// Sums the timelines, each input's shifted by its start `starts[i]` (Unix s, 0 unknown)
+/// from the earliest.
+fn merge_timelines(records: &[(String, RunRecord)], starts: &[f64]) -> Vec<IntervalRecord> {
     let width = records
         .first()
         .map(|(_, r)| interval_of(&r.timeline))
         .unwrap_or(1.0);
+    let origin = starts
+        .iter()
+        .copied()
+        .filter(|s| *s > 0.0)
+        .fold(f64::INFINITY, f64::min);
     let mut buckets: BTreeMap<i64, IntervalRecord> = BTreeMap::new();
-    for (_, r) in records {
-        let shift = if r.started_at > 0.0 && origin > 0.0 {
-            r.started_at - origin
+    for ((_, r), start) in records.iter().zip(starts) {
+        let shift = if *start > 0.0 && origin.is_finite() {
+            start - origin
         } else {
             0.0
         };

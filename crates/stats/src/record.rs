@@ -241,6 +241,11 @@ pub struct ServerInfo {
     /// True when the embedded server ran with fsync/synchronous_commit off.
     pub fast: bool,
     pub settings: BTreeMap<String, String>,
+    /// This client machine's wall clock minus the server's, ms, measured before the run
+    /// (`--shard` and `--start-at` runs: the server is the clock every machine shares);
+    /// `merge` compares the inputs' to find clock skew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_offset_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

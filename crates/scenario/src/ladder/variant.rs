@@ -526,6 +526,7 @@ fn record_template(st: &Stage<'_, '_>, cfg: &RunConfig, ladder: &Ladder) -> RunR
         embedded: opts.embedded,
         fast: opts.fast,
         settings: p.settings.iter().cloned().collect(),
+        clock_offset_ms: None,
     };
     let transaction_type = format!("scenario {} / {}", scn.name(), p.variant.name);
     let mut record = cfg.starting_record(
