@@ -145,6 +145,11 @@ fn three_shards_equal_one_process_and_merge_exactly() {
     let m = record(&merged);
     assert_eq!(m.totals.counters.cnt, 30);
     assert_eq!(m.bench.clients, 6);
+    // Issue 35, item 2: the run's description and pgbench's header agree (config.clients
+    // kept the first shard's 2 before).
+    assert_eq!((m.config.clients, m.config.threads), (6, 3));
+    assert_eq!(m.config.groups[0].clients, 6);
+    assert_eq!(m.bench.threads, 3);
     let shards = m.config.shards.expect("config.shards");
     assert_eq!(shards.parts.len(), 3);
     assert!(shards.missing.is_empty(), "{shards:?}");

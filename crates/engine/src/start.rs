@@ -131,10 +131,13 @@ impl RunConfig {
         if sharing.shared() {
             notes.push(SHARED_NOTE.to_string());
         }
+        let config = self.record();
+        let mut bench = self.bench_info(transaction_type);
+        bench.derive_from(&config);
         RunRecord {
             command_line,
-            config: self.record(),
-            bench: self.bench_info(transaction_type),
+            config,
+            bench,
             server,
             notes,
             // Format, tool, version and status `starting`: a record that has nothing yet.
@@ -142,36 +145,20 @@ impl RunConfig {
         }
     }
 
-    /// pgbench's report header, from the configuration (no partitions: the caller knows).
+    /// pgbench's report header's own lines (no partitions: the caller knows); what it
+    /// shares with the run's description (`config`) is derived from that
+    /// (`BenchInfo::derive_from`), so the two cannot disagree.
     fn bench_info(&self, transaction_type: String) -> BenchInfo {
         BenchInfo {
             transaction_type,
             scale: self.scale,
-            query_mode: self.query_mode.name().into(),
-            clients: self.total_clients(),
-            threads: self.threads,
-            max_tries: self.retry.max_tries,
-            duration_s: match self.limit {
-                Limit::Duration(us) => Some((us / 1_000_000) as u64),
-                Limit::Transactions(_) => None,
-            },
-            transactions_per_client: match self.limit {
-                Limit::Transactions(n) => Some(n),
-                Limit::Duration(_) => None,
-            },
-            rate: self
-                .is_throttled()
-                .then(|| self.groups.iter().filter_map(|g| g.rate).sum()),
-            latency_limit_ms: self.latency_limit_us.map(|us| us as f64 / 1000.0),
             progress: self.display.progress_s.is_some(),
-            connect_each_txn: self.connect_each_txn,
             failures_detailed: self.display.failures_detailed,
             report_per_command: self.report_per_command,
             partition_method: None,
             partitions: 0,
-            rtt_us: self.settings.rtt_us,
-            random_seed: self.random_seed,
             pgbench_compat: self.display.pgbench_compat,
+            ..BenchInfo::default()
         }
     }
 }

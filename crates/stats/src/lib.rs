@@ -31,6 +31,7 @@ pub mod pgbench_format;
 pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
+pub mod run_description;
 pub mod sessions_record;
 pub mod shards;
 pub mod simple;

@@ -151,16 +151,10 @@ pub fn merge(records: &[(String, RunRecord)]) -> Result<RunRecord, MergeError> {
         sum_counters(&mut totals, &r.totals.counters, name, "totals")?;
     }
     out.totals = TotalsRecord::from_counters(totals, duration);
-    out.bench.clients = records
-        .iter()
-        .fold(0usize, |n, (_, r)| n.saturating_add(r.bench.clients));
-    out.bench.threads = records
-        .iter()
-        .fold(0usize, |n, (_, r)| n.saturating_add(r.bench.threads));
-    out.bench.rate = records
-        .iter()
-        .map(|(_, r)| r.bench.rate)
-        .try_fold(0.0, |acc, r| r.map(|r| acc + r));
+    // One description of the merged run (clients, threads, rates, groups summed), and
+    // pgbench's header derived from it: `config` and `bench` agree.
+    out.config = crate::run_description::merged_config(records);
+    out.bench.derive_from(&out.config);
     out.groups = merge_groups(records, duration)?;
     // On the server's clock when every input measured its offset (`clock_skew`).
     let starts = crate::clock_skew::server_starts(records);
