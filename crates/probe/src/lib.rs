@@ -187,9 +187,10 @@ struct Shared {
     intervals: AtomicU64,
     /// The probe has no connection (it could not connect, or lost it): nothing more comes.
     lost: AtomicBool,
-    /// Ends the probe's socket, so a query stuck on a stalled server returns at
-    /// [`ProbeHandle::stop`] instead of after the connection's 10 s timeout.
-    interrupter: std::sync::Mutex<Option<hotbench_wire::Interrupter>>,
+    /// Ends the probe's socket (and the pooler console's, when it reads one), so a query
+    /// stuck on a stalled server or pooler returns at [`ProbeHandle::stop`] instead of after
+    /// the connection's 10 s timeout.
+    interrupters: std::sync::Mutex<Vec<hotbench_wire::Interrupter>>,
 }
 
 impl Probe {
@@ -323,10 +324,8 @@ impl ProbeHandle {
         let deadline = std::time::Instant::now() + STOP_WAIT;
         while !join.is_finished() {
             if std::time::Instant::now() >= deadline {
-                if let Ok(slot) = self.shared.interrupter.lock() {
-                    if let Some(i) = slot.as_ref() {
-                        i.interrupt();
-                    }
+                if let Ok(all) = self.shared.interrupters.lock() {
+                    all.iter().for_each(hotbench_wire::Interrupter::interrupt);
                 }
                 return;
             }
@@ -366,8 +365,8 @@ fn run_thread(
         }
     };
     let version = conn.server_version().to_string();
-    if let Ok(mut slot) = shared.interrupter.lock() {
-        *slot = conn.interrupter().ok();
+    if let (Ok(mut all), Ok(i)) = (shared.interrupters.lock(), conn.interrupter()) {
+        all.push(i);
     }
     let mut conn = conn;
     let _ = conn.set_io_timeout(Some(Duration::from_secs(10)));
@@ -380,6 +379,9 @@ fn run_thread(
         Err(_) => version,
     };
     let mut sampler = Sampler::begin(Session::new(conn), &opts, &version, local);
+    if let (Ok(mut all), Some(i)) = (shared.interrupters.lock(), sampler.pooler_interrupter()) {
+        all.push(i);
+    }
     shared.lost.store(sampler.is_lost(), Ordering::SeqCst);
     let _ = ready_tx.send(());
     let wait = opts.wait_interval.as_secs_f64().max(0.001);

@@ -407,6 +407,12 @@ impl PoolerTrack {
         t
     }
 
+    /// Ends the console's socket from another thread ([`crate::ProbeHandle::stop`], when the
+    /// pooler stalled).
+    pub(crate) fn interrupter(&self) -> Option<hotbench_wire::Interrupter> {
+        self.console.as_ref()?.conn.interrupter().ok()
+    }
+
     fn read(&mut self, what: &str) -> Option<QueryResult> {
         let c = self.console.as_mut()?;
         match c.show(what) {

@@ -122,6 +122,11 @@ pub struct Sampler {
 impl Sampler {
     /// Detects what the server offers and takes the baseline snapshots.
     /// `local_server`: the server runs on this machine (its backend's CPU time is readable).
+    /// Ends the pooler console's socket from another thread (see [`PoolerTrack`]).
+    pub(crate) fn pooler_interrupter(&self) -> Option<hotbench_wire::Interrupter> {
+        self.pooler.as_ref()?.interrupter()
+    }
+
     pub fn begin(s: Session, opts: &ProbeOptions, version: &str, local_server: bool) -> Sampler {
         let engine = engine_of(version);
         let version_num = s.connection().server_version_num();

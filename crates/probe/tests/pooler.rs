@@ -119,3 +119,61 @@ fn clients_queued_behind_a_pool_of_one_are_waiting_in_the_pooler() {
     );
     bouncer.stop();
 }
+
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// SIGSTOPs a process until dropped (SIGCONT then, also when the test fails).
+struct Stopped(u32);
+
+impl Stopped {
+    fn new(pid: u32) -> Stopped {
+        unsafe { kill(pid as i32, 19) };
+        Stopped(pid)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        unsafe { kill(self.0 as i32, 18) };
+    }
+}
+
+/// Issue 36, row 14: a pooler stalled (SIGSTOPped) at the end of a run holds the probe's
+/// console read until its 10 s timeout; stop() cuts it after 2 s and keeps the samples.
+#[test]
+fn a_stalled_pooler_does_not_hold_the_probes_stop() {
+    let db = testing::fresh_database("probe_pooler_stall");
+    let bouncer = testing::pgbouncer(PoolMode::Transaction, 1);
+    let admin = through(bouncer.port(), "pgbouncer", "test-admin");
+    let app = hotbench_probe::unique_application_name();
+    let mut opts = ProbeOptions::new(&app);
+    opts.wait_interval = Duration::from_millis(20);
+    opts.stats_interval = Duration::from_millis(200);
+    opts.pooler = Some(PoolerSource {
+        admin,
+        databases: vec![db.dbname.clone()],
+        user: Some(testing::shared().user().to_string()),
+    });
+    let direct = Config::parse(&db.socket_conninfo())
+        .and_then(|c| c.resolve())
+        .expect("conninfo");
+    let probe = Probe::start(&direct, opts);
+    wait_until("a few samples", || probe.progress().samples >= 3);
+    let stopped = Stopped::new(bouncer.pid());
+    let t0 = Instant::now();
+    let rec = probe.stop();
+    let took = t0.elapsed();
+    drop(stopped);
+    assert!(
+        took < Duration::from_secs(6),
+        "the probe's stop waited {took:?} for a stalled pooler"
+    );
+    assert!(
+        rec.samples >= 3,
+        "the samples until the stall are kept: {:?}",
+        rec.notes
+    );
+    bouncer.stop();
+}
