@@ -122,9 +122,10 @@ impl<E: Env> Core<E> {
     }
 
     /// Where the -R schedule stops owing starts: the -T end, or `now` if the run stopped
-    /// before it (Ctrl-C). `now` for -t runs too (only -T runs count unstarted ones).
-    pub(crate) fn schedule_horizon(&self, now: i64) -> i64 {
-        self.end_us.map_or(now, |e| e.min(now))
+    /// before it (Ctrl-C). None for -t runs: they owe transactions per client, not a
+    /// schedule up to an end.
+    pub(crate) fn schedule_horizon(&self, now: i64) -> Option<i64> {
+        self.end_us.map(|e| e.min(now))
     }
 
     /// The thread's clients are all done at `now`: under -R in a -T run, every start the
@@ -134,10 +135,9 @@ impl<E: Env> Core<E> {
     /// drawn as the schedule would have drawn them (the thread's throttle PRNG); past
     /// [`MAX_DRAWS`] the rest is the schedule's expected count.
     pub fn count_unstarted(&mut self, now: i64) {
-        if self.end_us.is_none() {
+        let Some(horizon) = self.schedule_horizon(now) else {
             return;
-        }
-        let horizon = self.schedule_horizon(now);
+        };
         for g in 0..self.delay.len() {
             let Some(delay) = self.delay[g] else {
                 continue;

@@ -302,7 +302,10 @@ impl<E: Env> Core<E> {
     /// driver should cancel the query on the server first (so its locks go away at once).
     pub fn abandon(&mut self, slot: &mut Slot, now: i64) -> bool {
         let mut cancel = false;
-        if slot.phase == Phase::Throttle && slot.txn_scheduled <= self.schedule_horizon(now) {
+        let owed = self
+            .schedule_horizon(now)
+            .is_some_and(|h| slot.txn_scheduled <= h);
+        if slot.phase == Phase::Throttle && owed {
             self.tally.groups[slot.group].counters.unstarted += 1;
         }
         if slot.in_transaction() {
