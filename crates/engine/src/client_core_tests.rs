@@ -1,7 +1,8 @@
 //! The engine core driven without a server: a hand-moved clock, scripted backend replies
 //! and a fake driver that records what the core asked to send. Covers commits, retries of
 //! serialization failures and deadlocks, errors that abort, lost connections and
-//! reconnects, -R lag, -L skips, pipelines, -C and the round-trip emulation.
+//! reconnects, -R lag, -L skips, pipelines, -C, the round-trip emulation, and the end of a
+//! -R run that a stall outlasts (every scheduled transaction counted).
 
 use std::cell::Cell;
 use std::rc::Rc;
