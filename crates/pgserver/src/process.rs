@@ -205,8 +205,10 @@ pub fn wait_ready(
         }
         if let Some(pf) = read_pid_file(data) {
             // PostgreSQL 10+ writes "ready" (it listens earlier, while still starting up);
-            // older ones write no status at all.
-            let listening = major < 10 && crate::ports::accepts(port);
+            // older ones write no status at all: the port's listening socket must be its own
+            // (another process answering there is not our server).
+            let listening = major < 10
+                && crate::ports::listener(child.id(), port) == Some(crate::ports::Listener::Ours);
             if pf.pid == child.id() && (pf.status == "ready" || listening) {
                 return Ok(());
             }
