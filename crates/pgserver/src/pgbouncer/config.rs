@@ -68,6 +68,11 @@ pub struct IniSettings<'a> {
     pub max_client_conn: u32,
     /// Where the pid file goes.
     pub dir: &'a Path,
+    /// The clients' password was generated for this PgBouncer (the server wants none): 128
+    /// random bits, so md5's challenge-response guards it as well as SCRAM, without SCRAM's
+    /// PBKDF2 (4,096 HMAC rounds on each side) at every login, which would slow a thousand
+    /// clients' connect on PgBouncer's single thread.
+    pub generated_password: bool,
 }
 
 /// A database alias whose server connections run `connect_query` before serving a client.
@@ -155,10 +160,10 @@ pub fn render_ini(s: &IniSettings<'_>, aliases: &[Alias]) -> Result<String> {
             connstr_value(&a.connect_query)
         ));
     }
-    let auth = if u.password.is_some() {
-        "scram-sha-256"
-    } else {
-        "trust"
+    let auth = match (&u.password, s.generated_password) {
+        (Some(_), true) => "md5",
+        (Some(_), false) => "scram-sha-256",
+        (None, _) => "trust",
     };
     let dir = s.dir.display().to_string();
     no_line_breaks("the pooler's directory", &dir)?;
@@ -230,6 +235,7 @@ mod tests {
             pool_size: 10,
             max_client_conn: 1100,
             dir: Path::new("/tmp/hb-p"),
+            generated_password: false,
         };
         render_ini(&s, aliases).expect("renders")
     }
@@ -257,6 +263,17 @@ mod tests {
         );
         let trust = ini(&upstream(None), PoolMode::Session, &[]);
         assert!(trust.contains("auth_type = trust\n"));
+        let mine = IniSettings {
+            upstream: &u,
+            port: 6543,
+            mode: PoolMode::Transaction,
+            pool_size: 10,
+            max_client_conn: 1100,
+            dir: Path::new("/tmp/hb-p"),
+            generated_password: true,
+        };
+        let generated = render_ini(&mine, &[]).expect("renders");
+        assert!(generated.contains("auth_type = md5\n"), "{generated}");
         assert!(trust.contains(&format!("server_reset_query = {SESSION_RESET_QUERY}\n")));
         assert!(!SESSION_RESET_QUERY.contains("RESET ALL"));
     }

@@ -80,6 +80,8 @@ pub struct PgBouncer {
     pool_size: u32,
     max_client_conn: u32,
     upstream: Upstream,
+    /// The clients' password was made here (see [`config::IniSettings::generated_password`]).
+    generated_password: bool,
     user: &'static RunAs,
     aliases: Mutex<Vec<Alias>>,
     next_alias: Mutex<u32>,
@@ -94,11 +96,13 @@ impl PgBouncer {
         }
         let binary = binary::find(opts.bin.as_deref())?;
         let user = RunAs::get()?;
-        // Clients log in with the server's password; when the server wants none, with one
-        // made for this PgBouncer: trust on its TCP port would let every local user in as the
-        // run's role. [`PgBouncer::upstream`] has it for the clients.
+        // Clients log in with the server's password (SCRAM); when the server wants none, with
+        // one made for this PgBouncer (md5: see `IniSettings::generated_password`): trust on
+        // its TCP port would let every local user in as the run's role.
+        // [`PgBouncer::upstream`] has it for the clients.
         let mut upstream = opts.upstream.clone();
-        if upstream.password.is_none() {
+        let generated_password = upstream.password.is_none();
+        if generated_password {
             upstream.password = Some(crate::secret::generate()?);
         }
         config::render_userlist(&upstream)?;
@@ -127,6 +131,7 @@ impl PgBouncer {
             pool_size: opts.pool_size,
             max_client_conn: opts.max_clients.saturating_add(CLIENT_HEADROOM),
             upstream,
+            generated_password,
             user,
             aliases: Mutex::new(Vec::new()),
             next_alias: Mutex::new(0),
@@ -230,6 +235,7 @@ impl PgBouncer {
             pool_size: self.pool_size,
             max_client_conn: self.max_client_conn,
             dir: &self.dir,
+            generated_password: self.generated_password,
         };
         self.write_private(&self.ini_file(), &config::render_ini(&settings, aliases)?)
     }
