@@ -141,6 +141,63 @@ fn the_default_server_wants_its_generated_password_over_tcp() {
     }
 }
 
+/// A default cluster an older hotbench made (TCP trusted, no password file; as root, owned
+/// by the shared `postgres` account) is given to our own account and a password at its next
+/// start.
+#[test]
+fn a_cluster_an_older_hotbench_made_gets_our_account_and_a_password() {
+    let tmp = tempfile::Builder::new()
+        .prefix("hbo-")
+        .tempdir_in(testing::test_temp_root())
+        .expect("tempdir");
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let base = tmp.path().join("pg");
+    let o = DefaultOptions {
+        dir: Some(base.clone()),
+        quiet: true,
+        bins: testing::test_bin_options(),
+        ..DefaultOptions::default()
+    };
+    server_start(&o).expect("first start");
+    assert!(server_stop(&o).expect("stop"));
+    // What an older hotbench left: trust everywhere, no password file, `postgres`'s files.
+    let data = base.join("data");
+    std::fs::write(
+        data.join("pg_hba.conf"),
+        "local all all trust\nhost all all 127.0.0.1/32 trust\n",
+    )
+    .expect("hba");
+    std::fs::remove_file(base.join(secret::PASSFILE)).expect("no password file");
+    let postgres = account::lookup_name("postgres").filter(|_| euid() == 0);
+    if let Some((uid, gid)) = postgres {
+        let chown = Command::new("chown")
+            .arg("-R")
+            .arg(format!("{uid}:{gid}"))
+            .arg(&data)
+            .status()
+            .expect("chown");
+        assert!(chown.success());
+    }
+    let st = server_start(&o).expect("start of the old cluster");
+    let r = st.running.expect("running");
+    let pw = secret::read(&base.join(secret::PASSFILE)).expect("a password now");
+    assert!(refused(&psql_tcp(&r.conn, None, None)), "TCP still trusted");
+    assert!(psql_tcp(&r.conn, Some(&pw), None).status.success());
+    check_runs_as_its_own_account(r.pid);
+    let owner = std::fs::metadata(&data).expect("data").uid();
+    assert_eq!(owner, RunAs::get().expect("account").uid);
+    assert!(server_stop(&o).expect("stop"));
+    let t0 = std::time::Instant::now();
+    while !processes_in(tmp.path()).is_empty() {
+        assert!(t0.elapsed().as_secs() < 30, "server left running");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The test harness's servers are created the same way, and its connection info carries the
 /// password, so every test's clients get in.
 #[test]
