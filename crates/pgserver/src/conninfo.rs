@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-/// Connection parameters of a running server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Connection parameters of a running server (its `Debug` form masks the password).
+#[derive(Clone, PartialEq, Eq)]
 pub struct ConnInfo {
     /// Unix socket directory (libpq `host` when it starts with `/`).
     pub socket_dir: PathBuf,
@@ -24,6 +24,21 @@ pub struct ConnInfo {
     /// The pgpass file holding the password of a server hotbench created
     /// ([`crate::secret`]), for people's own clients (`PGPASSFILE`).
     pub passfile: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for ConnInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnInfo")
+            .field("socket_dir", &self.socket_dir)
+            .field("tcp_host", &self.tcp_host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("dbname", &self.dbname)
+            .field("password", &self.password.as_ref().map(|_| "********"))
+            .field("ssl_root_cert", &self.ssl_root_cert)
+            .field("passfile", &self.passfile)
+            .finish()
+    }
 }
 
 fn kv(value: &str) -> String {
@@ -199,6 +214,7 @@ mod tests {
             passfile: Some("/var/lib/hotbench/pg15/passfile".into()),
             ..p
         };
+        assert!(!format!("{shown:?}").contains("it's a:b"), "{shown:?}");
         assert_eq!(
             shown.display_url(),
             "postgresql://bob@127.0.0.1:5433/postgres?passfile=/var/lib/hotbench/pg15/passfile"

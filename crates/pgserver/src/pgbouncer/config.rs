@@ -42,8 +42,9 @@ impl PoolMode {
     }
 }
 
-/// The server PgBouncer connects to, as the run's own connection options resolved it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The server PgBouncer connects to, as the run's own connection options resolved it (its
+/// `Debug` form masks the password).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Upstream {
     /// TCP host, or a unix socket directory (starts with `/`).
     pub host: String,
@@ -56,6 +57,19 @@ pub struct Upstream {
     pub password: Option<String>,
     /// Ask the server for TLS when it offers it (the run's sslmode was not `disable`).
     pub tls: bool,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("dbname", &self.dbname)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "********"))
+            .field("tls", &self.tls)
+            .finish()
+    }
 }
 
 /// Everything `pgbouncer.ini` depends on.
@@ -280,6 +294,7 @@ mod tests {
 
     #[test]
     fn the_userlist_holds_the_password_quoted() {
+        assert!(!format!("{:?}", upstream(Some("s3cret"))).contains("s3cret"));
         let text = render_userlist(&upstream(Some("a\"b"))).expect("renders");
         assert_eq!(text, "\"postgres\" \"a\"\"b\"\n");
         assert_eq!(
