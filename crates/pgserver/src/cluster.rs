@@ -135,8 +135,10 @@ pub fn set_password(
     password: &str,
     log: &Path,
 ) -> Result<()> {
+    // Should it fail, the statement (the password in it) must not reach the log, and from
+    // there an error message: the log says only what went wrong.
     let sql = format!(
-        "SET password_encryption = {};\nALTER ROLE {} PASSWORD {};\n",
+        "SET log_min_error_statement = panic;\nSET password_encryption = {};\nALTER ROLE {} PASSWORD {};\n",
         config::sql_literal(opts.auth_encryption()),
         quote_ident(&opts.user),
         config::sql_literal(password)

@@ -164,6 +164,27 @@ fn a_cluster_an_older_hotbench_made_gets_our_account_and_a_password() {
     };
     server_start(&o).expect("first start");
     assert!(server_stop(&o).expect("stop"));
+    // A password that fails to be set is in neither the error nor the log.
+    let bins = hotbench_pgserver::binaries::find(&testing::test_bin_options()).expect("bins");
+    let log = base.join("postgres.log");
+    let no_role = hotbench_pgserver::ClusterOptions {
+        user: "no_such_role".into(),
+        ..Default::default()
+    };
+    let e = hotbench_pgserver::cluster::set_password(
+        &bins,
+        RunAs::get().expect("account"),
+        &base.join("data"),
+        &no_role,
+        "Zq9-marker-pw",
+        &log,
+    )
+    .expect_err("no such role");
+    assert!(!e.to_string().contains("Zq9"), "{e}");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains("no_such_role"), "{text}");
+    assert!(!text.contains("Zq9"), "{text}");
+    assert_eq!(std::fs::metadata(&log).expect("log").mode() & 0o777, 0o600);
     // What an older hotbench left: trust everywhere, no password file, `postgres`'s files.
     let data = base.join("data");
     std::fs::write(
