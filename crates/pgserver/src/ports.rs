@@ -50,7 +50,7 @@ fn listening_inodes(table: &str, port: u16, out: &mut Vec<u64>) {
     }
 }
 
-/// Does process `pid` hold the socket listening on `port`, another process, or nobody?
+/// Does process `pid` hold the socket(s) listening on `port`, another process, or nobody?
 /// `None` when `/proc` cannot tell (not mounted, or `pid`'s open files are unreadable).
 pub fn listener(pid: u32, port: u16) -> Option<Listener> {
     let mut inodes = Vec::new();
@@ -67,13 +67,18 @@ pub fn listener(pid: u32, port: u16) -> Option<Listener> {
     if inodes.is_empty() {
         return Some(Listener::Nobody);
     }
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
-    let ours = fds.flatten().any(|e| {
-        std::fs::read_link(e.path()).is_ok_and(|l| {
-            let l = l.to_string_lossy();
-            inodes.iter().any(|i| l == format!("socket:[{i}]").as_str())
+    let held: Vec<u64> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            l.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
         })
-    });
+        .collect();
+    // Every socket listening there must be its own: another one in a SO_REUSEPORT group
+    // would get a share of the connections.
+    let ours = inodes.iter().all(|i| held.contains(i));
     Some(if ours {
         Listener::Ours
     } else {
