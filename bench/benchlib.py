@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -118,6 +119,18 @@ def build_hotbench(path=None):
     return os.path.join(target, "release", "hotbench")
 
 
+def embedded_conn(url, env):
+    """-h/-p/-U/dbname arguments for the URL `hotbench server start|url` prints; the server
+    wants its generated password over TCP, so env's PGPASSFILE is pointed at the password
+    file the URL names (`?passfile=…`: the password itself is never printed)."""
+    m = re.match(r"postgresql://([^@]+)@([^:/]+):(\d+)/(\w+)", url)
+    user, host, port, db = m.groups()
+    pf = re.search(r"[?&]passfile=([^&]+)", url)
+    if pf:
+        env["PGPASSFILE"] = urllib.parse.unquote(pf.group(1))
+    return ["-h", host, "-p", port, "-U", user, db]
+
+
 class EmbeddedServer:
     """The default embedded server in a throwaway data directory (fsync off), started with
     `prefix` (e.g. taskset) so its processes inherit the CPU affinity; `conn` is the
@@ -142,9 +155,7 @@ class EmbeddedServer:
         except subprocess.CalledProcessError as e:
             shutil.rmtree(self.work, ignore_errors=True)
             sys.exit(f"could not start the embedded server:\n{e.stdout}\n{e.stderr}")
-        m = re.match(r"postgresql://([^@]+)@([^:/]+):(\d+)/(\w+)", self.url)
-        user, host, port, db = m.groups()
-        self.conn = ["-h", host, "-p", port, "-U", user, db]
+        self.conn = embedded_conn(self.url, env)
         if scale:
             sh(list(prefix) + [hb, "run", "-i", "-q", "-s", str(scale)] + self.conn, env=env)
 

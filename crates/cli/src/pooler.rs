@@ -145,11 +145,13 @@ impl Pooler {
         opts.bin = req.bin.clone();
         let bouncer = PgBouncer::start(&opts)
             .map_err(|e| Fail::input(format!("could not start PgBouncer: {e}")))?;
+        // The server's, or the one PgBouncer was given when the server wants none.
+        let password = bouncer.upstream().password.clone();
         Ok(Some(Pooler::Own(Box::new(OwnPooler {
             bouncer,
             direct: target.clone(),
             current_db: Mutex::new(params.dbname.clone()),
-            password: t.password.clone(),
+            password,
         }))))
     }
 

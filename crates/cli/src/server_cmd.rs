@@ -46,7 +46,7 @@ pub fn main(args: &ServerArgs) -> Result<u8> {
             o.port = *port;
             let status = server_start(&o).map_err(fail)?;
             match &status.running {
-                Some(r) => println!("{}", r.conn.url()),
+                Some(r) => println!("{}", r.conn.display_url()),
                 None => println!("{}", status.to_string().trim_end()),
             }
         }

@@ -149,14 +149,20 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
     };
     let guard = ensure_default_server(&opts)
         .map_err(|e| Fail::input(format!("could not start the embedded server: {e}")))?;
-    let conninfo = guard.conninfo().socket_conninfo();
-    let mut config = Config::parse(&conninfo).map_err(|e| Fail::input(e.to_string()))?;
-    if let Some(user) = &args.conn.username {
-        config
-            .set("user", user)
-            .map_err(|e| Fail::input(e.to_string()))?;
-    }
-    let pooler = Pooler::start(&pooler_request(&args.settings)?, &config)?;
+    let parse = |ci: &hotbench_pgserver::ConnInfo| -> Result<Config> {
+        let mut c = Config::parse(&ci.socket_conninfo()).map_err(|e| Fail::input(e.to_string()))?;
+        if let Some(user) = &args.conn.username {
+            c.set("user", user)
+                .map_err(|e| Fail::input(e.to_string()))?;
+        }
+        Ok(c)
+    };
+    let ci = guard.conninfo();
+    let config = parse(ci)?;
+    // A PgBouncer reaches the server through its trusted socket and needs no password: it
+    // makes one of its own for the clients (cheaper to log in with than the server's SCRAM).
+    let upstream = parse(&ci.with_user(&ci.user, None))?;
+    let pooler = Pooler::start(&pooler_request(&args.settings)?, &upstream)?;
     Ok(Target {
         config,
         pooler,

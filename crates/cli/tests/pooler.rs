@@ -412,6 +412,8 @@ fn your_own_pgbouncer_is_read_through_its_admin_console() {
         for v in ["PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD"] {
             c.env_remove(v);
         }
+        // Your PgBouncer wants the server's password, as the harness's does.
+        c.envs(db.password.as_ref().map(|p| ("PGPASSWORD", p)));
         c.output().expect("run")
     };
     let o = run("prepared");
@@ -450,7 +452,8 @@ fn your_own_pgbouncer_is_read_through_its_admin_console() {
     c.args(["scenario", "run", "daily-limit", "-T", "1"])
         .args(target)
         .args(["--pooler-admin", admin.as_str()])
-        .arg(&db.dbname);
+        .arg(&db.dbname)
+        .envs(db.password.as_ref().map(|p| ("PGPASSWORD", p)));
     let o = c.output().expect("scenario");
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{stderr}");

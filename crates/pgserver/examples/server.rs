@@ -40,7 +40,7 @@ fn run(cmd: &str, opts: &DefaultOptions) -> Result<(), hotbench_pgserver::Error>
         "start" => {
             let st = server_start(opts)?;
             if let Some(r) = st.running {
-                println!("{}", r.conn.url());
+                println!("{}", r.conn.display_url());
             }
         }
         "url" => println!("{}", server_url(opts)?),

@@ -1,6 +1,8 @@
 //! Who PostgreSQL runs as. `initdb` and `postgres` refuse to run as root, so when we are root we
-//! pick (or create) an unprivileged system account and run them as it, with every directory
-//! they touch owned by it. When we are not root they simply run as us.
+//! run them as a dedicated system account of their own, [`CREATED_USER`] (created on first
+//! use), with every directory they touch owned by it. Never the distribution's shared
+//! `postgres` account: a superuser of our server could then `COPY … TO PROGRAM` as the owner
+//! of every other cluster on the machine. When we are not root they simply run as us.
 
 use std::ffi::{CStr, CString};
 use std::os::unix::process::CommandExt;
@@ -23,11 +25,12 @@ pub struct RunAs {
     pub switch: bool,
 }
 
-/// Name of the account we create when root and no `postgres` account exists.
+/// Name of the dedicated account PostgreSQL and PgBouncer run as when we are root.
 pub const CREATED_USER: &str = "hotbench";
 
 impl RunAs {
-    /// The account to use, resolved once per process (may create [`CREATED_USER`] when root).
+    /// The account to use, resolved once per process (creates [`CREATED_USER`] when root and
+    /// it does not exist yet).
     pub fn get() -> Result<&'static RunAs> {
         static CELL: OnceLock<Result<RunAs, String>> = OnceLock::new();
         CELL.get_or_init(|| resolve().map_err(|e| e.to_string()))
@@ -54,6 +57,26 @@ impl RunAs {
         }
         std::os::unix::fs::chown(path, Some(self.uid), Some(self.gid))
             .map_err(|e| Error::io("cannot give ownership to the PostgreSQL user", path, e))
+    }
+
+    /// Give `dir` and everything under it to this account, never following a symbolic link
+    /// (a cluster made by an earlier hotbench that ran PostgreSQL as `postgres`). No-op when
+    /// not switching.
+    pub fn chown_tree(&self, dir: &Path) -> Result<()> {
+        if !self.switch {
+            return Ok(());
+        }
+        std::os::unix::fs::lchown(dir, Some(self.uid), Some(self.gid))
+            .map_err(|e| Error::io("cannot give ownership to the PostgreSQL user", dir, e))?;
+        let md = std::fs::symlink_metadata(dir).map_err(|e| Error::io("cannot read", dir, e))?;
+        if !md.is_dir() {
+            return Ok(());
+        }
+        for entry in std::fs::read_dir(dir).map_err(|e| Error::io("cannot read", dir, e))? {
+            let entry = entry.map_err(|e| Error::io("cannot read", dir, e))?;
+            self.chown_tree(&entry.path())?;
+        }
+        Ok(())
     }
 
     /// Can this account reach (search every ancestor of) `path`? Used to avoid data or cache
@@ -100,11 +123,12 @@ fn resolve() -> Result<RunAs> {
             switch: false,
         });
     }
-    resolve_root(&["postgres", CREATED_USER], CREATED_USER)
+    resolve_root(&[CREATED_USER], CREATED_USER)
 }
 
 /// As root: the first existing account of `candidates`, else `create` made with `useradd
-/// --system` (no home, no login shell), else `nobody`.
+/// --system` (no home, no login shell). Never a shared account (`postgres`, `nobody`): what
+/// runs as it could reach whatever else runs as it.
 pub fn resolve_root(candidates: &[&str], create: &str) -> Result<RunAs> {
     let found = |name: &str| {
         lookup_name(name).map(|(uid, gid)| RunAs {
@@ -137,14 +161,16 @@ pub fn resolve_root(candidates: &[&str], create: &str) -> Result<RunAs> {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status();
-    found(create).or_else(|| found("nobody")).ok_or_else(|| {
+    found(create).ok_or_else(|| {
         Error::NoUser(format!(
-            "none of {candidates:?} exists, `useradd --system {create}` failed and there is no `nobody`"
+            "none of {candidates:?} exists and `useradd --system {create}` failed; create a \
+             system account `{create}` (no login) for the embedded PostgreSQL to run as"
         ))
     })
 }
 
-fn lookup_name(name: &str) -> Option<(u32, u32)> {
+/// User and group id of the account `name`, if it exists.
+pub fn lookup_name(name: &str) -> Option<(u32, u32)> {
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 16384];
     // SAFETY: passwd is plain old data; zeroed is a valid initial value.

@@ -78,20 +78,9 @@ pub fn init(
         "\n# hotbench settings (rewritten at each start)\ninclude_if_exists = '{SETTINGS_FILE}'"
     )
     .map_err(|e| Error::io("cannot write postgresql.conf", &conf, e))?;
-    write_file(
-        user,
-        &data.join("pg_hba.conf"),
-        &config::render_hba(opts),
-        0o600,
-    )?;
+    write_hba(user, data, opts)?;
     if let Some(pw) = opts.effective_password() {
-        let sql = format!(
-            "SET password_encryption = {};\nALTER ROLE {} PASSWORD {};\n",
-            config::sql_literal(opts.auth_encryption()),
-            quote_ident(&opts.user),
-            config::sql_literal(&pw)
-        );
-        single_user(bins, user, data, "postgres", &sql, log)?;
+        set_password(bins, user, data, opts, &pw, log)?;
     }
     if opts.tls != TlsMode::Off {
         write_tls(user, data)?;
@@ -124,6 +113,37 @@ pub fn initdb(
 /// Write `hotbench.conf` for this start (port and socket directory may change between starts).
 pub fn write_settings(user: &RunAs, data: &Path, text: &str) -> Result<()> {
     write_file(user, &data.join(SETTINGS_FILE), text, 0o600)
+}
+
+/// Write `pg_hba.conf` for `opts` (at creation and at each start).
+pub fn write_hba(user: &RunAs, data: &Path, opts: &ClusterOptions) -> Result<()> {
+    write_file(
+        user,
+        &data.join("pg_hba.conf"),
+        &config::render_hba(opts),
+        0o600,
+    )
+}
+
+/// Set the superuser's password in single-user mode (server stopped), stored as `opts`'
+/// auth method wants it.
+pub fn set_password(
+    bins: &PgBinaries,
+    user: &RunAs,
+    data: &Path,
+    opts: &ClusterOptions,
+    password: &str,
+    log: &Path,
+) -> Result<()> {
+    // Should it fail, the statement (the password in it) must not reach the log, and from
+    // there an error message: the log says only what went wrong.
+    let sql = format!(
+        "SET log_min_error_statement = panic;\nSET password_encryption = {};\nALTER ROLE {} PASSWORD {};\n",
+        config::sql_literal(opts.auth_encryption()),
+        quote_ident(&opts.user),
+        config::sql_literal(password)
+    );
+    single_user(bins, user, data, "postgres", &sql, log)
 }
 
 /// Run SQL in single-user mode (server stopped).

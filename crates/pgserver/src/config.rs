@@ -7,8 +7,12 @@ use crate::binaries::PgBinaries;
 /// Authentication method written to `pg_hba.conf` for local and loopback connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AuthMethod {
-    /// No password.
+    /// The default: the unix socket, in a 0700 directory only the server's account (and root)
+    /// can enter, is trusted; TCP wants SCRAM-SHA-256 with a password generated for the
+    /// cluster (kept in a 0600 pgpass file, [`crate::secret`]), so no other local user gets in.
     #[default]
+    Private,
+    /// No password, socket and TCP alike: any local user gets in (tests that need it only).
     Trust,
     /// Cleartext password.
     Password,
@@ -19,13 +23,22 @@ pub enum AuthMethod {
 }
 
 impl AuthMethod {
-    /// The `pg_hba.conf` keyword.
+    /// The `pg_hba.conf` keyword for TCP connections.
     pub fn keyword(self) -> &'static str {
         match self {
+            AuthMethod::Private => "scram-sha-256",
             AuthMethod::Trust => "trust",
             AuthMethod::Password => "password",
             AuthMethod::Md5 => "md5",
             AuthMethod::ScramSha256 => "scram-sha-256",
+        }
+    }
+
+    /// The `pg_hba.conf` keyword for unix-socket connections.
+    pub fn local_keyword(self) -> &'static str {
+        match self {
+            AuthMethod::Private => "trust",
+            m => m.keyword(),
         }
     }
 
@@ -64,7 +77,9 @@ pub struct ClusterOptions {
     pub user: String,
     /// pg_hba method for local and loopback connections.
     pub auth: AuthMethod,
-    /// Superuser password; [`DEFAULT_PASSWORD`] when `None` and `auth` is not trust.
+    /// Superuser password; when `None`, generated for [`AuthMethod::Private`] (by whoever
+    /// creates the cluster: [`crate::Server::start`], the default server's first start),
+    /// [`DEFAULT_PASSWORD`] for the other methods but trust.
     pub password: Option<String>,
     /// TLS on TCP.
     pub tls: TlsMode,
@@ -86,7 +101,7 @@ impl Default for ClusterOptions {
     fn default() -> Self {
         ClusterOptions {
             user: DEFAULT_USER.into(),
-            auth: AuthMethod::Trust,
+            auth: AuthMethod::Private,
             password: None,
             tls: TlsMode::Off,
             fast: false,
@@ -105,11 +120,12 @@ impl ClusterOptions {
         self.auth.encryption()
     }
 
-    /// The superuser password, if any is set.
+    /// The superuser password, if any is set (`None` for a [`AuthMethod::Private`] cluster
+    /// until its creator generated one).
     pub fn effective_password(&self) -> Option<String> {
         match (&self.password, self.auth) {
             (Some(p), _) => Some(p.clone()),
-            (None, AuthMethod::Trust) => None,
+            (None, AuthMethod::Trust | AuthMethod::Private) => None,
             (None, _) => Some(DEFAULT_PASSWORD.into()),
         }
     }
@@ -177,7 +193,8 @@ pub fn render_settings(opts: &ClusterOptions, rt: &Runtime<'_>) -> String {
             "unix_socket_directories".into(),
             quote(&rt.socket_dir.display().to_string()),
         ),
-        ("unix_socket_permissions".into(), "0777".into()),
+        // Only the server's account (and root) may connect through the socket: it is trusted.
+        ("unix_socket_permissions".into(), "0700".into()),
         ("max_connections".into(), opts.max_connections.to_string()),
         ("shared_buffers".into(), format!("{sb}MB")),
         ("max_wal_size".into(), quote("4GB")),
@@ -225,8 +242,11 @@ pub fn render_settings(opts: &ClusterOptions, rt: &Runtime<'_>) -> String {
 /// The contents of `pg_hba.conf`.
 pub fn render_hba(opts: &ClusterOptions) -> String {
     let m = opts.auth.keyword();
-    let mut out = String::from("# Written by hotbench.\n# TYPE  DATABASE  USER  ADDRESS  METHOD\n");
-    out.push_str(&format!("local all all {m}\nlocal replication all {m}\n"));
+    let l = opts.auth.local_keyword();
+    let mut out = String::from(
+        "# Written by hotbench at each start.\n# TYPE  DATABASE  USER  ADDRESS  METHOD\n",
+    );
+    out.push_str(&format!("local all all {l}\nlocal replication all {l}\n"));
     let host = if opts.tls == TlsMode::Required {
         "hostssl"
     } else {
@@ -298,6 +318,34 @@ mod tests {
         assert!(hba.contains("hostnossl all all 0.0.0.0/0 reject\n"));
         assert_eq!(o.effective_password().as_deref(), Some(DEFAULT_PASSWORD));
         assert_eq!(ClusterOptions::default().effective_password(), None);
+    }
+
+    /// The default cluster trusts only its 0700 socket; TCP wants the generated password.
+    #[test]
+    fn the_default_trusts_the_private_socket_only() {
+        let hba = render_hba(&ClusterOptions::default());
+        assert!(hba.contains("local all all trust\n"), "{hba}");
+        assert!(
+            hba.contains("host all all 127.0.0.1/32 scram-sha-256\n"),
+            "{hba}"
+        );
+        assert!(
+            hba.contains("host all all ::1/128 scram-sha-256\n"),
+            "{hba}"
+        );
+        assert!(!hba.contains("host all all 127.0.0.1/32 trust"), "{hba}");
+        let b = bins();
+        let rt = Runtime {
+            port: 5999,
+            socket_dir: std::path::Path::new("/tmp/s"),
+            bins: &b,
+        };
+        let conf = render_settings(&ClusterOptions::default(), &rt);
+        assert!(conf.contains("unix_socket_permissions = 0700\n"), "{conf}");
+        assert!(
+            conf.contains("password_encryption = scram-sha-256\n"),
+            "{conf}"
+        );
     }
 
     #[test]

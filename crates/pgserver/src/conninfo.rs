@@ -1,10 +1,11 @@
 //! How clients reach a server: socket directory, TCP port, user, database, password and TLS
-//! root certificate, rendered as a libpq keyword string or a `postgresql://` URL.
+//! root certificate, rendered as a libpq keyword string or a `postgresql://` URL (the one
+//! for people to see, [`ConnInfo::display_url`], names the password file, never the password).
 
 use std::path::PathBuf;
 
-/// Connection parameters of a running server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Connection parameters of a running server (its `Debug` form masks the password).
+#[derive(Clone, PartialEq, Eq)]
 pub struct ConnInfo {
     /// Unix socket directory (libpq `host` when it starts with `/`).
     pub socket_dir: PathBuf,
@@ -20,6 +21,24 @@ pub struct ConnInfo {
     pub password: Option<String>,
     /// The server's self-signed certificate when TLS is on (libpq `sslrootcert`).
     pub ssl_root_cert: Option<PathBuf>,
+    /// The pgpass file holding the password of a server hotbench created
+    /// ([`crate::secret`]), for people's own clients (`PGPASSFILE`).
+    pub passfile: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for ConnInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnInfo")
+            .field("socket_dir", &self.socket_dir)
+            .field("tcp_host", &self.tcp_host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("dbname", &self.dbname)
+            .field("password", &self.password.as_ref().map(|_| "********"))
+            .field("ssl_root_cert", &self.ssl_root_cert)
+            .field("passfile", &self.passfile)
+            .finish()
+    }
 }
 
 fn kv(value: &str) -> String {
@@ -106,6 +125,26 @@ impl ConnInfo {
         )
     }
 
+    /// The URL to show people: [`ConnInfo::url`] without the password, with
+    /// `?passfile=PATH` (libpq reads the password from there) when there is one.
+    pub fn display_url(&self) -> String {
+        let base = format!(
+            "postgresql://{}@{}:{}/{}",
+            pct(&self.user),
+            self.tcp_host,
+            self.port,
+            pct(&self.dbname)
+        );
+        match &self.passfile {
+            // `/` needs no escape in a query value: the path stays readable.
+            Some(p) => format!(
+                "{base}?passfile={}",
+                pct(&p.to_string_lossy()).replace("%2F", "/")
+            ),
+            None => base,
+        }
+    }
+
     /// `postgresql://user@/db?host=/tmp/hb-x/s&port=PORT`: the unix-socket URL.
     pub fn socket_url(&self) -> String {
         format!(
@@ -145,6 +184,7 @@ mod tests {
             dbname: "postgres".into(),
             password: None,
             ssl_root_cert: None,
+            passfile: None,
         }
     }
 
@@ -170,5 +210,14 @@ mod tests {
             "postgresql://bob:it%27s%20a%3Ab@127.0.0.1:5433/postgres"
         );
         assert!(p.tcp_conninfo().ends_with("password='it\\'s a:b'"));
+        let shown = ConnInfo {
+            passfile: Some("/var/lib/hotbench/pg15/passfile".into()),
+            ..p
+        };
+        assert!(!format!("{shown:?}").contains("it's a:b"), "{shown:?}");
+        assert_eq!(
+            shown.display_url(),
+            "postgresql://bob@127.0.0.1:5433/postgres?passfile=/var/lib/hotbench/pg15/passfile"
+        );
     }
 }

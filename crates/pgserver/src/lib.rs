@@ -7,8 +7,9 @@
 //! - [`binaries`]: find (or download, [`download`]) PostgreSQL binaries.
 //! - [`pgbouncer`]: a throwaway PgBouncer in front of a server, cleaned up the same way.
 //!
-//! PostgreSQL refuses to run as root; as root we run it as an unprivileged account
-//! ([`account`]).
+//! PostgreSQL refuses to run as root; as root we run it as a dedicated unprivileged account
+//! ([`account`]). Every cluster we create trusts only its 0700 socket directory and wants a
+//! generated password over TCP ([`secret`]), which hotbench's own clients are given.
 
 pub mod account;
 pub mod binaries;
@@ -25,6 +26,7 @@ pub mod paths;
 pub mod pgbouncer;
 pub mod ports;
 pub mod process;
+pub mod secret;
 pub mod server;
 pub mod state;
 pub mod template;

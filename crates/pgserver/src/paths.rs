@@ -77,6 +77,34 @@ pub fn create_dir_all(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create directory", dir, e))
 }
 
+/// Create (or take over) the socket directory `dir`: mode 0700, owned by the account
+/// PostgreSQL runs as, so only it and root reach the trusted socket inside. Refuses a
+/// symbolic link or what is not a directory there, and a directory another user made where
+/// they could (one in `/tmp`); one in a directory of ours is taken over (a cluster made when
+/// PostgreSQL ran as `postgres`).
+pub fn create_private_dir(dir: &Path, user: &RunAs) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.uid()).ok();
+    match std::fs::symlink_metadata(dir) {
+        Ok(md) if !md.is_dir() => {
+            return Err(Error::Invalid(format!(
+                "{} should be hotbench's socket directory but is not a directory",
+                dir.display()
+            )))
+        }
+        Ok(md) if md.uid() != user.uid && dir.parent().and_then(owner) != Some(user.uid) => {
+            return Err(Error::Invalid(format!(
+                "{} should be hotbench's socket directory but belongs to another user; remove it",
+                dir.display()
+            )))
+        }
+        Ok(_) => {}
+        Err(_) => create_dir_all(dir)?,
+    }
+    user.chown(dir)?;
+    set_mode(dir, 0o700)
+}
+
 /// Set unix permissions on `path`.
 pub fn set_mode(path: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;

@@ -126,12 +126,20 @@ pub(crate) fn die_with_parent(cmd: &mut Command) {
 }
 
 /// Open (append) the log file for a child's stdout/stderr.
+/// Readable by us only (a server log holds failed statements, user data among them), and
+/// never through a symbolic link put in its place.
 pub(crate) fn log_handle(log: &Path) -> Result<std::fs::File> {
-    std::fs::OpenOptions::new()
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(log)
-        .map_err(|e| Error::io("cannot open log file", log, e))
+        .map_err(|e| Error::io("cannot open log file", log, e))?;
+    // One an older hotbench made 0644: best effort (it may be another account's).
+    let _ = f.set_permissions(std::fs::Permissions::from_mode(0o600));
+    Ok(f)
 }
 
 /// Text of `log` from byte `from` on, last `lines` lines.
@@ -205,8 +213,10 @@ pub fn wait_ready(
         }
         if let Some(pf) = read_pid_file(data) {
             // PostgreSQL 10+ writes "ready" (it listens earlier, while still starting up);
-            // older ones write no status at all.
-            let listening = major < 10 && crate::ports::accepts(port);
+            // older ones write no status at all: the port's listening socket must be its own
+            // (another process answering there is not our server).
+            let listening = major < 10
+                && crate::ports::listener(child.id(), port) == Some(crate::ports::Listener::Ours);
             if pf.pid == child.id() && (pf.status == "ready" || listening) {
                 return Ok(());
             }

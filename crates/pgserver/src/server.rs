@@ -1,6 +1,7 @@
 //! A running PostgreSQL server we started, and the one place that knows the start sequence:
-//! find binaries, create the directory, arm the guardian, initdb, write settings, spawn, wait
-//! until ready, retry on a port race. [`Server::stop`] is idempotent and callable from any
+//! find binaries, create the directory, arm the guardian, initdb (with a generated password,
+//! [`crate::secret`]), write settings and `pg_hba.conf`, spawn, wait until ready, retry on a
+//! port race, write the password file for that port. [`Server::stop`] is idempotent and callable from any
 //! thread (a Ctrl-C handler included); dropping a `Server` stops it.
 
 use std::path::{Path, PathBuf};
@@ -11,13 +12,14 @@ use std::time::Duration;
 use crate::account::RunAs;
 use crate::binaries::{self, BinOptions, PgBinaries};
 use crate::cluster;
-use crate::config::{self, ClusterOptions, TlsMode};
+use crate::config::{self, AuthMethod, ClusterOptions, TlsMode};
 use crate::conninfo::ConnInfo;
 use crate::error::{Error, Result};
 use crate::guardian::{Guarded, Guardian};
 use crate::paths;
 use crate::ports;
 use crate::process::{self, StopMode};
+use crate::secret;
 
 /// Options for a throwaway server.
 #[derive(Debug, Clone)]
@@ -99,6 +101,8 @@ pub(crate) fn launch(
             bins,
         };
         cluster::write_settings(user, data, &config::render_settings(opts, &rt))?;
+        // Rewritten at each start too: a cluster made by an older hotbench trusted TCP.
+        cluster::write_hba(user, data, opts)?;
         let from = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
         let mut child = process::spawn(bins, user, data, log, detached)?;
         if let Some(g) = guardian.as_deref_mut() {
@@ -175,30 +179,44 @@ impl Server {
         paths::set_mode(base, 0o755)?;
         user.chown(base)?;
         let socket_dir = base.join("s");
-        paths::create_dir_all(&socket_dir)?;
-        user.chown(&socket_dir)?;
+        paths::create_private_dir(&socket_dir, user)?;
         let data = base.join("data");
         let log = base.join("postgres.log");
-        cluster::init(bins, user, &data, &opts.cluster, &log)?;
+        let mut co = opts.cluster.clone();
+        if co.auth == AuthMethod::Private && co.password.is_none() {
+            co.password = Some(secret::generate()?);
+        }
+        cluster::init(bins, user, &data, &co, &log)?;
         let l = launch(
             bins,
             user,
             &data,
             &socket_dir,
             &log,
-            &opts.cluster,
+            &co,
             opts.start_timeout,
             false,
             Some(guardian),
         )?;
+        let password = co.effective_password();
+        let passfile = match &password {
+            Some(pw) => {
+                let path = base.join(secret::PASSFILE);
+                let text = secret::render(&co.user, pw, &socket_dir, Some(l.port));
+                secret::write(&path, &text)?;
+                Some(path)
+            }
+            None => None,
+        };
         let conn = ConnInfo {
             socket_dir,
             tcp_host: "127.0.0.1".into(),
             port: l.port,
-            user: opts.cluster.user.clone(),
+            user: co.user.clone(),
             dbname: "postgres".into(),
-            password: opts.cluster.effective_password(),
-            ssl_root_cert: (opts.cluster.tls != TlsMode::Off).then(|| data.join("server.crt")),
+            password,
+            ssl_root_cert: (co.tls != TlsMode::Off).then(|| data.join("server.crt")),
+            passfile,
         };
         Ok((l.child, conn))
     }
@@ -208,7 +226,8 @@ impl Server {
         &self.conn
     }
 
-    /// `postgresql://…@127.0.0.1:PORT/postgres`.
+    /// `postgresql://postgres:PASSWORD@127.0.0.1:PORT/postgres` (for clients; never print it:
+    /// [`ConnInfo::display_url`] is the one to show).
     pub fn url(&self) -> String {
         self.conn.url()
     }

@@ -8,9 +8,14 @@
 //! (downloaded if needed; without it tests never download), `HOTBENCH_TEST_TMPDIR=DIR` where
 //! clusters go (default `/dev/shm` when roomy, see [`test_temp_root`]).
 //!
+//! Test servers are created as every cluster hotbench makes ([`crate::config::AuthMethod`]'s
+//! default): the unix socket (0700 directory) is trusted, TCP wants the generated password,
+//! which every [`crate::ConnInfo`] the harness hands out carries (`url()`, `tcp_conninfo()`,
+//! `env()`'s `PGPASSWORD`); a connection string built by hand for TCP needs it too.
+//!
 //! ```no_run
 //! let pg = hotbench_pgserver::testing::shared();
-//! let url = pg.url(); // postgresql://postgres@127.0.0.1:PORT/postgres
+//! let url = pg.url(); // postgresql://postgres:PASSWORD@127.0.0.1:PORT/postgres
 //! let db = hotbench_pgserver::testing::fresh_database("my_test"); // my_test_0, my_test_1, …
 //! println!("{} / {}", db.socket_conninfo(), db.url());
 //! ```

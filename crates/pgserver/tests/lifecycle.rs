@@ -150,7 +150,11 @@ fn default_server_lifecycle() {
     let url = server_url(&o).expect("url");
     assert_eq!(
         url,
-        format!("postgresql://postgres@127.0.0.1:{}/postgres", r.conn.port)
+        format!(
+            "postgresql://postgres@127.0.0.1:{}/postgres?passfile={}/passfile",
+            r.conn.port,
+            b.dir().display()
+        )
     );
     let g = ensure_default_server(&o).expect("reuse");
     assert!(!g.started_here());

@@ -8,6 +8,15 @@ use hotbench_pgserver::pgbouncer::PoolMode;
 use hotbench_pgserver::process::{alive, processes_in};
 use hotbench_pgserver::testing;
 
+/// The password clients log in to the harness's PgBouncer with (the shared server's).
+fn password() -> String {
+    testing::shared()
+        .conninfo()
+        .password
+        .clone()
+        .expect("the shared server has a password")
+}
+
 /// psql through the pooler on 127.0.0.1 (TCP: it has no socket).
 fn psql(port: u16, db: &str, sql: &str) -> Result<String, String> {
     let pg = testing::shared();
@@ -17,7 +26,7 @@ fn psql(port: u16, db: &str, sql: &str) -> Result<String, String> {
         .env("PGPORT", port.to_string())
         .env("PGUSER", pg.user())
         .env("PGDATABASE", db)
-        .env_remove("PGPASSWORD")
+        .env("PGPASSWORD", password())
         .output()
         .map_err(|e| e.to_string())?;
     if out.status.success() {
@@ -40,6 +49,7 @@ fn pools_carries_settings_on_an_alias_and_leaves_nothing_behind() {
         .env("PGPORT", port.to_string())
         .env("PGUSER", testing::shared().user())
         .env("PGOPTIONS", "-c search_path=x")
+        .env("PGPASSWORD", password())
         .output()
         .expect("psql");
     assert!(!refused.status.success());
@@ -141,4 +151,64 @@ fn a_password_server_is_reached_with_scram_and_the_password_is_only_in_the_userl
         .permissions()
         .mode();
     assert_eq!(mode & 0o077, 0, "the userlist is private: {mode:o}");
+}
+
+/// Issue 36, row 5: a process that took the port first is not taken for PgBouncer (its pid
+/// does not hold the listening socket), so no client ever sends it a password: the port race
+/// is retried on another port.
+#[test]
+fn a_port_another_process_listens_on_gets_no_password_and_another_port_is_tried() {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let pg = testing::shared();
+    let c = pg.conninfo();
+    let trap = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let taken = trap.local_addr().expect("addr").port();
+    // It answers like a server asking for a cleartext password, and keeps what it is sent.
+    let received = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let kept = Arc::clone(&received);
+    std::thread::spawn(move || {
+        for mut s in trap.incoming().flatten() {
+            let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+            let mut buf = [0u8; 4096];
+            let mut asked = false;
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                kept.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend_from_slice(&buf[..n]);
+                if !asked {
+                    asked = true;
+                    let _ = s.write_all(b"R\0\0\0\x08\0\0\0\x03");
+                }
+            }
+        }
+    });
+    let mut opts = hotbench_pgserver::pgbouncer::PgBouncerOptions::new(
+        hotbench_pgserver::pgbouncer::Upstream {
+            host: c.socket_dir.to_string_lossy().into_owned(),
+            port: c.port,
+            dbname: c.dbname.clone(),
+            user: c.user.clone(),
+            password: c.password.clone(),
+            tls: false,
+        },
+    );
+    opts.temp_root = Some(testing::test_temp_root());
+    opts.first_port = Some(taken);
+    let bouncer = hotbench_pgserver::pgbouncer::PgBouncer::start(&opts).expect("PgBouncer");
+    assert_ne!(bouncer.port(), taken, "the port race was retried elsewhere");
+    // A client with the password, where hotbench sends its clients.
+    assert_eq!(
+        psql(bouncer.port(), "postgres", "select 1").as_deref(),
+        Ok("1")
+    );
+    let got = received.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let pw = password();
+    assert!(
+        !got.windows(pw.len()).any(|w| w == pw.as_bytes()),
+        "the other process was sent the password"
+    );
 }

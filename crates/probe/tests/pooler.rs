@@ -13,9 +13,11 @@ use hotbench_wire::{Config, ConnectParams, Connector};
 
 fn through(port: u16, db: &str, app: &str) -> ConnectParams {
     let pg = testing::shared();
+    // The harness's PgBouncer wants the shared server's password.
     let mut p = Config::parse(&format!(
-        "host=127.0.0.1 port={port} user={} dbname={db}",
-        pg.user()
+        "host=127.0.0.1 port={port} user={} dbname={db} password={}",
+        pg.user(),
+        pg.conninfo().password.as_deref().unwrap_or("")
     ))
     .and_then(|c| c.resolve())
     .expect("conninfo");

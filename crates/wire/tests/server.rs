@@ -100,8 +100,11 @@ fn url_and_application_name_and_options() {
     let pg = shared();
     let ci = pg.conninfo();
     let url = format!(
-        "postgresql://{}@127.0.0.1:{}/{}?application_name=wire%20test&options=-c%20work_mem%3D7MB",
-        ci.user, ci.port, ci.dbname
+        "postgresql://{}:{}@127.0.0.1:{}/{}?application_name=wire%20test&options=-c%20work_mem%3D7MB",
+        ci.user,
+        ci.password.as_deref().unwrap_or(""),
+        ci.port,
+        ci.dbname
     );
     let mut c = connect(&url).unwrap();
     assert_eq!(
@@ -461,8 +464,11 @@ fn start_up_errors_like_libpq() {
     assert!(!e.is_connection_lost());
     // Multi-host: the dead one first, then the live one.
     let mut c = connect(&format!(
-        "host=127.0.0.1,127.0.0.1 port={port},{} user={} dbname={} sslmode=disable",
-        ci.port, ci.user, ci.dbname
+        "host=127.0.0.1,127.0.0.1 port={port},{} user={} dbname={} sslmode=disable password={}",
+        ci.port,
+        ci.user,
+        ci.dbname,
+        ci.password.as_deref().unwrap_or("")
     ))
     .unwrap();
     assert_eq!(one(&mut c, "SELECT 1").as_deref(), Some("1"));

@@ -56,7 +56,7 @@ pub enum ServerAction {
         #[command(flatten)]
         opts: ServerOpts,
     },
-    /// Print its connection URL (starts nothing)
+    /// Print its connection URL, naming its password file, never the password: psql "$(hotbench server url)" (starts nothing)
     Url {
         #[command(flatten)]
         opts: ServerOpts,

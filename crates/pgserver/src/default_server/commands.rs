@@ -65,7 +65,8 @@ impl fmt::Display for Status {
                 } else {
                     format!("PostgreSQL {} ", r.version)
                 };
-                writeln!(f, "running: {v}pid {} at {}", r.pid, r.conn.url())?;
+                // Never the password: the URL names the file that holds it.
+                writeln!(f, "running: {v}pid {} at {}", r.pid, r.conn.display_url())?;
                 writeln!(f, "socket: {}", r.conn.socket_dir.display())?;
                 match r.keeper {
                     Keeper::Command(o) => {
@@ -98,7 +99,7 @@ fn status_of(l: &Layout, st: Option<State>, cleaned: Vec<String>) -> Status {
         initialized: l.initialized(),
         running: st.map(|s| Running {
             pid: s.pid,
-            conn: conninfo_of(&s),
+            conn: conninfo_of(l, &s),
             version: s.version.clone(),
             fast: s.fast,
             keeper: match s.owner {
@@ -112,7 +113,7 @@ fn status_of(l: &Layout, st: Option<State>, cleaned: Vec<String>) -> Status {
 }
 
 /// `hotbench server start`: keep the default server running (adopting one started by a
-/// command). Returns its status; print `status.running.conn.url()`.
+/// command). Returns its status; print `status.running.conn.display_url()`.
 pub fn server_start(opts: &DefaultOptions) -> Result<Status> {
     crate::limits::raise_nofile_limit().ok();
     let mut cleaned = Vec::new();
@@ -155,10 +156,12 @@ pub fn server_status(opts: &DefaultOptions) -> Result<Status> {
     Ok(status_of(&l, st, cleaned))
 }
 
-/// `hotbench server url`: the running server's URL, or an error saying how to start it.
+/// `hotbench server url`: the running server's URL (naming its password file, never the
+/// password: `psql "$(hotbench server url)"` reads it from there), or an error saying how to
+/// start it.
 pub fn server_url(opts: &DefaultOptions) -> Result<String> {
     match server_status(opts)?.running {
-        Some(r) => Ok(r.conn.url()),
+        Some(r) => Ok(r.conn.display_url()),
         None => Err(Error::State(
             "the default server is not running; start it with `hotbench server start`".into(),
         )),
@@ -219,7 +222,7 @@ pub fn server_reset(opts: &DefaultOptions) -> Result<()> {
             std::fs::remove_dir_all(p).map_err(|e| Error::io("cannot remove", p, e))?;
         }
     }
-    for p in [&l.log, &l.state, &l.last_port] {
+    for p in [&l.log, &l.state, &l.last_port, &l.passfile] {
         remove_file(p)?;
     }
     say(

@@ -161,7 +161,7 @@ impl DefaultGuard {
             }
         }
         note_differences(&state, opts);
-        let conn = conninfo_of(&state);
+        let conn = conninfo_of(&layout, &state);
         Ok(DefaultGuard {
             inner: Arc::new(GuardInner {
                 conn,
@@ -181,9 +181,10 @@ impl DefaultGuard {
         &self.inner.conn
     }
 
-    /// `postgresql://postgres@127.0.0.1:PORT/postgres`.
+    /// `postgresql://postgres@127.0.0.1:PORT/postgres?passfile=PATH`: the URL to show (the
+    /// password stays in the file; [`DefaultGuard::conninfo`] has it for clients).
     pub fn url(&self) -> String {
-        self.inner.conn.url()
+        self.inner.conn.display_url()
     }
 
     /// Did this guard start the server (so it stops it)?
@@ -258,7 +259,7 @@ impl Drop for DefaultGuard {
 /// use hotbench_pgserver::default_server::{ensure_default_server, DefaultOptions};
 /// let guard = ensure_default_server(&DefaultOptions::default())?;
 /// let stopper = guard.stopper(); // give to the Ctrl-C handler: stopper.stop()
-/// println!("{}", guard.conninfo().url());
+/// println!("{}", guard.url()); // never the password: it names the password file
 /// drop(guard); // stops it if this command started it
 /// # Ok(()) }
 /// ```
@@ -292,7 +293,7 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
             return Err(e);
         }
     };
-    let conn = conninfo_of(&st);
+    let conn = conninfo_of(&l, &st);
     let users = match users_shared(&l.base) {
         Ok(u) => u,
         Err(e) => {

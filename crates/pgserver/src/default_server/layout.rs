@@ -26,6 +26,8 @@ pub(super) struct Layout {
     /// Touched when a command joins the server while another uses it (its mtime tells a
     /// running command that someone shared the server with it).
     pub(super) last_join: PathBuf,
+    /// The superuser's generated password, a pgpass file ([`crate::secret`]).
+    pub(super) passfile: PathBuf,
 }
 
 impl Layout {
@@ -36,6 +38,7 @@ impl Layout {
             state: base.join("hotbench.state"),
             last_port: base.join("last-port"),
             last_join: base.join("last-join"),
+            passfile: base.join(crate::secret::PASSFILE),
             base,
         }
     }
@@ -233,14 +236,18 @@ pub(super) fn remove_file(p: &Path) -> Result<()> {
     }
 }
 
-pub(super) fn conninfo_of(st: &State) -> ConnInfo {
+/// How to reach the server `st` of `l`: the password from its password file (none for a
+/// server started by an older hotbench, which trusts TCP until it restarts).
+pub(super) fn conninfo_of(l: &Layout, st: &State) -> ConnInfo {
+    let password = crate::secret::read(&l.passfile);
     ConnInfo {
         socket_dir: st.socket_dir.clone(),
         tcp_host: "127.0.0.1".into(),
         port: st.port,
         user: crate::config::DEFAULT_USER.into(),
         dbname: "postgres".into(),
-        password: None,
+        passfile: password.is_some().then(|| l.passfile.clone()),
+        password,
         ssl_root_cert: None,
     }
 }

@@ -1,5 +1,7 @@
-//! Bringing a default cluster up: choose binaries and base directory, initdb on first use
-//! (with a progress line), start the postmaster on the last-used port, record the state.
+//! Bringing a default cluster up: choose binaries and base directory (taken over from the
+//! `postgres` account an older hotbench ran it as), initdb on first use (with a progress
+//! line), give the superuser a generated password when it has none yet, start the
+//! postmaster on the last-used port, record the state and the password file.
 
 use std::path::PathBuf;
 use std::process::Child;
@@ -10,11 +12,12 @@ use super::{say, DefaultOptions};
 use crate::account::RunAs;
 use crate::binaries::{self, PgBinaries};
 use crate::cluster;
-use crate::config::ClusterOptions;
+use crate::config::{self, ClusterOptions};
 use crate::error::{Error, Result};
 use crate::guardian::Guardian;
 use crate::paths;
 use crate::ports;
+use crate::secret;
 use crate::server;
 use crate::state::State;
 
@@ -53,7 +56,25 @@ pub(super) fn prepare(opts: &DefaultOptions) -> Result<(Layout, PgBinaries, &'st
     // PostgreSQL creates data.initdb/ and its socket dir in here: it must own the base (an
     // existing --dir included).
     user.chown(&base)?;
-    Ok((Layout::new(base), bins, user))
+    let l = Layout::new(base);
+    take_over(&l, user)?;
+    Ok((l, bins, user))
+}
+
+/// A cluster an older hotbench made while it ran PostgreSQL as the shared `postgres` account
+/// (as root): give it to our own account, which PostgreSQL now runs as (it refuses a data
+/// directory it does not own).
+fn take_over(l: &Layout, user: &RunAs) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = std::fs::symlink_metadata(&l.data).map(|m| m.uid()).ok();
+    if !user.switch || owner.is_none() || owner == Some(user.uid) {
+        return Ok(());
+    }
+    user.chown_tree(&l.data)?;
+    if l.log.is_file() {
+        user.chown(&l.log)?;
+    }
+    Ok(())
 }
 
 /// `--dir` made absolute (it ends up in postgresql.conf and the state file).
@@ -117,6 +138,21 @@ pub(super) fn initdb_if_needed(
     Ok(())
 }
 
+/// The superuser's password from the password file; when there is none (a new cluster, or
+/// one an older hotbench made, which trusted TCP), a new one is generated and set in
+/// single-user mode (the server is stopped: only `start` calls this, under the base lock).
+fn ensure_password(l: &Layout, bins: &PgBinaries, user: &RunAs) -> Result<String> {
+    if let Some(pw) = secret::read(&l.passfile) {
+        return Ok(pw);
+    }
+    let pw = secret::generate()?;
+    cluster::set_password(bins, user, &l.data, &ClusterOptions::default(), &pw, &l.log)?;
+    // Written before the start (any port), rewritten for the port once it listens.
+    let text = secret::render(config::DEFAULT_USER, &pw, &l.socket_dir(user), None);
+    secret::write(&l.passfile, &text)?;
+    Ok(pw)
+}
+
 /// Start the postmaster of `l`; `guardian` present for command-scoped starts.
 pub(super) fn start(
     l: &Layout,
@@ -127,8 +163,8 @@ pub(super) fn start(
     owner: u32,
 ) -> Result<(Child, State)> {
     let socket_dir = l.socket_dir(user);
-    paths::create_dir_all(&socket_dir)?;
-    user.chown(&socket_dir)?;
+    paths::create_private_dir(&socket_dir, user)?;
+    let password = ensure_password(l, bins, user)?;
     let last: Option<u16> = std::fs::read_to_string(&l.last_port)
         .ok()
         .and_then(|s| s.trim().parse().ok());
@@ -164,6 +200,20 @@ pub(super) fn start(
         r => r?,
     };
     let _ = std::fs::write(&l.last_port, launched.port.to_string());
+    let text = secret::render(
+        config::DEFAULT_USER,
+        &password,
+        &socket_dir,
+        Some(launched.port),
+    );
+    if let Err(e) = secret::write(&l.passfile, &text) {
+        crate::process::stop(
+            launched.child.id(),
+            crate::process::StopMode::Fast,
+            Duration::from_secs(60),
+        );
+        return Err(e);
+    }
     let st = State {
         pid: launched.child.id(),
         owner,

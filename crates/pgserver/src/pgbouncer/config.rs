@@ -42,8 +42,9 @@ impl PoolMode {
     }
 }
 
-/// The server PgBouncer connects to, as the run's own connection options resolved it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The server PgBouncer connects to, as the run's own connection options resolved it (its
+/// `Debug` form masks the password).
+#[derive(Clone, PartialEq, Eq)]
 pub struct Upstream {
     /// TCP host, or a unix socket directory (starts with `/`).
     pub host: String,
@@ -58,6 +59,19 @@ pub struct Upstream {
     pub tls: bool,
 }
 
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("dbname", &self.dbname)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "********"))
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
 /// Everything `pgbouncer.ini` depends on.
 #[derive(Debug, Clone)]
 pub struct IniSettings<'a> {
@@ -68,6 +82,11 @@ pub struct IniSettings<'a> {
     pub max_client_conn: u32,
     /// Where the pid file goes.
     pub dir: &'a Path,
+    /// The clients' password was generated for this PgBouncer (the server wants none): 128
+    /// random bits, so md5's challenge-response guards it as well as SCRAM, without SCRAM's
+    /// PBKDF2 (4,096 HMAC rounds on each side) at every login, which would slow a thousand
+    /// clients' connect on PgBouncer's single thread.
+    pub generated_password: bool,
 }
 
 /// A database alias whose server connections run `connect_query` before serving a client.
@@ -155,10 +174,10 @@ pub fn render_ini(s: &IniSettings<'_>, aliases: &[Alias]) -> Result<String> {
             connstr_value(&a.connect_query)
         ));
     }
-    let auth = if u.password.is_some() {
-        "scram-sha-256"
-    } else {
-        "trust"
+    let auth = match (&u.password, s.generated_password) {
+        (Some(_), true) => "md5",
+        (Some(_), false) => "scram-sha-256",
+        (None, _) => "trust",
     };
     let dir = s.dir.display().to_string();
     no_line_breaks("the pooler's directory", &dir)?;
@@ -230,6 +249,7 @@ mod tests {
             pool_size: 10,
             max_client_conn: 1100,
             dir: Path::new("/tmp/hb-p"),
+            generated_password: false,
         };
         render_ini(&s, aliases).expect("renders")
     }
@@ -257,12 +277,24 @@ mod tests {
         );
         let trust = ini(&upstream(None), PoolMode::Session, &[]);
         assert!(trust.contains("auth_type = trust\n"));
+        let mine = IniSettings {
+            upstream: &u,
+            port: 6543,
+            mode: PoolMode::Transaction,
+            pool_size: 10,
+            max_client_conn: 1100,
+            dir: Path::new("/tmp/hb-p"),
+            generated_password: true,
+        };
+        let generated = render_ini(&mine, &[]).expect("renders");
+        assert!(generated.contains("auth_type = md5\n"), "{generated}");
         assert!(trust.contains(&format!("server_reset_query = {SESSION_RESET_QUERY}\n")));
         assert!(!SESSION_RESET_QUERY.contains("RESET ALL"));
     }
 
     #[test]
     fn the_userlist_holds_the_password_quoted() {
+        assert!(!format!("{:?}", upstream(Some("s3cret"))).contains("s3cret"));
         let text = render_userlist(&upstream(Some("a\"b"))).expect("renders");
         assert_eq!(text, "\"postgres\" \"a\"\"b\"\n");
         assert_eq!(

@@ -4,6 +4,9 @@
 //! account when we are root (PgBouncer refuses root, as PostgreSQL does), in its own process
 //! group with its working directory in ours (so [`crate::server::sweep_abandoned`] and
 //! [`crate::process::processes_in`] find it), on a free loopback port, retried on a port race.
+//! It is ready when the socket listening on its port is its own (its pid holds it,
+//! [`ports::listener`]): a process that took the port first answers too, and must never be
+//! sent a client's password; it means a port race, and another port is tried.
 //! [`PgBouncer::stop`] is idempotent and thread-safe; dropping the handle stops it; if we
 //! die, the guardian sends it SIGTERM (its immediate shutdown) and removes the directory.
 
@@ -45,6 +48,9 @@ pub struct PgBouncerOptions {
     pub temp_root: Option<PathBuf>,
     /// How long to wait for it to accept connections.
     pub start_timeout: Duration,
+    /// The port to try first (a free one after a race); `None`: a free one. For tests that
+    /// hand it a port another process listens on.
+    pub first_port: Option<u16>,
 }
 
 impl PgBouncerOptions {
@@ -58,6 +64,7 @@ impl PgBouncerOptions {
             upstream,
             temp_root: None,
             start_timeout: Duration::from_secs(20),
+            first_port: None,
         }
     }
 }
@@ -73,6 +80,8 @@ pub struct PgBouncer {
     pool_size: u32,
     max_client_conn: u32,
     upstream: Upstream,
+    /// The clients' password was made here (see [`config::IniSettings::generated_password`]).
+    generated_password: bool,
     user: &'static RunAs,
     aliases: Mutex<Vec<Alias>>,
     next_alias: Mutex<u32>,
@@ -87,7 +96,16 @@ impl PgBouncer {
         }
         let binary = binary::find(opts.bin.as_deref())?;
         let user = RunAs::get()?;
-        config::render_userlist(&opts.upstream)?;
+        // Clients log in with the server's password (SCRAM); when the server wants none, with
+        // one made for this PgBouncer (md5: see `IniSettings::generated_password`): trust on
+        // its TCP port would let every local user in as the run's role.
+        // [`PgBouncer::upstream`] has it for the clients.
+        let mut upstream = opts.upstream.clone();
+        let generated_password = upstream.password.is_none();
+        if generated_password {
+            upstream.password = Some(crate::secret::generate()?);
+        }
+        config::render_userlist(&upstream)?;
         // PgBouncer inherits our open-files limit: a thousand clients need more than 1,024.
         let _ = crate::limits::raise_nofile_limit();
         let root = opts.temp_root.clone().unwrap_or_else(paths::temp_root);
@@ -112,13 +130,14 @@ impl PgBouncer {
             mode: opts.mode,
             pool_size: opts.pool_size,
             max_client_conn: opts.max_clients.saturating_add(CLIENT_HEADROOM),
-            upstream: opts.upstream.clone(),
+            upstream,
+            generated_password,
             user,
             aliases: Mutex::new(Vec::new()),
             next_alias: Mutex::new(0),
             inner: Mutex::new(Guarded::default()),
         };
-        match me.launch(&mut guardian, opts.start_timeout) {
+        match me.launch(&mut guardian, opts.start_timeout, opts.first_port) {
             Ok(child) => {
                 me.pid = child.id();
                 *me.inner.get_mut().unwrap_or_else(|p| p.into_inner()) =
@@ -132,7 +151,12 @@ impl PgBouncer {
         }
     }
 
-    fn launch(&mut self, guardian: &mut Guardian, timeout: Duration) -> Result<Child> {
+    fn launch(
+        &mut self,
+        guardian: &mut Guardian,
+        timeout: Duration,
+        first_port: Option<u16>,
+    ) -> Result<Child> {
         paths::set_mode(&self.dir, 0o700)?;
         self.user.chown(&self.dir)?;
         let users = self.dir.join("userlist.txt");
@@ -141,10 +165,13 @@ impl PgBouncer {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            self.port = ports::free_port().map_err(|e| Error::Io {
-                what: "cannot find a free TCP port for PgBouncer".into(),
-                source: e,
-            })?;
+            self.port = match first_port.filter(|_| attempts == 1) {
+                Some(p) => p,
+                None => ports::free_port().map_err(|e| Error::Io {
+                    what: "cannot find a free TCP port for PgBouncer".into(),
+                    source: e,
+                })?,
+            };
             self.write_ini(&[])?;
             let from = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
             let mut child = self.spawn(&log)?;
@@ -208,6 +235,7 @@ impl PgBouncer {
             pool_size: self.pool_size,
             max_client_conn: self.max_client_conn,
             dir: &self.dir,
+            generated_password: self.generated_password,
         };
         self.write_private(&self.ini_file(), &config::render_ini(&settings, aliases)?)
     }
@@ -253,7 +281,8 @@ impl PgBouncer {
         self.pool_size
     }
 
-    /// The server it pools for.
+    /// The server it pools for, with the password clients log in to PgBouncer with (the
+    /// server's, or one generated for this PgBouncer when the server wants none).
     pub fn upstream(&self) -> &Upstream {
         &self.upstream
     }
@@ -295,8 +324,9 @@ impl Drop for PgBouncer {
     }
 }
 
-/// Waits until PgBouncer accepts TCP connections on `port`; a failed start is explained
-/// from its log.
+/// Waits until PgBouncer listens on `port` itself (the listening socket is its pid's: not
+/// merely that something accepts there); a failed start is explained from its log, and
+/// another process on the port is a port race ([`Error::PortInUse`]).
 fn wait_ready(
     child: &mut Child,
     port: u16,
@@ -316,8 +346,21 @@ fn wait_ready(
                 log: tail,
             });
         }
-        if ports::accepts(port) {
-            return Ok(());
+        match ports::listener(child.id(), port) {
+            Some(ports::Listener::Ours) => return Ok(()),
+            Some(ports::Listener::Foreign) => return Err(Error::PortInUse { port }),
+            Some(ports::Listener::Nobody) => {}
+            None => {
+                return Err(Error::Command {
+                    what: format!(
+                        "cannot tell whether PgBouncer (pid {}) or another process listens on \
+                         port {port}: /proc/net/tcp or /proc/{}/fd is unreadable",
+                        child.id(),
+                        child.id()
+                    ),
+                    log: process::log_tail(log, from, 10),
+                })
+            }
         }
         if start.elapsed() > timeout {
             return Err(Error::Command {
