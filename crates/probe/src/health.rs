@@ -96,7 +96,7 @@ pub fn parse_tables(r: &QueryResult) -> TablesSnap {
         out.insert(
             oid,
             TableSnap {
-                name: cell(1).unwrap_or("?").to_string(),
+                name: crate::classify::display_relation(cell(1).unwrap_or("?")),
                 ins: n(2),
                 upd: n(3),
                 hot_upd: n(4),

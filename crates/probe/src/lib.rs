@@ -25,9 +25,11 @@ pub mod classify;
 pub mod engine_views;
 pub mod health;
 pub mod hot_rows;
+pub mod key_decode;
 pub mod normalize;
 mod observe;
 pub mod pooler;
+pub mod row_keys;
 mod sampler;
 mod session;
 pub mod statements;
@@ -42,6 +44,7 @@ use std::time::Duration;
 pub use hotbench_stats::probe_record::{self, ProbeRecord};
 use hotbench_wire::{Config, ConnectParams, Connector};
 
+pub use sampler::SAFE_SETTINGS;
 use sampler::{unix_now, Sampler};
 use session::{first_line, Session};
 

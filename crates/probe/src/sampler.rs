@@ -11,10 +11,11 @@ use hotbench_stats::probe_record::{
     self, HotSpot, LockSummary, ProbeInterval, ProbeRecord, WaitShare,
 };
 
-use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
+use crate::classify::{classify, display_relation, engine_of, float, int, longest_chain, parse_int_array, Sampled};
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
+use crate::key_decode::quote_ident;
 use crate::observe::{Observer, WAITS_OBSERVE_SQL};
 use crate::pooler::PoolerTrack;
 use crate::session::{first_line, literal, Part, Session, TAG};
@@ -40,9 +41,21 @@ const CHAINS_SQL: &str = "select a.pid, pg_blocking_pids(a.pid)::text from pg_st
 
 const PIDS_SQL: &str = "select a.pid from pg_stat_activity a where {F}";
 
+/// `{S}`: the extension's schema, quoted.
 const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
-     from pg_wait_sampling_profile group by 1, 2";
+     from {S}.pg_wait_sampling_profile group by 1, 2";
+
+/// The settings of a read-only (somebody else's) session after its timeouts: names resolve
+/// only in `pg_catalog`, and row-level security makes a read fail instead of running a
+/// policy.
+pub const SAFE_SETTINGS: [&str; 2] = ["set search_path = pg_catalog", "set row_security = off"];
+
+/// Whether the session may set `pg_stat_statements.track` (loaded, and a user setting or the
+/// role a superuser).
+const TRACK_ALLOWED_SQL: &str = "select exists (select 1 from pg_settings \
+     where name = 'pg_stat_statements.track' and (context = 'user' \
+       or (select rolsuper from pg_roles where rolname = current_user)))";
 
 /// Statements kept on the per-interval timeline.
 const TIMELINE_STATEMENTS: usize = 3;
@@ -106,6 +119,8 @@ pub struct Sampler {
     tables_sql: &'static str,
     max_xmin_age: Option<i64>,
     stmt_sql: String,
+    /// pg_stat_statements' schema, quoted.
+    stmt_schema: String,
     stmt_first: Option<Snapshot>,
     stmt_prev: Option<Snapshot>,
     stmt_intervals: Vec<Snapshot>,
@@ -114,6 +129,8 @@ pub struct Sampler {
     timeline: Vec<ProbeInterval>,
     // pg_wait_sampling.
     ws_first: Option<BTreeMap<(i64, String), u64>>,
+    /// pg_wait_sampling's schema, quoted.
+    ws_schema: String,
     run_pids: BTreeSet<i64>,
     /// The connection pooler's admin console, when the run goes through one.
     pooler: Option<PoolerTrack>,
@@ -156,7 +173,7 @@ impl Sampler {
             .max(1.0) as u64,
             hot_rel: BTreeMap::new(),
             hot_tuple: BTreeMap::new(),
-            hot_rows: HotRows::new(opts.key_reads),
+            hot_rows: HotRows::new(opts.key_reads, version_num),
             cur: Current::default(),
             table_oids: Vec::new(),
             only_written: opts.tables.is_empty(),
@@ -169,13 +186,15 @@ impl Sampler {
             wal_sql: health::wal_sql(version_num),
             tables_sql: health::tables_sql(opts.read_only),
             max_xmin_age: None,
-            stmt_sql: statements::snapshot_sql(version_num),
+            stmt_sql: String::new(),
+            stmt_schema: String::new(),
             stmt_first: None,
             stmt_prev: None,
             stmt_intervals: Vec::new(),
             last_stats_at: now,
             timeline: Vec::new(),
             ws_first: None,
+            ws_schema: String::new(),
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
             s,
@@ -208,6 +227,7 @@ impl Sampler {
         me.check_privileges();
         me.table_oids = tables::pick(&mut me.s, &opts.tables);
         me.detect_statements(opts.create_extensions);
+        me.stmt_sql = statements::snapshot_sql(version_num, &me.stmt_schema);
         me.detect_wait_sampling();
         if me.s.is_lost() {
             return me;
@@ -258,6 +278,11 @@ impl Sampler {
             ms(opts.statement_timeout)
         ));
         sql.push(format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)));
+        if opts.read_only {
+            // Somebody else's server: no name resolves into a user's schema, and no policy
+            // (a user's expression) runs on a read.
+            sql.extend(SAFE_SETTINGS.iter().map(|s| s.to_string()));
+        }
         for q in &sql {
             if let Err(e) = self.s.raw(q, &[]) {
                 if opts.read_only {
@@ -269,7 +294,16 @@ impl Sampler {
                 }
             }
         }
-        let _ = self.s.raw("set pg_stat_statements.track = 'none'", &[]);
+        // Hidden from pg_stat_statements where the role may set it (a SET it may not run
+        // would leave an ERROR in the server's log).
+        let may = self
+            .s
+            .raw(TRACK_ALLOWED_SQL, &[])
+            .ok()
+            .is_some_and(|r| r.get(0, 0) == Some("t"));
+        if may {
+            let _ = self.s.raw("set pg_stat_statements.track = 'none'", &[]);
+        }
         if opts.read_only {
             let on = self
                 .s
@@ -305,11 +339,12 @@ impl Sampler {
             );
             return;
         }
-        let installed = match self.s.raw(statements::INSTALLED_SQL, &[]) {
-            Ok(r) => !r.rows.is_empty(),
-            Err(_) => false,
+        let schema = match self.s.raw(statements::INSTALLED_SQL, &[]) {
+            Ok(r) => r.get(0, 1).map(quote_ident),
+            Err(_) => None,
         };
-        if installed {
+        if let Some(schema) = schema {
+            self.stmt_schema = schema;
             return;
         }
         // shared_preload_libraries is readable only with pg_read_all_settings: None = unknown.
@@ -325,6 +360,9 @@ impl Sampler {
                 .raw("create extension if not exists pg_stat_statements", &[])
                 .is_ok()
         {
+            if let Ok(r) = self.s.raw(statements::INSTALLED_SQL, &[]) {
+                self.stmt_schema = r.get(0, 1).map(quote_ident).unwrap_or_default();
+            }
             return;
         }
         let how = match preloaded {
@@ -341,9 +379,15 @@ impl Sampler {
     }
 
     fn detect_wait_sampling(&mut self) {
-        let sql = "select 1 from pg_extension where extname = 'pg_wait_sampling'";
-        let installed = matches!(self.s.raw(sql, &[]), Ok(r) if !r.rows.is_empty());
-        if !installed {
+        let sql = "select n.nspname::text from pg_extension e \
+                   join pg_namespace n on n.oid = e.extnamespace \
+                   where e.extname = 'pg_wait_sampling'";
+        let schema = match self.s.raw(sql, &[]) {
+            Ok(r) => r.get(0, 0).map(quote_ident),
+            Err(_) => None,
+        };
+        self.ws_schema = schema.clone().unwrap_or_default();
+        if schema.is_none() {
             // Not a degradation worth a note: pg_stat_activity sampling is the default.
             self.s.disable_silently(Part::WaitSampling);
         }
@@ -421,7 +465,7 @@ impl Sampler {
         };
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            let rel = cell(1).unwrap_or("").to_string();
+            let rel = display_relation(cell(1).unwrap_or(""));
             let n = int(cell(4)).unwrap_or(0).max(0) as u64;
             if rel.is_empty() || n == 0 {
                 continue;
@@ -503,7 +547,8 @@ impl Sampler {
     }
 
     fn read_wait_sampling(&mut self) -> Option<BTreeMap<(i64, String), u64>> {
-        let r = self.s.run(Part::WaitSampling, WAIT_SAMPLING_SQL, &[])?;
+        let sql = WAIT_SAMPLING_SQL.replace("{S}", &self.ws_schema);
+        let r = self.s.run(Part::WaitSampling, &sql, &[])?;
         let mut m = BTreeMap::new();
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use hotbench_stats::probe_record::ProbeCost;
-use hotbench_wire::{Connection, Error, QueryResult, SqlState};
+use hotbench_wire::{BinaryResult, Connection, Error, QueryResult, SqlState, TxStatus};
 
 /// What a query measures; a failure disables only its part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -132,9 +132,15 @@ impl Session {
         } else {
             self.conn.query_params(&sql, params)
         };
+        self.count(t0, r.as_ref().err());
+        r
+    }
+
+    /// Counts one statement's cost; a lost connection stops all parts.
+    fn count(&mut self, t0: Instant, err: Option<&Error>) {
         self.cost.queries += 1;
         self.cost.busy_ms += t0.elapsed().as_secs_f64() * 1000.0;
-        if let Err(e) = &r {
+        if let Some(e) = err {
             if e.is_connection_lost() && !self.lost {
                 self.lost = true;
                 self.notes.push(format!(
@@ -143,7 +149,38 @@ impl Session {
                 ));
             }
         }
+    }
+
+    /// Runs one statement with typed text parameters (extended protocol, unnamed statement),
+    /// its results in binary format (see [`Connection::query_binary`]), timing it.
+    pub fn raw_binary(
+        &mut self,
+        sql: &str,
+        param_types: &[u32],
+        params: &[Option<&str>],
+    ) -> Result<BinaryResult, Error> {
+        let t0 = Instant::now();
+        let sql = format!("{TAG}{sql}");
+        let r = self.conn.query_binary(&sql, param_types, params);
+        self.count(t0, r.as_ref().err());
         r
+    }
+
+    /// Opens a read-only repeatable-read transaction (the next statements share one
+    /// snapshot); false when it could not be opened.
+    pub fn begin_snapshot(&mut self) -> bool {
+        self.raw("begin transaction isolation level repeatable read read only", &[])
+            .is_ok()
+    }
+
+    /// Ends [`Session::begin_snapshot`]'s transaction: a commit, or a rollback when a
+    /// statement in it failed.
+    pub fn end_snapshot(&mut self) {
+        let sql = match self.conn.tx_status() {
+            TxStatus::Failed => "rollback",
+            _ => "commit",
+        };
+        let _ = self.raw(sql, &[]);
     }
 
     /// Runs a query for `part`: `None` (and the part switched off with a note) when it fails.

@@ -53,6 +53,7 @@
 //! (`sslnegotiation=direct`), non-blocking start-up, COPY TO STDOUT data (discarded).
 
 mod binding;
+pub mod binary;
 pub mod cancel;
 pub mod config;
 pub mod conn;
@@ -71,6 +72,7 @@ mod startup;
 mod stream;
 mod tls;
 
+pub use binary::BinaryResult;
 pub use cancel::CancelToken;
 pub use config::{ChannelBindingMode, Config, Form, LoadBalanceHosts, SslMode, TargetSessionAttrs};
 pub use conn::{Connection, NoticeHandler, TxStatus};

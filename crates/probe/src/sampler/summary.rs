@@ -164,7 +164,7 @@ impl Sampler {
         let texts: BTreeMap<String, String> =
             match self
                 .s
-                .run(Part::Statements, statements::TEXT_SQL, &[Some(&arr)])
+                .run(Part::Statements, &statements::text_sql(&self.stmt_schema), &[Some(&arr)])
             {
                 Some(r) => r
                     .rows
