@@ -183,7 +183,8 @@ fn civil(z: i64) -> (i64, u32, u32) {
 /// A `numeric` from its binary form: digit count, weight, sign, display scale, then base
 /// 10,000 digits.
 fn numeric(v: &[u8]) -> Option<String> {
-    let word = |i: usize| -> Option<i16> { Some(i16::from_be_bytes(be(v.get(2 * i..2 * i + 2)?)?)) };
+    let word =
+        |i: usize| -> Option<i16> { Some(i16::from_be_bytes(be(v.get(2 * i..2 * i + 2)?)?)) };
     let (n, weight, sign, dscale) = (word(0)?, word(1)?, word(2)? as u16, word(3)?);
     match sign {
         0xC000 => return Some("NaN".into()),
@@ -259,11 +260,20 @@ mod tests {
         assert_eq!(decode(99999, "e", b"gold"), "gold");
         assert_eq!(decode(1082, "b", &0i32.to_be_bytes()), "2000-01-01");
         assert_eq!(decode(1082, "b", &9828i32.to_be_bytes()), "2026-11-28");
-        assert_eq!(decode(1082, "b", &(-730_119i32).to_be_bytes()), "0001-01-01");
+        assert_eq!(
+            decode(1082, "b", &(-730_119i32).to_be_bytes()),
+            "0001-01-01"
+        );
         assert_eq!(decode(1082, "b", &i32::MAX.to_be_bytes()), "infinity");
         let ts = 86_400_000_000i64 + 3_723_500_000;
-        assert_eq!(decode(1114, "b", &ts.to_be_bytes()), "2000-01-02 01:02:03.5");
-        assert_eq!(decode(1184, "b", &0i64.to_be_bytes()), "2000-01-01 00:00:00+00");
+        assert_eq!(
+            decode(1114, "b", &ts.to_be_bytes()),
+            "2000-01-02 01:02:03.5"
+        );
+        assert_eq!(
+            decode(1184, "b", &0i64.to_be_bytes()),
+            "2000-01-01 00:00:00+00"
+        );
         let u: Vec<u8> = (0u8..16).collect();
         assert_eq!(
             decode(2950, "b", &u),
@@ -277,7 +287,10 @@ mod tests {
     #[test]
     fn numerics_decode_with_their_scale_and_sign() {
         // 12345.678: digits 1, 2345, 6780; weight 1; dscale 3.
-        assert_eq!(decode(1700, "b", &num(&[3, 1, 0, 3, 1, 2345, 6780])), "12345.678");
+        assert_eq!(
+            decode(1700, "b", &num(&[3, 1, 0, 3, 1, 2345, 6780])),
+            "12345.678"
+        );
         // -0.05: digit 500 at weight -1; dscale 2.
         assert_eq!(decode(1700, "b", &num(&[1, -1, 0x4000, 2, 500])), "-0.05");
         // 20000: one digit 2 at weight 1 (trailing zero digits are not sent).
@@ -291,8 +304,14 @@ mod tests {
     fn only_builtin_types_and_enums_are_readable() {
         assert!(readable(23, "b") && readable(16500, "e"));
         assert!(!readable(16500, "b"), "a user-defined base type");
-        assert!(!readable(3904, "r"), "a range: its subtype's send could be anybody's");
-        assert!(!readable(1007, "b"), "an array: its element's send could be anybody's");
+        assert!(
+            !readable(3904, "r"),
+            "a range: its subtype's send could be anybody's"
+        );
+        assert!(
+            !readable(1007, "b"),
+            "an array: its element's send could be anybody's"
+        );
     }
 
     #[test]

@@ -298,7 +298,10 @@ mod tests {
         c.row_security = true;
         assert!(c.plan().1.is_some_and(|n| n.contains("row-level security")));
         // An enum key is read: its binary form is the label, written by the server.
-        assert!(matches!(catalog(&[("k", 16500, "e", true)]).plan().0, Plan::Read { .. }));
+        assert!(matches!(
+            catalog(&[("k", 16500, "e", true)]).plan().0,
+            Plan::Read { .. }
+        ));
         // No primary key, or not a table: ctid, no note.
         assert_eq!(catalog(&[]).plan(), (Plan::Ctid, None));
         let mut v = catalog(&[("id", 23, "b", true)]);

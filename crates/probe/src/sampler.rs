@@ -11,7 +11,9 @@ use hotbench_stats::probe_record::{
     self, HotSpot, LockSummary, ProbeInterval, ProbeRecord, WaitShare,
 };
 
-use crate::classify::{classify, display_relation, engine_of, float, int, longest_chain, parse_int_array, Sampled};
+use crate::classify::{
+    classify, display_relation, engine_of, float, int, longest_chain, parse_int_array, Sampled,
+};
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
@@ -111,8 +113,8 @@ pub struct Sampler {
     only_written: bool,
     tables_first: Option<TablesSnap>,
     tables_prev: Option<TablesSnap>,
-    db_first: Option<[i64; 3]>,
-    db_prev: Option<[i64; 3]>,
+    db_first: Option<health::DbSnap>,
+    db_prev: Option<health::DbSnap>,
     wal_first: Option<health::WalSnap>,
     wal_prev: Option<health::WalSnap>,
     wal_sql: &'static str,
@@ -514,11 +516,16 @@ impl Sampler {
         Some(health::parse_tables(&r))
     }
 
-    fn read_database(&mut self) -> Option<[i64; 3]> {
+    /// The database's commits, rollbacks and deadlocks, less the probe's own transactions
+    /// (counted by its session; the server's counts of them may lag by its stats flush
+    /// interval, about a second).
+    fn read_database(&mut self) -> Option<health::DbSnap> {
         let r = self
             .s
             .run_prepared(Part::Database, "hotbench_probe_db", health::DATABASE_SQL)?;
-        health::parse_database(&r)
+        let [c, r, d, ..] = health::parse_database(&r)?;
+        let [own_c, own_r] = self.s.own_xacts;
+        Some([c, r, d, own_c, own_r])
     }
 
     fn read_wal(&mut self) -> Option<health::WalSnap> {

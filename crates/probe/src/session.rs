@@ -63,6 +63,11 @@ pub struct Session {
     prepared: BTreeSet<String>,
     no_prepare: bool,
     timeouts: BTreeMap<Part, u32>,
+    /// Transactions this session ended: committed, rolled back (pg_stat_database counts them
+    /// with the user's; the sampler subtracts them).
+    pub own_xacts: [i64; 2],
+    /// A statement of the open transaction block failed.
+    block_failed: bool,
 }
 
 /// A part that timed out this many times is switched off (it keeps costing the server).
@@ -79,6 +84,8 @@ impl Session {
             prepared: BTreeSet::new(),
             no_prepare: false,
             timeouts: BTreeMap::new(),
+            own_xacts: [0, 0],
+            block_failed: false,
         }
     }
 
@@ -136,8 +143,15 @@ impl Session {
         r
     }
 
-    /// Counts one statement's cost; a lost connection stops all parts.
+    /// Counts one statement's cost and the transaction it ended, if any; a lost connection
+    /// stops all parts.
     fn count(&mut self, t0: Instant, err: Option<&Error>) {
+        if self.conn.tx_status() == TxStatus::Idle {
+            let failed = err.is_some() || std::mem::take(&mut self.block_failed);
+            self.own_xacts[usize::from(failed)] += 1;
+        } else if err.is_some() {
+            self.block_failed = true;
+        }
         self.cost.queries += 1;
         self.cost.busy_ms += t0.elapsed().as_secs_f64() * 1000.0;
         if let Some(e) = err {
@@ -169,8 +183,11 @@ impl Session {
     /// Opens a read-only repeatable-read transaction (the next statements share one
     /// snapshot); false when it could not be opened.
     pub fn begin_snapshot(&mut self) -> bool {
-        self.raw("begin transaction isolation level repeatable read read only", &[])
-            .is_ok()
+        self.raw(
+            "begin transaction isolation level repeatable read read only",
+            &[],
+        )
+        .is_ok()
     }
 
     /// Ends [`Session::begin_snapshot`]'s transaction: a commit, or a rollback when a

@@ -130,7 +130,9 @@ fn a_table_owners_cast_to_text_never_runs_when_keys_are_read() {
     let from = log_len();
     let rec = sample_waits_on(&db, &db.user, "acct", &["k = 'gold'"]);
     assert_eq!(
-        rec.hot_rows.first().map(|r| (r.relation.as_str(), r.key.as_str())),
+        rec.hot_rows
+            .first()
+            .map(|r| (r.relation.as_str(), r.key.as_str())),
         Some(("acct", "k=gold")),
         "{:?} {:?}",
         rec.hot_rows,

@@ -34,10 +34,7 @@ struct Sink {
 impl ResultSink for Sink {
     fn columns(&mut self, body: &RowDescriptionBody) -> Result<(), Error> {
         let mut fields = body.fields();
-        while let Some(f) = fields
-            .next()
-            .map_err(|e| Error::Protocol(e.to_string()))?
-        {
+        while let Some(f) = fields.next().map_err(|e| Error::Protocol(e.to_string()))? {
             self.result
                 .columns
                 .push((f.name().to_string(), f.type_oid()));

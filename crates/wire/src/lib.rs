@@ -52,8 +52,8 @@
 //! Not supported: GSSAPI/SSPI/Kerberos auth, `service` files, direct TLS negotiation
 //! (`sslnegotiation=direct`), non-blocking start-up, COPY TO STDOUT data (discarded).
 
-mod binding;
 pub mod binary;
+mod binding;
 pub mod cancel;
 pub mod config;
 pub mod conn;

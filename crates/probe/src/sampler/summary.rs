@@ -161,22 +161,22 @@ impl Sampler {
         }
         let ids: Vec<&str> = candidates.iter().map(|(id, _)| id.as_str()).collect();
         let arr = format!("{{{}}}", ids.join(","));
-        let texts: BTreeMap<String, String> =
-            match self
-                .s
-                .run(Part::Statements, &statements::text_sql(&self.stmt_schema), &[Some(&arr)])
-            {
-                Some(r) => r
-                    .rows
-                    .iter()
-                    .filter_map(|row| {
-                        let id = row.first()?.as_deref()?;
-                        let q = row.get(1)?.as_deref().unwrap_or("");
-                        Some((id.to_string(), q.to_string()))
-                    })
-                    .collect(),
-                None => BTreeMap::new(),
-            };
+        let texts: BTreeMap<String, String> = match self.s.run(
+            Part::Statements,
+            &statements::text_sql(&self.stmt_schema),
+            &[Some(&arr)],
+        ) {
+            Some(r) => r
+                .rows
+                .iter()
+                .filter_map(|row| {
+                    let id = row.first()?.as_deref()?;
+                    let q = row.get(1)?.as_deref().unwrap_or("");
+                    Some((id.to_string(), q.to_string()))
+                })
+                .collect(),
+            None => BTreeMap::new(),
+        };
         let tag = TAG.trim();
         candidates
             .iter()
