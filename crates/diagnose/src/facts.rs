@@ -300,6 +300,31 @@ mod tests {
     }
 
     #[test]
+    fn a_long_in_list_keeps_its_for_update() {
+        // As the probe records it: the statement normalized from pg_stat_activity's text.
+        let ids: Vec<String> = (1..=150).map(|i| (i * 7919).to_string()).collect();
+        let text = hotbench_probe::normalize::normalize(&format!(
+            "select id, balance from accounts where id in ({}) order by id for update",
+            ids.join(", ")
+        ));
+        let p = record(
+            &[
+                stmt(&text, 60, 50, 8),
+                stmt(
+                    "update accounts set balance = balance + ? where id = ?",
+                    20,
+                    0,
+                    8,
+                ),
+            ],
+            &[("accounts", "id=7919", 40)],
+        );
+        let f = facts(&p);
+        let r = &f.relations[0];
+        assert!(r.locking_reads(), "{text}");
+    }
+
+    #[test]
     fn a_claim_getting_slower_shows_in_the_trend() {
         let mut p = record(&[], &[]);
         for (i, ms) in [1.0, 1.1, 1.0, 2.0, 2.2, 2.4].iter().enumerate() {
