@@ -79,6 +79,11 @@ struct Current {
 
 pub struct Sampler {
     s: Session,
+    /// What the last wait read cost (s): its server backend's CPU time when the server is
+    /// local, else its round trip.
+    pub waits_read_s: f64,
+    /// What the last stats round cost (s), measured alike.
+    pub stats_round_s: f64,
     app: String,
     /// Which backends are sampled, as an SQL condition on `pg_stat_activity a` (prepared
     /// statements carry it inline).
@@ -199,6 +204,8 @@ impl Sampler {
             ws_schema: String::new(),
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
+            waits_read_s: 0.0,
+            stats_round_s: 0.0,
             s,
         };
         me.settle(opts);
@@ -251,6 +258,30 @@ impl Sampler {
 
     pub fn is_lost(&self) -> bool {
         self.s.is_lost()
+    }
+
+    /// The server backend's CPU time (s) when the server is local, and the time now: where a
+    /// read's cost is measured from.
+    fn cost_start(&self) -> (Option<f64>, std::time::Instant) {
+        let cpu = self.local_server.then(|| {
+            let pid = self.s.connection().backend_pid();
+            proc_cpu_ms(&format!("/proc/{pid}/stat"), "postgres").map(|ms| ms / 1000.0)
+        });
+        (cpu.flatten(), std::time::Instant::now())
+    }
+
+    /// What was spent since `start` (s): the backend's CPU time (in 10 ms ticks: a mean over
+    /// reads is exact), else the time that passed (which a busy client machine inflates).
+    fn cost_since(&self, start: (Option<f64>, std::time::Instant)) -> f64 {
+        match (start.0, self.cost_start().0) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => start.1.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Adds a note to the record.
+    pub fn note(&mut self, note: String) {
+        self.s.note(note);
     }
 
     /// The session's settings: bounded, never in anyone's way, invisible to
@@ -405,10 +436,12 @@ impl Sampler {
             None => WAITS_SQL,
         }
         .replace("{F}", &self.filter);
-        let Some(r) = self
+        let cost = self.cost_start();
+        let r = self
             .s
-            .run_prepared(Part::Waits, "hotbench_probe_waits", &sql)
-        else {
+            .run_prepared(Part::Waits, "hotbench_probe_waits", &sql);
+        self.waits_read_s = self.cost_since(cost);
+        let Some(r) = r else {
             return;
         };
         self.samples += 1;
@@ -571,6 +604,12 @@ impl Sampler {
         if self.s.is_lost() {
             return;
         }
+        let cost = self.cost_start();
+        self.stats_round_inner();
+        self.stats_round_s = self.cost_since(cost);
+    }
+
+    fn stats_round_inner(&mut self) {
         let now = unix_now();
         let chain = if self.cur.lock_waiting_max > 0 {
             self.read_chains()
