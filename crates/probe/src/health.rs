@@ -58,7 +58,8 @@ pub const DEFAULT_TABLES_SQL: &str = "select relid::int8 from pg_stat_user_table
 pub const COUNT_TABLES_SQL: &str = "select count(*) from pg_stat_user_tables";
 
 /// Resolves names to oids (`NULL` when missing), in order.
-pub const RESOLVE_SQL: &str = "select to_regclass(n)::int8 from unnest($1::text[]) as n";
+pub const RESOLVE_SQL: &str = "select pg_catalog.to_regclass(n)::int8 \
+     from pg_catalog.unnest($1::pg_catalog.text[]) as n";
 
 pub const DATABASE_SQL: &str =
     "select xact_commit, xact_rollback, deadlocks from pg_stat_database \

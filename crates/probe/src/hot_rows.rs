@@ -5,7 +5,7 @@
 //! name the root), which records the partitions seen.
 //!
 //! The key is read by hotbench with a plain prepared `SELECT "pk", … FROM "schema"."table"
-//! WHERE ctid = $1` ([`crate::row_keys`]): names read from the catalog as data and quoted
+//! WHERE ctid OPERATOR(pg_catalog.=) $1` ([`crate::row_keys`]): names read from the catalog as data and quoted
 //! here, values in binary format decoded here (built-in types and enums only: nothing the
 //! table's owner could define runs), never through a view, a cast or a function. The tuples
 //! and the keys are read in one `REPEATABLE READ` transaction, so the keys are read in the

@@ -2,7 +2,8 @@
 //! define. Per relation, once: its kind, schema, name and primary-key columns (names, base
 //! types, column privileges) and whether row-level security applies to the role, read from
 //! the catalog as data. From them hotbench builds `SELECT "a", "b" FROM "schema"."table"
-//! WHERE ctid = $1` itself (every identifier quoted here, nothing pasted from a user), run as
+//! WHERE ctid OPERATOR(pg_catalog.=) $1` itself (the operator named whatever the session's
+//! `search_path`) (every identifier quoted here, nothing pasted from a user), run as
 //! an unnamed prepared statement with its results in binary format and decoded by
 //! [`crate::key_decode`]. No view, cast or function touches the row.
 //!
@@ -140,7 +141,7 @@ impl Catalog {
         }
         let cols: Vec<String> = self.key.iter().map(|k| quote_ident(&k.0)).collect();
         let sql = format!(
-            "select {} from {}.{} where ctid = $1",
+            "select {} from {}.{} where ctid operator(pg_catalog.=) $1",
             cols.join(", "),
             quote_ident(&self.schema),
             quote_ident(&self.name)
@@ -276,7 +277,8 @@ mod tests {
         assert_eq!(
             p,
             Plan::Read {
-                sql: "select \"id\", \"Day\"\"x\" from \"public\".\"Accounts\" where ctid = $1"
+                sql: "select \"id\", \"Day\"\"x\" from \"public\".\"Accounts\" \
+                      where ctid operator(pg_catalog.=) $1"
                     .into(),
                 columns: vec![
                     ("id".into(), 23, "b".into()),

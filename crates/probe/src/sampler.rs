@@ -48,9 +48,9 @@ const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
      from {S}.pg_wait_sampling_profile group by 1, 2";
 
-/// The settings of a read-only (somebody else's) session after its timeouts: names resolve
-/// only in `pg_catalog`, and row-level security makes a read fail instead of running a
-/// policy.
+/// The settings of every probe session (but one through a transaction pool, which keeps no
+/// session state) after its timeouts: names resolve only in `pg_catalog`, and row-level
+/// security makes a read fail instead of running a policy.
 pub const SAFE_SETTINGS: [&str; 2] = ["set search_path = pg_catalog", "set row_security = off"];
 
 /// Whether the session may set `pg_stat_statements.track` (loaded, and a user setting or the
@@ -311,11 +311,15 @@ impl Sampler {
             ms(opts.statement_timeout)
         ));
         sql.push(format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)));
-        if opts.read_only {
-            // Somebody else's server: no name resolves into a user's schema, and no policy
-            // (a user's expression) runs on a read.
-            sql.extend(SAFE_SETTINGS.iter().map(|s| s.to_string()));
-        }
+        // Tables named by the user resolve in their own search_path (see tables::pick).
+        self.s.user_search_path = self
+            .s
+            .raw("select pg_catalog.current_setting('search_path')", &[])
+            .ok()
+            .and_then(|r| r.get(0, 0).map(str::to_string));
+        // No name resolves into a user's schema (a function there cannot stand in for a
+        // built-in one), and no policy (a user's expression) runs on a read.
+        sql.extend(SAFE_SETTINGS.iter().map(|s| s.to_string()));
         for q in &sql {
             if let Err(e) = self.s.raw(q, &[]) {
                 if opts.read_only {

@@ -68,6 +68,8 @@ pub struct Session {
     pub own_xacts: [i64; 2],
     /// A statement of the open transaction block failed.
     block_failed: bool,
+    /// The connection's `search_path` before the probe pinned it to `pg_catalog`.
+    pub user_search_path: Option<String>,
 }
 
 /// A part that timed out this many times is switched off (it keeps costing the server).
@@ -86,6 +88,7 @@ impl Session {
             timeouts: BTreeMap::new(),
             own_xacts: [0, 0],
             block_failed: false,
+            user_search_path: None,
         }
     }
 

@@ -3,7 +3,8 @@
 //! owner's cast to text never runs (the key comes back decoded by hotbench), a control
 //! character in a key keeps hot-row detection on, a partitioned table's rows count on the
 //! partitioned table naming its partitions, and row-level security names rows by ctid with a
-//! note, never a failed read.
+//! note, never a failed read; a function a table owner puts in `public` never stands in for
+//! a built-in one.
 
 use std::time::{Duration, Instant};
 
@@ -220,4 +221,34 @@ fn row_level_security_names_rows_by_ctid_with_a_note_and_no_error() {
             && !log.contains("ERROR:  query would be affected by row-level security"),
         "{log}"
     );
+}
+
+#[test]
+fn a_table_owners_function_never_stands_in_for_a_builtin() {
+    let db = testing::fresh_database("keys_path");
+    let owner = format!("path_owner_{}", std::process::id());
+    let marker = format!("hotbench-hijack-{}", std::process::id());
+    // An aggregate over integer in public: a better match for `array_agg(a.pid)` than the
+    // built-in polymorphic one, under any search_path that lists public.
+    psql(
+        &db,
+        &format!(
+            "create role {owner} login; grant create on schema public to {owner};
+             set role {owner};
+             create function public.hijack(int[], integer) returns int[] language plpgsql as
+               $f$ begin raise log '{marker}'; return $1 || $2; end $f$;
+             create aggregate public.array_agg(integer) (sfunc = public.hijack, stype = int[]);
+             create table acct (id int primary key, v int not null);
+             insert into acct values (1, 0);"
+        ),
+    );
+    let from = log_len();
+    let rec = sample_waits_on(&db, &db.user, "acct", &["id = 1"]);
+    assert!(
+        rec.sessions.as_ref().is_some_and(|s| s.rounds >= 2),
+        "{:?}",
+        rec.notes
+    );
+    let log = log_since(from);
+    assert!(!log.contains(&marker), "the owner's aggregate ran:\n{log}");
 }
