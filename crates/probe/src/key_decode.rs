@@ -23,6 +23,8 @@ enum Kind {
     Bytes,
     Char,
     Text,
+    /// `char(n)`: sent padded; shown as its cast to text shows it, without the padding.
+    Padded,
     Int2,
     Int4,
     Int8,
@@ -41,7 +43,8 @@ fn decoder(oid: u32) -> Option<Kind> {
         16 => Kind::Bool,
         17 => Kind::Bytes,
         18 => Kind::Char,
-        19 | 25 | 1042 | 1043 => Kind::Text,
+        19 | 25 | 1043 => Kind::Text,
+        1042 => Kind::Padded,
         20 => Kind::Int8,
         21 => Kind::Int2,
         23 => Kind::Int4,
@@ -92,6 +95,7 @@ fn decode_kind(k: Kind, v: &[u8]) -> Option<String> {
         },
         Kind::Bytes => hex(v),
         Kind::Char | Kind::Text => String::from_utf8_lossy(v).into_owned(),
+        Kind::Padded => String::from_utf8_lossy(v).trim_end_matches(' ').to_string(),
         Kind::Int2 => i16::from_be_bytes(be(v)?).to_string(),
         Kind::Int4 => i32::from_be_bytes(be(v)?).to_string(),
         Kind::Int8 => i64::from_be_bytes(be(v)?).to_string(),
@@ -257,6 +261,7 @@ mod tests {
         assert_eq!(decode(16, "b", &[1]), "true");
         assert_eq!(decode(25, "b", b"a\x01b"), "a\u{1}b");
         assert_eq!(decode(1043, "b", "é".as_bytes()), "é");
+        assert_eq!(decode(1042, "b", b"ab   "), "ab");
         assert_eq!(decode(99999, "e", b"gold"), "gold");
         assert_eq!(decode(1082, "b", &0i32.to_be_bytes()), "2000-01-01");
         assert_eq!(decode(1082, "b", &9828i32.to_be_bytes()), "2026-11-28");

@@ -252,3 +252,51 @@ fn a_table_owners_function_never_stands_in_for_a_builtin() {
     let log = log_since(from);
     assert!(!log.contains(&marker), "the owner's aggregate ran:\n{log}");
 }
+
+#[test]
+fn binary_values_decode_as_the_server_writes_them_in_text() {
+    let db = testing::fresh_database("keys_decode");
+    let mut c = connect(&db);
+    c.simple_query("set timezone = 'UTC'; set extra_float_digits = 1")
+        .expect("set");
+    let exprs = [
+        "32767::int2",
+        "(-2147483648)::int4",
+        "9223372036854775807::int8",
+        "true",
+        "'a''b\u{1}é'::text",
+        "'pad'::char(5)",
+        "'v'::varchar(3)",
+        "'n'::name",
+        "'0a0b0c0d-0e0f-1011-1213-141516171819'::uuid",
+        "12345.678::numeric",
+        "(-0.0500)::numeric",
+        "100000000::numeric",
+        "'NaN'::numeric",
+        "0.000001::numeric",
+        "'2026-11-28'::date",
+        "'0044-03-15 BC'::date",
+        "'infinity'::date",
+        "'2000-01-02 01:02:03.5'::timestamp",
+        "'1999-12-31 23:59:59.000001'::timestamptz",
+        "4242::oid",
+        "'\\xdead'::bytea",
+        "1.5::float8",
+    ];
+    for e in exprs {
+        // As the key read wrote keys before it decoded them itself: `k::text`.
+        let sql = format!("select {e}");
+        let text = c
+            .simple_query(&format!("select ({e})::text"))
+            .expect("text")[0]
+            .get(0, 0)
+            .map(str::to_string);
+        let bin = c.query_binary(&sql, &[], &[]).expect("binary");
+        let oid = bin.columns[0].1;
+        let v = bin.rows[0][0].clone().expect("a value");
+        let want = text.expect("a text value");
+        let got = hotbench_probe::key_decode::decode(oid, "b", &v);
+        assert_eq!(got, want, "{e} (type {oid})");
+    }
+    c.close();
+}
