@@ -9,8 +9,8 @@
 //!
 //! Named by ctid instead, with a note saying why: a key column the role may not select, a
 //! table row-level security applies to (its policies' expressions would run, and under
-//! `row_security = off` the read would fail), a key column whose type is not one hotbench
-//! decodes (a user-defined type's `send` function is its owner's code). A table without a
+//! `row_security = off` the read would fail), a key column of a user-defined type (its
+//! `send` function is its owner's code). A table without a
 //! primary key is named by ctid without a note.
 
 use std::collections::BTreeMap;
@@ -132,9 +132,9 @@ impl Catalog {
             return (
                 Plan::Ctid,
                 Some(format!(
-                    "hot rows: keys of {table} not read: key column {} is of type {ty}, which \
-                     hotbench does not decode (reading it would run the type's own code): \
-                     rows are named by ctid",
+                    "hot rows: keys of {table} not read: key column {} is of the user-defined \
+                     type {ty} (reading it would run the type's own code): rows are named by \
+                     ctid",
                     quote_if_needed(col)
                 )),
             );
@@ -292,7 +292,7 @@ mod tests {
     fn keys_not_safely_readable_are_named_by_ctid_with_a_note() {
         let (p, note) = catalog(&[("id", 16500, "b", true)]).plan();
         assert_eq!(p, Plan::Ctid);
-        assert!(note.is_some_and(|n| n.contains("does not decode")));
+        assert!(note.is_some_and(|n| n.contains("user-defined")));
         let (p, note) = catalog(&[("id", 23, "b", false)]).plan();
         assert_eq!(p, Plan::Ctid);
         assert!(note.is_some_and(|n| n.contains("GRANT SELECT") && n.contains("\"Accounts\"")));
