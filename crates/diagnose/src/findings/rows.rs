@@ -182,8 +182,8 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     if !keys_read(r) && !r.keys.is_empty() {
         finding.evidence.push(Evidence::new(
             "keys",
-            "not read (no SELECT on the table, row-level security, a key type hotbench does \
-             not decode, or --no-keys; the notes say which): rows named by ctid",
+            "not read (no primary key, no SELECT on the table, row-level security, a key of \
+             a user-defined type, or --no-keys; the notes say which): rows named by ctid",
         ));
     }
     add_blockers(input, r, &mut finding);
