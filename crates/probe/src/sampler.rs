@@ -311,16 +311,18 @@ impl Sampler {
             ms(opts.statement_timeout)
         ));
         sql.push(format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)));
-        // Tables named by the user resolve in their own search_path (see tables::pick).
-        self.s.user_search_path = self
-            .s
-            .raw("select pg_catalog.current_setting('search_path')", &[])
-            .ok()
-            .and_then(|r| r.get(0, 0).map(str::to_string));
         // No name resolves into a user's schema (a function there cannot stand in for a
         // built-in one), and no policy (a user's expression) runs on a read.
         sql.extend(SAFE_SETTINGS.iter().map(|s| s.to_string()));
         for q in &sql {
+            if q == SAFE_SETTINGS[0] {
+                // Tables named by the user resolve in their own search_path (tables::pick).
+                self.s.user_search_path = self
+                    .s
+                    .raw("select pg_catalog.current_setting('search_path')", &[])
+                    .ok()
+                    .and_then(|r| r.get(0, 0).map(str::to_string));
+            }
             if let Err(e) = self.s.raw(q, &[]) {
                 if opts.read_only {
                     self.s.stop_all(format!(
