@@ -279,6 +279,16 @@ impl Sampler {
         }
     }
 
+    /// The wait read's backends: a run's, or the database's sessions but the idle ones
+    /// (skipped on the server: a big server's idle sessions cost every read, and diagnose
+    /// does not count them).
+    fn wait_filter(&self) -> String {
+        match self.scope {
+            Scope::Run => self.filter.clone(),
+            Scope::Database => format!("{} and a.state is distinct from 'idle'", self.filter),
+        }
+    }
+
     /// Adds a note to the record.
     pub fn note(&mut self, note: String) {
         self.s.note(note);
@@ -441,7 +451,7 @@ impl Sampler {
             Some(_) => WAITS_OBSERVE_SQL,
             None => WAITS_SQL,
         }
-        .replace("{F}", &self.filter);
+        .replace("{F}", &self.wait_filter());
         let cost = self.cost_start();
         let r = self
             .s

@@ -42,10 +42,15 @@ impl Sampler {
             (self.db_prev, self.wal_prev),
         );
         if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
-            self.s.note(format!(
-                "no backend with application_name \"{}\" was seen: no wait events",
-                self.app
-            ));
+            self.s.note(match self.scope {
+                Scope::Run => format!(
+                    "no backend with application_name \"{}\" was seen: no wait events",
+                    self.app
+                ),
+                Scope::Database => "no session of the database was active while sampling: no \
+                                    wait events"
+                    .to_string(),
+            });
         }
         let mut timeline = std::mem::take(&mut self.timeline);
         if self.only_written {
