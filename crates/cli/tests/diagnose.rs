@@ -152,7 +152,8 @@ fn logged_statements(from: u64) -> Vec<String> {
         .collect()
 }
 
-/// Whether a logged statement only reads: select/with, SET/SHOW, PREPARE of a select, EXECUTE.
+/// Whether a logged statement only reads: select/with, SET/SHOW, PREPARE of a select, EXECUTE,
+/// a read-only BEGIN and its COMMIT.
 fn reads_only(stmt: &str) -> bool {
     let s = stmt
         .trim_start_matches("<unnamed>: ")
@@ -168,7 +169,9 @@ fn reads_only(stmt: &str) -> bool {
         "select" | "with" | "set" | "show" => {
             !s.contains(" for update") && !s.contains(" for share")
         }
-        "execute" => true,
+        "execute" | "commit" | "rollback" => true,
+        // The hot-row key read's snapshot.
+        "begin" => s.ends_with(" read only"),
         "prepare" => body.starts_with("select") || body.starts_with("with"),
         _ => false,
     }

@@ -40,6 +40,8 @@ pub struct RelationFacts {
     pub statements: Vec<StatementOn>,
     /// Its writes and dead tuples over the sample (tables written during it).
     pub table: Option<TableSummary>,
+    /// A partitioned table's partitions whose rows were waited on.
+    pub partitions: Vec<String>,
 }
 
 impl RelationFacts {
@@ -123,8 +125,9 @@ pub fn facts(p: &ProbeRecord) -> Facts {
         return Facts::default();
     };
     let mut by: BTreeMap<String, RelationFacts> = BTreeMap::new();
-    let entry = |by: &mut BTreeMap<String, RelationFacts>, name: &str| {
-        let key = relation_key(name);
+    // `name` as the server or a statement wrote it, `key` its relation_key (statements'
+    // touches are keys already: a key is never keyed twice, `"Accounts"` stays `Accounts`).
+    let entry_keyed = |by: &mut BTreeMap<String, RelationFacts>, name: &str, key: String| {
         by.entry(key.clone())
             .or_insert_with(|| RelationFacts {
                 name: name.to_string(),
@@ -134,6 +137,9 @@ pub fn facts(p: &ProbeRecord) -> Facts {
             .key
             .clone()
     };
+    let entry = |by: &mut BTreeMap<String, RelationFacts>, name: &str| {
+        entry_keyed(by, name, relation_key(name))
+    };
     for w in &s.relation_waits {
         let k = entry(&mut by, &w.relation);
         let r = by.get_mut(&k).expect("just inserted");
@@ -141,6 +147,7 @@ pub fn facts(p: &ProbeRecord) -> Facts {
         r.lock_waits += w.lock_waits;
         r.lock_pct += w.pct;
         r.rows += w.rows;
+        r.partitions.extend(w.partitions.iter().cloned());
     }
     for h in &p.hot_rows {
         let k = entry(&mut by, &h.relation);
@@ -167,7 +174,7 @@ pub fn facts(p: &ProbeRecord) -> Facts {
             per.entry(t.relation).or_default().push(t.access);
         }
         for (rel, access) in per {
-            let k = entry(&mut by, &rel);
+            let k = entry_keyed(&mut by, &rel, rel.clone());
             let Some(r) = by.get_mut(&k) else { continue };
             r.busy += st.samples;
             r.lock_busy += st.lock_waits;
@@ -268,6 +275,53 @@ mod tests {
         assert_eq!(r.keys[0].key, "customer_id=1");
         assert!((f.share(r.busy) - 70.0 / 75.0).abs() < 1e-9);
         assert_eq!(f.relation("ledger").map(|l| l.busy), Some(5));
+    }
+
+    #[test]
+    fn quoted_names_meet_their_statements() {
+        for (name, sql) in [
+            (
+                "\"Accounts\"",
+                "update \"Accounts\" set v = v + ? where id = ?",
+            ),
+            ("\"We.ird\"", "update \"We.ird\" set v = v + ? where id = ?"),
+            (
+                "app.\"Say \"\"hi\"\"\"",
+                "update app.\"Say \"\"hi\"\"\" set v = v + ? where id = ?",
+            ),
+        ] {
+            let p = record(&[stmt(sql, 60, 50, 8)], &[(name, "id=1", 40)]);
+            let f = facts(&p);
+            assert_eq!(f.relations.len(), 1, "{name}: {:?}", f.relations);
+            let r = &f.relations[0];
+            assert_eq!((r.name.as_str(), r.lock_busy), (name, 50), "{name}");
+            assert!(r.increments(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_long_in_list_keeps_its_for_update() {
+        // As the probe records it: the statement normalized from pg_stat_activity's text.
+        let ids: Vec<String> = (1..=150).map(|i| (i * 7919).to_string()).collect();
+        let text = hotbench_probe::normalize::normalize(&format!(
+            "select id, balance from accounts where id in ({}) order by id for update",
+            ids.join(", ")
+        ));
+        let p = record(
+            &[
+                stmt(&text, 60, 50, 8),
+                stmt(
+                    "update accounts set balance = balance + ? where id = ?",
+                    20,
+                    0,
+                    8,
+                ),
+            ],
+            &[("accounts", "id=7919", 40)],
+        );
+        let f = facts(&p);
+        let r = &f.relations[0];
+        assert!(r.locking_reads(), "{text}");
     }
 
     #[test]

@@ -153,6 +153,13 @@ impl Connected {
                 server.role
             ));
         }
+        if server.superuser {
+            notes.push(format!(
+                "role \"{}\" is a superuser: diagnose needs no more than pg_monitor (and SELECT \
+                 on the tables whose hot rows' keys it should show)",
+                server.role
+            ));
+        }
         if matches!(status, DiagnosisStatus::ServerLost) {
             notes.push(format!(
                 "the server went away after {duration_s:.1} s: the findings cover that part"

@@ -1,7 +1,8 @@
 //! How diagnose talks to somebody else's server: as `application_name = 'hotbench diagnose'`,
 //! every statement in a read-only transaction (the session's default, checked before anything
-//! is sampled), bounded by `statement_timeout`, and never waiting for a user's lock for more
-//! than `lock_timeout`. The first connection only checks that this holds and learns who
+//! is sampled), bounded by `statement_timeout`, never waiting for a user's lock for more
+//! than `lock_timeout`, with `search_path` pinned to `pg_catalog` (no name resolves into a
+//! user's schema) and `row_security = off` (no policy runs: a read it would filter fails). The first connection only checks that this holds and learns who
 //! diagnose is on the server; the probe's connection samples.
 
 use std::time::Duration;
@@ -20,7 +21,8 @@ pub const LOCK_TIMEOUT: Duration = Duration::from_millis(10);
 
 /// The session settings, in the order they are set (read-only first: every later statement,
 /// these SETs included, runs in a read-only transaction).
-pub fn settings() -> [String; 3] {
+pub fn settings() -> [String; 5] {
+    let [path, rls] = hotbench_probe::SAFE_SETTINGS;
     [
         "set default_transaction_read_only = on".to_string(),
         format!(
@@ -28,6 +30,8 @@ pub fn settings() -> [String; 3] {
             STATEMENT_TIMEOUT.as_millis()
         ),
         format!("set lock_timeout = '{}ms'", LOCK_TIMEOUT.as_millis()),
+        path.to_string(),
+        rls.to_string(),
     ]
 }
 
@@ -38,6 +42,8 @@ pub struct Server {
     pub role: String,
     /// The role sees every session (superuser, pg_read_all_stats or pg_monitor).
     pub sees_all: Option<bool>,
+    /// The role is a superuser (more than diagnose needs).
+    pub superuser: bool,
 }
 
 /// `params` as diagnose connects: its application name, a connect timeout.
@@ -92,6 +98,11 @@ pub fn check(params: &ConnectParams) -> Result<Server, DiagnoseError> {
              from pg_roles where rolname = current_user",
         )
         .map(|v| v == "t"),
+        superuser: first(
+            &mut c,
+            "select rolsuper from pg_roles where rolname = current_user",
+        )
+        .is_some_and(|v| v == "t"),
     };
     c.close();
     Ok(server)

@@ -66,6 +66,7 @@ pub fn record(statements: &[ActiveStatement], hot: &[(&str, &str, u64)]) -> Prob
                     lock_waits: n,
                     pct: n as f64 * 100.0 / waiters as f64,
                     rows,
+                    ..Default::default()
                 })
                 .collect(),
             in_transaction_gap_ms: Some(1.3),

@@ -45,6 +45,14 @@ pub fn parse_int_array(text: &str) -> Vec<i64> {
         .collect()
 }
 
+/// A relation's name as `regclass` wrote it, shown as under the default `search_path`:
+/// diagnose pins its session's `search_path` to `pg_catalog`, where `regclass` qualifies
+/// every user table, so `public.` is dropped (`public.acct` → `acct`; a quoted schema
+/// starts with `"` and is kept).
+pub fn display_relation(name: &str) -> String {
+    name.strip_prefix("public.").unwrap_or(name).to_string()
+}
+
 /// Integer cell (`None` for NULL or garbage, never a panic).
 pub fn int(v: Option<&str>) -> Option<i64> {
     v?.trim().parse().ok()

@@ -58,7 +58,8 @@ pub const DEFAULT_TABLES_SQL: &str = "select relid::int8 from pg_stat_user_table
 pub const COUNT_TABLES_SQL: &str = "select count(*) from pg_stat_user_tables";
 
 /// Resolves names to oids (`NULL` when missing), in order.
-pub const RESOLVE_SQL: &str = "select to_regclass(n)::int8 from unnest($1::text[]) as n";
+pub const RESOLVE_SQL: &str = "select pg_catalog.to_regclass(n)::int8 \
+     from pg_catalog.unnest($1::pg_catalog.text[]) as n";
 
 pub const DATABASE_SQL: &str =
     "select xact_commit, xact_rollback, deadlocks from pg_stat_database \
@@ -96,7 +97,7 @@ pub fn parse_tables(r: &QueryResult) -> TablesSnap {
         out.insert(
             oid,
             TableSnap {
-                name: cell(1).unwrap_or("?").to_string(),
+                name: crate::classify::display_relation(cell(1).unwrap_or("?")),
                 ins: n(2),
                 upd: n(3),
                 hot_upd: n(4),
@@ -190,15 +191,26 @@ pub fn keep_written(summaries: &mut Vec<TableSummary>, timeline: &mut [ProbeInte
 }
 
 /// `xact_commit, xact_rollback, deadlocks`.
-pub fn parse_database(r: &QueryResult) -> Option<[i64; 3]> {
-    Some([int(r.get(0, 0))?, int(r.get(0, 1))?, int(r.get(0, 2))?])
+/// Commits, rollbacks, deadlocks; then the reader's own commits and rollbacks (0 here: the
+/// sampler fills them in, and deltas subtract them).
+pub fn parse_database(r: &QueryResult) -> Option<DbSnap> {
+    Some([
+        int(r.get(0, 0))?,
+        int(r.get(0, 1))?,
+        int(r.get(0, 2))?,
+        0,
+        0,
+    ])
 }
+
+/// See [`parse_database`].
+pub type DbSnap = [i64; 5];
 
 /// Database counters, WAL position and checkpoints between two snapshots (`None` where one
 /// is missing).
 pub fn server_delta(
-    before: (Option<[i64; 3]>, Option<WalSnap>),
-    now: (Option<[i64; 3]>, Option<WalSnap>),
+    before: (Option<DbSnap>, Option<WalSnap>),
+    now: (Option<DbSnap>, Option<WalSnap>),
 ) -> ServerDelta {
     ServerDelta {
         database: match (before.0, now.0) {
@@ -217,10 +229,13 @@ pub fn server_delta(
     }
 }
 
-fn database_delta(before: [i64; 3], now: [i64; 3]) -> DatabaseDelta {
+/// The delta less the reader's own transactions (never below 0: the server counts them up
+/// to a stats flush late).
+fn database_delta(before: DbSnap, now: DbSnap) -> DatabaseDelta {
+    let less_own = |i: usize| (d(now[i], before[i]) - (now[i + 3] - before[i + 3])).max(0);
     DatabaseDelta {
-        commits: d(now[0], before[0]),
-        rollbacks: d(now[1], before[1]),
+        commits: less_own(0),
+        rollbacks: less_own(1),
         deadlocks: d(now[2], before[2]),
     }
 }
@@ -254,7 +269,18 @@ mod tests {
         assert_eq!(s[0].dead_tuples_start, 5);
         assert_eq!(s[0].dead_tuples_end, 40);
         // Reset: counts from zero.
-        assert_eq!(database_delta([100, 5, 1], [7, 0, 0]).commits, 7);
+        assert_eq!(
+            database_delta([100, 5, 1, 0, 0], [7, 0, 0, 0, 0]).commits,
+            7
+        );
+        // The reader's own transactions are not the user's, even when the server has not
+        // counted them yet.
+        let own = database_delta([100, 5, 1, 10, 0], [150, 6, 1, 30, 1]);
+        assert_eq!((own.commits, own.rollbacks), (30, 0));
+        assert_eq!(
+            database_delta([100, 5, 1, 10, 0], [100, 5, 1, 30, 0]).commits,
+            0
+        );
         assert_eq!(oid_array(&[1, 2]), "{1,2}");
     }
 

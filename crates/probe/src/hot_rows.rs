@@ -1,24 +1,26 @@
 //! Hot rows, server side: the tuples the run's lock-waiting backends queue on (`pg_locks`
 //! tuple locks: held by a backend waiting on the locker's transactionid, awaited by those
 //! waiting on the tuple) turned into the row's relation and primary key, with their share of
-//! the lock-waiting samples.
+//! the lock-waiting samples. A partition's rows count on its partitioned table (statements
+//! name the root), which records the partitions seen.
 //!
-//! The key is read by ctid in the same statement that reads `pg_locks` (`query_to_xml` runs
-//! the per-relation key query under that statement's snapshot): the locker has not committed
-//! yet, so the locked row version is still visible — a second round trip often came too late.
-//! Without XML support on the server, `ts_stat` runs the key query instead (in the same
-//! statement; the key comes back hex-encoded as a text-search lexeme). Cheap and bounded: it runs only when the sampler reads `pg_locks` (lock
-//! waits seen, about once a second), resolves at most [`ROWS_PER_READ`] tuples per read and keeps at most
-//! [`MAX_ROWS`] distinct rows. Nothing is pasted into SQL by hotbench: the server builds the
-//! key query with `format('%I')`/`%L` (identifiers quoted, the ctid a quoted literal).
+//! The key is read by hotbench with a plain prepared `SELECT "pk", … FROM "schema"."table"
+//! WHERE ctid OPERATOR(pg_catalog.=) $1` ([`crate::row_keys`]): names read from the catalog as data and quoted
+//! here, values in binary format decoded here (built-in types and enums only: nothing the
+//! table's owner could define runs), never through a view, a cast or a function. The tuples
+//! and the keys are read in one `REPEATABLE READ` transaction, so the keys are read in the
+//! snapshot of the `pg_locks` read: the locked row version is still visible even when its
+//! locker commits in between. Cheap and bounded: it runs only when the sampler reads
+//! `pg_locks` (lock waits seen, about once a second), resolves at most [`ROWS_PER_READ`]
+//! tuples per read and keeps at most [`MAX_ROWS`] distinct rows.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use hotbench_stats::probe_record::{HotRow, RelationWaits};
-use hotbench_wire::SqlState;
 
-use crate::classify::int;
-use crate::session::{first_line, Part, Session};
+use crate::classify::{display_relation, int};
+use crate::row_keys::RowKeys;
+use crate::session::{Part, Session};
 
 /// Tuples resolved per `pg_locks` read (the most queued-on first).
 pub const ROWS_PER_READ: usize = 4;
@@ -26,14 +28,12 @@ pub const ROWS_PER_READ: usize = 4;
 pub const MAX_ROWS: usize = 1000;
 /// Rows kept in the record.
 pub const TOP_ROWS: usize = 10;
-/// A key longer than this is cut (wide text keys).
-const MAX_KEY_CHARS: usize = 200;
 
 /// `{F}` selects the sampled backends (alias `a`). Each lock-waiting backend counts on the
 /// tuple of its own tuple lock (held while waiting on the locker's transactionid, or awaited);
 /// one waiting on a transactionid without a tuple lock (following an update chain) counts on
 /// the tuple another waiter on the same transaction holds. The four most waited-on tuples:
-/// relation, page, tuple, waiters.
+/// relation (oid, name, its partition root's name or ''), page, tuple, waiters.
 const WAITED_TUPLES: &str = "with waiting as (select a.pid from pg_stat_activity a \
        where {F} and a.wait_event_type = 'Lock'), \
      locks as materialized (select l.* from pg_locks l \
@@ -48,138 +48,97 @@ const WAITED_TUPLES: &str = "with waiting as (select a.pid from pg_stat_activity
        union all select r.relation, r.page, r.tuple from xw x join xrow r using (transactionid) \
        where x.pid not in (select pid from tl)), \
      w as (select relation, page, tuple, count(*)::int8 as n from per_pid \
-       group by 1, 2, 3 order by 4 desc limit 4) ";
+       group by 1, 2, 3 order by 4 desc limit 4) \
+     select w.relation::int8, w.relation::regclass::text, {ROOT}, w.page, w.tuple, w.n from w";
 
-/// The primary key of `w.relation` as one text expression (`concat_ws(', ', 'id' || '=' || …)`),
-/// built by the server with `%L`/`%I` quoting; NULL without a primary key.
-const KEY_EXPR: &str = "left join lateral ( \
-       select 'concat_ws('', '', ' || string_agg(format( \
-         '%L || ''='' || coalesce(%I::text, ''NULL'')', a.attname, a.attname), ', ' \
-         order by c.n) || ')' as expr \
-       from pg_index i cross join lateral unnest(i.indkey::int2[]) with ordinality c(attnum, n) \
-       join pg_attribute a on a.attrelid = i.indrelid and a.attnum = c.attnum \
-       where i.indrelid = w.relation and i.indisprimary) k on true";
-
-/// With the waited tuples, each row's key (`id=1`, or `a=x, b=2` for a composite key;
-/// XML-escaped; NULL without a primary key or when the row version is no longer visible) and
-/// whether the relation has a primary key.
-const WITH_KEYS: &str = "select w.relation::regclass::text, w.page, w.tuple, w.n, \
-       case when k.expr is not null then (xpath('/table/row/k/text()', query_to_xml(format( \
-         'select %s as k from %s where ctid = %L::tid', k.expr, w.relation::regclass, \
-         format('(%s,%s)', w.page, w.tuple)), false, false, '')))[1]::text end, \
-       k.expr is not null from w ";
-
-/// For a server without XML support: the same read through `ts_stat`, which also runs a
-/// query the server built, in the same statement; the key travels as one hex-encoded lexeme
-/// (lexemes are otherwise normalized), cut to 200 characters.
-const WITH_KEYS_TS: &str = "select w.relation::regclass::text, w.page, w.tuple, w.n, \
-       case when k.expr is not null then (select word from ts_stat(format( \
-         'select array_to_tsvector(array[encode(convert_to(left(%s, 200), ''UTF8''), ''hex'')]) \
-          from %s where ctid = %L::tid', k.expr, w.relation::regclass, \
-         format('(%s,%s)', w.page, w.tuple))) limit 1) end, \
-       k.expr is not null from w ";
-
-/// Without reading any user table: the tuples' addresses only.
-const WITHOUT_KEYS: &str =
-    "select w.relation::regclass::text, w.page, w.tuple, w.n, null::text, false from w";
-
-/// How hot rows' keys are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Keys {
-    /// In the `pg_locks` statement, through `query_to_xml` (one snapshot: the locked version
-    /// is still visible).
-    Xml,
-    /// Through `ts_stat`, hex-encoded (no XML support on the server).
-    TsStat,
-    /// Not at all: rows are named by ctid.
-    Off,
-}
+/// The partition root's name (PostgreSQL 12 and later).
+const ROOT: &str = "coalesce(pg_partition_root(w.relation)::regclass::text, '')";
 
 pub struct HotRows {
     counts: BTreeMap<(String, String), u64>,
+    /// Partitions seen per partitioned table.
+    partitions: BTreeMap<String, BTreeSet<String>>,
     /// Lock-waiting backend samples at the `pg_locks` reads (the share's denominator).
     lock_waiters: u64,
-    keys: Keys,
+    /// How keys are read; `None`: rows are named by ctid.
+    keys: Option<RowKeys>,
+    root: &'static str,
 }
 
 impl HotRows {
-    /// `keys`: read each hot row's primary key by ctid (the one read of a user table).
-    pub fn new(keys: bool) -> HotRows {
+    /// `keys`: read each hot row's primary key by ctid (the one read of a user table), on a
+    /// server of `server_version_num`.
+    pub fn new(keys: bool, server_version_num: u32) -> HotRows {
         HotRows {
             counts: BTreeMap::new(),
+            partitions: BTreeMap::new(),
             lock_waiters: 0,
-            keys: if keys { Keys::Xml } else { Keys::Off },
+            keys: keys.then(RowKeys::new),
+            root: if server_version_num >= 120000 || server_version_num == 0 {
+                ROOT
+            } else {
+                "''::text"
+            },
         }
     }
 
     /// One read, while `lock_waiting` of the sampled backends wait on locks (`filter`: which
-    /// backends, see `WAITED_TUPLES`). A server without XML support gets the keys through
-    /// `ts_stat`; a key read the role may not do (no SELECT on the table) turns key reads
-    /// off with a note: rows are then named by their ctid.
+    /// backends, see `WAITED_TUPLES`). With keys, the tuples and their keys are read in one
+    /// repeatable-read transaction (one snapshot).
     pub fn read(&mut self, s: &mut Session, filter: &str, lock_waiting: u32) {
         if !s.enabled(Part::HotRows) {
             return;
         }
-        let (name, tail) = match self.keys {
-            Keys::Xml => ("hotbench_probe_hot_rows", format!("{WITH_KEYS}{KEY_EXPR}")),
-            Keys::TsStat => (
-                "hotbench_probe_hot_row_keys",
-                format!("{WITH_KEYS_TS}{KEY_EXPR}"),
-            ),
-            Keys::Off => ("hotbench_probe_hot_tuples", WITHOUT_KEYS.to_string()),
-        };
-        let sql = format!("{}{tail}", WAITED_TUPLES.replace("{F}", filter));
-        let r = match s.prepared_raw(name, &sql) {
-            Err(e)
-                if self.keys == Keys::Xml
-                    && e.sqlstate() == Some(SqlState::FEATURE_NOT_SUPPORTED) =>
-            {
-                self.keys = Keys::TsStat;
-                return self.read(s, filter, lock_waiting);
-            }
-            Err(e)
-                if self.keys != Keys::Off
-                    && e.sqlstate() == Some(SqlState::INSUFFICIENT_PRIVILEGE) =>
-            {
-                self.keys_denied(s, &e);
-                return;
-            }
-            r => r,
-        };
-        let Some(r) = s.outcome(Part::HotRows, r) else {
+        let snapshot = self.keys.is_some() && s.begin_snapshot();
+        self.read_in(s, filter, lock_waiting);
+        if snapshot {
+            s.end_snapshot();
+        }
+    }
+
+    fn read_in(&mut self, s: &mut Session, filter: &str, lock_waiting: u32) {
+        let sql = WAITED_TUPLES
+            .replace("{F}", filter)
+            .replace("{ROOT}", self.root);
+        let Some(r) = s.run_prepared(Part::HotRows, "hotbench_probe_hot_tuples", &sql) else {
             return;
         };
         self.lock_waiters += u64::from(lock_waiting);
         for row in r.rows.iter().take(ROWS_PER_READ) {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            let (Some(rel), Some(n)) = (cell(0), int(cell(3))) else {
+            let (Some(oid), Some(rel), Some(page), Some(tuple), Some(n)) =
+                (int(cell(0)), cell(1), cell(3), cell(4), int(cell(5)))
+            else {
                 continue;
             };
-            let key = match (cell(4), cell(5), cell(1), cell(2)) {
-                (Some(k), _, _, _) if self.keys == Keys::TsStat => match unhex(k) {
-                    Some(k) => cut(&k, MAX_KEY_CHARS),
+            let ctid = format!("({page},{tuple})");
+            let key = match self.keys.as_mut() {
+                Some(k) => match k.key(s, oid, &ctid) {
+                    Some(k) => k,
+                    // The row version is gone, or the read was skipped.
                     None => continue,
                 },
-                (Some(k), _, _, _) => cut(&xml_unescape(k), MAX_KEY_CHARS),
-                // A table without a primary key, or keys not read: the tuple's address.
-                (None, Some("f"), Some(p), Some(t)) => format!("ctid=({p},{t})"),
-                // The row version is gone (its locker committed meanwhile).
-                _ => continue,
+                None => format!("ctid={ctid}"),
             };
-            let slot = (rel.to_string(), key);
+            let rel = display_relation(rel);
+            let relation = match cell(2).filter(|r| !r.is_empty()) {
+                Some(root) => {
+                    let root = display_relation(root);
+                    if root != rel {
+                        let seen = self.partitions.entry(root.clone()).or_default();
+                        if seen.len() < 100 {
+                            seen.insert(rel);
+                        }
+                    }
+                    root
+                }
+                None => rel,
+            };
+            let slot = (relation, key);
             if self.counts.len() < MAX_ROWS || self.counts.contains_key(&slot) {
                 *self.counts.entry(slot).or_default() += n.max(0) as u64;
             }
         }
-    }
-
-    fn keys_denied(&mut self, s: &mut Session, e: &hotbench_wire::Error) {
-        self.keys = Keys::Off;
-        s.note(format!(
-            "hot rows: keys not read ({}): rows are named by ctid, which changes with every \
-             update (GRANT SELECT on the table to see its keys)",
-            first_line(e)
-        ));
     }
 
     /// The most waited-on rows with their share of lock-waiting samples.
@@ -189,7 +148,13 @@ impl HotRows {
 
     /// Lock waits and distinct rows per relation, most waited-on first.
     pub fn relations(&self) -> Vec<RelationWaits> {
-        relations(&self.counts, self.lock_waiters)
+        let mut v = relations(&self.counts, self.lock_waiters);
+        for r in &mut v {
+            if let Some(p) = self.partitions.get(&r.relation) {
+                r.partitions = p.iter().cloned().collect();
+            }
+        }
+        v
     }
 }
 
@@ -211,6 +176,7 @@ pub fn relations(
             lock_waits,
             pct: pct_of_waiters(lock_waits, lock_waiters),
             rows,
+            partitions: Vec::new(),
         })
         .collect();
     v.sort_by(|a, b| {
@@ -248,62 +214,6 @@ pub fn summarize(counts: &BTreeMap<(String, String), u64>, lock_waiters: u64) ->
     v
 }
 
-/// UTF-8 text from its hex encoding (`encode(…, 'hex')`).
-fn unhex(h: &str) -> Option<String> {
-    let b: Option<Vec<u8>> = (0..h.len() / 2)
-        .map(|i| u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(b?)
-        .ok()
-        .filter(|_| h.len().is_multiple_of(2))
-}
-
-/// Text of an XML text node: the five predefined entities and numeric character references.
-fn xml_unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let Some(end) = rest.find(';') else {
-            break;
-        };
-        let entity = &rest[1..end];
-        let c = match entity {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => entity
-                .strip_prefix("#x")
-                .map(|h| u32::from_str_radix(h, 16))
-                .or_else(|| entity.strip_prefix('#').map(str::parse))
-                .and_then(Result::ok)
-                .and_then(char::from_u32),
-        };
-        match c {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,25 +236,5 @@ mod tests {
             ("acct", 12, 2)
         );
         assert!((r[0].pct - 60.0).abs() < 1e-9 && r[1].rows == 1);
-    }
-
-    #[test]
-    fn xml_text_is_unescaped() {
-        assert_eq!(xml_unescape("a=x&lt;&amp;'y, B c=2"), "a=x<&'y, B c=2");
-        assert_eq!(xml_unescape("&#233;&#x41;&bogus; & end"), "éA&bogus; & end");
-    }
-
-    #[test]
-    fn hex_keys_decode() {
-        assert_eq!(unhex("69643d31").as_deref(), Some("id=1"));
-        assert_eq!(unhex("c3a9").as_deref(), Some("é"));
-        assert_eq!(unhex("6"), None);
-        assert_eq!(unhex("zz"), None);
-    }
-
-    #[test]
-    fn long_keys_are_cut_at_a_character() {
-        assert_eq!(cut("abc", 5), "abc");
-        assert_eq!(cut("ééé", 2), "éé…");
     }
 }

@@ -25,9 +25,11 @@ pub mod classify;
 pub mod engine_views;
 pub mod health;
 pub mod hot_rows;
+pub mod key_decode;
 pub mod normalize;
 mod observe;
 pub mod pooler;
+pub mod row_keys;
 mod sampler;
 mod session;
 pub mod statements;
@@ -42,6 +44,7 @@ use std::time::Duration;
 pub use hotbench_stats::probe_record::{self, ProbeRecord};
 use hotbench_wire::{Config, ConnectParams, Connector};
 
+pub use sampler::SAFE_SETTINGS;
 use sampler::{unix_now, Sampler};
 use session::{first_line, Session};
 
@@ -389,6 +392,9 @@ fn run_thread(
     let mut next_wait = unix_now();
     let mut next_stats = next_wait + stats;
     let mut phased_on: Option<f64> = None;
+    // The wait read alone (hot-row reads ride on lock waits, not on the server's size); a
+    // whole stats round (several reads).
+    let (mut wait_cost, mut stats_cost) = (Governor::new(0.005), Governor::new(0.05));
     let mut last_round = next_wait;
     loop {
         let now = unix_now();
@@ -425,21 +431,138 @@ fn run_thread(
         let now = unix_now();
         if now >= next_wait {
             sampler.sample_waits();
+            let period = wait_cost.period(sampler.waits_read_s, wait);
             shared.samples.fetch_add(1, Ordering::SeqCst);
-            next_wait += wait;
+            next_wait += period;
             if next_wait < now {
-                next_wait = now + wait;
+                next_wait = now + period;
             }
         }
         if now >= next_stats {
             sampler.stats_round();
+            let period = stats_cost.period(sampler.stats_round_s, stats);
             shared.intervals.fetch_add(1, Ordering::SeqCst);
             last_round = now;
-            next_stats += stats;
+            next_stats += period;
             if next_stats < now {
-                next_stats = now + stats;
+                next_stats = now + period;
             }
+        }
+        if let Some(note) = wait_cost
+            .note("wait samples")
+            .or(stats_cost.note("stats rounds"))
+        {
+            sampler.note(note);
         }
     }
     sampler.finish(load_origin(&shared.origin))
+}
+
+/// Keeps a repeated read's cost bounded on a big server: when its mean cost (a moving
+/// average of the server backend's CPU time per read when the server is local, else of the
+/// read's round trip) is over its floor, the read runs no
+/// more often than [`Governor::SHARE`] of the time (2,000 sessions or megabyte query texts
+/// make every `pg_stat_activity` read cost in proportion).
+struct Governor {
+    /// Reads faster than this (s) are never slowed.
+    floor_s: f64,
+    /// Reads seen (the first ones prepare their statements: not counted).
+    reads: u32,
+    /// The costs of the last [`Governor::WINDOW`] reads.
+    last: std::collections::VecDeque<f64>,
+    mean_s: f64,
+    stretched: bool,
+    noted: bool,
+}
+
+impl Governor {
+    /// Most of the time a read may take.
+    const SHARE: f64 = 0.02;
+    /// Reads not counted (the first prepares its statements).
+    const WARM_UP: u32 = 1;
+    /// Reads averaged.
+    const WINDOW: usize = 10;
+
+    fn new(floor_s: f64) -> Governor {
+        Governor {
+            floor_s,
+            reads: 0,
+            last: std::collections::VecDeque::new(),
+            mean_s: 0.0,
+            stretched: false,
+            noted: false,
+        }
+    }
+
+    /// The period until the next read, after one that took `took_s`, for a configured
+    /// period of `period_s`.
+    fn period(&mut self, took_s: f64, period_s: f64) -> f64 {
+        self.reads += 1;
+        if self.reads <= Self::WARM_UP {
+            return period_s;
+        }
+        // The mean of the last reads (a local backend's CPU time comes in 10 ms ticks: one
+        // tick among cheap reads is not a costly read).
+        if self.last.len() == Self::WINDOW {
+            self.last.pop_front();
+        }
+        self.last.push_back(took_s);
+        self.mean_s = self.last.iter().sum::<f64>() / self.last.len() as f64;
+        // Judged over a full window, unless the reads are plainly costly (over two 10 ms
+        // ticks: a cheap read shows one at most).
+        let judged = self.last.len() == Self::WINDOW || self.mean_s > 0.02;
+        if judged && self.mean_s > self.floor_s && self.mean_s / Self::SHARE > period_s {
+            self.stretched = true;
+            self.mean_s / Self::SHARE
+        } else {
+            period_s
+        }
+    }
+
+    /// A note, once, when the reads were slowed.
+    fn note(&mut self, what: &str) -> Option<String> {
+        (self.stretched && !std::mem::replace(&mut self.noted, true)).then(|| {
+            format!(
+                "{what} slowed to every {:.0} ms: each took {:.1} ms (many sessions or long \
+                 query texts), and the probe keeps its reads under {:.0}% of the time",
+                self.mean_s / Self::SHARE * 1000.0,
+                self.mean_s * 1000.0,
+                Self::SHARE * 100.0
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod governor_tests {
+    #[test]
+    fn cheap_reads_keep_their_period_and_costly_ones_are_spread_out() {
+        let mut g = super::Governor::new(0.005);
+        for _ in 0..10 {
+            assert_eq!(g.period(0.004, 0.1), 0.1);
+        }
+        assert!(g.note("x").is_none());
+        let mut g = super::Governor::new(0.005);
+        // The first read prepares its statements: not counted.
+        assert_eq!(g.period(0.5, 0.1), 0.1);
+        // One 10 ms tick among cheap reads is not a costly read, first or later.
+        assert_eq!(g.period(0.01, 0.1), 0.1);
+        for _ in 0..9 {
+            assert_eq!(g.period(0.0, 0.1), 0.1);
+        }
+        assert_eq!(g.period(0.01, 0.1), 0.1);
+        // A plainly costly read is acted on at once.
+        let mut h = super::Governor::new(0.005);
+        h.period(0.2, 0.1);
+        assert!((h.period(0.2, 0.1) - 10.0).abs() < 1e-9);
+        let mut p = 0.0;
+        for _ in 0..10 {
+            p = g.period(0.012, 0.1);
+        }
+        assert!((p - 0.6).abs() < 1e-9, "{p}");
+        assert!(g
+            .note("wait samples")
+            .is_some_and(|n| n.contains("slowed to every 600 ms")));
+        assert!(g.note("wait samples").is_none(), "once");
+    }
 }

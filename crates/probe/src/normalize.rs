@@ -3,15 +3,21 @@
 //! normalized form (`… where id = ?`): the same statement with other values is one entry, and
 //! no user value leaves the server in a query text. Pure, tested without a server.
 
-/// Characters kept of a normalized text.
+/// Characters kept of a normalized text: a longer one keeps its start and its last
+/// [`TAIL_CHARS`] (where a locking clause is), with ` … ` between.
 pub const MAX_CHARS: usize = 300;
+const TAIL_CHARS: usize = 100;
+/// Characters of a text read (the server sends at most 2,000 of a statement's).
+const MAX_INPUT_CHARS: usize = 10_000;
 
 /// `sql` with comments dropped, whitespace collapsed, and string, number, bit-string and
 /// dollar-quoted literals replaced by `?`; quoted identifiers and `$n` parameters are kept.
 /// A text cut short inside a literal (`track_activity_query_size`) ends in `?`; a final `;`
-/// is dropped (clients differ in sending one).
+/// is dropped (clients differ in sending one). An `IN` list of three or more values or
+/// parameters (`in (1, 2, 3)`, `in ($1, $2, $3)`) becomes `in (?, …)`: one statement
+/// whatever the list's length.
 pub fn normalize(sql: &str) -> String {
-    let c: Vec<char> = sql.chars().collect();
+    let c: Vec<char> = sql.chars().take(MAX_INPUT_CHARS).collect();
     let mut o = String::with_capacity(sql.len().min(MAX_CHARS * 2));
     let mut i = 0;
     // Whether the previous emitted token can continue an identifier (so a digit after it is
@@ -21,7 +27,7 @@ pub fn normalize(sql: &str) -> String {
             .next_back()
             .is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '$')
     };
-    while i < c.len() && o.chars().count() <= MAX_CHARS {
+    while i < c.len() {
         let ch = c[i];
         let next = c.get(i + 1).copied();
         if ch == '-' && next == Some('-') {
@@ -74,7 +80,47 @@ pub fn normalize(sql: &str) -> String {
             i += 1;
         }
     }
-    cut(o.trim().trim_end_matches(';').trim_end())
+    cut(&collapse_lists(o.trim().trim_end_matches(';').trim_end()))
+}
+
+/// `in (?, ?, ?…)` and `in ($1, $2, $3…)` → `in (?, …)`.
+fn collapse_lists(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('(') {
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let mut items = 0;
+        let mut end = 0;
+        let mut scan = rest;
+        loop {
+            let item = scan.strip_prefix('?').map(|r| (1, r)).or_else(|| {
+                let r = scan.strip_prefix('$')?;
+                let digits = r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                (digits > 0).then(|| (1 + digits, &r[digits..]))
+            });
+            let Some((len, after)) = item else { break };
+            items += 1;
+            end += len;
+            scan = after;
+            match scan.strip_prefix(", ").or_else(|| scan.strip_prefix(',')) {
+                Some(r) => {
+                    end += scan.len() - r.len();
+                    scan = r;
+                }
+                None => break,
+            }
+        }
+        let in_list = out
+            .get(out.len().saturating_sub(4)..)
+            .is_some_and(|t| t.eq_ignore_ascii_case("in ("));
+        if in_list && items >= 3 && scan.starts_with(')') && !rest[..end].ends_with(',') {
+            out.push_str("?, …");
+            rest = scan;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One space, never two, never leading.
@@ -85,10 +131,13 @@ fn space(o: &mut String) {
 }
 
 fn cut(s: &str) -> String {
-    match s.char_indices().nth(MAX_CHARS) {
-        Some((i, _)) => format!("{}…", s[..i].trim_end()),
-        None => s.to_string(),
+    let n = s.chars().count();
+    if n <= MAX_CHARS {
+        return s.to_string();
     }
+    let head: String = s.chars().take(MAX_CHARS - TAIL_CHARS - 3).collect();
+    let tail: String = s.chars().skip(n - TAIL_CHARS).collect();
+    format!("{} … {}", head.trim_end(), tail.trim_start())
 }
 
 /// Index after a `/* … */` comment starting at `i` (they nest in PostgreSQL).
@@ -201,12 +250,52 @@ mod tests {
     }
 
     #[test]
+    fn long_lists_are_one_statement_and_keep_their_locking_clause() {
+        let ids: Vec<String> = (1..=400).map(|i| i.to_string()).collect();
+        let sql = format!(
+            "select * from accounts where id in ({}) order by id for update",
+            ids.join(", ")
+        );
+        assert_eq!(
+            normalize(&sql),
+            "select * from accounts where id in (?, …) order by id for update"
+        );
+        let params: Vec<String> = (1..=400).map(|i| format!("${i}")).collect();
+        assert_eq!(
+            normalize(&format!(
+                "select * from t where id in ({}) for update",
+                params.join(",")
+            )),
+            "select * from t where id in (?, …) for update"
+        );
+        // Not an IN list, two values, or not only values: as they are.
+        assert_eq!(
+            normalize("insert into t values (1, 2, 3)"),
+            "insert into t values (?, ?, ?)"
+        );
+        assert_eq!(
+            normalize("select 1 where 2 in (1, 2)"),
+            "select ? where ? in (?, ?)"
+        );
+        assert_eq!(
+            normalize("select 1 where 2 IN (1, 2, x)"),
+            "select ? where ? IN (?, ?, x)"
+        );
+        assert_eq!(
+            normalize("select 1 where 2 in (1, 2, 3"),
+            "select ? where ? in (?, ?, ?"
+        );
+    }
+
+    #[test]
     fn cut_texts_and_long_texts_end_cleanly() {
         assert_eq!(normalize("select 'unterminated"), "select ?");
-        let long = format!("select {}", "col, ".repeat(200));
+        let long = format!("select {} from t for update", "col, ".repeat(200));
         let n = normalize(&long);
         assert!(
-            n.ends_with('…') && n.chars().count() <= super::MAX_CHARS + 1,
+            n.contains(" … ")
+                && n.ends_with("col, from t for update")
+                && n.chars().count() <= super::MAX_CHARS,
             "{n}"
         );
         assert_eq!(normalize("  \n "), "");

@@ -11,10 +11,13 @@ use hotbench_stats::probe_record::{
     self, HotSpot, LockSummary, ProbeInterval, ProbeRecord, WaitShare,
 };
 
-use crate::classify::{classify, engine_of, float, int, longest_chain, parse_int_array, Sampled};
+use crate::classify::{
+    classify, display_relation, engine_of, float, int, longest_chain, parse_int_array, Sampled,
+};
 use crate::engine_views::{CRDB_CONTENTION_SQL, YB_ASH_SQL};
 use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
+use crate::key_decode::quote_ident;
 use crate::observe::{Observer, WAITS_OBSERVE_SQL};
 use crate::pooler::PoolerTrack;
 use crate::session::{first_line, literal, Part, Session, TAG};
@@ -40,9 +43,21 @@ const CHAINS_SQL: &str = "select a.pid, pg_blocking_pids(a.pid)::text from pg_st
 
 const PIDS_SQL: &str = "select a.pid from pg_stat_activity a where {F}";
 
+/// `{S}`: the extension's schema, quoted.
 const WAIT_SAMPLING_SQL: &str = "select pid::int8, \
      coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8 \
-     from pg_wait_sampling_profile group by 1, 2";
+     from {S}.pg_wait_sampling_profile group by 1, 2";
+
+/// The settings of every probe session (but one through a transaction pool, which keeps no
+/// session state) after its timeouts: names resolve only in `pg_catalog`, and row-level
+/// security makes a read fail instead of running a policy.
+pub const SAFE_SETTINGS: [&str; 2] = ["set search_path = pg_catalog", "set row_security = off"];
+
+/// Whether the session may set `pg_stat_statements.track` (loaded, and a user setting or the
+/// role a superuser).
+const TRACK_ALLOWED_SQL: &str = "select exists (select 1 from pg_settings \
+     where name = 'pg_stat_statements.track' and (context = 'user' \
+       or (select rolsuper from pg_roles where rolname = current_user)))";
 
 /// Statements kept on the per-interval timeline.
 const TIMELINE_STATEMENTS: usize = 3;
@@ -64,6 +79,11 @@ struct Current {
 
 pub struct Sampler {
     s: Session,
+    /// What the last wait read cost (s): its server backend's CPU time when the server is
+    /// local, else its round trip.
+    pub waits_read_s: f64,
+    /// What the last stats round cost (s), measured alike.
+    pub stats_round_s: f64,
     app: String,
     /// Which backends are sampled, as an SQL condition on `pg_stat_activity a` (prepared
     /// statements carry it inline).
@@ -98,14 +118,16 @@ pub struct Sampler {
     only_written: bool,
     tables_first: Option<TablesSnap>,
     tables_prev: Option<TablesSnap>,
-    db_first: Option<[i64; 3]>,
-    db_prev: Option<[i64; 3]>,
+    db_first: Option<health::DbSnap>,
+    db_prev: Option<health::DbSnap>,
     wal_first: Option<health::WalSnap>,
     wal_prev: Option<health::WalSnap>,
     wal_sql: &'static str,
     tables_sql: &'static str,
     max_xmin_age: Option<i64>,
     stmt_sql: String,
+    /// pg_stat_statements' schema, quoted.
+    stmt_schema: String,
     stmt_first: Option<Snapshot>,
     stmt_prev: Option<Snapshot>,
     stmt_intervals: Vec<Snapshot>,
@@ -114,6 +136,8 @@ pub struct Sampler {
     timeline: Vec<ProbeInterval>,
     // pg_wait_sampling.
     ws_first: Option<BTreeMap<(i64, String), u64>>,
+    /// pg_wait_sampling's schema, quoted.
+    ws_schema: String,
     run_pids: BTreeSet<i64>,
     /// The connection pooler's admin console, when the run goes through one.
     pooler: Option<PoolerTrack>,
@@ -161,7 +185,7 @@ impl Sampler {
             .max(1.0) as u64,
             hot_rel: BTreeMap::new(),
             hot_tuple: BTreeMap::new(),
-            hot_rows: HotRows::new(opts.key_reads),
+            hot_rows: HotRows::new(opts.key_reads, version_num),
             cur: Current::default(),
             table_oids: Vec::new(),
             only_written: opts.tables.is_empty(),
@@ -174,15 +198,19 @@ impl Sampler {
             wal_sql: health::wal_sql(version_num),
             tables_sql: health::tables_sql(opts.read_only),
             max_xmin_age: None,
-            stmt_sql: statements::snapshot_sql(version_num),
+            stmt_sql: String::new(),
+            stmt_schema: String::new(),
             stmt_first: None,
             stmt_prev: None,
             stmt_intervals: Vec::new(),
             last_stats_at: now,
             timeline: Vec::new(),
             ws_first: None,
+            ws_schema: String::new(),
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
+            waits_read_s: 0.0,
+            stats_round_s: 0.0,
             s,
         };
         me.settle(opts);
@@ -213,6 +241,7 @@ impl Sampler {
         me.check_privileges();
         me.table_oids = tables::pick(&mut me.s, &opts.tables);
         me.detect_statements(opts.create_extensions);
+        me.stmt_sql = statements::snapshot_sql(version_num, &me.stmt_schema);
         me.detect_wait_sampling();
         if me.s.is_lost() {
             return me;
@@ -234,6 +263,40 @@ impl Sampler {
 
     pub fn is_lost(&self) -> bool {
         self.s.is_lost()
+    }
+
+    /// The server backend's CPU time (s) when the server is local, and the time now: where a
+    /// read's cost is measured from.
+    fn cost_start(&self) -> (Option<f64>, std::time::Instant) {
+        let cpu = self.local_server.then(|| {
+            let pid = self.s.connection().backend_pid();
+            proc_cpu_ms(&format!("/proc/{pid}/stat"), "postgres").map(|ms| ms / 1000.0)
+        });
+        (cpu.flatten(), std::time::Instant::now())
+    }
+
+    /// What was spent since `start` (s): the backend's CPU time (in 10 ms ticks: a mean over
+    /// reads is exact), else the time that passed (which a busy client machine inflates).
+    fn cost_since(&self, start: (Option<f64>, std::time::Instant)) -> f64 {
+        match (start.0, self.cost_start().0) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => start.1.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The wait read's backends: a run's, or the database's sessions but the idle ones
+    /// (skipped on the server: a big server's idle sessions cost every read, and diagnose
+    /// does not count them).
+    fn wait_filter(&self) -> String {
+        match self.scope {
+            Scope::Run => self.filter.clone(),
+            Scope::Database => format!("{} and a.state is distinct from 'idle'", self.filter),
+        }
+    }
+
+    /// Adds a note to the record.
+    pub fn note(&mut self, note: String) {
+        self.s.note(note);
     }
 
     /// The session's settings: bounded, never in anyone's way, invisible to
@@ -263,7 +326,18 @@ impl Sampler {
             ms(opts.statement_timeout)
         ));
         sql.push(format!("set lock_timeout = '{}ms'", ms(opts.lock_timeout)));
+        // No name resolves into a user's schema (a function there cannot stand in for a
+        // built-in one), and no policy (a user's expression) runs on a read.
+        sql.extend(SAFE_SETTINGS.iter().map(|s| s.to_string()));
         for q in &sql {
+            if q == SAFE_SETTINGS[0] {
+                // Tables named by the user resolve in their own search_path (tables::pick).
+                self.s.user_search_path = self
+                    .s
+                    .raw("select pg_catalog.current_setting('search_path')", &[])
+                    .ok()
+                    .and_then(|r| r.get(0, 0).map(str::to_string));
+            }
             if let Err(e) = self.s.raw(q, &[]) {
                 if opts.read_only {
                     self.s.stop_all(format!(
@@ -274,7 +348,16 @@ impl Sampler {
                 }
             }
         }
-        let _ = self.s.raw("set pg_stat_statements.track = 'none'", &[]);
+        // Hidden from pg_stat_statements where the role may set it (a SET it may not run
+        // would leave an ERROR in the server's log).
+        let may = self
+            .s
+            .raw(TRACK_ALLOWED_SQL, &[])
+            .ok()
+            .is_some_and(|r| r.get(0, 0) == Some("t"));
+        if may {
+            let _ = self.s.raw("set pg_stat_statements.track = 'none'", &[]);
+        }
         if opts.read_only {
             let on = self
                 .s
@@ -310,11 +393,12 @@ impl Sampler {
             );
             return;
         }
-        let installed = match self.s.raw(statements::INSTALLED_SQL, &[]) {
-            Ok(r) => !r.rows.is_empty(),
-            Err(_) => false,
+        let schema = match self.s.raw(statements::INSTALLED_SQL, &[]) {
+            Ok(r) => r.get(0, 1).map(quote_ident),
+            Err(_) => None,
         };
-        if installed {
+        if let Some(schema) = schema {
+            self.stmt_schema = schema;
             return;
         }
         // shared_preload_libraries is readable only with pg_read_all_settings: None = unknown.
@@ -330,6 +414,9 @@ impl Sampler {
                 .raw("create extension if not exists pg_stat_statements", &[])
                 .is_ok()
         {
+            if let Ok(r) = self.s.raw(statements::INSTALLED_SQL, &[]) {
+                self.stmt_schema = r.get(0, 1).map(quote_ident).unwrap_or_default();
+            }
             return;
         }
         let how = match preloaded {
@@ -346,9 +433,15 @@ impl Sampler {
     }
 
     fn detect_wait_sampling(&mut self) {
-        let sql = "select 1 from pg_extension where extname = 'pg_wait_sampling'";
-        let installed = matches!(self.s.raw(sql, &[]), Ok(r) if !r.rows.is_empty());
-        if !installed {
+        let sql = "select n.nspname::text from pg_extension e \
+                   join pg_namespace n on n.oid = e.extnamespace \
+                   where e.extname = 'pg_wait_sampling'";
+        let schema = match self.s.raw(sql, &[]) {
+            Ok(r) => r.get(0, 0).map(quote_ident),
+            Err(_) => None,
+        };
+        self.ws_schema = schema.clone().unwrap_or_default();
+        if schema.is_none() {
             // Not a degradation worth a note: pg_stat_activity sampling is the default.
             self.s.disable_silently(Part::WaitSampling);
         }
@@ -363,11 +456,13 @@ impl Sampler {
             Some(_) => WAITS_OBSERVE_SQL,
             None => WAITS_SQL,
         }
-        .replace("{F}", &self.filter);
-        let Some(r) = self
+        .replace("{F}", &self.wait_filter());
+        let cost = self.cost_start();
+        let r = self
             .s
-            .run_prepared(Part::Waits, "hotbench_probe_waits", &sql)
-        else {
+            .run_prepared(Part::Waits, "hotbench_probe_waits", &sql);
+        self.waits_read_s = self.cost_since(cost);
+        let Some(r) = r else {
             return;
         };
         self.samples += 1;
@@ -426,7 +521,7 @@ impl Sampler {
         };
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            let rel = cell(1).unwrap_or("").to_string();
+            let rel = display_relation(cell(1).unwrap_or(""));
             let n = int(cell(4)).unwrap_or(0).max(0) as u64;
             if rel.is_empty() || n == 0 {
                 continue;
@@ -475,11 +570,16 @@ impl Sampler {
         Some(health::parse_tables(&r))
     }
 
-    fn read_database(&mut self) -> Option<[i64; 3]> {
+    /// The database's commits, rollbacks and deadlocks, less the probe's own transactions
+    /// (counted by its session; the server's counts of them may lag by its stats flush
+    /// interval, about a second).
+    fn read_database(&mut self) -> Option<health::DbSnap> {
         let r = self
             .s
             .run_prepared(Part::Database, "hotbench_probe_db", health::DATABASE_SQL)?;
-        health::parse_database(&r)
+        let [c, r, d, ..] = health::parse_database(&r)?;
+        let [own_c, own_r] = self.s.own_xacts;
+        Some([c, r, d, own_c, own_r])
     }
 
     fn read_wal(&mut self) -> Option<health::WalSnap> {
@@ -508,7 +608,8 @@ impl Sampler {
     }
 
     fn read_wait_sampling(&mut self) -> Option<BTreeMap<(i64, String), u64>> {
-        let r = self.s.run(Part::WaitSampling, WAIT_SAMPLING_SQL, &[])?;
+        let sql = WAIT_SAMPLING_SQL.replace("{S}", &self.ws_schema);
+        let r = self.s.run(Part::WaitSampling, &sql, &[])?;
         let mut m = BTreeMap::new();
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
@@ -524,6 +625,12 @@ impl Sampler {
         if self.s.is_lost() {
             return;
         }
+        let cost = self.cost_start();
+        self.stats_round_inner();
+        self.stats_round_s = self.cost_since(cost);
+    }
+
+    fn stats_round_inner(&mut self) {
         let now = unix_now();
         let chain = if self.cur.lock_waiting_max > 0 {
             self.read_chains()

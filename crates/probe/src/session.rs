@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use hotbench_stats::probe_record::ProbeCost;
-use hotbench_wire::{Connection, Error, QueryResult, SqlState};
+use hotbench_wire::{BinaryResult, Connection, Error, QueryResult, SqlState, TxStatus};
 
 /// What a query measures; a failure disables only its part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -63,6 +63,13 @@ pub struct Session {
     prepared: BTreeSet<String>,
     no_prepare: bool,
     timeouts: BTreeMap<Part, u32>,
+    /// Transactions this session ended: committed, rolled back (pg_stat_database counts them
+    /// with the user's; the sampler subtracts them).
+    pub own_xacts: [i64; 2],
+    /// A statement of the open transaction block failed.
+    block_failed: bool,
+    /// The connection's `search_path` before the probe pinned it to `pg_catalog`.
+    pub user_search_path: Option<String>,
 }
 
 /// A part that timed out this many times is switched off (it keeps costing the server).
@@ -79,6 +86,9 @@ impl Session {
             prepared: BTreeSet::new(),
             no_prepare: false,
             timeouts: BTreeMap::new(),
+            own_xacts: [0, 0],
+            block_failed: false,
+            user_search_path: None,
         }
     }
 
@@ -132,9 +142,22 @@ impl Session {
         } else {
             self.conn.query_params(&sql, params)
         };
+        self.count(t0, r.as_ref().err());
+        r
+    }
+
+    /// Counts one statement's cost and the transaction it ended, if any; a lost connection
+    /// stops all parts.
+    fn count(&mut self, t0: Instant, err: Option<&Error>) {
+        if self.conn.tx_status() == TxStatus::Idle {
+            let failed = err.is_some() || std::mem::take(&mut self.block_failed);
+            self.own_xacts[usize::from(failed)] += 1;
+        } else if err.is_some() {
+            self.block_failed = true;
+        }
         self.cost.queries += 1;
         self.cost.busy_ms += t0.elapsed().as_secs_f64() * 1000.0;
-        if let Err(e) = &r {
+        if let Some(e) = err {
             if e.is_connection_lost() && !self.lost {
                 self.lost = true;
                 self.notes.push(format!(
@@ -143,7 +166,41 @@ impl Session {
                 ));
             }
         }
+    }
+
+    /// Runs one statement with typed text parameters (extended protocol, unnamed statement),
+    /// its results in binary format (see [`Connection::query_binary`]), timing it.
+    pub fn raw_binary(
+        &mut self,
+        sql: &str,
+        param_types: &[u32],
+        params: &[Option<&str>],
+    ) -> Result<BinaryResult, Error> {
+        let t0 = Instant::now();
+        let sql = format!("{TAG}{sql}");
+        let r = self.conn.query_binary(&sql, param_types, params);
+        self.count(t0, r.as_ref().err());
         r
+    }
+
+    /// Opens a read-only repeatable-read transaction (the next statements share one
+    /// snapshot); false when it could not be opened.
+    pub fn begin_snapshot(&mut self) -> bool {
+        self.raw(
+            "begin transaction isolation level repeatable read read only",
+            &[],
+        )
+        .is_ok()
+    }
+
+    /// Ends [`Session::begin_snapshot`]'s transaction: a commit, or a rollback when a
+    /// statement in it failed.
+    pub fn end_snapshot(&mut self) {
+        let sql = match self.conn.tx_status() {
+            TxStatus::Failed => "rollback",
+            _ => "commit",
+        };
+        let _ = self.raw(sql, &[]);
     }
 
     /// Runs a query for `part`: `None` (and the part switched off with a note) when it fails.

@@ -23,8 +23,10 @@ pub struct Counters {
 /// By queryid (text).
 pub type Snapshot = BTreeMap<String, Counters>;
 
-/// The snapshot query; `total_exec_time` from PostgreSQL 13, `total_time` before.
-pub fn snapshot_sql(server_version_num: u32) -> String {
+/// The snapshot query; `total_exec_time` from PostgreSQL 13, `total_time` before. `schema`:
+/// the extension's schema as a quoted identifier (every name is qualified: diagnose's
+/// `search_path` is `pg_catalog` only).
+pub fn snapshot_sql(server_version_num: u32, schema: &str) -> String {
     let total = if server_version_num >= 130000 || server_version_num == 0 {
         "total_exec_time"
     } else {
@@ -33,17 +35,24 @@ pub fn snapshot_sql(server_version_num: u32) -> String {
     format!(
         "select queryid::text, sum(calls)::int8, sum({total})::float8, sum(rows)::int8, \
          sum(shared_blks_hit)::int8, sum(shared_blks_read)::int8 \
-         from pg_stat_statements(false) \
+         from {schema}.pg_stat_statements(false) \
          where dbid = (select oid from pg_database where datname = current_database()) \
          and queryid is not null group by queryid"
     )
 }
 
-pub const TEXT_SQL: &str = "select queryid::text, min(query) from pg_stat_statements \
-     where queryid = any($1::int8[]) group by queryid";
+/// The texts of statements `$1` (cut to 2,000 characters on the server: a text can be a
+/// megabyte).
+pub fn text_sql(schema: &str) -> String {
+    format!(
+        "select queryid::text, left(min(query), 2000) from {schema}.pg_stat_statements \
+         where queryid = any($1::int8[]) group by queryid"
+    )
+}
 
-pub const INSTALLED_SQL: &str =
-    "select extversion from pg_extension where extname = 'pg_stat_statements'";
+/// The extension's version and schema, when it is installed in this database.
+pub const INSTALLED_SQL: &str = "select e.extversion, n.nspname::text from pg_extension e \
+     join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_stat_statements'";
 
 pub const PRELOADED_SQL: &str = "select current_setting('shared_preload_libraries')";
 

@@ -18,7 +18,20 @@ pub fn pick(s: &mut Session, names: &[String]) -> Vec<i64> {
     let mut oids = Vec::new();
     if !names.is_empty() {
         let arr = text_array(names);
-        if let Some(r) = s.run(Part::Tables, health::RESOLVE_SQL, &[Some(&arr)]) {
+        // In the user's own search_path (the session's is pg_catalog): for this transaction.
+        let path = s.user_search_path.clone();
+        let scoped = path.is_some() && s.begin_snapshot();
+        if let (true, Some(p)) = (scoped, &path) {
+            let _ = s.raw(
+                "select pg_catalog.set_config('search_path', $1, true)",
+                &[Some(p)],
+            );
+        }
+        let resolved = s.run(Part::Tables, health::RESOLVE_SQL, &[Some(&arr)]);
+        if scoped {
+            s.end_snapshot();
+        }
+        if let Some(r) = resolved {
             let mut missing = Vec::new();
             for (i, row) in r.rows.iter().enumerate() {
                 match int(row.first().and_then(|c| c.as_deref())) {

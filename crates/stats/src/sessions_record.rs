@@ -117,4 +117,8 @@ pub struct RelationWaits {
     pub pct: f64,
     /// Distinct rows waited on (keys, or ctids without a primary key or SELECT on the table).
     pub rows: u64,
+    /// For a partitioned table, the partitions whose rows were waited on (their waits count
+    /// here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<String>,
 }

@@ -52,6 +52,7 @@
 //! Not supported: GSSAPI/SSPI/Kerberos auth, `service` files, direct TLS negotiation
 //! (`sslnegotiation=direct`), non-blocking start-up, COPY TO STDOUT data (discarded).
 
+pub mod binary;
 mod binding;
 pub mod cancel;
 pub mod config;
@@ -71,6 +72,7 @@ mod startup;
 mod stream;
 mod tls;
 
+pub use binary::BinaryResult;
 pub use cancel::{cancel_all, CancelToken};
 pub use config::{ChannelBindingMode, Config, Form, LoadBalanceHosts, SslMode, TargetSessionAttrs};
 pub use conn::{Connection, NoticeHandler, TxStatus};

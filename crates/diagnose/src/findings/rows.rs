@@ -151,7 +151,15 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
                 "lock waits placed on its rows",
                 format!("{} ({:.0}% of lock waits)", r.lock_waits, r.lock_pct),
             ),
-            Evidence::new("distinct rows waited on", r.rows.to_string()),
+            // Named by ctid, one row is a new ctid after every update: say what is counted.
+            Evidence::new(
+                if keys_read(r) {
+                    "distinct rows waited on"
+                } else {
+                    "distinct row versions (ctids) waited on"
+                },
+                r.rows.to_string(),
+            ),
             Evidence::new("sessions on its statements", r.sessions.to_string()),
         ],
         advice: "one statement per payment (UPDATE … WHERE remaining >= … RETURNING), a \
@@ -166,10 +174,16 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             format!("{g:.2} ms"),
         ));
     }
+    if !r.partitions.is_empty() {
+        finding
+            .evidence
+            .push(Evidence::new("in partitions", r.partitions.join(", ")));
+    }
     if !keys_read(r) && !r.keys.is_empty() {
         finding.evidence.push(Evidence::new(
             "keys",
-            "not readable (no SELECT on the table, or --no-keys): rows named by ctid",
+            "not read (no primary key, no SELECT on the table, row-level security, a key of \
+             a user-defined type, or --no-keys; the notes say which): rows named by ctid",
         ));
     }
     add_blockers(input, r, &mut finding);

@@ -42,10 +42,15 @@ impl Sampler {
             (self.db_prev, self.wal_prev),
         );
         if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
-            self.s.note(format!(
-                "no backend with application_name \"{}\" was seen: no wait events",
-                self.app
-            ));
+            self.s.note(match self.scope {
+                Scope::Run => format!(
+                    "no backend with application_name \"{}\" was seen: no wait events",
+                    self.app
+                ),
+                Scope::Database => "no session of the database was active while sampling: no \
+                                    wait events"
+                    .to_string(),
+            });
         }
         let mut timeline = std::mem::take(&mut self.timeline);
         if self.only_written {
@@ -161,22 +166,22 @@ impl Sampler {
         }
         let ids: Vec<&str> = candidates.iter().map(|(id, _)| id.as_str()).collect();
         let arr = format!("{{{}}}", ids.join(","));
-        let texts: BTreeMap<String, String> =
-            match self
-                .s
-                .run(Part::Statements, statements::TEXT_SQL, &[Some(&arr)])
-            {
-                Some(r) => r
-                    .rows
-                    .iter()
-                    .filter_map(|row| {
-                        let id = row.first()?.as_deref()?;
-                        let q = row.get(1)?.as_deref().unwrap_or("");
-                        Some((id.to_string(), q.to_string()))
-                    })
-                    .collect(),
-                None => BTreeMap::new(),
-            };
+        let texts: BTreeMap<String, String> = match self.s.run(
+            Part::Statements,
+            &statements::text_sql(&self.stmt_schema),
+            &[Some(&arr)],
+        ) {
+            Some(r) => r
+                .rows
+                .iter()
+                .filter_map(|row| {
+                    let id = row.first()?.as_deref()?;
+                    let q = row.get(1)?.as_deref().unwrap_or("");
+                    Some((id.to_string(), q.to_string()))
+                })
+                .collect(),
+            None => BTreeMap::new(),
+        };
         let tag = TAG.trim();
         candidates
             .iter()
