@@ -72,6 +72,7 @@ pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
             .clone()
             .or_else(|| args.dbname.first().cloned()),
         settings: args.settings.clone(),
+        embedded_only: false,
     }
 }
 

@@ -252,6 +252,7 @@ pub(crate) fn run_ladders(
             embedded: a.embedded.clone(),
             dbname,
             settings: a.settings.clone(),
+            embedded_only: a.embedded_only,
         },
         false,
     )?;

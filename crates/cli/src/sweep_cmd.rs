@@ -214,6 +214,7 @@ fn ladder_args(args: &SweepArgs, p: &Point) -> LadderArgs {
         conn: run.conn.clone(),
         embedded: run.embedded.clone(),
         help: None,
+        embedded_only: false,
     }
 }
 

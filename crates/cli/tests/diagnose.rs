@@ -349,14 +349,66 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
         .status();
     let dir = temp_dir("diag-counters");
     let json = dir.join("counters.json");
+    // Any DDL on the diagnosed database is recorded: the ladder must create nothing there.
+    psql(
+        &db,
+        "create table ddl_seen (tag text);
+         create function note_ddl() returns event_trigger language plpgsql as
+           $$ begin insert into ddl_seen values (tg_tag); end $$;
+         create event trigger note_ddl on ddl_command_start execute function note_ddl();",
+    );
     let mut c = diagnose_command(&db, &db.user, &json, &["--run", "--run-time", "1s"]);
     for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
         c.env(v, &home);
+    }
+    // Every libpq variable names the diagnosed server (or something of it): --run still
+    // runs its ladder on the embedded server.
+    let port = db.port.to_string();
+    let service = write_script(
+        &dir,
+        "pg_service.conf",
+        &format!(
+            "[diagnosed]\nhost={}\nport={port}\ndbname={}\nuser={}\n",
+            db.socket_dir.display(),
+            db.dbname,
+            db.user
+        ),
+    );
+    let socket_dir = db.socket_dir.to_string_lossy().into_owned();
+    for (k, v) in [
+        ("PGHOST", socket_dir.as_str()),
+        ("PGPORT", &port),
+        ("PGDATABASE", &db.dbname),
+        ("PGUSER", &db.user),
+        ("PGPASSWORD", "not-the-embedded-servers"),
+        ("PGSERVICE", "diagnosed"),
+        ("PGSERVICEFILE", service.to_str().expect("utf-8")),
+        ("PGOPTIONS", "-c work_mem=5MB"),
+        ("PGSSLMODE", "disable"),
+        ("PGAPPNAME", "diagnosed-app"),
+        ("PGCONNECT_TIMEOUT", "30"),
+        ("PGTARGETSESSIONATTRS", "any"),
+    ] {
+        c.env(k, v);
     }
     let o = c.output().expect("run diagnose --run");
     let _ = std::fs::remove_dir_all(&home);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let ddl = psql(
+        &db,
+        "drop event trigger note_ddl; select string_agg(tag, ',') from ddl_seen",
+    );
+    assert_eq!(
+        ddl.trim(),
+        "",
+        "the ladder ran DDL on the diagnosed database:\n{out}"
+    );
+    assert_eq!(
+        out.matches("diagnosis written to").count(),
+        1,
+        "said once, after the lab:\n{out}"
+    );
     let v = json_of(&json);
     let f = &findings(&v)[0];
     assert_eq!(
