@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::FromArgMatches;
 use hotbench_engine::duration::{parse_duration_us, parse_whole_seconds, Unit};
 use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
-use hotbench_stats::Ladder;
+use hotbench_stats::{terminal, Ladder};
 
 use crate::fail::{Fail, Result};
 use crate::flags::diagnose::DiagnoseArgs;
@@ -57,7 +57,9 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     );
     let mut d = connected.sample(&opts, &hotbench_engine::signals::stop_requested);
     drop(target);
-    print!("{}", hotbench_report::text::diagnosis::render_text(&d));
+    // Relation names, keys, query texts and notes are the server's: escaped for the terminal.
+    let report = hotbench_report::text::diagnosis::render_text(&terminal::escaped(&d));
+    print!("{}", terminal::escape_lines(&report));
     // With --run the files are written again, with the lab's ranking: said once, then.
     let lab_follows = a.run && d.status == DiagnosisStatus::Complete;
     write(a, &d, !lab_follows)?;
@@ -170,7 +172,10 @@ fn lab(
     if run_time.is_some() {
         r.ladder.load.time = run_time;
     }
-    println!("\n--run: {command} (on the embedded server)");
+    println!(
+        "\n--run: {} (on the embedded server)",
+        terminal::escape(&command)
+    );
     let picked = crate::scenario_cmd::pick(&r.name, &r.pick, &[])?;
     let mut lab = LabRun {
         command,

@@ -105,7 +105,8 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     opts.validate().map_err(init_fail)?;
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
-    let mut err = std::io::stderr();
+    // Server notices and messages are written here: escaped for the terminal.
+    let mut err = hotbench_stats::terminal::Guard(std::io::stderr());
     crate::init_interrupt::run(&mut conn, &opts, &mut err, init_fail)?;
     conn.close();
     drop(target);
@@ -263,7 +264,7 @@ fn prepare_database(
     println!(
         "hotbench ({}, server {})",
         env!("CARGO_PKG_VERSION"),
-        server_version
+        hotbench_stats::terminal::escape(&server_version)
     );
     let _ = std::io::stdout().flush();
     let mut scale = plan.scale_given.unwrap_or(1);
@@ -272,7 +273,10 @@ fn prepare_database(
         let info = hotbench_init::get_table_info(&mut conn, plan.scale_given.is_some())
             .map_err(init_fail)?;
         if let Some(w) = &info.warning {
-            eprintln!("hotbench: warning: {w}");
+            eprintln!(
+                "hotbench: warning: {}",
+                hotbench_stats::terminal::escape_lines(w)
+            );
         }
         scale = i64::from(info.scale);
         partition = (
@@ -411,8 +415,10 @@ fn run_observed(
 /// says how the run ended.
 fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
-    print!("{}", hotbench_report::pgbench_report(rec));
-    print!("{}", hotbench_report::extra_lines(rec));
+    // Script names, error samples and server text are the record's: escaped for the terminal.
+    let shown = hotbench_stats::terminal::escaped(rec);
+    let lines = hotbench_report::pgbench_report(&shown) + &hotbench_report::extra_lines(&shown);
+    print!("{}", hotbench_stats::terminal::escape_lines(&lines));
     let out = &args.output;
     let written = crate::outputs::all(vec![
         out.json

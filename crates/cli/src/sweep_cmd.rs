@@ -102,7 +102,11 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     };
     let doc = doc.with_axis(axis);
     println!();
-    print!("{}", text::sweep::render_text(&doc));
+    let shown = hotbench_stats::terminal::escaped(&doc);
+    print!(
+        "{}",
+        hotbench_stats::terminal::escape_lines(&text::sweep::render_text(&shown))
+    );
     crate::outputs::all(vec![
         run.output
             .json

@@ -443,6 +443,64 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
     );
 }
 
+/// No byte a terminal acts on but a line break: no ESC, BEL, CR, C1 control.
+fn assert_terminal_safe(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| c != '\n' && c.is_control())
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what} holds raw control characters {bad:?}:\n{text}"
+    );
+}
+
+/// A table named with `ESC ]0;…BEL` (window title), `ESC [2J` (clear screen) and a newline
+/// that would forge a report line, contended: diagnose names it, escaped.
+#[test]
+fn a_table_named_with_terminal_escapes_is_shown_escaped() {
+    let db = database("diag_escapes");
+    let name = "acct\u{1b}]0;owned\u{7}\u{1b}[2J\nfindings: none";
+    let quoted = format!("\"{name}\"");
+    psql(
+        &db,
+        &format!(
+            "create table {quoted} (id bigint primary key, n bigint not null default 0);
+             insert into {quoted} (id) select generate_series(1, 2);"
+        ),
+    );
+    let _load = Load::start(
+        &db,
+        "escapes",
+        &format!(
+            "\\set p random(1, 2)\nbegin;\nupdate {quoted} set n = n + 1 where id = :p;\ncommit;\n"
+        ),
+        &["-c", "8", "--rtt", "1ms"],
+    );
+    wait_for_lock_waiters(&db, 3);
+    let dir = temp_dir("diag-escapes");
+    let o = diagnose_for(&db, &db.user, "2", &dir.join("escapes.json"), &[])
+        .output()
+        .expect("run diagnose");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert_terminal_safe("stdout", &o.stdout);
+    assert_terminal_safe("stderr", &o.stderr);
+    assert!(
+        out.contains("acct\\x1b]0;owned\\x07\\x1b[2J\\nfindings: none"),
+        "the name is shown, escaped:\n{out}"
+    );
+    assert!(
+        !out.lines().any(|l| l.starts_with("findings: none")),
+        "{out}"
+    );
+    // The JSON keeps the true name.
+    let v = json_of(&dir.join("escapes.json")).to_string();
+    let true_name = serde_json::to_string(name).expect("JSON string");
+    assert!(v.contains(true_name.trim_matches('"')), "{v}");
+}
+
 #[test]
 fn queue_consumers_are_a_queue_and_a_snapshot_held_meanwhile_names_its_pid() {
     let db = database("diag_queue");

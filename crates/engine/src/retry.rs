@@ -47,9 +47,10 @@ impl ErrorClass {
 }
 
 /// The error as libpq's `PQerrorMessage` words it (pgbench prints that): `ERROR:  message`
-/// and its DETAIL/HINT/CONTEXT lines.
-fn one_line(err: &DbError) -> String {
-    err.to_string()
+/// and its DETAIL/HINT/CONTEXT lines, each of the server's texts escaped for the terminal
+/// (a newline or an escape sequence in a relation name stays inside its line).
+pub(crate) fn one_line(err: &DbError) -> String {
+    err.render_with(&|s| hotbench_stats::terminal::escape(s))
 }
 
 impl<E: Env> Core<E> {
@@ -115,7 +116,11 @@ impl<E: Env> Core<E> {
                 }
                 self.events.say(format!(
                     "hotbench: error: client {} script {} aborted in command {} query {}: {}",
-                    slot.id, s, c, 0, err
+                    slot.id,
+                    s,
+                    c,
+                    0,
+                    one_line(&err)
                 ));
                 self.abort(slot);
                 Action::Wait
