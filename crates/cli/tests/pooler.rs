@@ -459,3 +459,47 @@ fn your_own_pgbouncer_is_read_through_its_admin_console() {
         "{stderr}"
     );
 }
+
+/// A `--pgbouncer-bin` whose `--version` never returns (a script that sleeps, its child
+/// holding the output pipe): hotbench stops it and says so within the probe limit (10 s)
+/// instead of hanging (issue 36 row 17).
+#[test]
+fn a_pgbouncer_bin_whose_version_hangs_is_stopped_with_a_clear_error() {
+    let db = database("pool_hang");
+    let dir = temp_dir("pool-hang");
+    let bin = write_script(&dir, "pgbouncer", "#!/bin/sh\nsleep 100000\n");
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let mut c = command_on(
+        &db,
+        &["run"],
+        &[
+            "-n",
+            "-t",
+            "1",
+            "--pooler",
+            "pgbouncer",
+            "--pgbouncer-bin",
+            bin.to_str().expect("utf-8"),
+        ],
+    );
+    let t = std::time::Instant::now();
+    let mut child = c.spawn().expect("spawn hotbench");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if child.try_wait().ok().flatten().is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("hotbench still waits on the pgbouncer --version probe after a minute");
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("--version") && err.contains("did not finish within"),
+        "{err}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(40), "{:?}", t.elapsed());
+}
