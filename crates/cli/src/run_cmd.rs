@@ -204,8 +204,16 @@ pub(crate) fn benchmark_record(
             .notes
             .push(hotbench_engine::JOINED_NOTE.into());
     }
+    // A killed PgBouncer is what "every client lost its connection" means then.
+    let pooler_gone = target.pooler.as_ref().and_then(|p| p.gone());
+    if let Some(g) = &pooler_gone {
+        outcome
+            .record
+            .notes
+            .push(format!("{g} (it went away during the run)"));
+    }
     drop(target);
-    report(args, outcome)
+    report(args, outcome, pooler_gone)
 }
 
 /// The groups' scripts, loaded and checked (parse errors are input errors, reported before
@@ -413,7 +421,11 @@ fn run_observed(
 
 /// Prints pgbench's report and hotbench's lines, writes `--json`/`--html`; the exit code
 /// says how the run ended.
-fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, RunRecord)> {
+fn report(
+    args: &RunArgs,
+    outcome: hotbench_engine::RunOutcome,
+    pooler_gone: Option<String>,
+) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
     // Script names, error samples and server text are the record's: escaped for the terminal.
     let shown = hotbench_stats::terminal::escaped(rec);
@@ -437,9 +449,15 @@ fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, R
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
         2
     } else if outcome.record.status == hotbench_stats::RunStatus::Disconnected {
-        eprintln!(
-            "hotbench: error: the server went away: no client had a connection when the run ended"
-        );
+        match pooler_gone {
+            Some(g) => {
+                eprintln!("hotbench: error: {g}: no client had a connection when the run ended")
+            }
+            None => eprintln!(
+                "hotbench: error: the server went away: no client had a connection when the \
+                 run ended"
+            ),
+        }
         2
     } else {
         0

@@ -607,6 +607,24 @@ fn uniform_reads_find_nothing_and_exit_0_without_pg_stat_statements() {
     assert!(stmts.contains("select v from acc where id = ?"), "{stmts}");
 }
 
+/// A database nobody uses: the note says no session was seen, not that no backend with
+/// application_name "" was (diagnose samples every session, it has no name to look for).
+#[test]
+fn an_idle_database_is_said_idle_without_an_empty_application_name() {
+    let db = database("diag_idle");
+    let dir = temp_dir("diag-idle");
+    let o = diagnose_for(&db, &db.user, "1", &dir.join("idle.json"), &[])
+        .output()
+        .expect("run diagnose");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!out.contains("application_name \"\""), "{out}");
+    assert!(
+        out.contains("no other session was seen in the database"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_server_stopped_mid_sample_exits_2_with_a_partial_json() {
     let pg = testing::private(testing::test_cluster_options());

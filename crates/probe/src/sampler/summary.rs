@@ -42,10 +42,16 @@ impl Sampler {
             (self.db_prev, self.wal_prev),
         );
         if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
-            self.s.note(format!(
-                "no backend with application_name \"{}\" was seen: no wait events",
-                self.app
-            ));
+            self.s.note(match self.scope {
+                Scope::Run => format!(
+                    "no backend with application_name \"{}\" was seen: no wait events",
+                    self.app
+                ),
+                // Somebody else's load: there is no application_name to name.
+                Scope::Database => {
+                    "no other session was seen in the database: no wait events".to_string()
+                }
+            });
         }
         let mut timeline = std::mem::take(&mut self.timeline);
         if self.only_written {
