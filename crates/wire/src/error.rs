@@ -170,12 +170,28 @@ impl DbError {
     /// As `Display` writes it, each of the server's texts passed through `field` first (a
     /// terminal printer escapes their control characters: the lines stay the ones shown).
     pub fn render_with<'a>(&'a self, field: &dyn Fn(&'a str) -> Cow<'a, str>) -> String {
+        self.render_at(None, field)
+    }
+
+    /// As [`DbError::render_with`], and where the error has a position in `query` (the text
+    /// sent), libpq's `LINE n: …` and caret lines after the message, as pgbench prints them.
+    pub fn render_at<'a>(
+        &'a self,
+        query: Option<&str>,
+        field: &dyn Fn(&'a str) -> Cow<'a, str>,
+    ) -> String {
         let sev = if self.severity.is_empty() {
             "ERROR"
         } else {
             &self.severity
         };
         let mut out = format!("{}:  {}", field(sev), field(&self.message));
+        if let (Some(q), Some(p)) = (query, self.position) {
+            if let Some(lines) = crate::error_position::lines(q, p) {
+                out.push('\n');
+                out.push_str(lines.trim_end_matches('\n'));
+            }
+        }
         let mut line = |label: &str, v: &'a str| {
             out.push_str(&format!("\n{label}:  {}", field(v)));
         };
