@@ -286,7 +286,11 @@ fn sweep_scenario(
     let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
     let mut code = 0;
     for p in points {
-        println!("\n=== sweep: {name}, {} ===", p.name);
+        println!(
+            "\n=== sweep: {}, {} ===",
+            hotbench_stats::terminal::escape(&name),
+            p.name
+        );
         let ladders = crate::scenario_cmd::run_ladders(
             &[(scn.clone(), variants.clone())],
             &ladder_args(args, p),

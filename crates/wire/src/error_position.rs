@@ -37,7 +37,6 @@ pub fn lines(query: &str, position: u32) -> Option<String> {
         return None;
     }
     let (mut beg_trunc, mut end_trunc) = (false, false);
-    let mut ibeg = ibeg;
     if iend - ibeg > DISPLAY_SIZE {
         if ibeg + DISPLAY_SIZE >= loc + MIN_RIGHT_CUT {
             while iend - ibeg > DISPLAY_SIZE {
