@@ -182,4 +182,21 @@ mod tests {
         assert_eq!(e.rows, vec![("k\\n".to_string(), 1.5)]);
         assert_eq!(e.by.get("a\\x07"), Some(&Some("\\x1b]0;x".to_string())));
     }
+
+    /// The records the terminal reports render read back escaped (no field JSON cannot hold
+    /// in a fresh one), so the copy is used, not the raw record.
+    #[test]
+    fn result_records_round_trip_escaped() {
+        let mut run = crate::RunRecord::default();
+        run.notes.push("n\u{1b}[2J".into());
+        assert_eq!(escaped(&run).notes, ["n\\x1b[2J"]);
+        let mut d = crate::Diagnosis::default();
+        d.notes.push("n\nforged".into());
+        assert_eq!(escaped(&d).notes, ["n\\nforged"]);
+        let mut l = crate::Ladder::default();
+        l.title = "t\u{7}".into();
+        assert_eq!(escaped(&l).title, "t\\x07");
+        let sweep = crate::sweep_record::SweepDoc::new(vec![run]);
+        assert!(matches!(escaped(&sweep), Cow::Owned(_)));
+    }
 }
