@@ -193,8 +193,10 @@ mod tests {
         let mut d = crate::Diagnosis::default();
         d.notes.push("n\nforged".into());
         assert_eq!(escaped(&d).notes, ["n\\nforged"]);
-        let mut l = crate::Ladder::default();
-        l.title = "t\u{7}".into();
+        let l = crate::Ladder {
+            title: "t\u{7}".into(),
+            ..Default::default()
+        };
         assert_eq!(escaped(&l).title, "t\\x07");
         let sweep = crate::sweep_record::SweepDoc::new(vec![run]);
         assert!(matches!(escaped(&sweep), Cow::Owned(_)));
