@@ -178,7 +178,6 @@ fn pin_against_environment(config: &mut Config) -> Result<()> {
     let unset = |c: &Option<String>| c.is_none();
     let mut pins: Vec<(&str, &str)> = vec![
         ("hostaddr", ""),
-        ("passfile", ""),
         ("sslmode", "prefer"),
         ("sslrootcert", ""),
         ("sslcert", ""),
@@ -191,8 +190,12 @@ fn pin_against_environment(config: &mut Config) -> Result<()> {
         ("channel_binding", "prefer"),
         ("load_balance_hosts", "disable"),
     ];
+    // The embedded server's own password (file), when its conninfo names one, is kept.
     if unset(&config.password) {
         pins.push(("password", ""));
+    }
+    if unset(&config.passfile) {
+        pins.push(("passfile", ""));
     }
     for (k, v) in pins {
         config
