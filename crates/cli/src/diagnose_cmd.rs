@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::FromArgMatches;
 use hotbench_engine::duration::{parse_duration_us, parse_whole_seconds, Unit};
 use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
-use hotbench_stats::Ladder;
+use hotbench_stats::{terminal, Ladder};
 
 use crate::fail::{Fail, Result};
 use crate::flags::diagnose::DiagnoseArgs;
@@ -36,6 +36,7 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
             dbname: a.dbname.clone(),
             // Diagnose runs no workload: no run setting applies to it.
             settings: Default::default(),
+            embedded_only: false,
         },
         false,
     )?;
@@ -56,8 +57,12 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     );
     let mut d = connected.sample(&opts, &hotbench_engine::signals::stop_requested);
     drop(target);
-    print!("{}", hotbench_report::text::diagnosis::render_text(&d));
-    write(a, &d)?;
+    // Relation names, keys, query texts and notes are the server's: escaped for the terminal.
+    let report = hotbench_report::text::diagnosis::render_text(&terminal::escaped(&d));
+    print!("{}", terminal::escape_lines(&report));
+    // With --run the files are written again, with the lab's ranking: said once, then.
+    let lab_follows = a.run && d.status == DiagnosisStatus::Complete;
+    write(a, &d, !lab_follows)?;
     let mut code = match d.status {
         DiagnosisStatus::Complete => 0,
         DiagnosisStatus::ServerLost => {
@@ -69,10 +74,11 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
             2
         }
     };
-    if a.run && code == 0 {
+    if lab_follows {
         hotbench_engine::signals::reset();
-        code = lab(a, &mut d, run_time, argv)?;
-        write(a, &d)?;
+        let ran = lab(a, &mut d, run_time, argv);
+        write(a, &d, true)?;
+        code = ran?;
     }
     Ok(code)
 }
@@ -104,14 +110,26 @@ fn options(a: &DiagnoseArgs) -> Result<hotbench_diagnose::Options> {
     Ok(o)
 }
 
-fn write(a: &DiagnoseArgs, d: &Diagnosis) -> Result<()> {
+/// Writes the JSON and HTML files; `announce`: says where (the final write).
+fn write(a: &DiagnoseArgs, d: &Diagnosis, announce: bool) -> Result<()> {
+    use crate::outputs::{save_html, save_json, write_html, write_json};
+    let html = |p| {
+        let page = hotbench_report::html::diagnosis::render_html(d);
+        if announce {
+            write_html(p, &page)
+        } else {
+            save_html(p, &page)
+        }
+    };
     crate::outputs::all(vec![
-        a.json
-            .as_deref()
-            .map_or(Ok(()), |p| crate::outputs::write_json(p, d, "diagnosis")),
-        a.html.as_deref().map_or(Ok(()), |p| {
-            crate::outputs::write_html(p, &hotbench_report::html::diagnosis::render_html(d))
+        a.json.as_deref().map_or(Ok(()), |p| {
+            if announce {
+                write_json(p, d, "diagnosis")
+            } else {
+                save_json(p, d)
+            }
         }),
+        a.html.as_deref().map_or(Ok(()), html),
     ])
 }
 
@@ -148,10 +166,16 @@ fn lab(
     let command = f.command.clone().unwrap_or_default();
     let mut r = parse_suggestion(&f.command_args)?;
     r.ladder.embedded = a.embedded.clone();
+    // The ladder writes (schema, tables, clients): never where flags or `PG*` name the
+    // diagnosed server.
+    r.ladder.embedded_only = true;
     if run_time.is_some() {
         r.ladder.load.time = run_time;
     }
-    println!("\n--run: {command} (on the embedded server)");
+    println!(
+        "\n--run: {} (on the embedded server)",
+        terminal::escape(&command)
+    );
     let picked = crate::scenario_cmd::pick(&r.name, &r.pick, &[])?;
     let mut lab = LabRun {
         command,

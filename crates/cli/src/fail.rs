@@ -50,16 +50,18 @@ impl Fail {
     }
 
     /// Prints `hotbench: error: …` (and detail/hint lines) to stderr.
+    /// Server text in them (messages, names) is escaped for the terminal.
     pub fn print(&self) {
-        eprintln!("hotbench: error: {}", self.message);
+        let e = |s: &str| hotbench_stats::terminal::escape_lines(s).into_owned();
+        eprintln!("hotbench: error: {}", e(&self.message));
         if let Some(d) = &self.detail {
-            eprintln!("hotbench: detail: {d}");
+            eprintln!("hotbench: detail: {}", e(d));
         }
         if let Some(h) = &self.hint {
-            eprintln!("hotbench: hint: {h}");
+            eprintln!("hotbench: hint: {}", e(h));
         }
         if let Some(t) = &self.then {
-            eprintln!("hotbench: error: {t}");
+            eprintln!("hotbench: error: {}", e(t));
         }
     }
 }

@@ -95,17 +95,28 @@ fn same_twice(first: &Path, second: &Path) -> String {
 
 /// The final write of a JSON document; prints `{what} written to PATH` when it succeeded.
 pub fn write_json<T: Serialize>(path: &Path, value: &T, what: &str) -> Result<()> {
-    hotbench_stats::json_file::write_atomic(path, value).map_err(|e| Fail::run(e.to_string()))?;
+    save_json(path, value)?;
     println!("{what} written to {}", path.display());
     Ok(())
 }
 
+/// A JSON document written (atomically) before the final write replaces it, so a command
+/// killed in between still leaves it; says nothing (the final write does).
+pub fn save_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    hotbench_stats::json_file::write_atomic(path, value).map_err(|e| Fail::run(e.to_string()))
+}
+
 /// Writes an HTML page (atomically for a regular file); prints `report written to PATH`.
 pub fn write_html(path: &Path, page: &str) -> Result<()> {
-    hotbench_stats::json_file::write_bytes_atomic(path, page.as_bytes())
-        .map_err(|e| Fail::run(e.to_string()))?;
+    save_html(path, page)?;
     println!("report written to {}", path.display());
     Ok(())
+}
+
+/// As [`save_json`] for an HTML page.
+pub fn save_html(path: &Path, page: &str) -> Result<()> {
+    hotbench_stats::json_file::write_bytes_atomic(path, page.as_bytes())
+        .map_err(|e| Fail::run(e.to_string()))
 }
 
 /// Runs every final write even when one fails (each failure is printed), so one bad output

@@ -113,6 +113,18 @@ fn one_target(p: &ConnectParams) -> Result<&hotbench_wire::Target> {
 }
 
 impl Pooler {
+    /// hotbench's PgBouncer, when it no longer runs (killed mid-run): what a run that
+    /// lost every connection lost first. `None` while it runs, or for your own.
+    pub fn gone(&self) -> Option<String> {
+        match self {
+            Pooler::Own(o) if !hotbench_pgserver::process::alive(o.bouncer.pid()) => Some(format!(
+                "PgBouncer (pid {}), which the clients connect through, no longer runs",
+                o.bouncer.pid()
+            )),
+            _ => None,
+        }
+    }
+
     /// Starts hotbench's PgBouncer in front of `target`, or reads yours; `None` when neither
     /// was asked for.
     pub fn start(req: &PoolerRequest, target: &Config) -> Result<Option<Pooler>> {

@@ -2,16 +2,23 @@
 //! measurements), render, combine or fit them. Exit codes: 1 for unreadable or invalid
 //! files, 2 when the output cannot be written.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use hotbench_report::analysis::compare;
 use hotbench_report::{html, text, Document};
-use hotbench_stats::merge;
 use hotbench_stats::RunRecord;
+use hotbench_stats::{merge, terminal};
 
 use crate::fail::{Fail, Result};
 use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs, UslArgs};
 use crate::outputs::Input;
+
+/// Rendered text for the terminal: what the files hold (names, labels, messages) is escaped
+/// in the records before rendering, and no control character but a line break gets out.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    terminal::escape_lines(text)
+}
 
 /// The file's name as shown in tables (the path as given).
 fn display_name(p: &Path) -> String {
@@ -113,7 +120,11 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     }
     let runs = runs_of(&args.files, docs, "compare")?;
     let c = compare::compare(&runs);
-    print!("{}", text::compare::render_text(&c));
+    let text = match terminal::escaped(&runs) {
+        Cow::Borrowed(_) => text::compare::render_text(&c),
+        Cow::Owned(r) => text::compare::render_text(&compare::compare(&r)),
+    };
+    print!("{}", shown(&text));
     let json = hotbench_stats::ComparisonDoc {
         format: hotbench_stats::COMPARE_FORMAT.into(),
         ..compare::to_json(&c)
@@ -142,7 +153,11 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
         })
         .collect();
     let c = compare_ladder::compare_ladders(&files);
-    print!("{}", text::compare_ladder::render_text(&c));
+    let text = match terminal::escaped(&files) {
+        Cow::Borrowed(_) => text::compare_ladder::render_text(&c),
+        Cow::Owned(f) => text::compare_ladder::render_text(&compare_ladder::compare_ladders(&f)),
+    };
+    print!("{}", shown(&text));
     let json = compare_ladder::ladders_to_json(&c);
     crate::outputs::all(vec![
         args.json.as_deref().map_or(Ok(()), |p| {
@@ -217,7 +232,7 @@ pub fn usl(args: &UslArgs) -> Result<u8> {
     let Some(json) = usl_series::to_json(&fits) else {
         return Err(Fail::input("no measurements in the given files"));
     };
-    print!("{}", text::usl::render_text(&fits));
+    print!("{}", shown(&text::usl::render_text(&fits)));
     crate::outputs::all(vec![
         args.json
             .as_deref()

@@ -72,6 +72,7 @@ pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
             .clone()
             .or_else(|| args.dbname.first().cloned()),
         settings: args.settings.clone(),
+        embedded_only: false,
     }
 }
 
@@ -104,7 +105,8 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     opts.validate().map_err(init_fail)?;
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
-    let mut err = std::io::stderr();
+    // Server notices and messages are written here: escaped for the terminal.
+    let mut err = hotbench_stats::terminal::Guard(std::io::stderr());
     crate::init_interrupt::run(&mut conn, &opts, &mut err, init_fail)?;
     conn.close();
     drop(target);
@@ -203,8 +205,16 @@ pub(crate) fn benchmark_record(
             .notes
             .push(hotbench_engine::JOINED_NOTE.into());
     }
+    // A killed PgBouncer is what "every client lost its connection" means then.
+    let pooler_gone = target.pooler.as_ref().and_then(|p| p.gone());
+    if let Some(g) = &pooler_gone {
+        outcome
+            .record
+            .notes
+            .push(format!("{g} (it went away during the run)"));
+    }
     drop(target);
-    report(args, outcome)
+    report(args, outcome, pooler_gone)
 }
 
 /// The groups' scripts, loaded and checked (parse errors are input errors, reported before
@@ -265,7 +275,7 @@ fn prepare_database(
     println!(
         "hotbench ({}, server {})",
         env!("CARGO_PKG_VERSION"),
-        server_version
+        hotbench_stats::terminal::escape(&server_version)
     );
     let _ = std::io::stdout().flush();
     let mut scale = plan.scale_given.unwrap_or(1);
@@ -274,7 +284,10 @@ fn prepare_database(
         let info = hotbench_init::get_table_info(&mut conn, plan.scale_given.is_some())
             .map_err(init_fail)?;
         if let Some(w) = &info.warning {
-            eprintln!("hotbench: warning: {w}");
+            eprintln!(
+                "hotbench: warning: {}",
+                hotbench_stats::terminal::escape_lines(w)
+            );
         }
         scale = i64::from(info.scale);
         partition = (
@@ -415,10 +428,16 @@ fn run_observed(
 
 /// Prints pgbench's report and hotbench's lines, writes `--json`/`--html`; the exit code
 /// says how the run ended.
-fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, RunRecord)> {
+fn report(
+    args: &RunArgs,
+    outcome: hotbench_engine::RunOutcome,
+    pooler_gone: Option<String>,
+) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
-    print!("{}", hotbench_report::pgbench_report(rec));
-    print!("{}", hotbench_report::extra_lines(rec));
+    // Script names, error samples and server text are the record's: escaped for the terminal.
+    let shown = hotbench_stats::terminal::escaped(rec);
+    let lines = hotbench_report::pgbench_report(&shown) + &hotbench_report::extra_lines(&shown);
+    print!("{}", hotbench_stats::terminal::escape_lines(&lines));
     let out = &args.output;
     let written = crate::outputs::all(vec![
         out.json
@@ -437,9 +456,15 @@ fn report(args: &RunArgs, outcome: hotbench_engine::RunOutcome) -> Result<(u8, R
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
         2
     } else if outcome.record.status == hotbench_stats::RunStatus::Disconnected {
-        eprintln!(
-            "hotbench: error: the server went away: no client had a connection when the run ended"
-        );
+        match pooler_gone {
+            Some(g) => {
+                eprintln!("hotbench: error: {g}: no client had a connection when the run ended")
+            }
+            None => eprintln!(
+                "hotbench: error: the server went away: no client had a connection when the \
+                 run ended"
+            ),
+        }
         2
     } else {
         0

@@ -149,13 +149,17 @@ fn list(dirs: &[PathBuf]) -> Result<u8> {
             Err(e) => out.push_str(&format!("{name:<14} (invalid: {e}){origin}\n")),
         }
     }
-    print!("{out}");
+    // A --dir scenario's manifest is a file's: escaped for the terminal.
+    print!("{}", hotbench_stats::terminal::escape_lines(&out));
     Ok(0)
 }
 
 fn show(name: &str, dirs: &[PathBuf]) -> Result<u8> {
     let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
-    print!("{}", describe(&scn));
+    print!(
+        "{}",
+        hotbench_stats::terminal::escape_lines(&describe(&scn))
+    );
     Ok(0)
 }
 
@@ -252,6 +256,7 @@ pub(crate) fn run_ladders(
             embedded: a.embedded.clone(),
             dbname,
             settings: a.settings.clone(),
+            embedded_only: a.embedded_only,
         },
         false,
     )?;
@@ -405,7 +410,7 @@ fn run_one(
     json: Option<&Path>,
     target: &target::Target,
 ) -> Result<Ladder> {
-    let mut stderr = std::io::stderr();
+    let mut stderr = hotbench_stats::terminal::Guard(std::io::stderr());
     let mut write_err = None;
     let mut on_update = |l: &Ladder| {
         if let Some(p) = json {
@@ -426,7 +431,11 @@ fn run_one(
         }
     })?;
     println!();
-    print!("{}", table::render(&l));
+    let shown = hotbench_stats::terminal::escaped(&l);
+    print!(
+        "{}",
+        hotbench_stats::terminal::escape_lines(&table::render(&shown))
+    );
     let _ = std::io::stdout().flush();
     match write_err {
         Some(e) => Err(e),

@@ -102,7 +102,11 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     };
     let doc = doc.with_axis(axis);
     println!();
-    print!("{}", text::sweep::render_text(&doc));
+    let shown = hotbench_stats::terminal::escaped(&doc);
+    print!(
+        "{}",
+        hotbench_stats::terminal::escape_lines(&text::sweep::render_text(&shown))
+    );
     crate::outputs::all(vec![
         run.output
             .json
@@ -214,6 +218,7 @@ fn ladder_args(args: &SweepArgs, p: &Point) -> LadderArgs {
         conn: run.conn.clone(),
         embedded: run.embedded.clone(),
         help: None,
+        embedded_only: false,
     }
 }
 
@@ -281,7 +286,11 @@ fn sweep_scenario(
     let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
     let mut code = 0;
     for p in points {
-        println!("\n=== sweep: {name}, {} ===", p.name);
+        println!(
+            "\n=== sweep: {}, {} ===",
+            hotbench_stats::terminal::escape(&name),
+            p.name
+        );
         let ladders = crate::scenario_cmd::run_ladders(
             &[(scn.clone(), variants.clone())],
             &ladder_args(args, p),

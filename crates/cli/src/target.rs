@@ -20,6 +20,9 @@ pub struct TargetArgs {
     /// The command's run settings, for those about the target (what stands in front of the
     /// server, say): every command resolves its target with them.
     pub settings: hotbench_settings::RunSettings,
+    /// The embedded server whatever names another (`diagnose --run`: its ladder writes, so
+    /// it never runs where `PG*` variables, flags or a database name point).
+    pub embedded_only: bool,
 }
 
 /// The resolved target; holds the embedded server (if any) alive.
@@ -126,7 +129,7 @@ pub fn with_named_hint(f: Fail, target: &Target) -> Fail {
 }
 
 pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
-    if let Some(by) = named_by(args) {
+    if let Some(by) = named_by(args).filter(|_| !args.embedded_only) {
         let config = Config::from_cli(
             args.conn.host.as_deref(),
             args.conn.port.as_deref(),
@@ -151,7 +154,9 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
         .map_err(|e| Fail::input(format!("could not start the embedded server: {e}")))?;
     let parse = |ci: &hotbench_pgserver::ConnInfo| -> Result<Config> {
         let mut c = Config::parse(&ci.socket_conninfo()).map_err(|e| Fail::input(e.to_string()))?;
-        if let Some(user) = &args.conn.username {
+        if args.embedded_only {
+            pin_against_environment(&mut c)?;
+        } else if let Some(user) = &args.conn.username {
             c.set("user", user)
                 .map_err(|e| Fail::input(e.to_string()))?;
         }
@@ -169,6 +174,41 @@ pub fn resolve(args: &TargetArgs, quiet: bool) -> Result<Target> {
         embedded: Some(guard),
         named_by: None,
     })
+}
+
+/// Every option a `PG*` variable (or `~/.pgpass`) could fill is set explicitly to libpq's
+/// default, so wherever this configuration is resolved (the ladder's setup, its clients,
+/// probes) nothing of the environment applies: `PGHOSTADDR` cannot send it to another
+/// server, `PGOPTIONS`/`PGSSLMODE`/`PGPASSWORD` meant for the user's server never reach it.
+fn pin_against_environment(config: &mut Config) -> Result<()> {
+    let unset = |c: &Option<String>| c.is_none();
+    let mut pins: Vec<(&str, &str)> = vec![
+        ("hostaddr", ""),
+        ("sslmode", "prefer"),
+        ("sslrootcert", ""),
+        ("sslcert", ""),
+        ("sslkey", ""),
+        ("application_name", ""),
+        ("connect_timeout", "0"),
+        ("options", ""),
+        ("client_encoding", ""),
+        ("target_session_attrs", "any"),
+        ("channel_binding", "prefer"),
+        ("load_balance_hosts", "disable"),
+    ];
+    // The embedded server's own password (file), when its conninfo names one, is kept.
+    if unset(&config.password) {
+        pins.push(("password", ""));
+    }
+    if unset(&config.passfile) {
+        pins.push(("passfile", ""));
+    }
+    for (k, v) in pins {
+        config
+            .set(k, v)
+            .map_err(|e| Fail::input(format!("embedded server connection: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The pooler the run settings ask for: `--pooler pgbouncer[:MODE]`, `--pool-size N`
@@ -212,4 +252,77 @@ pub fn with_pool_size(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotbench_wire::{Environment, Host, SslMode};
+
+    /// `diagnose --run`'s embedded connection resolves to the embedded server's socket, role
+    /// and database with every libpq variable set to point elsewhere: no `PGHOSTADDR`
+    /// detour, no `PGOPTIONS`, `PGSSLMODE`, `PGPASSWORD` or pgpass file of the user's server.
+    #[test]
+    fn the_embedded_connection_ignores_every_libpq_variable() {
+        let mut config =
+            Config::parse("host=/tmp/hb-embedded port=5499 user=hotbench dbname=hotbench")
+                .expect("conninfo");
+        pin_against_environment(&mut config).expect("pinned");
+        let vars = [
+            ("PGHOST", "db.example.com"),
+            ("PGHOSTADDR", "192.0.2.7"),
+            ("PGPORT", "6543"),
+            ("PGUSER", "prod"),
+            ("PGPASSWORD", "secret"),
+            ("PGPASSFILE", "/etc/passwd"),
+            ("PGDATABASE", "production"),
+            ("PGSSLMODE", "verify-full"),
+            ("PGSSLROOTCERT", "/nonexistent/root.crt"),
+            ("PGSSLCERT", "/nonexistent/client.crt"),
+            ("PGSSLKEY", "/nonexistent/client.key"),
+            ("PGAPPNAME", "prod-app"),
+            ("PGCONNECT_TIMEOUT", "1"),
+            ("PGOPTIONS", "-c default_transaction_read_only=on"),
+            ("PGCLIENTENCODING", "LATIN1"),
+            ("PGTARGETSESSIONATTRS", "read-only"),
+            ("PGCHANNELBINDING", "require"),
+            ("PGLOADBALANCEHOSTS", "random"),
+        ];
+        let env = Environment {
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            os_user: Some("someone".into()),
+            home: Some("/nonexistent-home".into()),
+            probe_socket_dirs: false,
+        };
+        let p = config.resolve_in(&env).expect("resolves");
+        assert_eq!(p.targets.len(), 1);
+        let t = &p.targets[0];
+        assert_eq!(t.host, Host::Unix("/tmp/hb-embedded".into()));
+        assert_eq!(
+            (t.hostaddr, t.port, t.password.as_deref()),
+            (None, 5499, None)
+        );
+        assert_eq!(
+            (p.user.as_str(), p.dbname.as_str()),
+            ("hotbench", "hotbench")
+        );
+        assert_eq!(p.sslmode, SslMode::Prefer);
+        assert_eq!(
+            (
+                p.options,
+                p.client_encoding,
+                p.sslrootcert,
+                p.sslcert,
+                p.sslkey
+            ),
+            (None, None, None, None, None)
+        );
+        assert_eq!((p.application_name, p.connect_timeout), (None, None));
+        assert_eq!(p.target_session_attrs, Default::default());
+        assert_eq!(p.channel_binding, Default::default());
+        assert_eq!(p.load_balance_hosts, Default::default());
+    }
 }

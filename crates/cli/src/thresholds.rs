@@ -47,7 +47,8 @@ pub fn check<D: serde::Serialize>(
         return Ok(true);
     }
     let outcomes = threshold::evaluate(thresholds, subjects);
-    print!("{}", hotbench_report::text::threshold::render(&outcomes));
+    let text = hotbench_report::text::threshold::render(&outcomes);
+    print!("{}", hotbench_stats::terminal::escape_lines(&text));
     let ok = threshold::all_ok(&outcomes);
     if let Some(p) = json {
         hotbench_stats::json_file::write_atomic(p, &with(outcomes))

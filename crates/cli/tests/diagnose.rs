@@ -352,14 +352,66 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
         .status();
     let dir = temp_dir("diag-counters");
     let json = dir.join("counters.json");
+    // Any DDL on the diagnosed database is recorded: the ladder must create nothing there.
+    psql(
+        &db,
+        "create table ddl_seen (tag text);
+         create function note_ddl() returns event_trigger language plpgsql as
+           $$ begin insert into ddl_seen values (tg_tag); end $$;
+         create event trigger note_ddl on ddl_command_start execute function note_ddl();",
+    );
     let mut c = diagnose_command(&db, &db.user, &json, &["--run", "--run-time", "1s"]);
     for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
         c.env(v, &home);
+    }
+    // Every libpq variable names the diagnosed server (or something of it): --run still
+    // runs its ladder on the embedded server.
+    let port = db.port.to_string();
+    let service = write_script(
+        &dir,
+        "pg_service.conf",
+        &format!(
+            "[diagnosed]\nhost={}\nport={port}\ndbname={}\nuser={}\n",
+            db.socket_dir.display(),
+            db.dbname,
+            db.user
+        ),
+    );
+    let socket_dir = db.socket_dir.to_string_lossy().into_owned();
+    for (k, v) in [
+        ("PGHOST", socket_dir.as_str()),
+        ("PGPORT", &port),
+        ("PGDATABASE", &db.dbname),
+        ("PGUSER", &db.user),
+        ("PGPASSWORD", "not-the-embedded-servers"),
+        ("PGSERVICE", "diagnosed"),
+        ("PGSERVICEFILE", service.to_str().expect("utf-8")),
+        ("PGOPTIONS", "-c work_mem=5MB"),
+        ("PGSSLMODE", "disable"),
+        ("PGAPPNAME", "diagnosed-app"),
+        ("PGCONNECT_TIMEOUT", "30"),
+        ("PGTARGETSESSIONATTRS", "any"),
+    ] {
+        c.env(k, v);
     }
     let o = c.output().expect("run diagnose --run");
     let _ = std::fs::remove_dir_all(&home);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let ddl = psql(
+        &db,
+        "drop event trigger note_ddl; select string_agg(tag, ',') from ddl_seen",
+    );
+    assert_eq!(
+        ddl.trim(),
+        "",
+        "the ladder ran DDL on the diagnosed database:\n{out}"
+    );
+    assert_eq!(
+        out.matches("diagnosis written to").count(),
+        1,
+        "said once, after the lab:\n{out}"
+    );
     let v = json_of(&json);
     let f = &findings(&v)[0];
     assert_eq!(
@@ -392,6 +444,64 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
         out.contains("\n--run: hotbench scenario run counters "),
         "{out}"
     );
+}
+
+/// No byte a terminal acts on but a line break: no ESC, BEL, CR, C1 control.
+fn assert_terminal_safe(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| c != '\n' && c.is_control())
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what} holds raw control characters {bad:?}:\n{text}"
+    );
+}
+
+/// A table named with `ESC ]0;…BEL` (window title), `ESC [2J` (clear screen) and a newline
+/// that would forge a report line, contended: diagnose names it, escaped.
+#[test]
+fn a_table_named_with_terminal_escapes_is_shown_escaped() {
+    let db = database("diag_escapes");
+    let name = "acct\u{1b}]0;owned\u{7}\u{1b}[2J\nfindings: none";
+    let quoted = format!("\"{name}\"");
+    psql(
+        &db,
+        &format!(
+            "create table {quoted} (id bigint primary key, n bigint not null default 0);
+             insert into {quoted} (id) select generate_series(1, 2);"
+        ),
+    );
+    let _load = Load::start(
+        &db,
+        "escapes",
+        &format!(
+            "\\set p random(1, 2)\nbegin;\nupdate {quoted} set n = n + 1 where id = :p;\ncommit;\n"
+        ),
+        &["-c", "8", "--rtt", "1ms"],
+    );
+    wait_for_lock_waiters(&db, 3);
+    let dir = temp_dir("diag-escapes");
+    let o = diagnose_for(&db, &db.user, "2", &dir.join("escapes.json"), &[])
+        .output()
+        .expect("run diagnose");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert_terminal_safe("stdout", &o.stdout);
+    assert_terminal_safe("stderr", &o.stderr);
+    assert!(
+        out.contains("acct\\x1b]0;owned\\x07\\x1b[2J\\nfindings: none"),
+        "the name is shown, escaped:\n{out}"
+    );
+    assert!(
+        !out.lines().any(|l| l.starts_with("findings: none")),
+        "{out}"
+    );
+    // The JSON keeps the true name.
+    let v = json_of(&dir.join("escapes.json")).to_string();
+    let true_name = serde_json::to_string(name).expect("JSON string");
+    assert!(v.contains(true_name.trim_matches('"')), "{v}");
 }
 
 #[test]
@@ -498,6 +608,24 @@ fn uniform_reads_find_nothing_and_exit_0_without_pg_stat_statements() {
     // The statements came from pg_stat_activity instead.
     let stmts = v["probe"]["sessions"]["statements"].to_string();
     assert!(stmts.contains("select v from acc where id = ?"), "{stmts}");
+}
+
+/// A database nobody uses: the note says no session was seen, not that no backend with
+/// application_name "" was (diagnose samples every session, it has no name to look for).
+#[test]
+fn an_idle_database_is_said_idle_without_an_empty_application_name() {
+    let db = database("diag_idle");
+    let dir = temp_dir("diag-idle");
+    let o = diagnose_for(&db, &db.user, "1", &dir.join("idle.json"), &[])
+        .output()
+        .expect("run diagnose");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(!out.contains("application_name \"\""), "{out}");
+    assert!(
+        out.contains("no session of the database was active while sampling"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -114,3 +114,84 @@ fn pgbench_runs_against_it() {
         check(cmd, &format!("pgbench -M {mode}"));
     }
 }
+
+/// Waits up to a minute for `child` to exit; a null server still serving is killed and the
+/// test fails (it took the socket it was given).
+fn exit_of(mut child: Child, what: &str) -> std::process::Output {
+    let t = std::time::Instant::now();
+    while child.try_wait().expect("try_wait").is_none() {
+        if t.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "{what}: still serving after a minute:\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// `--socket-dir` of a live PostgreSQL (the test server's, same port number on another
+/// loopback address): refused, its socket kept, the server still answers on it (issue 36
+/// row 7). A file there that is not a socket is refused and kept too.
+#[test]
+fn a_socket_another_server_listens_on_is_never_taken() {
+    let pg = hotbench_pgserver::testing::shared();
+    let conn = pg.conninfo();
+    let socket = conn.socket_dir.join(format!(".s.PGSQL.{}", conn.port));
+    assert!(socket.exists());
+    let child = Command::new(env!("CARGO_BIN_EXE_hotbench"))
+        .args(["null-server", "--host", "127.0.0.2", "--port"])
+        .arg(conn.port.to_string())
+        .arg("--socket-dir")
+        .arg(&conn.socket_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start null-server");
+    let out = exit_of(child, "null-server on a live socket");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("belongs to a running server"), "{err}");
+    assert!(socket.exists());
+    assert_eq!(
+        pg.psql("select 1").expect("server still reachable").trim(),
+        "1"
+    );
+
+    let dir = common::temp_dir("null-socket-file");
+    let file = dir.join(".s.PGSQL.54329");
+    std::fs::write(&file, "mine").expect("write");
+    let child = Command::new(env!("CARGO_BIN_EXE_hotbench"))
+        .args(["null-server", "--port", "54329", "--socket-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start null-server");
+    let out = exit_of(child, "null-server on a regular file");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is not a socket"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).ok().as_deref(), Some("mine"));
+}
+
+/// More event loops than a machine can start: a usage error (exit 1), no panic (row 18).
+#[test]
+fn too_many_threads_is_a_usage_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_hotbench"))
+        .args(["null-server", "--port", "0", "--threads", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map(|c| exit_of(c, "null-server --threads 100000"))
+        .expect("start null-server");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--threads") && !err.contains("panicked"),
+        "{err}"
+    );
+}

@@ -265,3 +265,52 @@ fn transaction_log_numbers_match_pgbench() {
     assert_eq!(p, vec![(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]);
     assert_eq!(log_ids(&dir, "h."), p);
 }
+
+/// Under a server error with a position, the `LINE n:` and caret lines libpq adds are
+/// printed as pgbench prints them, in every query mode.
+#[test]
+fn server_error_position_lines_match_pgbench() {
+    let bin = pgbench().expect(NO_PGBENCH);
+    let db = database("oracle_errpos");
+    let dir = temp_dir("oracle-errpos");
+    let script = write_script(
+        &dir,
+        "err.sql",
+        "select 1;\nselect *\n  from\tnosuch where x = 1;\n",
+    );
+    let script = script.to_str().expect("utf-8");
+    // The error's message and the context lines after it, from stderr.
+    let context = |o: std::process::Output| -> Vec<String> {
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let lines: Vec<&str> = err.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("does not exist"))
+            .unwrap_or_else(|| panic!("no error in:\n{err}"));
+        let msg = lines[at];
+        let msg = &msg[msg.find("ERROR:").expect("ERROR:")..];
+        std::iter::once(msg)
+            .chain(lines[at + 1..].iter().take(2).copied())
+            .map(String::from)
+            .collect()
+    };
+    for mode in ["simple", "extended", "prepared"] {
+        let args = ["-n", "-t", "1", "-M", mode, "-f", script];
+        let theirs = Command::new(&bin)
+            .args(conn_args(&db))
+            .args(args)
+            .arg(&db.dbname)
+            .output()
+            .expect("run pgbench");
+        let ours = hotbench()
+            .arg("run")
+            .args(conn_args(&db))
+            .args(args)
+            .arg(&db.dbname)
+            .output()
+            .expect("run hotbench");
+        let expected = context(theirs);
+        assert!(expected[1].starts_with("LINE 2: "), "{expected:?}");
+        assert_eq!(context(ours), expected, "-M {mode}");
+    }
+}

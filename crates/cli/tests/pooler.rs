@@ -291,7 +291,12 @@ fn a_killed_pgbouncer_leaves_clients_disconnected_a_valid_json_and_nothing_runni
     let o = child.wait_with_output().expect("wait");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stdout}\n{stderr}");
-    assert!(stderr.contains("the server went away"), "{stderr}");
+    // PgBouncer went away, not the server: the message says which.
+    assert!(
+        stderr.contains("PgBouncer (pid") && stderr.contains("no longer runs"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("the server went away"), "{stderr}");
     let rec: RunRecord = read(&json_path);
     assert_eq!(rec.status, RunStatus::Disconnected, "{:?}", rec.notes);
     assert_eq!(rec.totals.counters.ended_disconnected, 4);
@@ -461,4 +466,48 @@ fn your_own_pgbouncer_is_read_through_its_admin_console() {
         stderr.contains("a ladder cannot run through your own PgBouncer"),
         "{stderr}"
     );
+}
+
+/// A `--pgbouncer-bin` whose `--version` never returns (a script that sleeps, its child
+/// holding the output pipe): hotbench stops it and says so within the probe limit (10 s)
+/// instead of hanging (issue 36 row 17).
+#[test]
+fn a_pgbouncer_bin_whose_version_hangs_is_stopped_with_a_clear_error() {
+    let db = database("pool_hang");
+    let dir = temp_dir("pool-hang");
+    let bin = write_script(&dir, "pgbouncer", "#!/bin/sh\nsleep 100000\n");
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let mut c = command_on(
+        &db,
+        &["run"],
+        &[
+            "-n",
+            "-t",
+            "1",
+            "--pooler",
+            "pgbouncer",
+            "--pgbouncer-bin",
+            bin.to_str().expect("utf-8"),
+        ],
+    );
+    let t = std::time::Instant::now();
+    let mut child = c.spawn().expect("spawn hotbench");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if child.try_wait().ok().flatten().is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("hotbench still waits on the pgbouncer --version probe after a minute");
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("--version") && err.contains("did not finish within"),
+        "{err}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(40), "{:?}", t.elapsed());
 }

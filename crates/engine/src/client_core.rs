@@ -271,7 +271,8 @@ impl<E: Env> Core<E> {
                 // ("prepared statement … does not exist", or the aborted transaction's)
                 // is the error that counts, on every later use too. The Bind sent with the
                 // Parse was skipped, so send the command again, now without the Parse.
-                self.events.say(format!("hotbench: error: {err}"));
+                let text = self.error_text(slot, &err);
+                self.events.say(format!("hotbench: error: {text}"));
                 let (g, s) = (slot.group, slot.script);
                 self.record_server_error(g, s, &err);
                 slot.parsed_named = false;

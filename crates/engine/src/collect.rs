@@ -243,6 +243,6 @@ impl ResultSink for Sink<'_, '_> {
     /// Server notices go to stderr as libpq's default notice processor prints them (pgbench
     /// shows them that way: `WARNING:  SET LOCAL can only be used in transaction blocks`).
     fn notice(&mut self, notice: DbError) {
-        self.c.notices.push(notice.to_string());
+        self.c.notices.push(crate::retry::one_line(&notice));
     }
 }

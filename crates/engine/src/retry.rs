@@ -47,12 +47,40 @@ impl ErrorClass {
 }
 
 /// The error as libpq's `PQerrorMessage` words it (pgbench prints that): `ERROR:  message`
-/// and its DETAIL/HINT/CONTEXT lines.
-fn one_line(err: &DbError) -> String {
-    err.to_string()
+/// and its DETAIL/HINT/CONTEXT lines, each of the server's texts escaped for the terminal
+/// (a newline or an escape sequence in a relation name stays inside its line).
+pub(crate) fn one_line(err: &DbError) -> String {
+    err.render_with(&|s| hotbench_stats::terminal::escape(s))
 }
 
 impl<E: Env> Core<E> {
+    /// The text sent for `slot`'s command, in which a server error's position counts
+    /// (rendered again from the variables on this error path; none inside a pipeline, where
+    /// the failing command is not the slot's current one).
+    fn sent_text(&self, slot: &Slot) -> Option<String> {
+        if slot.pipeline.is_some() {
+            return None;
+        }
+        let command = self.plan.groups[slot.group].scripts[slot.script].command(slot.cmd)?;
+        let hotbench_script::CommandKind::Sql(sql) = &command.kind else {
+            return None;
+        };
+        let mut text = String::new();
+        match self.plan.cfg.query_mode {
+            crate::config::QueryMode::Simple => sql.render_simple(&slot.interp.vars, &mut text),
+            _ if sql.has_dynamic_text() => sql.render_extended(&slot.interp.vars, &mut text),
+            _ => text.push_str(sql.extended_text()),
+        }
+        Some(text)
+    }
+
+    /// [`one_line`] with libpq's `LINE n:` and caret lines under the message where the error
+    /// has a position in what `slot` sent (pgbench prints them).
+    pub(crate) fn error_text(&self, slot: &Slot, err: &DbError) -> String {
+        let sent = self.sent_text(slot);
+        err.render_at(sent.as_deref(), &|s| hotbench_stats::terminal::escape(s))
+    }
+
     /// The command in flight failed with `err`.
     pub(crate) fn handle_sql_error(&mut self, slot: &mut Slot, err: DbError) -> Action {
         let plan = self.plan.clone();
@@ -68,7 +96,7 @@ impl<E: Env> Core<E> {
                 slot.id,
                 c,
                 s,
-                one_line(&err)
+                self.error_text(slot, &err)
             ));
         }
         match class.retriable_failure() {
@@ -115,7 +143,11 @@ impl<E: Env> Core<E> {
                 }
                 self.events.say(format!(
                     "hotbench: error: client {} script {} aborted in command {} query {}: {}",
-                    slot.id, s, c, 0, err
+                    slot.id,
+                    s,
+                    c,
+                    0,
+                    self.error_text(slot, &err)
                 ));
                 self.abort(slot);
                 Action::Wait

@@ -336,7 +336,10 @@ impl Worker {
     fn drain_events(&mut self) {
         while let Some(e) = self.core.poll_event() {
             match e {
-                Event::Stderr(line) => eprintln!("{line}"),
+                // Server messages and notices: escape sequences never reach the terminal.
+                Event::Stderr(line) => {
+                    eprintln!("{}", hotbench_stats::terminal::escape_lines(&line))
+                }
                 Event::Txn(r) => {
                     if let Some(log) = self.log.as_mut() {
                         log.record(&r);

@@ -58,7 +58,8 @@ fn cvt(rc: libc::c_int) -> io::Result<libc::c_int> {
 /// per new connection, and keeps it).
 pub fn serve(listeners: Listeners, opts: Options) -> io::Result<()> {
     let mut extra = Vec::new();
-    for _ in 1..opts.threads.max(1) {
+    let n = opts.threads.max(1);
+    for i in 1..n {
         let copy = Listeners {
             tcp: listeners.tcp.try_clone()?,
             unix: match &listeners.unix {
@@ -66,7 +67,16 @@ pub fn serve(listeners: Listeners, opts: Options) -> io::Result<()> {
                 None => None,
             },
         };
-        extra.push(std::thread::spawn(move || event_loop(copy, opts)));
+        let t = std::thread::Builder::new()
+            .name(format!("null-server-{i}"))
+            .spawn(move || event_loop(copy, opts))
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("could not start event loop thread {} of {n}: {e}", i + 1),
+                )
+            })?;
+        extra.push(t);
     }
     event_loop(listeners, opts)
 }

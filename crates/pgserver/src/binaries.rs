@@ -3,7 +3,7 @@
 //! `--pg-version N` picks a major and downloads it when no installed one matches.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::error::{Error, Result};
 
@@ -55,11 +55,11 @@ impl PgBinaries {
             }
         }
         let postgres = dir.join("postgres");
-        let out = Command::new(&postgres)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| Error::io("cannot run postgres --version", &postgres, e))?;
+        let out = crate::child::output_within(
+            Command::new(&postgres).arg("--version"),
+            crate::child::PROBE_LIMIT,
+        )
+        .map_err(|e| Error::io("cannot run postgres --version", &postgres, e))?;
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         let version = parse_version(&text).ok_or_else(|| Error::Command {
             what: format!("{} --version", postgres.display()),
@@ -153,12 +153,10 @@ pub fn installed() -> (Vec<PgBinaries>, String) {
         }
     }
     searched.push("pg_config --bindir".into());
-    if let Ok(out) = Command::new("pg_config")
-        .arg("--bindir")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-    {
+    if let Ok(out) = crate::child::output_within(
+        Command::new("pg_config").arg("--bindir"),
+        crate::child::PROBE_LIMIT,
+    ) {
         if out.status.success() {
             let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
             if !s.is_empty() {
@@ -233,11 +231,10 @@ pub(crate) fn major_of(version: &str) -> Option<u32> {
 fn support_dirs(bin: &Path, major: u32) -> (Option<PathBuf>, Option<PathBuf>) {
     let pg_config = bin.join("pg_config");
     if is_executable(&pg_config) {
-        if let Ok(out) = Command::new(&pg_config)
-            .args(["--sharedir", "--pkglibdir"])
-            .stdin(Stdio::null())
-            .output()
-        {
+        if let Ok(out) = crate::child::output_within(
+            Command::new(&pg_config).args(["--sharedir", "--pkglibdir"]),
+            crate::child::PROBE_LIMIT,
+        ) {
             let text = String::from_utf8_lossy(&out.stdout);
             let mut lines = text.lines().map(|l| PathBuf::from(l.trim()));
             if let (true, Some(s), Some(l)) = (out.status.success(), lines.next(), lines.next()) {

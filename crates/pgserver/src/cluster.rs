@@ -216,6 +216,7 @@ fn run_logged(
     });
     user.apply(&mut cmd);
     process::die_with_parent(&mut cmd);
+    crate::child::own_group(&mut cmd);
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::io(format!("cannot run {what}"), data, e))?;
@@ -223,8 +224,8 @@ fn run_logged(
         // If the child died early its log says why; the write error adds nothing.
         let _ = pipe.write_all(sql.as_bytes());
     }
-    let status = child
-        .wait()
+    // initdb or a single-user statement: minutes on the slowest disk, never forever.
+    let status = crate::child::wait_within(&mut child, std::time::Duration::from_secs(600))
         .map_err(|e| Error::io(format!("cannot wait for {what}"), data, e))?;
     let tail = process::log_tail(log, from, 15);
     if !status.success() || tail.contains("ERROR:") || tail.contains("FATAL:") {

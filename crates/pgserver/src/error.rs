@@ -58,7 +58,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A PostgreSQL program ran but failed; `log` holds the end of its output.
-    #[error("{what} failed: {log}")]
+    #[error("{what} failed{}", log_suffix(.log))]
     Command {
         /// The step (`initdb`, `postgres start`, …).
         what: String,
@@ -102,5 +102,35 @@ impl Error {
             what: format!("{what} ({})", path.display()),
             source,
         }
+    }
+}
+
+/// `: LOG` after "failed", or nothing when the program said nothing (no dangling colon).
+fn log_suffix(log: &str) -> String {
+    match log.trim() {
+        "" => " (it printed nothing)".into(),
+        l => format!(": {l}"),
+    }
+}
+
+#[cfg(test)]
+mod log_suffix_tests {
+    use super::*;
+
+    #[test]
+    fn a_program_that_said_nothing_leaves_no_dangling_colon() {
+        let quiet = Error::Command {
+            what: "psql -c \"select 1\"".into(),
+            log: " \n".into(),
+        };
+        assert_eq!(
+            quiet.to_string(),
+            "psql -c \"select 1\" failed (it printed nothing)"
+        );
+        let said = Error::Command {
+            what: "initdb".into(),
+            log: "disk full".into(),
+        };
+        assert_eq!(said.to_string(), "initdb failed: disk full");
     }
 }

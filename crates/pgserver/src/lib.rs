@@ -13,6 +13,7 @@
 
 pub mod account;
 pub mod binaries;
+pub mod child;
 pub mod cluster;
 pub mod config;
 pub mod conninfo;

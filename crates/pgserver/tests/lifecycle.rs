@@ -531,3 +531,53 @@ fn stop_and_reset_refuse_while_a_command_uses_the_server() {
     // Nobody uses it any more: a plain reset works.
     server_reset(&o).expect("reset when unused");
 }
+
+/// `--dir` at a cluster hotbench did not create (a data directory with PG_VERSION, its
+/// postmaster.pid, and a user's file beside it): status adopts and cleans nothing, start
+/// and reset refuse, every file stays (issue 36 row 6).
+#[test]
+fn a_cluster_hotbench_did_not_create_is_never_adopted_started_or_deleted() {
+    let _serial = serial();
+    let b = Base::new();
+    let o = b.opts();
+    let data = b.dir().join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    let theirs = [
+        (data.join("PG_VERSION"), "15\n".to_string()),
+        (
+            data.join("postmaster.pid"),
+            format!(
+                "1\n{}\n0\n5432\n/tmp\n127.0.0.1\n0 0\nready\n",
+                data.display()
+            ),
+        ),
+        (data.join("their-table"), "rows\n".to_string()),
+        (b.dir().join("postgres.log"), "their notes\n".to_string()),
+        (b.dir().join("last-port"), "5432\n".to_string()),
+    ];
+    for (p, text) in &theirs {
+        std::fs::write(p, text).expect("write");
+    }
+    let refused = |what: &str, r: Result<(), Error>| match r {
+        Err(e) => assert!(
+            e.to_string()
+                .contains("not a PostgreSQL cluster hotbench created"),
+            "{what}: {e}"
+        ),
+        Ok(()) => panic!("{what} accepted a cluster hotbench did not create"),
+    };
+    refused("status", server_status(&o).map(|_| ()));
+    refused("stop", server_stop(&o).map(|_| ()));
+    refused("reset", server_reset(&o));
+    refused("start", server_start(&o).map(|_| ()));
+    refused("a command's server", ensure_default_server(&o).map(drop));
+    for (p, text) in &theirs {
+        assert_eq!(
+            std::fs::read_to_string(p).ok().as_deref(),
+            Some(text.as_str()),
+            "{} was changed",
+            p.display()
+        );
+    }
+    assert!(!b.dir().join("hotbench.state").exists());
+}

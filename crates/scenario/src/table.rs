@@ -142,9 +142,14 @@ pub fn render(l: &Ladder) -> String {
         ));
     }
     for (variant, c) in l.failed_checks() {
+        // A check without detail says no more than that it failed.
+        let detail = match c.detail.trim() {
+            "" => String::new(),
+            d => format!(": {d}"),
+        };
         out.push_str(&format!(
-            "✘ {variant}: check \"{}\" failed: {}\n",
-            c.name, c.detail
+            "✘ {variant}: check \"{}\" failed{detail}\n",
+            c.name
         ));
     }
     for v in &l.variants {
@@ -225,6 +230,32 @@ mod tests {
             interrupted: false,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_failed_check_without_detail_has_no_dangling_colon() {
+        let mut v = variant("update", true, 10, 0);
+        v.checks = vec![
+            CheckResult {
+                name: "sums match".into(),
+                ok: false,
+                detail: String::new(),
+            },
+            CheckResult {
+                name: "never negative".into(),
+                ok: false,
+                detail: "3 rows".into(),
+            },
+        ];
+        let text = render(&daily_limit(vec![v]));
+        assert!(
+            text.contains("✘ update: check \"sums match\" failed\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("✘ update: check \"never negative\" failed: 3 rows\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -70,7 +70,8 @@ pub struct RunSettings {
     pub pooler_admin: Option<String>,
 }
 
-/// `--pool-size`: one size, or a sweep's list, each at least 1, duplicates dropped.
+/// `--pool-size`: one size, or a sweep's list, each at least 1, none twice (`4,4` would
+/// silently be a one-point sweep).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PoolSizes(pub Vec<u32>);
@@ -85,9 +86,12 @@ impl PoolSizes {
         let mut out: Vec<u32> = Vec::new();
         for part in list.entries(v)? {
             let n = int_in(part, "--pool-size", 1, 100_000)? as u32;
-            if !out.contains(&n) {
-                out.push(n);
+            if out.contains(&n) {
+                return Err(format!(
+                    "invalid --pool-size \"{v}\": the pool size {n} is given twice (each point of a sweep is one size)"
+                ));
             }
+            out.push(n);
         }
         Ok(PoolSizes(out))
     }
@@ -228,7 +232,7 @@ mod tests {
 
     #[test]
     fn pooler_settings_parse_and_stay_out_of_the_record_when_unset() {
-        let s = parse(&["--pooler", "pgbouncer", "--pool-size", "4,8,8,16"]).unwrap();
+        let s = parse(&["--pooler", "pgbouncer", "--pool-size", "4,8,16"]).unwrap();
         assert_eq!(s.pooler.as_deref(), Some("pgbouncer:transaction"));
         assert_eq!(s.pool_size, Some(PoolSizes(vec![4, 8, 16])));
         let v = serde_json::to_value(&s).unwrap();
@@ -270,6 +274,10 @@ mod tests {
             (
                 ["--pool-size", "4,,8"],
                 "invalid pool size \"\" in --pool-size \"4,,8\"",
+            ),
+            (
+                ["--pool-size", "4,4"],
+                "invalid --pool-size \"4,4\": the pool size 4 is given twice",
             ),
         ] {
             let e = parse(&args).unwrap_err();

@@ -36,6 +36,7 @@ pub mod sessions_record;
 pub mod shards;
 pub mod simple;
 pub mod sweep_record;
+pub mod terminal;
 #[cfg(any(test, feature = "testing"))]
 pub mod testdata;
 pub mod threshold;

@@ -5,6 +5,7 @@
 //! read the `Display` forms, which follow psql/pgbench (`ERROR:  message\nDETAIL:  …`) and
 //! libpq's start-up wording (`connection to server at "h", port 5432 failed: …`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 
@@ -165,31 +166,58 @@ impl DbError {
     }
 }
 
-impl fmt::Display for DbError {
-    /// psql/libpq default verbosity: `SEVERITY:  message`, then DETAIL, HINT, and CONTEXT
-    /// for errors, each on its own line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl DbError {
+    /// As `Display` writes it, each of the server's texts passed through `field` first (a
+    /// terminal printer escapes their control characters: the lines stay the ones shown).
+    pub fn render_with<'a>(&'a self, field: &dyn Fn(&'a str) -> Cow<'a, str>) -> String {
+        self.render_at(None, field)
+    }
+
+    /// As [`DbError::render_with`], and where the error has a position in `query` (the text
+    /// sent), libpq's `LINE n: …` and caret lines after the message, as pgbench prints them.
+    pub fn render_at<'a>(
+        &'a self,
+        query: Option<&str>,
+        field: &dyn Fn(&'a str) -> Cow<'a, str>,
+    ) -> String {
         let sev = if self.severity.is_empty() {
             "ERROR"
         } else {
             &self.severity
         };
-        write!(f, "{sev}:  {}", self.message)?;
+        let mut out = format!("{}:  {}", field(sev), field(&self.message));
+        if let (Some(q), Some(p)) = (query, self.position) {
+            if let Some(lines) = crate::error_position::lines(q, p) {
+                out.push('\n');
+                out.push_str(lines.trim_end_matches('\n'));
+            }
+        }
+        let mut line = |label: &str, v: &'a str| {
+            out.push_str(&format!("\n{label}:  {}", field(v)));
+        };
         if let Some(d) = &self.detail {
-            write!(f, "\nDETAIL:  {d}")?;
+            line("DETAIL", d);
         }
         if let Some(h) = &self.hint {
-            write!(f, "\nHINT:  {h}")?;
+            line("HINT", h);
         }
         if let Some(q) = &self.internal_query {
-            write!(f, "\nQUERY:  {q}")?;
+            line("QUERY", q);
         }
         if let Some(w) = &self.where_ {
             if matches!(self.severity_code(), "ERROR" | "FATAL" | "PANIC") {
-                write!(f, "\nCONTEXT:  {w}")?;
+                line("CONTEXT", w);
             }
         }
-        Ok(())
+        out
+    }
+}
+
+impl fmt::Display for DbError {
+    /// psql/libpq default verbosity: `SEVERITY:  message`, then DETAIL, HINT, and CONTEXT
+    /// for errors, each on its own line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render_with(&|s| Cow::Borrowed(s)))
     }
 }
 

@@ -61,6 +61,7 @@ mod conninfo;
 pub mod encode;
 pub mod engine_profile;
 pub mod error;
+mod error_position;
 pub mod flavor;
 pub mod pgpass;
 pub mod query;

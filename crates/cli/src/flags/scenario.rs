@@ -65,6 +65,10 @@ pub struct LadderArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+    /// Not a flag: `diagnose --run` sets it so its ladder runs on the embedded server
+    /// whatever the environment names.
+    #[arg(skip)]
+    pub embedded_only: bool,
 }
 
 #[derive(Debug, Clone, Args)]

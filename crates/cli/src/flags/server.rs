@@ -61,7 +61,7 @@ pub enum ServerAction {
         #[command(flatten)]
         opts: ServerOpts,
     },
-    /// Stop it and delete its data directory
+    /// Stop it and delete its data directory (only a cluster hotbench created)
     Reset {
         #[command(flatten)]
         opts: ServerOpts,

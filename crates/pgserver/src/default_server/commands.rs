@@ -212,6 +212,13 @@ pub fn server_reset(opts: &DefaultOptions) -> Result<()> {
     if !l.base.exists() {
         return Ok(());
     }
+    // Only what hotbench's marker says it made: never a cluster, or files beside it, of
+    // someone else's.
+    l.refuse_foreign()?;
+    if !l.ours() {
+        // No cluster and no marker: nothing here is hotbench's to delete.
+        return Ok(());
+    }
     server_stop(opts)?;
     let _lock = Lock::take(&l.base)?;
     refuse_while_used(&l, opts)?;
@@ -222,7 +229,13 @@ pub fn server_reset(opts: &DefaultOptions) -> Result<()> {
             std::fs::remove_dir_all(p).map_err(|e| Error::io("cannot remove", p, e))?;
         }
     }
-    for p in [&l.log, &l.state, &l.last_port, &l.passfile] {
+    for p in [
+        &l.log,
+        &l.state,
+        &l.last_port,
+        &l.passfile,
+        &l.base.join(super::layout::MARKER),
+    ] {
         remove_file(p)?;
     }
     say(

@@ -47,6 +47,30 @@ impl Layout {
         self.data.join("PG_VERSION").is_file()
     }
 
+    /// Whether hotbench made the cluster here (so it may stop, adopt or delete it): its
+    /// marker, written when initdb completed, is a regular file; or the base is one of
+    /// hotbench's own under its data home (clusters made before the marker existed).
+    pub(super) fn ours(&self) -> bool {
+        let marked = std::fs::symlink_metadata(self.base.join(MARKER)).is_ok_and(|m| m.is_file());
+        marked || paths::data_home().is_ok_and(|h| self.base.parent() == Some(h.as_path()))
+    }
+
+    /// Refuses a base whose cluster hotbench did not make (`--dir` at someone's cluster):
+    /// nothing of it is started, adopted, stopped or deleted.
+    pub(super) fn refuse_foreign(&self) -> Result<()> {
+        if !self.data.exists() || self.ours() {
+            return Ok(());
+        }
+        Err(Error::State(format!(
+            "{} is not a PostgreSQL cluster hotbench created (no {} marker in {}); \
+             hotbench does not start, stop or delete it: choose another --dir (if an older \
+             hotbench made it, create that marker file to claim it)",
+            self.data.display(),
+            MARKER,
+            self.base.display()
+        )))
+    }
+
     pub(super) fn data_major(&self) -> Option<u32> {
         std::fs::read_to_string(self.data.join("PG_VERSION"))
             .ok()?
@@ -118,6 +142,9 @@ pub(super) fn running_in(base: &Path) -> bool {
             .unwrap_or(false)
 }
 
+/// Written in the base when hotbench's initdb completed: what hotbench may stop or delete.
+pub(super) const MARKER: &str = "hotbench.cluster";
+
 /// `State::owner` of a server kept running by `hotbench server start`.
 pub(super) const KEPT: u32 = 0;
 /// `State::owner` of a server whose starting command ended while others still used it: the
@@ -163,6 +190,8 @@ pub(super) fn reconcile(
     opts: &DefaultOptions,
     cleaned: &mut Vec<String>,
 ) -> Result<Option<State>> {
+    // Someone else's cluster: no state of ours, no pid file of ours.
+    l.refuse_foreign()?;
     let mut note = |m: String| {
         say(opts, &m);
         cleaned.push(m);

@@ -48,6 +48,8 @@ pub(super) fn prepare(opts: &DefaultOptions) -> Result<(Layout, PgBinaries, &'st
             user.name
         )));
     }
+    // Someone else's cluster in --dir: refused before anything of it is touched.
+    Layout::new(base.clone()).refuse_foreign()?;
     let fresh = !base.exists();
     paths::create_dir_all(&base)?;
     if fresh {
@@ -124,6 +126,13 @@ pub(super) fn initdb_if_needed(
         ..ClusterOptions::default()
     };
     let made = cluster::init(bins, user, &building, &co, &l.log).and_then(|()| {
+        // The marker first: a cluster in place is always one hotbench may delete.
+        let marker = l.base.join(super::layout::MARKER);
+        std::fs::write(
+            &marker,
+            "created by hotbench's initdb; `hotbench server reset` deletes it\n",
+        )
+        .map_err(|e| Error::io("cannot write", &marker, e))?;
         std::fs::rename(&building, &l.data)
             .map_err(|e| Error::io("cannot move new cluster into place", &l.data, e))
     });

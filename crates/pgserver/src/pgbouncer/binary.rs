@@ -4,7 +4,7 @@
 //! what a transaction pool can keep (prepared statements from 1.21 on).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::error::{Error, Result};
 
@@ -31,11 +31,11 @@ impl PgBouncerBinary {
                 path.display()
             )));
         }
-        let out = Command::new(&program)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| Error::io("cannot run pgbouncer --version", &program, e))?;
+        let out = crate::child::output_within(
+            Command::new(&program).arg("--version"),
+            crate::child::PROBE_LIMIT,
+        )
+        .map_err(|e| Error::io("cannot run pgbouncer --version", &program, e))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let version = parse_version(&text).ok_or_else(|| {
             Error::Invalid(format!(
