@@ -117,6 +117,12 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             share_locks: r.any_share_lock(),
         }
     };
+    let mut est = est;
+    if pattern == HotPattern::Tpcb {
+        // The scale is the branches' row count, not the hot rows seen (at scale 1 the ten
+        // tellers' rows are the ones waited on).
+        est.hot_keys = tpcb_scale(f);
+    }
     let mut sug = hot_row_suggestion(pattern, est);
     if sug
         .estimate
@@ -154,12 +160,15 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             Evidence::new("distinct rows waited on", r.rows.to_string()),
             Evidence::new("sessions on its statements", r.sessions.to_string()),
         ],
-        advice: "one statement per payment (UPDATE … WHERE remaining >= … RETURNING), a \
-                 procedure, or spreading a hot row over several (escrow, slotted counters): \
-                 the ladder measures which wins at your concurrency"
-            .into(),
+        advice: pattern.advice().into(),
         ..Default::default()
     };
+    if pattern == HotPattern::Tpcb && sug.estimate.hot_keys.is_none() {
+        finding.evidence.push(Evidence::new(
+            "scale",
+            "not estimated (the aggregate tables' row counts were not read): pass --param scale=N",
+        ));
+    }
     if let Some(g) = gap {
         finding.evidence.push(Evidence::new(
             "time between a transaction's statements",
@@ -308,6 +317,48 @@ impl HotPattern {
             HotPattern::Payments { .. } => "writes to the same rows",
         }
     }
+
+    /// What to try, for the statements seen (a counter is not a payment).
+    fn advice(self) -> &'static str {
+        match self {
+            HotPattern::Tpcb => {
+                "every transaction updates the same few aggregate rows and holds them until it \
+                 commits: spread each aggregate over several rows summed when read (the \
+                 `bucketed` variant), or record the deltas (as the history insert does) and \
+                 roll them up in batches; the ladder measures which wins at your concurrency"
+            }
+            HotPattern::Counters => {
+                "spread each counter over several slot rows summed when read (`slotted`), or \
+                 insert the increments and roll them up in batches (`events-rollup`); keep the \
+                 increment the last statement of its transaction, so the row is held briefly"
+            }
+            HotPattern::Payments {
+                locking_reads: true,
+                ..
+            } => {
+                "one statement per payment (UPDATE … WHERE remaining >= … RETURNING) instead of \
+                 a locking read then a write, a procedure, or spreading the hot row over \
+                 several (escrow): the ladder measures which wins at your concurrency"
+            }
+            HotPattern::Payments { .. } => {
+                "write the hot rows last in their transactions and commit at once (they are \
+                 held from the write to the commit), or spread a hot row over several \
+                 (escrow): the ladder measures which wins at your concurrency"
+            }
+        }
+    }
+}
+
+/// pgbench's scale: the row count of the smallest table whose rows are incremented (the
+/// branches: one per scale unit, beside 10 tellers and 100,000 accounts per unit).
+fn tpcb_scale(f: &Facts) -> Option<u32> {
+    f.relations
+        .iter()
+        .filter(|r| r.increments())
+        .filter_map(|r| r.table.as_ref().map(|t| t.live_tuples_end))
+        .filter(|n| *n > 0)
+        .min()
+        .map(|n| n.clamp(1, i64::from(crate::suggest::MAX_KEYS)) as u32)
 }
 
 /// The ladder that reproduces a hot row of this pattern.

@@ -1,0 +1,141 @@
+//! `hotbench diagnose` on workloads whose SQL nobody here wrote: pgbench's own tpcb-like
+//! (real `pgbench -i -s N` data and real pgbench clients). The first finding must name the
+//! experiment that runs the user's workload: `tpcb-hotspot` at the user's scale (the branches'
+//! row count, not the ten tellers' rows waited on at scale 1), with advice for aggregates, not
+//! for payments. Samples are short (-T 3, waits every 20 ms).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::oracle::{pgbench, NO_PGBENCH};
+use common::*;
+use hotbench_pgserver::{testing, ConnInfo};
+use serde_json::Value;
+
+/// The installed pgbench, or `None` (the test then skips, failing under CI).
+fn pgbench_or_skip() -> Option<PathBuf> {
+    let p = pgbench();
+    if p.is_none() {
+        assert!(!under_ci(), "{NO_PGBENCH}");
+        println!("SKIPPED: {NO_PGBENCH}");
+    }
+    p
+}
+
+/// `pgbench ARGS… -h -p -U DB` with no libpq variable from the environment.
+fn pgbench_on(bin: &Path, db: &ConnInfo, args: &[&str]) -> Command {
+    let mut c = Command::new(bin);
+    c.args(args).args(conn_args(db)).arg(&db.dbname);
+    testing::without_libpq_env(&mut c);
+    c
+}
+
+/// A real pgbench load, stopped (SIGINT) when dropped.
+struct Pgbench(Child);
+
+impl Pgbench {
+    /// `pgbench -n -c CLIENTS -j 2 -T 120` (tpcb-like), returned once `n` sessions wait on a
+    /// lock at once.
+    fn start(bin: &Path, db: &ConnInfo, clients: u32, n: u32) -> Pgbench {
+        let child = pgbench_on(
+            bin,
+            db,
+            &["-n", "-c", &clients.to_string(), "-j", "2", "-T", "120"],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn pgbench");
+        let load = Pgbench(child);
+        let sql = format!(
+            "select count(*) >= {n} from pg_stat_activity \
+             where datname = current_database() and wait_event_type = 'Lock'"
+        );
+        wait_until("lock waiters", Duration::from_secs(60), || {
+            psql(db, &sql).trim() == "t"
+        });
+        load
+    }
+}
+
+impl Drop for Pgbench {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+/// `pgbench -i -q -s SCALE` on a fresh database.
+fn pgbench_database(bin: &Path, tag: &str, scale: u32) -> ConnInfo {
+    let db = database(tag);
+    let o = pgbench_on(bin, &db, &["-i", "-q", "-s", &scale.to_string()])
+        .output()
+        .expect("pgbench -i");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    db
+}
+
+/// `hotbench diagnose -T TIME --interval 20ms --json DIR/TAG.json EXTRA… DB`.
+fn diagnose_command(db: &ConnInfo, tag: &str, time: &str, extra: &[&str]) -> (Command, PathBuf) {
+    let json = temp_dir(&format!("diag-{tag}")).join(format!("{tag}.json"));
+    let _ = std::fs::remove_file(&json);
+    let mut c = command_on(
+        db,
+        &["diagnose"],
+        &[
+            &["-T", time, "--interval", "20ms", "--json", path(&json)],
+            extra,
+        ]
+        .concat(),
+    );
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    (c, json)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn json_of(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("diagnosis written");
+    serde_json::from_str(&text).expect("diagnosis is JSON")
+}
+
+/// pgbench at scale 1 waits on its ten tellers' rows (and the one branch), at scale 3 on three
+/// branches and 30 tellers: either way the suggested ladder runs pgbench's own workload at the
+/// user's scale.
+#[test]
+fn pgbench_tpcb_like_is_tpcb_hotspot_at_the_users_scale() {
+    let Some(bin) = pgbench_or_skip() else { return };
+    for scale in [1u32, 3] {
+        let tag = format!("pgbench_s{scale}");
+        let db = pgbench_database(&bin, &tag, scale);
+        let load = Pgbench::start(&bin, &db, 8, 2);
+        let (mut c, json) = diagnose_command(&db, &tag, "3", &[]);
+        let o = c.output().expect("run diagnose");
+        drop(load);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        let v = json_of(&json);
+        let f = v["findings"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["kind"] == "hot_row"))
+            .unwrap_or_else(|| panic!("no hot row at scale {scale}:\n{out}"));
+        assert_eq!(f["scenario"], "tpcb-hotspot", "{out}");
+        let cmd = f["command"].as_str().unwrap_or("");
+        assert!(
+            cmd.contains(&format!("--param scale={scale}")),
+            "scale {scale}: {cmd}\n{out}"
+        );
+        let advice = f["advice"].as_str().unwrap_or("");
+        assert!(
+            !advice.contains("RETURNING") && advice.contains("bucketed"),
+            "{advice}"
+        );
+    }
+}
