@@ -418,3 +418,22 @@ fn demo_writes_both_ladders() {
     let names: Vec<&str> = v.ladders.iter().map(|l| l.scenario.as_str()).collect();
     assert_eq!(names, ["daily-limit", "queue"]);
 }
+
+/// Above scale 1 pgbench's teller is not its branch's: the ladder's balance checks still
+/// pass (they compare each branch and teller with the history rows naming it).
+#[test]
+fn tpcb_hotspot_checks_pass_at_scale_3() {
+    ladder_passes(
+        "tpcb-hotspot",
+        &[
+            "-T",
+            "1",
+            "-c",
+            "4",
+            "--variants",
+            "tpcb,bucketed",
+            "--param",
+            "scale=3",
+        ],
+    );
+}
