@@ -173,3 +173,56 @@ fn tpcb_checks_hold_for_real_pgbench_at_scales_1_3_and_10() {
         assert!(seen >= 2, "{checks}");
     }
 }
+
+/// Waits until at least `n` of `db`'s sessions wait on a lock at once.
+fn wait_for_lock_waiters(db: &ConnInfo, n: u32) {
+    let sql = format!(
+        "select count(*) >= {n} from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock'"
+    );
+    wait_until("lock waiters", Duration::from_secs(60), || {
+        psql(db, &sql).trim() == "t"
+    });
+}
+
+/// The hot-row finding of a diagnosis, with the text report for messages.
+fn hot_row(v: &Value, out: &str) -> Value {
+    v["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["kind"] == "hot_row"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no hot row:\n{out}"))
+}
+
+/// Django's `F("views") + 1` is `SET "views" = ("site_page"."views" + $1)`: an increment, so
+/// the hot pages are `counters` (it was read as an assignment: `daily-limit`), with counter
+/// advice.
+#[test]
+fn a_django_f_counter_is_counters() {
+    let Some(py) = common::apps::python() else {
+        return;
+    };
+    let db = database("django");
+    common::apps::setup(&py, "django_counter.py", &db, &[]);
+    let load = common::apps::AppLoad::start(&py, "django_counter.py", &db, &["--clients", "8"]);
+    wait_for_lock_waiters(&db, 2);
+    let (mut c, json) = diagnose_command(&db, "django", "3", &[]);
+    let o = c.output().expect("run diagnose");
+    let tps = load.stop();
+    let (out, err) = text(&o);
+    eprintln!("{out}\n{tps}");
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let f = hot_row(&json_of(&json), &out);
+    assert_eq!(f["relation"], "site_page", "{out}");
+    assert_eq!(f["scenario"], "counters", "{out}");
+    assert!(
+        f["statements"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["query"]
+                .as_str()
+                .is_some_and(|q| q.contains("(\"site_page\".\"views\" +")))),
+        "{out}"
+    );
+    let advice = f["advice"].as_str().unwrap_or("");
+    assert!(!advice.contains("RETURNING"), "{advice}");
+}

@@ -2,7 +2,9 @@
 //! (`FOR UPDATE`/`FOR SHARE`, with `SKIP LOCKED`, `NOWAIT`, a `LIMIT`), updates (told apart:
 //! an increment `SET n = n + …` from an assignment), deletes and inserts. A diagnosis needs
 //! no more than this to tell a counter from a payment and a queue claim from a lookup, so it
-//! is a token scan, not a parser: what it cannot place, it leaves out. Pure.
+//! is a token scan, not a parser, except for the right-hand side of an assignment, read as an
+//! expression (an ORM quotes, qualifies and parenthesises `n + 1`); what it cannot place, it
+//! leaves out. Pure.
 
 /// How a statement touches a relation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,7 +251,8 @@ fn has_limit_before(t: &[Tok], at: usize) -> bool {
     false
 }
 
-/// Whether every assignment of the SET list starting at `from` is `col = col ± …`.
+/// Whether every assignment of the SET list starting at `from` is an increment of its own
+/// column (see [`is_increment`]).
 fn increments(t: &[Tok], from: usize) -> bool {
     let Some(set) = t[from..]
         .iter()
@@ -260,32 +263,119 @@ fn increments(t: &[Tok], from: usize) -> bool {
     };
     let mut any = false;
     let mut i = set + 1;
-    let mut depth = 0;
-    while i < t.len() {
-        match &t[i] {
-            Tok::Sym('(') => depth += 1,
-            Tok::Sym(')') => depth -= 1,
-            Tok::Word(w) if depth == 0 && matches!(w.as_str(), "where" | "from" | "returning") => {
-                break
-            }
-            Tok::Word(col) if depth == 0 && t.get(i + 1) == Some(&Tok::Sym('=')) => {
-                let same = matches!(t.get(i + 2), Some(Tok::Word(v)) if last(v) == last(col));
-                let op = matches!(t.get(i + 3), Some(Tok::Sym('+' | '-')));
-                if !(same && op) {
-                    return false;
-                }
-                any = true;
-                i += 3;
-            }
-            _ => {}
+    while let Some(Tok::Word(col)) = t.get(i) {
+        if t.get(i + 1) != Some(&Tok::Sym('=')) {
+            return false;
         }
-        i += 1;
+        // The right-hand side: up to a comma, WHERE/FROM/RETURNING or `;` at its own depth.
+        let start = i + 2;
+        let mut end = start;
+        let mut depth = 0i32;
+        while let Some(tok) = t.get(end) {
+            match tok {
+                Tok::Sym('(') => depth += 1,
+                Tok::Sym(')') if depth == 0 => break,
+                Tok::Sym(')') => depth -= 1,
+                Tok::Sym(',' | ';') if depth == 0 => break,
+                Tok::Word(w)
+                    if depth == 0 && matches!(w.as_str(), "where" | "from" | "returning") =>
+                {
+                    break
+                }
+                _ => {}
+            }
+            end += 1;
+        }
+        if !is_increment(col, &t[start..end]) {
+            return false;
+        }
+        any = true;
+        if t.get(end) != Some(&Tok::Sym(',')) {
+            break;
+        }
+        i = end + 1;
     }
     any
 }
 
-fn last(name: &str) -> &str {
-    name.rsplit('.').next().unwrap_or(name)
+/// Whether `rhs` adds to or subtracts from `col` itself, however an ORM writes it: `n + $1`,
+/// `("t"."n" + $1)` (Django, SQLAlchemy), `COALESCE("n", 0) + $1` (Rails' `update_counters`),
+/// `(t1_0.n+1)` (Hibernate), `$1 + n`, `n - $1`. Parentheses around the whole expression
+/// and quotes or qualifiers on the column do not matter; the other operand must not name the
+/// column again.
+fn is_increment(col: &str, rhs: &[Tok]) -> bool {
+    let mut e = rhs;
+    while e.len() >= 2 && e[0] == Tok::Sym('(') && closing(e, 0) == Some(e.len() - 1) {
+        e = &e[1..e.len() - 1];
+    }
+    let same = |w: &str| relation_key(w) == relation_key(col);
+    // The column itself, or COALESCE(column, …), and where it ends.
+    let operand_end = |at: usize| -> Option<usize> {
+        let mut at = at;
+        // Parentheses around the operand alone.
+        let mut opened = 0;
+        while e.get(at) == Some(&Tok::Sym('(')) {
+            opened += 1;
+            at += 1;
+        }
+        let end = match e.get(at) {
+            Some(Tok::Word(w)) if w == "coalesce" && e.get(at + 1) == Some(&Tok::Sym('(')) => {
+                match e.get(at + 2) {
+                    Some(Tok::Word(c)) if same(c) => closing(e, at + 1)? + 1,
+                    _ => return None,
+                }
+            }
+            Some(Tok::Word(w)) if same(w) => at + 1,
+            _ => return None,
+        };
+        let mut end = end;
+        for _ in 0..opened {
+            if e.get(end) != Some(&Tok::Sym(')')) {
+                return None;
+            }
+            end += 1;
+        }
+        Some(end)
+    };
+    let names_col = |toks: &[Tok]| toks.iter().any(|x| matches!(x, Tok::Word(w) if same(w)));
+    // `col ± rest`
+    if let Some(end) = operand_end(0) {
+        if matches!(e.get(end), Some(Tok::Sym('+' | '-'))) && end + 1 < e.len() {
+            return !names_col(&e[end + 1..]);
+        }
+        return false;
+    }
+    // `rest + col` (at depth 0, the last term)
+    let mut depth = 0i32;
+    for (k, tok) in e.iter().enumerate() {
+        match tok {
+            Tok::Sym('(') => depth += 1,
+            Tok::Sym(')') => depth -= 1,
+            Tok::Sym('+') if depth == 0 && k > 0 => {
+                return operand_end(k + 1) == Some(e.len()) && !names_col(&e[..k]);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Index of the `)` closing the `(` at `open`.
+fn closing(t: &[Tok], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, tok) in t.iter().enumerate().skip(open) {
+        match tok {
+            Tok::Sym('(') => depth += 1,
+            Tok::Sym(')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -345,6 +435,45 @@ mod tests {
             of("update t set n = n + ?, m = ? where id = ?"),
             [("t".into(), Access::Update { increment: false })]
         );
+    }
+
+    /// `x = x + n` and `x = x - n` as ORMs send them, normalized (literals and parameters
+    /// `?`): Django 5.1 `F("views") + 1` and SQLAlchemy 2.0 `Account.balance + 1` (captured
+    /// from the libraries, `tests/apps/`), Rails' `update_counters` (activerecord
+    /// counter_cache.rb: `"#{quoted_column} = COALESCE(#{quoted_column}, 0) #{operator}
+    /// #{value.abs}"`) and Hibernate 6's bulk JPQL update (`update post p1_0 set
+    /// view_count=(p1_0.view_count+1) where p1_0.id=?`).
+    #[test]
+    fn orm_increments_are_increments_however_quoted_qualified_or_parenthesised() {
+        let inc = |sql: &str| of(sql).first().map(|t| t.1);
+        for sql in [
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" + ?) WHERE \"site_page\".\"id\" = ?",
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" - ?) WHERE \"site_page\".\"id\" = ?",
+            "UPDATE accounts SET balance=(accounts.balance + ?::BIGINT) WHERE accounts.id = ?::BIGINT",
+            "UPDATE accounts SET balance=(accounts.balance - ?) WHERE accounts.id = ?",
+            "UPDATE \"posts\" SET \"comments_count\" = COALESCE(\"comments_count\", ?) + ? WHERE \"posts\".\"id\" = ?",
+            "UPDATE \"posts\" SET \"comments_count\" = COALESCE(\"comments_count\", ?) - ? WHERE \"posts\".\"id\" = ?",
+            "update post p1_0 set view_count=(p1_0.view_count+?) where p1_0.id=?",
+            "update post p1_0 set view_count=(p1_0.view_count-?) where p1_0.id=?",
+            "update t set n = ? + n where id = ?",
+            "update t set n = ((n) + ?) where id = ?",
+        ] {
+            let rel = of(sql)[0].0.clone();
+            assert_eq!(inc(sql), Some(Access::Update { increment: true }), "{sql}");
+            assert!(["site_page", "accounts", "posts", "post", "t"].contains(&rel.as_str()), "{sql}: {rel}");
+        }
+        for sql in [
+            // SQLAlchemy's unit of work writes the value it computed: an assignment.
+            "UPDATE accounts SET balance=? WHERE accounts.id = ?",
+            "update t set n = m + ? where id = ?",
+            "update t set n = n * ? where id = ?",
+            "update t set n = n + n where id = ?",
+            "update t set n = (n + ?) * ? where id = ?",
+            "update t set n = coalesce(m, ?) + ? where id = ?",
+            "update t set n = n + ?, m = ? where id = ?",
+        ] {
+            assert_eq!(inc(sql), Some(Access::Update { increment: false }), "{sql}");
+        }
     }
 
     #[test]
