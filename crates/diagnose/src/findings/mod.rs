@@ -50,15 +50,25 @@ pub fn rank(findings: &mut [Finding]) {
 
 fn activity_check(input: &Input, checks: &mut Vec<Check>) {
     let p = input.probe;
-    let value = if p.samples == 0 {
-        "no sample taken".to_string()
-    } else {
-        let per = p.busy_samples as f64 / p.samples as f64;
-        format!(
-            "{per:.1} busy on average over {} samples ({} statements seen)",
-            p.samples,
-            p.sessions.as_ref().map_or(0, |s| s.statements.len())
-        )
+    let value = match &p.sessions {
+        Some(s) if s.rounds > 0 => {
+            let per = |n: u64| n as f64 / f64::from(s.rounds);
+            let idle = s.idle_in_transaction_samples.min(s.busy_samples);
+            format!(
+                "{:.1} active and {:.1} idle in transaction on average over {} reads ({} \
+                 statements seen); shares below are of the active time",
+                per(s.busy_samples - idle),
+                per(idle),
+                s.rounds,
+                s.statements.len()
+            )
+        }
+        _ if p.samples > 0 => format!(
+            "{:.1} busy on average over {} samples",
+            p.busy_samples as f64 / p.samples as f64,
+            p.samples
+        ),
+        _ => "no sample taken".to_string(),
     };
     checks.push(check("active sessions", value, false));
 }

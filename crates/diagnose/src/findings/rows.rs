@@ -86,6 +86,15 @@ pub fn find(
     }
 }
 
+/// Whether most busy samples were of sessions whose client connected over a network.
+fn remote_clients(input: &Input) -> bool {
+    input
+        .probe
+        .sessions
+        .as_ref()
+        .is_some_and(|s| s.remote_client_samples * 2 > s.busy_samples)
+}
+
 /// Whether the keys are real keys (ctids change with every update: not countable rows).
 fn keys_read(r: &RelationFacts) -> bool {
     r.keys.first().is_some_and(|k| !k.key.starts_with("ctid="))
@@ -95,7 +104,9 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     let p = input.probe;
     let gap = p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms);
     let rows = keys_read(r).then_some(r.rows);
-    let est = estimate(r.sessions, rows, gap);
+    // The gap is network latency only for clients across a network; on the server's host it
+    // is the client's own time (think time), which --rtt would replay on every round trip.
+    let est = estimate(r.sessions, rows, gap.filter(|_| remote_clients(input)));
     let increments_elsewhere = f
         .relations
         .iter()
@@ -172,7 +183,17 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     if let Some(g) = gap {
         finding.evidence.push(Evidence::new(
             "time between a transaction's statements",
-            format!("{g:.2} ms"),
+            if remote_clients(input) {
+                format!(
+                    "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
+                     that includes the client's own time)"
+                )
+            } else {
+                format!(
+                    "{g:.2} ms of client think time (the clients are on the server's host: \
+                     Unix socket or loopback, so no network round trip; not suggested as --rtt)"
+                )
+            },
         ));
     }
     if !keys_read(r) && !r.keys.is_empty() {

@@ -51,6 +51,47 @@ fn read_lock_then_write_on_a_few_customers_is_a_daily_limit_hot_row() {
     assert_eq!(f.len(), 1, "{f:?}");
 }
 
+/// On the server's host (Unix socket or loopback) the time between a transaction's
+/// statements is the client's think time: not replayed as --rtt on every round trip.
+#[test]
+fn think_time_of_local_clients_is_not_suggested_as_rtt() {
+    let mut p = record(
+        &[
+            stmt(
+                "select remaining from daily_limit where customer_id = ? for update",
+                60,
+                55,
+                16,
+            ),
+            stmt(
+                "update daily_limit set remaining = ? where customer_id = ?",
+                8,
+                0,
+                12,
+            ),
+        ],
+        &[
+            ("daily_limit", "customer_id=1", 40),
+            ("daily_limit", "customer_id=2", 10),
+            ("daily_limit", "customer_id=3", 9),
+        ],
+    );
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.in_transaction_gap_ms = Some(5.1);
+    }
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(!cmd.contains("--rtt"), "{cmd}");
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.contains("5.10 ms of client think time")),
+        "{:?}",
+        f[0].evidence
+    );
+}
+
 #[test]
 fn increments_are_counters_and_aggregates_with_history_are_tpcb() {
     let p = record(
