@@ -377,3 +377,51 @@ fn server_wide_symptoms_are_findings_ranked_by_share() {
     assert!(f.windows(2).all(|w| w[0].share >= w[1].share));
     assert!(f[2].title.contains("pid 31"));
 }
+
+/// pgbench beside an idle REPEATABLE READ session: the old snapshot's share is the active
+/// time it cost (none measured here), not the 98% of active time spent on tables that
+/// bloated; it ranks below the hot row and names no relation of its own.
+#[test]
+fn an_old_snapshot_ranks_by_the_time_it_cost_not_the_time_on_bloating_tables() {
+    let mut p = record(
+        &[
+            stmt("UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?", 10, 0, 8),
+            stmt("UPDATE pgbench_tellers SET tbalance = tbalance + ? WHERE tid = ?", 50, 40, 8),
+            stmt("UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?", 30, 20, 8),
+            stmt("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)", 2, 0, 8),
+        ],
+        &[("pgbench_tellers", "tid=1", 10), ("pgbench_tellers", "tid=2", 9), ("pgbench_branches", "bid=1", 8)],
+    );
+    for (name, live, dead) in [
+        ("pgbench_accounts", 100_000, 900),
+        ("pgbench_tellers", 10, 900),
+        ("pgbench_branches", 1, 900),
+    ] {
+        let mut t = table(name, 0, 900, 0, (0, dead));
+        t.live_tuples_end = live;
+        p.tables.push(t);
+    }
+    p.sessions.as_mut().expect("s").xmin_holders = vec![XminHolder {
+        kind: "session".into(),
+        id: "77".into(),
+        state: "idle in transaction".into(),
+        xmin_age: 5000,
+        seen: 10,
+        ..Default::default()
+    }];
+    let f = run(&p);
+    assert_eq!(f[0].kind, FindingKind::HotRow, "{f:#?}");
+    let x = f
+        .iter()
+        .find(|f| f.kind == FindingKind::XminHorizon)
+        .expect("xmin finding");
+    assert_eq!(x.share, 0.0);
+    assert_eq!(x.relation, None);
+    assert!(
+        x.evidence
+            .iter()
+            .any(|e| e.what == "active time it cost" && e.value.starts_with("not measured")),
+        "{:?}",
+        x.evidence
+    );
+}
