@@ -226,3 +226,67 @@ fn a_django_f_counter_is_counters() {
     let advice = f["advice"].as_str().unwrap_or("");
     assert!(!advice.contains("RETURNING"), "{advice}");
 }
+
+/// Waits until a session of `db` runs a statement containing `text`.
+fn wait_for_statement(db: &ConnInfo, text: &str) {
+    let sql = format!(
+        "select exists (select 1 from pg_stat_activity where datname = current_database() \
+         and state <> 'idle' and position('{text}' in query) > 0)"
+    );
+    wait_until(text, Duration::from_secs(60), || {
+        psql(db, &sql).trim() == "t"
+    });
+}
+
+/// The `looked_at` check named `what`, as "VALUE" (empty when absent).
+fn check_value(v: &Value, what: &str) -> String {
+    v["looked_at"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["what"] == what)
+        .filter_map(|c| c["value"].as_str())
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// procrastinate claims its jobs inside `procrastinate_fetch_job_v2(…)` (PL/pgSQL): the
+/// statement seen is a bare function call, so the claim was never seen ("no claims seen").
+/// Its body is read from pg_proc as text and its claim on procrastinate_jobs found.
+#[test]
+fn procrastinates_claim_inside_a_plpgsql_function_is_seen() {
+    let Some(py) = common::apps::python() else {
+        return;
+    };
+    let db = database("procrastinate");
+    common::apps::setup(&py, "procrastinate_queue.py", &db, &[]);
+    let load =
+        common::apps::AppLoad::start(&py, "procrastinate_queue.py", &db, &["--clients", "8"]);
+    wait_for_statement(&db, "procrastinate_fetch_job_v2");
+    let (mut c, json) = diagnose_command(&db, "procrastinate", "3", &[]);
+    let o = c.output().expect("run diagnose");
+    let rate = load.stop();
+    let (out, err) = text(&o);
+    eprintln!("{out}\n{rate}");
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json_of(&json);
+    let called = check_value(&v, "functions called");
+    assert!(
+        called.contains("bodies read") && called.contains("procrastinate_fetch_job_v2"),
+        "{out}"
+    );
+    assert!(
+        !check_value(&v, "queue tables").contains("no claims"),
+        "{out}"
+    );
+    let queue_finding = v["findings"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|f| f["kind"] == "queue" && f["relation"] == "procrastinate_jobs")
+    });
+    assert!(
+        queue_finding
+            || check_value(&v, "queue table")
+                .starts_with("procrastinate_jobs: claims with SKIP LOCKED"),
+        "{out}"
+    );
+}

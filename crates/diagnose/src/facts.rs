@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use hotbench_stats::diagnosis_record::KeyShare;
 use hotbench_stats::probe_record::{ActiveStatement, ProbeRecord, TableSummary};
 
-use crate::shape::{relation_key, touches, Access};
+use crate::shape::{relation_key, touches_via, Access};
 
 /// A statement and what it does to one relation.
 #[derive(Debug, Clone)]
@@ -119,7 +119,9 @@ impl Facts {
     }
 }
 
-pub fn facts(p: &ProbeRecord) -> Facts {
+/// The facts of `p`; `bodies`: the bodies of functions its statements call (what they do
+/// counts as the calling statement's).
+pub fn facts(p: &ProbeRecord, bodies: &BTreeMap<String, String>) -> Facts {
     let Some(s) = &p.sessions else {
         return Facts::default();
     };
@@ -164,7 +166,7 @@ pub fn facts(p: &ProbeRecord) -> Facts {
     }
     for st in &s.statements {
         let mut per: BTreeMap<String, Vec<Access>> = BTreeMap::new();
-        for t in touches(&st.query) {
+        for t in touches_via(&st.query, bodies) {
             per.entry(t.relation).or_default().push(t.access);
         }
         for (rel, access) in per {
@@ -259,7 +261,7 @@ mod tests {
                 ("app.daily_limit", "customer_id=2", 10),
             ],
         );
-        let f = facts(&p);
+        let f = facts(&p, &BTreeMap::new());
         let r = &f.relations[0];
         assert_eq!(
             (r.name.as_str(), r.key.as_str()),
@@ -283,7 +285,7 @@ mod tests {
         if let Some(s) = p.sessions.as_mut() {
             s.idle_in_transaction_samples = 60;
         }
-        let f = facts(&p);
+        let f = facts(&p, &BTreeMap::new());
         let r = f.relation("jobs").expect("jobs");
         assert_eq!((f.busy, r.busy, r.lock_busy), (60, 40, 30));
         assert!((f.share(r.lock_busy) - 0.5).abs() < 1e-9);

@@ -76,8 +76,34 @@ fn tokens(sql: &str) -> Vec<Tok> {
     let mut i = 0;
     while i < c.len() {
         let ch = c[i];
+        let next = c.get(i + 1).copied();
         if ch.is_whitespace() {
             i += 1;
+        } else if ch == '-' && next == Some('-') {
+            // A comment to the end of the line (function bodies keep theirs).
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && next == Some('*') {
+            i += 2;
+            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if ch == '\'' {
+            // A string literal ('' inside it is a quote): one `?`, its words are not SQL.
+            i += 1;
+            while i < c.len() {
+                if c[i] == '\'' && c.get(i + 1) == Some(&'\'') {
+                    i += 2;
+                } else if c[i] == '\'' {
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            i += 1;
+            out.push(Tok::Sym('?'));
         } else if ch.is_alphanumeric() || ch == '_' || ch == '"' || ch == '$' {
             let mut w = String::new();
             // A dotted name, parts quoted or not.
@@ -211,7 +237,9 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                         j += 1;
                     }
                     let scope = scopes.last().cloned().unwrap_or_default();
-                    let limit = has_limit_before(&t, i);
+                    // `… LIMIT n FOR UPDATE` or `… FOR UPDATE SKIP LOCKED LIMIT n` (pgqueuer).
+                    let limit =
+                        has_limit_before(&t, i) || matches!(word(j), Some("limit" | "fetch"));
                     for idx in scope {
                         out[idx].access = Access::Lock {
                             share,
@@ -226,6 +254,92 @@ pub fn touches(sql: &str) -> Vec<Touch> {
             _ => {}
         }
         i += 1;
+    }
+    out
+}
+
+/// Words followed by `(` that are syntax or common built-ins, never a user's function.
+const NOT_CALLS: [&str; 40] = [
+    "in",
+    "any",
+    "all",
+    "some",
+    "exists",
+    "values",
+    "coalesce",
+    "nullif",
+    "greatest",
+    "least",
+    "cast",
+    "array",
+    "row",
+    "filter",
+    "over",
+    "lateral",
+    "as",
+    "and",
+    "or",
+    "not",
+    "select",
+    "from",
+    "where",
+    "using",
+    "on",
+    "returning",
+    "set",
+    "into",
+    "with",
+    "limit",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "now",
+    "unnest",
+    "left",
+    "right",
+    "extract",
+];
+
+/// Functions `sql` calls by name (`f(…)`, `s.f(…)`), unqualified and lower-cased unless
+/// quoted, in order, without syntax words or common built-ins: the candidates whose bodies
+/// may do the statement's work (see [`crate::functions`]).
+pub fn calls(sql: &str) -> Vec<String> {
+    let t = tokens(sql);
+    let mut out: Vec<String> = Vec::new();
+    for (i, tok) in t.iter().enumerate() {
+        let Tok::Word(w) = tok else { continue };
+        if t.get(i + 1) != Some(&Tok::Sym('(')) || w.starts_with('$') {
+            continue;
+        }
+        // `insert into t (cols)` names a table, not a call.
+        if matches!(t.get(i.wrapping_sub(1)), Some(Tok::Word(p)) if p == "into" || p == "table") {
+            continue;
+        }
+        let name = relation_key(w);
+        if name.is_empty()
+            || name.chars().next().is_some_and(|c| c.is_ascii_digit())
+            || NOT_CALLS.contains(&name.as_str())
+            || out.contains(&name)
+        {
+            continue;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// [`touches`] of `sql` and of the bodies of the functions it calls (one level deep).
+pub fn touches_via(sql: &str, bodies: &std::collections::BTreeMap<String, String>) -> Vec<Touch> {
+    let mut out = touches(sql);
+    if bodies.is_empty() {
+        return out;
+    }
+    for c in calls(sql) {
+        if let Some(b) = bodies.get(&c) {
+            out.extend(touches(b));
+        }
     }
     out
 }
@@ -497,6 +611,77 @@ mod tests {
                 ("q".into(), Access::Update { increment: false }),
                 ("c".into(), Access::Read),
             ]
+        );
+    }
+
+    /// procrastinate 3.10's claim is inside `procrastinate_fetch_job_v2` (its PL/pgSQL body,
+    /// from procrastinate/sql/schema.sql, comments and literals kept); pgqueuer 1.6's stale
+    /// re-pick puts LIMIT after the locking clause (`FOR UPDATE SKIP LOCKED LIMIT n`, in a CTE)
+    /// and its fresh claim sits in a CROSS JOIN LATERAL.
+    #[test]
+    fn claims_in_function_bodies_ctes_and_laterals() {
+        let call = "SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name, attempts, worker_id FROM procrastinate_fetch_job_v2(?::varchar[], ?)";
+        assert!(of(call).is_empty());
+        assert_eq!(calls(call), ["procrastinate_fetch_job_v2"]);
+        let body = "
+DECLARE
+	found_jobs procrastinate_jobs;
+BEGIN
+    WITH candidate AS (
+        SELECT jobs.*
+            FROM procrastinate_jobs AS jobs
+            WHERE
+                -- reject the job if its lock has earlier or higher priority jobs
+                NOT EXISTS (
+                    SELECT 1
+                        FROM procrastinate_jobs AS other_jobs
+                        WHERE
+                            jobs.lock IS NOT NULL
+                            AND other_jobs.lock = jobs.lock
+                            AND (other_jobs.status = 'doing' OR other_jobs.status = 'todo')
+                )
+                AND jobs.status = 'todo'
+                AND (target_queue_names IS NULL OR jobs.queue_name = ANY( target_queue_names ))
+                AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+            ORDER BY jobs.priority DESC, jobs.id ASC LIMIT 1
+            FOR UPDATE OF jobs SKIP LOCKED
+    )
+    UPDATE procrastinate_jobs
+        SET status = 'doing', worker_id = p_worker_id
+        FROM candidate
+        WHERE procrastinate_jobs.id = candidate.id
+        RETURNING procrastinate_jobs.* INTO found_jobs;
+
+ RETURN found_jobs;
+END;
+";
+        let bodies: std::collections::BTreeMap<String, String> =
+            [("procrastinate_fetch_job_v2".to_string(), body.to_string())].into();
+        let t: Vec<(String, Access)> = touches_via(call, &bodies)
+            .into_iter()
+            .map(|t| (t.relation, t.access))
+            .collect();
+        assert!(
+            t.contains(&("procrastinate_jobs".into(), lock(false, true, true))),
+            "{t:?}"
+        );
+        assert!(t.contains(&(
+            "procrastinate_jobs".into(),
+            Access::Update { increment: false }
+        )));
+        // pgqueuer: LIMIT after the lock, and a claim in a LATERAL subquery.
+        let stale = "WITH next_stale AS (SELECT stale.id, stale.priority FROM pgqueuer stale WHERE stale.status = ? AND stale.heartbeat < NOW() - ?::interval ORDER BY stale.priority DESC, stale.id ASC FOR UPDATE SKIP LOCKED LIMIT ?) UPDATE pgqueuer SET status = ? FROM next_stale WHERE pgqueuer.id = next_stale.id";
+        assert_eq!(of(stale)[0], ("pgqueuer".into(), lock(false, true, true)));
+        let lateral = "WITH next_queued AS (SELECT job.id, job.priority FROM available CROSS JOIN LATERAL (SELECT candidate.id, candidate.priority FROM pgqueuer candidate WHERE candidate.entrypoint = available.entrypoint AND candidate.status = ? ORDER BY candidate.priority DESC, candidate.id ASC LIMIT ? FOR UPDATE SKIP LOCKED) job ORDER BY job.priority DESC, job.id ASC LIMIT ?) SELECT 1";
+        assert!(
+            of(lateral).contains(&("pgqueuer".into(), lock(false, true, true))),
+            "{:?}",
+            of(lateral)
+        );
+        // A comment or a literal saying FOR UPDATE is neither.
+        assert_eq!(
+            of("select a from t where b = 'for update' -- for update\n"),
+            [("t".into(), Access::Read)]
         );
     }
 

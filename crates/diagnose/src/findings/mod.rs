@@ -22,14 +22,17 @@ pub struct Input<'a> {
     pub duration_s: f64,
     /// Cores of the server's machine, when known.
     pub server_cores: Option<u32>,
+    /// Bodies of the functions the statements call (read after the sample).
+    pub functions: &'a crate::functions::Bodies,
 }
 
 /// The ranked findings and every check made.
 pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
-    let f = facts(input.probe);
+    let f = facts(input.probe, &input.functions.bodies);
     let mut out = Vec::new();
     let mut checks = Vec::new();
     activity_check(input, &mut checks);
+    functions_check(input, &mut checks);
     let xmin = xmin::find(input, &f, &mut checks);
     rows::find(input, &f, xmin.is_some(), &mut out, &mut checks);
     out.extend(xmin);
@@ -71,6 +74,34 @@ fn activity_check(input: &Input, checks: &mut Vec<Check>) {
         _ => "no sample taken".to_string(),
     };
     checks.push(check("active sessions", value, false));
+}
+
+/// Which called functions' statements were seen (their bodies read) and which were not.
+fn functions_check(input: &Input, checks: &mut Vec<Check>) {
+    let b = input.functions;
+    if b.asked.is_empty() {
+        return;
+    }
+    let read: Vec<&str> = b.bodies.keys().map(String::as_str).collect();
+    let unseen = b.unseen();
+    let mut v = Vec::new();
+    if !read.is_empty() {
+        v.push(format!(
+            "bodies read (their statements count as the caller's): {}",
+            read.join(", ")
+        ));
+    }
+    if !unseen.is_empty() {
+        v.push(format!(
+            "not seen inside{}: {}",
+            match &b.error {
+                Some(e) => format!(" (the read failed: {e})"),
+                None => " (no SQL or PL/pgSQL body, or a built-in)".into(),
+            },
+            unseen.join(", ")
+        ));
+    }
+    checks.push(check("functions called", v.join("; "), false));
 }
 
 pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check {

@@ -12,6 +12,7 @@ fn run(p: &ProbeRecord) -> Vec<hotbench_stats::diagnosis_record::Finding> {
         probe: p,
         duration_s: 3.0,
         server_cores: Some(2),
+        functions: &Default::default(),
     })
     .0
 }
@@ -207,6 +208,7 @@ fn a_quiet_skip_locked_queue_is_only_a_check() {
         probe: &p,
         duration_s: 3.0,
         server_cores: None,
+        functions: &Default::default(),
     });
     assert!(f.is_empty(), "{f:?}");
     assert!(
@@ -304,6 +306,7 @@ fn uniform_reads_find_nothing_and_say_what_was_looked_at() {
         probe: &p,
         duration_s: 3.0,
         server_cores: Some(2),
+        functions: &Default::default(),
     });
     assert!(f.is_empty(), "{f:?}");
     let what: Vec<&str> = checks.iter().map(|c| c.what.as_str()).collect();
