@@ -85,6 +85,9 @@ pub enum FindingKind {
     HotRow,
     /// A table used as a queue: claims (`FOR UPDATE [SKIP LOCKED] … LIMIT`) and deletes.
     Queue,
+    /// Waits on a heavyweight lock that is not a row's: `Lock:object` (the lock a committing
+    /// transaction that issued NOTIFY takes), `Lock:relation`, `Lock:extend`, `Lock:advisory`, …
+    LockWait,
     Deadlocks,
     /// Rolled-back transactions (PostgreSQL counts serialization failures only as rollbacks).
     Serialization,
@@ -102,6 +105,7 @@ impl FindingKind {
         match self {
             FindingKind::HotRow => "hot_row",
             FindingKind::Queue => "queue",
+            FindingKind::LockWait => "lock_wait",
             FindingKind::XminHorizon => "xmin_horizon",
             FindingKind::Deadlocks => "deadlocks",
             FindingKind::Serialization => "serialization",

@@ -3,6 +3,7 @@
 //! it looked at to the checks, and the findings are ranked by the share of active session
 //! time they explain. Pure: the unit tests feed it hand-built probe records.
 
+mod locks;
 mod rows;
 
 pub use rows::{examples, hot_row_suggestion, queue_suggestion, HotPattern};
@@ -35,6 +36,7 @@ pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
     functions_check(input, &mut checks);
     let xmin = xmin::find(input, &f, &mut checks);
     rows::find(input, &f, xmin.is_some(), &mut out, &mut checks);
+    locks::find(input, &mut out, &mut checks);
     out.extend(xmin);
     server::find(input, &mut out, &mut checks);
     rank(&mut out);

@@ -471,6 +471,9 @@ pub fn examples() -> Vec<Suggestion> {
             v.push(queue_suggestion(e.clone(), skip, old));
         }
     }
+    for producers in [0, 12, 100_000] {
+        v.push(super::locks::notify_suggestion(producers));
+    }
     v
 }
 

@@ -428,3 +428,70 @@ fn an_old_snapshot_ranks_by_the_time_it_cost_not_the_time_on_bloating_tables() {
         x.evidence
     );
 }
+
+/// pgqueuer spent 40% of active time in `Lock:object` and diagnose said "heavyweight lock
+/// waits, none on rows" with no finding: NOTIFY's commit lock is a finding naming the
+/// notifying statements, with the queue ladder's notify variants.
+#[test]
+fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
+    let mut p = record(
+        &[
+            stmt("select pg_notify(?, ?)", 30, 28, 6),
+            stmt(
+                "insert into pgqueuer (priority, entrypoint, payload) values (?, ?, ?)",
+                20,
+                0,
+                6,
+            ),
+            stmt("commit", 10, 9, 6),
+        ],
+        &[],
+    );
+    p.waits = vec![
+        WaitShare {
+            event: "Lock:object".into(),
+            count: 40,
+            pct: 40.0,
+        },
+        WaitShare {
+            event: "CPU".into(),
+            count: 60,
+            pct: 60.0,
+        },
+    ];
+    let (f, checks) = diagnose(&Input {
+        probe: &p,
+        duration_s: 3.0,
+        server_cores: None,
+        functions: &Default::default(),
+    });
+    let l = f
+        .iter()
+        .find(|f| f.kind == FindingKind::LockWait)
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert!((l.share - 0.4).abs() < 1e-9);
+    assert!(l.title.starts_with("Lock:object: 40% of active time") && l.title.contains("NOTIFY"));
+    assert_eq!(l.scenario.as_deref(), Some("queue"));
+    assert_eq!(
+        l.variants,
+        ["skip-locked", "notify-per-batch", "notify-per-job"]
+    );
+    assert!(l
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .contains("--param producers=6"));
+    let roles: Vec<(&str, &str)> = l
+        .statements
+        .iter()
+        .map(|s| (s.role.as_str(), s.query.as_str()))
+        .collect();
+    assert!(
+        roles.contains(&("notifying", "select pg_notify(?, ?)")),
+        "{roles:?}"
+    );
+    assert!(roles.contains(&("waiting", "commit")), "{roles:?}");
+    assert!(checks
+        .iter()
+        .any(|c| c.what == "other heavyweight locks" && c.found));
+}
