@@ -15,13 +15,15 @@ use crate::session;
 /// Most functions whose bodies are read.
 pub const MAX_FUNCTIONS: usize = 50;
 
-/// The bodies of the named SQL and PL/pgSQL functions outside `pg_catalog` (`$1`: their
-/// names, a text array). Catalog data read as text: no user function runs.
-pub const BODIES_SQL: &str = "select p.proname::text, p.prosrc \
+/// The named functions outside `pg_catalog` and `information_schema` (`$1`: their names, a
+/// text array), with the body of those in SQL or PL/pgSQL. Catalog data read as text: no
+/// user function runs.
+pub const BODIES_SQL: &str = "select p.proname::text, \
+     case when l.lanname in ('sql', 'plpgsql') then p.prosrc end \
      from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang \
      join pg_catalog.pg_namespace n on n.oid = p.pronamespace \
-     where l.lanname in ('sql', 'plpgsql') and n.nspname <> 'pg_catalog' \
-       and n.nspname <> 'information_schema' and p.proname::text = any($1::text[])";
+     where n.nspname <> 'pg_catalog' and n.nspname <> 'information_schema' \
+       and p.proname::text = any($1::text[])";
 
 /// Function bodies by (lower-case, unqualified) name, and what could not be read.
 #[derive(Debug, Clone, Default)]
@@ -31,17 +33,19 @@ pub struct Bodies {
     pub error: Option<String>,
     /// Names asked for.
     pub asked: BTreeSet<String>,
+    /// User functions found without a body to read (C or another language).
+    pub opaque: BTreeSet<String>,
 }
 
 impl Bodies {
-    /// Called functions that have no SQL or PL/pgSQL body here (C functions, other languages,
-    /// built-ins outside pg_catalog, or a read that failed).
+    /// Called user functions whose statements cannot be seen: no SQL or PL/pgSQL body (C,
+    /// another language), or every name asked when the read failed. Names that are no
+    /// user function (built-ins, a column list) are not among them.
     pub fn unseen(&self) -> Vec<&str> {
-        self.asked
-            .iter()
-            .filter(|n| !self.bodies.contains_key(*n))
-            .map(String::as_str)
-            .collect()
+        if self.error.is_some() {
+            return self.asked.iter().map(String::as_str).collect();
+        }
+        self.opaque.iter().map(String::as_str).collect()
     }
 }
 
@@ -63,16 +67,19 @@ pub fn read<'a>(params: &ConnectParams, statements: impl Iterator<Item = &'a str
         return out;
     }
     match fetch(params, &out.asked) {
-        Ok(b) => out.bodies = b,
+        Ok((b, opaque)) => {
+            out.opaque = opaque.into_iter().filter(|n| !b.contains_key(n)).collect();
+            out.bodies = b;
+        }
         Err(e) => out.error = Some(e),
     }
     out
 }
 
-fn fetch(
-    params: &ConnectParams,
-    names: &BTreeSet<String>,
-) -> Result<BTreeMap<String, String>, String> {
+/// Bodies by name, and the names found without one.
+type Fetched = (BTreeMap<String, String>, BTreeSet<String>);
+
+fn fetch(params: &ConnectParams, names: &BTreeSet<String>) -> Result<Fetched, String> {
     let mut c = Connector::new(session::params(params))
         .connect()
         .map_err(|e| e.to_string())?;
@@ -88,16 +95,23 @@ fn fetch(
             .query_params(BODIES_SQL, &[Some(&arr)])
             .map_err(|e| e.to_string())?;
         let mut out = BTreeMap::new();
+        let mut opaque = BTreeSet::new();
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            if let (Some(name), Some(body)) = (cell(0), cell(1)) {
-                // Overloads: their bodies together.
-                let e: &mut String = out.entry(name.to_lowercase()).or_default();
-                e.push_str(body);
-                e.push_str(";\n");
+            match (cell(0), cell(1)) {
+                (Some(name), Some(body)) => {
+                    // Overloads: their bodies together.
+                    let e: &mut String = out.entry(name.to_string()).or_default();
+                    e.push_str(body);
+                    e.push_str(";\n");
+                }
+                (Some(name), None) => {
+                    opaque.insert(name.to_string());
+                }
+                _ => {}
             }
         }
-        Ok(out)
+        Ok((out, opaque))
     })();
     c.close();
     result
@@ -125,6 +139,9 @@ mod tests {
             ..Default::default()
         };
         b.bodies.insert("f".into(), "select 1".into());
+        b.opaque.insert("a\"b".into());
         assert_eq!(b.unseen(), ["a\"b"]);
+        b.error = Some("connection refused".into());
+        assert_eq!(b.unseen(), ["a\"b", "f"]);
     }
 }

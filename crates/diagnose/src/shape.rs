@@ -259,7 +259,8 @@ pub fn touches(sql: &str) -> Vec<Touch> {
 }
 
 /// Words followed by `(` that are syntax or common built-ins, never a user's function.
-const NOT_CALLS: [&str; 40] = [
+const NOT_CALLS: [&str; 41] = [
+    "materialized",
     "in",
     "any",
     "all",

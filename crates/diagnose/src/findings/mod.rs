@@ -81,7 +81,7 @@ fn activity_check(input: &Input, checks: &mut Vec<Check>) {
 /// Which called functions' statements were seen (their bodies read) and which were not.
 fn functions_check(input: &Input, checks: &mut Vec<Check>) {
     let b = input.functions;
-    if b.asked.is_empty() {
+    if b.bodies.is_empty() && b.unseen().is_empty() {
         return;
     }
     let read: Vec<&str> = b.bodies.keys().map(String::as_str).collect();
@@ -98,7 +98,7 @@ fn functions_check(input: &Input, checks: &mut Vec<Check>) {
             "not seen inside{}: {}",
             match &b.error {
                 Some(e) => format!(" (the read failed: {e})"),
-                None => " (no SQL or PL/pgSQL body, or a built-in)".into(),
+                None => " (no SQL or PL/pgSQL body to read)".into(),
             },
             unseen.join(", ")
         ));
