@@ -263,6 +263,9 @@ mod tests {
             if args.iter().any(|a| a == "--rtt") {
                 assert!(r.ladder.settings.rtt_us > 0, "{args:?}");
             }
+            if args.iter().any(|a| a == "--think") {
+                assert!(r.ladder.settings.think_us > 0, "{args:?}");
+            }
             assert!(r.ladder.load.client.is_some(), "{args:?}");
         }
     }

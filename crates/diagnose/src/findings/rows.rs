@@ -106,7 +106,11 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     let rows = keys_read(r).then_some(r.rows);
     // The gap is network latency only for clients across a network; on the server's host it
     // is the client's own time (think time), which --rtt would replay on every round trip.
-    let est = estimate(r.sessions, rows, gap.filter(|_| remote_clients(input)));
+    let est = if remote_clients(input) {
+        estimate(r.sessions, rows, gap)
+    } else {
+        crate::suggest::think_time(estimate(r.sessions, rows, None), gap)
+    };
     let increments_elsewhere = f
         .relations
         .iter()
@@ -141,6 +145,13 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
     {
         sug.estimate.rtt_ms = None;
+    }
+    if sug
+        .estimate
+        .think_ms
+        .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
+    {
+        sug.estimate.think_ms = None;
     }
     let share = f.share(r.busy).max(waiting);
     let top_keys: Vec<String> = r.keys.iter().take(3).map(|k| k.key.clone()).collect();
@@ -191,7 +202,8 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             } else {
                 format!(
                     "{g:.2} ms of client think time (the clients are on the server's host: \
-                     Unix socket or loopback, so no network round trip; not suggested as --rtt)"
+                     Unix socket or loopback, so no network round trip): suggested as --think, \
+                     added only inside a transaction, not as --rtt"
                 )
             },
         ));
@@ -448,6 +460,7 @@ pub fn queue_suggestion(est: Estimate, skip_locked: bool, old_snapshot: bool) ->
 pub fn examples() -> Vec<Suggestion> {
     let ests = [
         estimate(1, Some(1), Some(0.3)),
+        crate::suggest::think_time(estimate(8, Some(4), None), Some(8.6)),
         estimate(100_000, Some(1 << 40), Some(50.0)),
         estimate(16, None, None),
     ];

@@ -83,7 +83,10 @@ fn think_time_of_local_clients_is_not_suggested_as_rtt() {
     }
     let f = run(&p);
     let cmd = f[0].command.as_deref().unwrap_or("");
-    assert!(!cmd.contains("--rtt"), "{cmd}");
+    assert!(
+        !cmd.contains("--rtt") && cmd.ends_with("--think 5.1ms"),
+        "{cmd}"
+    );
     assert!(
         f[0].evidence
             .iter()
