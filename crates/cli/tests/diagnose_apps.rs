@@ -343,3 +343,164 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
         println!("NOTE: pgqueuer's claim was cut from the statement text (300 characters kept)");
     }
 }
+
+/// What one workload measured: observed (the diagnosis) against the suggested ladder's first
+/// variant run for 5 s on the same server (a database of its own, the load stopped).
+fn measure_row(
+    name: &str,
+    db: &ConnInfo,
+    start: &dyn Fn() -> Box<dyn FnOnce() -> String>,
+    ready: &dyn Fn(),
+) -> String {
+    let stop = start();
+    ready();
+    let (mut c, json) = diagnose_command(db, &format!("m-{}", db.dbname), "5", &[]);
+    let o = c.output().expect("run diagnose");
+    let load_out = stop();
+    let (out, _) = text(&o);
+    let v = json_of(&json);
+    let dur = v["duration_s"].as_f64().unwrap_or(1.0);
+    let commits = v["probe"]["database"]["commits"].as_f64().unwrap_or(0.0);
+    let waits = &v["probe"]["waits"];
+    let top = format!(
+        "{} {:.0}%",
+        waits[0]["event"].as_str().unwrap_or("?"),
+        waits[0]["pct"].as_f64().unwrap_or(0.0)
+    );
+    let Some(f) = v["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["command"].is_string()))
+    else {
+        return format!(
+            "| {name} | (none: {}) | – | {top}, {:.0} tps | – |",
+            v["findings"].as_array().map_or(0, |f| f.len()),
+            commits / dur
+        );
+    };
+    let args: Vec<String> = f["command_args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .collect();
+    let mut lab: Vec<String> = Vec::new();
+    let mut first = String::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--variants" {
+            first = it
+                .next()
+                .and_then(|v| v.split(',').next())
+                .unwrap_or("")
+                .to_string();
+        } else {
+            lab.push(a.clone());
+        }
+    }
+    let lab_db = database(&format!("lab_{}", db.dbname.len()));
+    let ljson = temp_dir("diag-measure").join(format!("{}.json", lab_db.dbname));
+    let sub: Vec<&str> = lab.iter().map(String::as_str).collect();
+    let o = command_on(
+        &lab_db,
+        &sub,
+        &["--variants", &first, "-T", "5", "--json", path(&ljson)],
+    )
+    .output()
+    .expect("run the suggested ladder");
+    let (lout, lerr) = text(&o);
+    let l: hotbench_stats::LadderFile = read(&ljson);
+    let var = &l.ladders[0].variants[0];
+    let rec = var
+        .record
+        .as_ref()
+        .unwrap_or_else(|| panic!("{lout}\n{lerr}"));
+    let lab_tps = var.useful_per_s().unwrap_or(0.0);
+    format!(
+        "| {name} | {} {} | `{}` ({first}) | {top}, {:.0} tps | {}, {:.0}/s ({:.2}×) |\n<!-- {} | {} -->",
+        f["kind"].as_str().unwrap_or("?"),
+        f["relation"].as_str().unwrap_or(""),
+        f["command"].as_str().unwrap_or(""),
+        commits / dur,
+        rec.top_wait().unwrap_or_default(),
+        lab_tps,
+        lab_tps / (commits / dur).max(1e-9),
+        load_out.lines().last().unwrap_or(""),
+        out.lines().next().unwrap_or("")
+    )
+}
+
+/// Measures, for docs/diagnosis.md's table, each workload's observed tps and top wait against
+/// the suggested ladder's first variant on the same server (5 s each): run with `flock
+/// /tmp/hotbench-bench.lock cargo test -p hotbench --test diagnose_apps -- --ignored
+/// measure --nocapture` and note the load average.
+#[test]
+#[ignore = "a measurement for docs/diagnosis.md (about two minutes), not a check"]
+fn measure_suggested_ladders_against_observed() {
+    let bin = pgbench().expect(NO_PGBENCH);
+    let mut rows = Vec::new();
+    // pgbench's tpcb-like, scale 1, 8 clients.
+    let db = pgbench_database(&bin, "m_pgbench", 1);
+    rows.push(measure_row(
+        "pgbench tpcb-like, scale 1, -c 8",
+        &db,
+        &|| {
+            let child = pgbench_on(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("pgbench");
+            let load = Pgbench(child);
+            Box::new(move || {
+                drop(load);
+                String::new()
+            })
+        },
+        &|| wait_for_lock_waiters(&db, 2),
+    ));
+    if let Some(py) = common::apps::python() {
+        for (name, script, args, wait) in [
+            (
+                "Django F() counter, 8 threads",
+                "django_counter.py",
+                vec!["--clients", "8"],
+                "site_page",
+            ),
+            (
+                "SQLAlchemy with_for_update payments, 8 threads",
+                "sqlalchemy_pay.py",
+                vec!["--clients", "8"],
+                "accounts",
+            ),
+            (
+                "procrastinate, 8 concurrent jobs",
+                "procrastinate_queue.py",
+                vec!["--clients", "8"],
+                "procrastinate_fetch_job_v2",
+            ),
+            (
+                "pgqueuer, 4 workers, 8 producers",
+                "pgqueuer_queue.py",
+                vec!["--clients", "4"],
+                "pgqueuer",
+            ),
+        ] {
+            let db = database(&format!("m_{}", &script[..5]));
+            common::apps::setup(&py, script, &db, &[]);
+            let py = py.clone();
+            rows.push(measure_row(
+                name,
+                &db,
+                &|| {
+                    let load = common::apps::AppLoad::start(&py, script, &db, &args);
+                    Box::new(move || load.stop())
+                },
+                &|| wait_for_statement(&db, wait),
+            ));
+        }
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("\nload average: {load}");
+    for r in rows {
+        println!("{r}");
+    }
+}

@@ -498,3 +498,42 @@ fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
         .iter()
         .any(|c| c.what == "other heavyweight locks" && c.found));
 }
+
+/// The time between a transaction's statements by Little's law (idle-in-transaction
+/// sessions / commits per second / statements per commit less one), not the idle age of the
+/// sampled sessions (length-biased: 3 ms a gap for pgbench, whose lab run then ran at 7%).
+#[test]
+fn think_time_is_idle_time_per_transaction_over_its_gaps() {
+    use hotbench_stats::probe_record::StatementStats;
+    let mut p = record(
+        &[
+            stmt("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", 50, 45, 8),
+            stmt("UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2", 20, 10, 8),
+            stmt("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", 10, 0, 8),
+            stmt("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)", 2, 0, 8),
+        ],
+        &[("pgbench_tellers", "tid=1", 10), ("pgbench_tellers", "tid=2", 9), ("pgbench_tellers", "tid=3", 8)],
+    );
+    // 3 s, 1800 commits a second, 7 statements each (BEGIN … END): 6 gaps a transaction;
+    // 6.6 sessions idle in a transaction on average: 3.67 ms a transaction, 0.61 ms a gap.
+    p.server.database = Some(DatabaseDelta {
+        commits: 5400,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    p.statements = (0..7)
+        .map(|i| StatementStats {
+            queryid: i.to_string(),
+            calls: 5400,
+            ..Default::default()
+        })
+        .collect();
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.idle_in_transaction_samples = 66;
+        s.in_transaction_gap_ms = Some(3.0);
+    }
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(cmd.ends_with("--think 0.6ms"), "{cmd}");
+}
