@@ -64,6 +64,14 @@ fn finding(input: &Input, event: &str, share: f64) -> Finding {
     let mut statements: Vec<FindingStatement> = Vec::new();
     let mut notifying_sessions = 0;
     let mut waiting_sessions = 0;
+    // Row locks' waits are the smaller part: a statement's lock waits are this lock's.
+    let row_pct: f64 = p
+        .waits
+        .iter()
+        .filter(|w| ROW_LOCKS.contains(&w.event.as_str()))
+        .map(|w| w.pct)
+        .sum();
+    let mostly_this = row_pct < share * 100.0;
     if let Some(s) = &p.sessions {
         for st in &s.statements {
             let n = event == "Lock:object" && notifies(&st.query, bodies);
@@ -72,7 +80,7 @@ fn finding(input: &Input, event: &str, share: f64) -> Finding {
             if n {
                 notifying_sessions = notifying_sessions.max(st.sessions);
                 statements.push(statement("notifying", st, st.samples));
-            } else if st.lock_waits > 0 && (commit || event != "Lock:object") {
+            } else if st.lock_waits > 0 && (commit || mostly_this) {
                 waiting_sessions = waiting_sessions.max(st.sessions);
                 statements.push(statement("waiting", st, st.lock_waits));
             }
@@ -117,7 +125,7 @@ fn finding(input: &Input, event: &str, share: f64) -> Finding {
 /// producer transaction (`depth=0`), as many producers as sessions notified.
 pub fn notify_suggestion(producers: u32) -> Suggestion {
     let mut sug = Suggestion::new("queue", estimate(4, None, None));
-    sug.variants = vec!["skip-locked", "notify-per-batch", "notify-per-job"];
+    sug.variants = vec!["notify-per-job", "notify-per-batch", "skip-locked"];
     sug.params.push(("depth", "0".into()));
     sug.params.push((
         "producers",

@@ -477,7 +477,7 @@ fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
     assert_eq!(l.scenario.as_deref(), Some("queue"));
     assert_eq!(
         l.variants,
-        ["skip-locked", "notify-per-batch", "notify-per-job"]
+        ["notify-per-job", "notify-per-batch", "skip-locked"]
     );
     assert!(l
         .command
