@@ -2,7 +2,10 @@
 //! (real `pgbench -i -s N` data and real pgbench clients). The first finding must name the
 //! experiment that runs the user's workload: `tpcb-hotspot` at the user's scale (the branches'
 //! row count, not the ten tellers' rows waited on at scale 1), with advice for aggregates, not
-//! for payments. Samples are short (-T 3, waits every 20 ms).
+//! for payments. Django's `F() + 1` is a counter, procrastinate's claim inside a PL/pgSQL
+//! function and pgqueuer's NOTIFY commit lock are seen (the libraries installed by
+//! `.ci/install-pyapps`, their workloads in `tests/apps/`). Samples are short (-T 3 or 5,
+//! waits every 20 ms).
 
 mod common;
 
@@ -206,7 +209,7 @@ fn a_django_f_counter_is_counters() {
     common::apps::setup(&py, "django_counter.py", &db, &[]);
     let load = common::apps::AppLoad::start(&py, "django_counter.py", &db, &["--clients", "8"]);
     wait_for_lock_waiters(&db, 2);
-    let (mut c, json) = diagnose_command(&db, "django", "3", &[]);
+    let (mut c, json) = diagnose_command(&db, "django", "5", &[]);
     let o = c.output().expect("run diagnose");
     let tps = load.stop();
     let (out, err) = text(&o);
@@ -263,7 +266,18 @@ fn procrastinates_claim_inside_a_plpgsql_function_is_seen() {
     let load =
         common::apps::AppLoad::start(&py, "procrastinate_queue.py", &db, &["--clients", "8"]);
     wait_for_statement(&db, "procrastinate_fetch_job_v2");
-    let (mut c, json) = diagnose_command(&db, "procrastinate", "3", &[]);
+    // The worker churns (jobs claimed, done and deleted) before the sample starts: its
+    // start-up is slow on a loaded machine.
+    wait_until("procrastinate jobs done", Duration::from_secs(60), || {
+        psql(
+            &db,
+            "select coalesce(sum(n_tup_del), 0) >= 50 from pg_stat_user_tables \
+             where relname = 'procrastinate_jobs'",
+        )
+        .trim()
+            == "t"
+    });
+    let (mut c, json) = diagnose_command(&db, "procrastinate", "5", &[]);
     let o = c.output().expect("run diagnose");
     let rate = load.stop();
     let (out, err) = text(&o);
@@ -304,6 +318,17 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
     common::apps::setup(&py, "pgqueuer_queue.py", &db, &[]);
     let load = common::apps::AppLoad::start(&py, "pgqueuer_queue.py", &db, &["--clients", "4"]);
     wait_for_statement(&db, "pgqueuer");
+    // The contention is there before the sample starts (on a loaded machine it can take a
+    // while): a commit waits on the notification lock.
+    wait_until("Lock:object waits", Duration::from_secs(60), || {
+        psql(
+            &db,
+            "select count(*) > 0 from pg_stat_activity \
+             where datname = current_database() and wait_event = 'object'",
+        )
+        .trim()
+            == "t"
+    });
     let (mut c, json) = diagnose_command(&db, "pgqueuer", "3", &[]);
     let o = c.output().expect("run diagnose");
     let rate = load.stop();
