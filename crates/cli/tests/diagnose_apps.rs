@@ -483,30 +483,37 @@ fn measure_suggested_ladders_against_observed() {
         &|| wait_for_lock_waiters(&db, 2),
     ));
     if let Some(py) = common::apps::python() {
-        for (name, script, args, wait) in [
+        let lock = "select count(*) >= 2 from pg_stat_activity where datname = current_database() \
+                    and wait_event_type = 'Lock'";
+        let object =
+            "select count(*) > 0 from pg_stat_activity where datname = current_database() \
+                      and wait_event = 'object'";
+        let done = "select coalesce(sum(n_tup_del), 0) >= 50 from pg_stat_user_tables \
+                    where relname = 'procrastinate_jobs'";
+        for (name, script, args, ready) in [
             (
                 "Django F() counter, 8 threads",
                 "django_counter.py",
                 vec!["--clients", "8"],
-                "site_page",
+                lock,
             ),
             (
                 "SQLAlchemy with_for_update payments, 8 threads",
                 "sqlalchemy_pay.py",
                 vec!["--clients", "8"],
-                "accounts",
+                lock,
             ),
             (
                 "procrastinate, 8 concurrent jobs",
                 "procrastinate_queue.py",
                 vec!["--clients", "8"],
-                "procrastinate_fetch_job_v2",
+                done,
             ),
             (
                 "pgqueuer, 4 workers, 8 producers",
                 "pgqueuer_queue.py",
                 vec!["--clients", "4"],
-                "pgqueuer",
+                object,
             ),
         ] {
             let db = database(&format!("m_{}", &script[..5]));
@@ -519,7 +526,11 @@ fn measure_suggested_ladders_against_observed() {
                     let load = common::apps::AppLoad::start(&py, script, &db, &args);
                     Box::new(move || load.stop())
                 },
-                &|| wait_for_statement(&db, wait),
+                &|| {
+                    wait_until(name, Duration::from_secs(60), || {
+                        psql(&db, ready).trim() == "t"
+                    })
+                },
             ));
         }
     }

@@ -11,6 +11,10 @@ pub const MAX_CLIENTS: u32 = 200;
 pub const MAX_KEYS: u32 = 1000;
 /// Shortest `--rtt` worth adding (the embedded server's own round trip is ~0.05 ms).
 pub const MIN_RTT_MS: f64 = 0.2;
+/// Shortest `--think` worth adding: a client's sub-millisecond time between statements
+/// (pgbench's own CPU) is not reproduced by a sleep, which overshoots it on a busy machine
+/// (measured: pgbench's 0.3 ms as --think put the lab at 0.27× its rate, none at 0.64×).
+pub const MIN_THINK_MS: f64 = 1.0;
 
 /// A scenario to run, before it becomes a command.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,7 +54,7 @@ impl Suggestion {
             a.push("--rtt".into());
             a.push(format!("{rtt:.1}ms"));
         }
-        if let Some(t) = self.estimate.think_ms.filter(|r| *r >= MIN_RTT_MS) {
+        if let Some(t) = self.estimate.think_ms.filter(|r| *r >= MIN_THINK_MS) {
             a.push("--think".into());
             a.push(format!("{t:.1}ms"));
         }

@@ -170,7 +170,7 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     if sug
         .estimate
         .think_ms
-        .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
+        .is_some_and(|g| g < crate::suggest::MIN_THINK_MS)
     {
         sug.estimate.think_ms = None;
     }

@@ -534,6 +534,24 @@ fn think_time_is_idle_time_per_transaction_over_its_gaps() {
         s.in_transaction_gap_ms = Some(3.0);
     }
     let f = run(&p);
+    assert_eq!(f[0].estimate.as_ref().and_then(|e| e.think_ms), None);
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.starts_with("0.61 ms of client think time")),
+        "{:?}",
+        f[0].evidence
+    );
+    // A tenth of the rate with as many idle sessions: 6.1 ms a gap, suggested.
+    p.server.database = Some(DatabaseDelta {
+        commits: 540,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    for st in &mut p.statements {
+        st.calls = 540;
+    }
+    let f = run(&p);
     let cmd = f[0].command.as_deref().unwrap_or("");
-    assert!(cmd.ends_with("--think 0.6ms"), "{cmd}");
+    assert!(cmd.ends_with("--think 6.1ms"), "{cmd}");
 }
