@@ -392,13 +392,30 @@ fn measure_row(
         waits[0]["event"].as_str().unwrap_or("?"),
         waits[0]["pct"].as_f64().unwrap_or(0.0)
     );
+    let kinds: Vec<String> = v["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            format!(
+                "{} {} {:.0}%",
+                f["kind"].as_str().unwrap_or("?"),
+                f["relation"].as_str().unwrap_or(""),
+                f["share"].as_f64().unwrap_or(0.0) * 100.0
+            )
+        })
+        .collect();
+    let kinds = if kinds.is_empty() {
+        "none".to_string()
+    } else {
+        kinds.join("; ")
+    };
     let Some(f) = v["findings"]
         .as_array()
         .and_then(|f| f.iter().find(|f| f["command"].is_string()))
     else {
         return format!(
-            "| {name} | (none: {}) | – | {top}, {:.0} tps | – |",
-            v["findings"].as_array().map_or(0, |f| f.len()),
+            "| {name} | {kinds} | – | {top}, {:.0} tps | – |",
             commits / dur
         );
     };
@@ -441,9 +458,7 @@ fn measure_row(
         .unwrap_or_else(|| panic!("{lout}\n{lerr}"));
     let lab_tps = var.useful_per_s().unwrap_or(0.0);
     format!(
-        "| {name} | {} {} | `{}` ({first}) | {top}, {:.0} tps | {}, {:.0}/s ({:.2}×) |\n<!-- {} | {} -->",
-        f["kind"].as_str().unwrap_or("?"),
-        f["relation"].as_str().unwrap_or(""),
+        "| {name} | {kinds} | `{}` ({first}) | {top}, {:.0} tps | {}, {:.0}/s ({:.2}×) |\n<!-- {} | {} -->",
         f["command"].as_str().unwrap_or(""),
         commits / dur,
         rec.top_wait().unwrap_or_default(),
@@ -481,6 +496,60 @@ fn measure_suggested_ladders_against_observed() {
             })
         },
         &|| wait_for_lock_waiters(&db, 2),
+    ));
+    // The same beside an idle REPEATABLE READ psql session (holding the xmin horizon).
+    let db = pgbench_database(&bin, "m_pgbench_rr", 1);
+    let mut holder = Command::new(testing::shared().binaries().program("psql"))
+        .args(["-X", "-q"])
+        .envs(db.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("psql");
+    if let Some(i) = holder.stdin.as_mut() {
+        use std::io::Write;
+        let _ = i.write_all(
+            b"begin isolation level repeatable read;\nselect count(*) from pgbench_branches;\n",
+        );
+        let _ = i.flush();
+    }
+    rows.push(measure_row(
+        "pgbench tpcb-like, scale 1, -c 8, beside an idle REPEATABLE READ session",
+        &db,
+        &|| {
+            let child = pgbench_on(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("pgbench");
+            let load = Pgbench(child);
+            Box::new(move || {
+                drop(load);
+                String::new()
+            })
+        },
+        &|| wait_for_lock_waiters(&db, 2),
+    ));
+    drop(holder.stdin.take());
+    let _ = holder.wait();
+    // Uniform select-only: nothing to find.
+    let db = pgbench_database(&bin, "m_select", 1);
+    rows.push(measure_row(
+        "pgbench select-only, -c 8",
+        &db,
+        &|| {
+            let child = pgbench_on(&bin, &db, &["-n", "-S", "-c", "8", "-j", "2", "-T", "120"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("pgbench");
+            let load = Pgbench(child);
+            Box::new(move || {
+                drop(load);
+                String::new()
+            })
+        },
+        &|| wait_for_statement(&db, "pgbench_accounts"),
     ));
     if let Some(py) = common::apps::python() {
         let lock = "select count(*) >= 2 from pg_stat_activity where datname = current_database() \
