@@ -609,3 +609,37 @@ fn measure_suggested_ladders_against_observed() {
         println!("{r}");
     }
 }
+
+/// SQLAlchemy 2.0 paying from skewed accounts (`select(...).with_for_update()`, then the
+/// unit of work's `UPDATE accounts SET balance=$1`) is a `daily-limit` hot row; its counter
+/// (`values(balance=Account.balance + 1)`, sent as `SET balance=(accounts.balance + $1)`) is
+/// `counters`. The clients are on the server's host: the time between their statements is
+/// suggested as `--think`, never as `--rtt`.
+#[test]
+fn sqlalchemy_payments_are_daily_limit_and_its_increments_counters() {
+    let Some(py) = common::apps::python() else {
+        return;
+    };
+    for (mode, scenario) in [("pay", "daily-limit"), ("counter", "counters")] {
+        let db = database(&format!("sqlalchemy_{mode}"));
+        common::apps::setup(&py, "sqlalchemy_pay.py", &db, &[]);
+        let load = common::apps::AppLoad::start(
+            &py,
+            "sqlalchemy_pay.py",
+            &db,
+            &["--clients", "8", "--mode", mode],
+        );
+        wait_for_lock_waiters(&db, 2);
+        let (mut c, json) = diagnose_command(&db, &format!("sqlalchemy-{mode}"), "4", &[]);
+        let o = c.output().expect("run diagnose");
+        let rate = load.stop();
+        let (out, err) = text(&o);
+        eprintln!("{out}\n{rate}");
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        let f = hot_row(&json_of(&json), &out);
+        assert_eq!(f["relation"], "accounts", "{out}");
+        assert_eq!(f["scenario"], scenario, "{out}");
+        let cmd = f["command"].as_str().unwrap_or("");
+        assert!(!cmd.contains("--rtt"), "{cmd}");
+    }
+}

@@ -1,7 +1,8 @@
 """An SQLAlchemy ORM paying from skewed accounts (account 1 drawn 4x as often as each of the
 other 7): `select(Account).with_for_update()`, then `account.balance -= amount` and a
 payment row, committed by the session. `--mode counter` instead increments the balance with
-`update(Account).values(balance=Account.balance + 1)` (and `- 1` one call in ten)."""
+`update(Account).values(balance=Account.balance + 1)` (and `- 1` one call in ten) and reads
+the balance back in the same transaction."""
 import random
 
 import common
@@ -62,10 +63,13 @@ def client(stop):
                 acct = s.execute(select(Account).where(Account.id == k).with_for_update()).scalar_one()
                 acct.balance -= amount
                 s.add(Payment(account_id=k, amount=amount))
-            elif rnd.random() < 0.1:
-                s.execute(update(Account).where(Account.id == k).values(balance=Account.balance - 1))
             else:
-                s.execute(update(Account).where(Account.id == k).values(balance=Account.balance + 1))
+                if rnd.random() < 0.1:
+                    s.execute(update(Account).where(Account.id == k).values(balance=Account.balance - 1))
+                else:
+                    s.execute(update(Account).where(Account.id == k).values(balance=Account.balance + 1))
+                # The new balance, read back in the same transaction (the row stays locked).
+                s.execute(select(Account.balance).where(Account.id == k)).scalar_one()
         n += 1
     return n
 
