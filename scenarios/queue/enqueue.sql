@@ -14,9 +14,33 @@ select greatest(0, :depth
 \endif
 -- Into random shards, logged as enqueued in the same transaction.
 \set shard random(0, :clients - 1)
+\set notify {{notify}}
+\if :notify = 0
 with j as (
     insert into job_queue (shard, payload)
     select (:shard + g) % :clients, md5(random()::text) from generate_series(1, :enqueued) as g
     returning id
 )
 insert into job_enqueued select id from j;
+\elif :notify = 1
+-- NOTIFY per job (as a trigger on the queue table does): each commit that notified takes the
+-- one lock on the database's notification queue (wait event Lock:object) while it commits.
+with j as (
+    insert into job_queue (shard, payload)
+    select (:shard + g) % :clients, md5(random()::text) from generate_series(1, :enqueued) as g
+    returning id
+), e as (
+    insert into job_enqueued select id from j returning id
+)
+select count(pg_notify('hotbench_jobs', id::text)) as notified from e;
+\else
+-- One NOTIFY per producer transaction, whatever the number of jobs in it.
+with j as (
+    insert into job_queue (shard, payload)
+    select (:shard + g) % :clients, md5(random()::text) from generate_series(1, :enqueued) as g
+    returning id
+), e as (
+    insert into job_enqueued select id from j returning id
+)
+select pg_notify('hotbench_jobs', count(*)::text) as notified from e;
+\endif

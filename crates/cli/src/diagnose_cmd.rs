@@ -3,7 +3,8 @@
 //! ladder on the embedded server through `scenario run` itself, so what runs is exactly the
 //! printed command. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
 //! connection, 2 the server went away mid-sample or the sample was interrupted (the partial
-//! diagnosis is still printed and written), or `--run`'s ladder failed.
+//! diagnosis is still printed and written), or `--run`'s ladder could not run; 4 `--run`'s
+//! ladder ran but one of its checks failed (said on stderr, variant and check).
 
 use std::time::Duration;
 
@@ -184,11 +185,16 @@ fn lab(
     };
     let code = match crate::scenario_cmd::run_ladders(&[picked], &r.ladder, None, false, argv) {
         Ok(ladders) => {
-            let failed = ladders.iter().any(|l| !l.all_checks_ok());
             if let Some(l) = ladders.first() {
                 lab.ranking = ranking(l);
             }
-            u8::from(failed) * 2
+            match failed_checks(&ladders) {
+                Some(what) => {
+                    eprintln!("hotbench: error: --run: {what}");
+                    LAB_CHECK_FAILED
+                }
+                None => 0,
+            }
         }
         Err(f) => {
             lab.error = Some(f.message.clone());
@@ -198,6 +204,35 @@ fn lab(
     };
     d.lab = Some(lab);
     Ok(code)
+}
+
+/// Exit code of a `--run` whose ladder ran but a check of it failed: the diagnosis is
+/// complete and the server never went away (that is 2), the lab disagrees with itself.
+pub const LAB_CHECK_FAILED: u8 = 4;
+
+/// What failed in the ladders' checks, as one line (`None`: every check passed).
+fn failed_checks(ladders: &[Ladder]) -> Option<String> {
+    let failed: Vec<String> = ladders
+        .iter()
+        .flat_map(|l| l.failed_checks())
+        .map(|(variant, c)| {
+            // Check names and details come from the server: control characters escaped.
+            let (name, detail) = (c.name.escape_debug(), c.detail.escape_debug());
+            if c.detail.is_empty() {
+                format!("{variant}: check \"{name}\"")
+            } else {
+                format!("{variant}: check \"{name}\" ({detail})")
+            }
+        })
+        .collect();
+    (!failed.is_empty()).then(|| {
+        format!(
+            "the lab ladder ran but {} check{} failed: {}",
+            failed.len(),
+            if failed.len() == 1 { "" } else { "s" },
+            failed.join("; ")
+        )
+    })
 }
 
 fn ranking(l: &Ladder) -> Vec<LabVariant> {
@@ -252,7 +287,44 @@ mod tests {
             if args.iter().any(|a| a == "--rtt") {
                 assert!(r.ladder.settings.rtt_us > 0, "{args:?}");
             }
+            if args.iter().any(|a| a == "--think") {
+                assert!(r.ladder.settings.think_us > 0, "{args:?}");
+            }
             assert!(r.ladder.load.client.is_some(), "{args:?}");
         }
+    }
+
+    /// A lab ladder whose check failed is its own outcome (exit 4, not the 2 of a server gone
+    /// away), and the line says which variant's which check.
+    #[test]
+    fn a_failed_lab_check_is_exit_4_naming_the_variant_and_check() {
+        use hotbench_stats::{CheckResult, VariantResult};
+        let mut l = Ladder::default();
+        let mut v = VariantResult {
+            name: "tpcb".into(),
+            ..Default::default()
+        };
+        v.checks = vec![
+            CheckResult {
+                name: "tellers = branches = history".into(),
+                ok: true,
+                detail: String::new(),
+            },
+            CheckResult {
+                name: "each branch = its history".into(),
+                ok: false,
+                detail: "branch 2: 5 vs history 7\u{1b}[2J".into(),
+            },
+        ];
+        l.variants.push(v);
+        let what = failed_checks(std::slice::from_ref(&l)).expect("a failed check");
+        assert_eq!(
+            what,
+            "the lab ladder ran but 1 check failed: tpcb: check \"each branch = its history\" \
+             (branch 2: 5 vs history 7\\u{1b}[2J)"
+        );
+        assert_eq!(LAB_CHECK_FAILED, 4);
+        l.variants[0].checks.pop();
+        assert_eq!(failed_checks(&[l]), None);
     }
 }

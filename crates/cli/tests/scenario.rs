@@ -418,3 +418,58 @@ fn demo_writes_both_ladders() {
     let names: Vec<&str> = v.ladders.iter().map(|l| l.scenario.as_str()).collect();
     assert_eq!(names, ["daily-limit", "queue"]);
 }
+
+/// Above scale 1 pgbench's teller is not its branch's: the ladder's balance checks still
+/// pass (they compare each branch and teller with the history rows naming it).
+#[test]
+fn tpcb_hotspot_checks_pass_at_scale_3() {
+    ladder_passes(
+        "tpcb-hotspot",
+        &[
+            "-T",
+            "1",
+            "-c",
+            "4",
+            "--variants",
+            "tpcb,bucketed",
+            "--param",
+            "scale=3",
+        ],
+    );
+}
+
+/// The queue's NOTIFY variants: producers that notify per job or per batch (as pgqueuer's
+/// and procrastinate's triggers do) keep every check; per job their commits queue on the
+/// database's notification lock (wait event Lock:object), the lock diagnose names.
+#[test]
+fn queue_notify_variants_pass_and_per_job_waits_on_the_notify_lock() {
+    let v = ladder_passes(
+        "queue",
+        &[
+            "-T",
+            "2",
+            "-c",
+            "4",
+            "--variants",
+            "skip-locked,notify-per-job,notify-per-batch",
+            "--param",
+            "depth=0",
+            "--param",
+            "producers=12",
+            "--param",
+            "backlog=0",
+        ],
+    );
+    let variants = &v.ladders[0].variants;
+    let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["skip-locked", "notify-per-job", "notify-per-batch"]);
+    let top = |i: usize| {
+        variants[i]
+            .record
+            .as_ref()
+            .and_then(|r| r.top_wait())
+            .unwrap_or_default()
+    };
+    assert!(top(1).starts_with("Lock:object"), "{}", top(1));
+    assert!(!top(0).starts_with("Lock:object"), "{}", top(0));
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use hotbench_stats::diagnosis_record::KeyShare;
 use hotbench_stats::probe_record::{ActiveStatement, ProbeRecord, TableSummary};
 
-use crate::shape::{relation_key, touches, Access};
+use crate::shape::{relation_key, touches_via, Access};
 
 /// A statement and what it does to one relation.
 #[derive(Debug, Clone)]
@@ -101,7 +101,8 @@ impl RelationFacts {
 pub struct Facts {
     /// Relations, those with the most lock-waiting time first.
     pub relations: Vec<RelationFacts>,
-    /// Busy samples over the activity rounds (every share's denominator).
+    /// Active samples over the activity rounds, idle-in-transaction ones left out (every
+    /// share's denominator: a share is of truly active time).
     pub busy: u64,
     pub rounds: u32,
 }
@@ -120,7 +121,9 @@ impl Facts {
     }
 }
 
-pub fn facts(p: &ProbeRecord) -> Facts {
+/// The facts of `p`; `bodies`: the bodies of functions its statements call (what they do
+/// counts as the calling statement's).
+pub fn facts(p: &ProbeRecord, bodies: &BTreeMap<String, String>) -> Facts {
     let Some(s) = &p.sessions else {
         return Facts::default();
     };
@@ -170,13 +173,14 @@ pub fn facts(p: &ProbeRecord) -> Facts {
     }
     for st in &s.statements {
         let mut per: BTreeMap<String, Vec<Access>> = BTreeMap::new();
-        for t in touches(&st.query) {
+        for t in touches_via(&st.query, bodies) {
             per.entry(t.relation).or_default().push(t.access);
         }
         for (rel, access) in per {
             let k = entry_keyed(&mut by, &rel, rel.clone());
             let Some(r) = by.get_mut(&k) else { continue };
-            r.busy += st.samples;
+            // Active time only: the samples idle in a transaction after it were the client's.
+            r.busy += st.samples.saturating_sub(st.idle_in_transaction);
             r.lock_busy += st.lock_waits;
             r.idle_in_transaction += st.idle_in_transaction;
             r.sessions = r.sessions.max(st.sessions);
@@ -194,7 +198,7 @@ pub fn facts(p: &ProbeRecord) -> Facts {
     });
     Facts {
         relations,
-        busy: s.busy_samples,
+        busy: s.busy_samples.saturating_sub(s.idle_in_transaction_samples),
         rounds: s.rounds,
     }
 }
@@ -264,7 +268,7 @@ mod tests {
                 ("app.daily_limit", "customer_id=2", 10),
             ],
         );
-        let f = facts(&p);
+        let f = facts(&p, &BTreeMap::new());
         let r = &f.relations[0];
         assert_eq!(
             (r.name.as_str(), r.key.as_str()),
@@ -275,6 +279,23 @@ mod tests {
         assert_eq!(r.keys[0].key, "customer_id=1");
         assert!((f.share(r.busy) - 70.0 / 75.0).abs() < 1e-9);
         assert_eq!(f.relation("ledger").map(|l| l.busy), Some(5));
+    }
+
+    /// Sessions idle in a transaction are waiting on their client: shares are of the truly
+    /// active time (the idle samples were counted as busy: 4.0 "busy" for 1.6 active).
+    #[test]
+    fn shares_are_of_active_time_idle_in_transaction_left_out() {
+        let mut a = stmt("select * from jobs where id = ? for update", 100, 30, 4);
+        a.idle_in_transaction = 60;
+        let b = stmt("select now()", 20, 0, 2);
+        let mut p = record(&[a, b], &[]);
+        if let Some(s) = p.sessions.as_mut() {
+            s.idle_in_transaction_samples = 60;
+        }
+        let f = facts(&p, &BTreeMap::new());
+        let r = f.relation("jobs").expect("jobs");
+        assert_eq!((f.busy, r.busy, r.lock_busy), (60, 40, 30));
+        assert!((f.share(r.lock_busy) - 0.5).abs() < 1e-9);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 pub mod facts;
 pub mod findings;
+pub mod functions;
 pub mod session;
 pub mod shape;
 pub mod suggest;
@@ -140,10 +141,16 @@ impl Connected {
                 .then(|| std::thread::available_parallelism().map_or(0, |n| n.get() as u32))
                 .filter(|n| *n > 0)
         });
+        // Functions the statements call: their bodies, read as text (nothing runs).
+        let functions = match (&status, &record.sessions) {
+            (DiagnosisStatus::ServerLost, _) | (_, None) => functions::Bodies::default(),
+            (_, Some(s)) => functions::read(&params, s.statements.iter().map(|s| s.query.as_str())),
+        };
         let (findings, looked_at) = findings::diagnose(&findings::Input {
             probe: &record,
             duration_s,
             server_cores,
+            functions: &functions,
         });
         let mut notes = record.notes.clone();
         if server.sees_all == Some(false) {

@@ -2,7 +2,9 @@
 //! (`FOR UPDATE`/`FOR SHARE`, with `SKIP LOCKED`, `NOWAIT`, a `LIMIT`), updates (told apart:
 //! an increment `SET n = n + …` from an assignment), deletes and inserts. A diagnosis needs
 //! no more than this to tell a counter from a payment and a queue claim from a lookup, so it
-//! is a token scan, not a parser: what it cannot place, it leaves out. Pure.
+//! is a token scan, not a parser, except for the right-hand side of an assignment, read as an
+//! expression (an ORM quotes, qualifies and parenthesises `n + 1`); what it cannot place, it
+//! leaves out. Pure.
 
 /// How a statement touches a relation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +76,34 @@ fn tokens(sql: &str) -> Vec<Tok> {
     let mut i = 0;
     while i < c.len() {
         let ch = c[i];
+        let next = c.get(i + 1).copied();
         if ch.is_whitespace() {
             i += 1;
+        } else if ch == '-' && next == Some('-') {
+            // A comment to the end of the line (function bodies keep theirs).
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && next == Some('*') {
+            i += 2;
+            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if ch == '\'' {
+            // A string literal ('' inside it is a quote): one `?`, its words are not SQL.
+            i += 1;
+            while i < c.len() {
+                if c[i] == '\'' && c.get(i + 1) == Some(&'\'') {
+                    i += 2;
+                } else if c[i] == '\'' {
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            i += 1;
+            out.push(Tok::Sym('?'));
         } else if ch.is_alphanumeric() || ch == '_' || ch == '"' || ch == '$' {
             let mut w = String::new();
             // A dotted name, parts quoted or not.
@@ -209,7 +237,9 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                         j += 1;
                     }
                     let scope = scopes.last().cloned().unwrap_or_default();
-                    let limit = has_limit_before(&t, i);
+                    // `… LIMIT n FOR UPDATE` or `… FOR UPDATE SKIP LOCKED LIMIT n` (pgqueuer).
+                    let limit =
+                        has_limit_before(&t, i) || matches!(word(j), Some("limit" | "fetch"));
                     for idx in scope {
                         out[idx].access = Access::Lock {
                             share,
@@ -224,6 +254,93 @@ pub fn touches(sql: &str) -> Vec<Touch> {
             _ => {}
         }
         i += 1;
+    }
+    out
+}
+
+/// Words followed by `(` that are syntax or common built-ins, never a user's function.
+const NOT_CALLS: [&str; 41] = [
+    "materialized",
+    "in",
+    "any",
+    "all",
+    "some",
+    "exists",
+    "values",
+    "coalesce",
+    "nullif",
+    "greatest",
+    "least",
+    "cast",
+    "array",
+    "row",
+    "filter",
+    "over",
+    "lateral",
+    "as",
+    "and",
+    "or",
+    "not",
+    "select",
+    "from",
+    "where",
+    "using",
+    "on",
+    "returning",
+    "set",
+    "into",
+    "with",
+    "limit",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "now",
+    "unnest",
+    "left",
+    "right",
+    "extract",
+];
+
+/// Functions `sql` calls by name (`f(…)`, `s.f(…)`), unqualified and lower-cased unless
+/// quoted, in order, without syntax words or common built-ins: the candidates whose bodies
+/// may do the statement's work (see [`crate::functions`]).
+pub fn calls(sql: &str) -> Vec<String> {
+    let t = tokens(sql);
+    let mut out: Vec<String> = Vec::new();
+    for (i, tok) in t.iter().enumerate() {
+        let Tok::Word(w) = tok else { continue };
+        if t.get(i + 1) != Some(&Tok::Sym('(')) || w.starts_with('$') {
+            continue;
+        }
+        // `insert into t (cols)` names a table, not a call.
+        if matches!(t.get(i.wrapping_sub(1)), Some(Tok::Word(p)) if p == "into" || p == "table") {
+            continue;
+        }
+        let name = relation_key(w);
+        if name.is_empty()
+            || name.chars().next().is_some_and(|c| c.is_ascii_digit())
+            || NOT_CALLS.contains(&name.as_str())
+            || out.contains(&name)
+        {
+            continue;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// [`touches`] of `sql` and of the bodies of the functions it calls (one level deep).
+pub fn touches_via(sql: &str, bodies: &std::collections::BTreeMap<String, String>) -> Vec<Touch> {
+    let mut out = touches(sql);
+    if bodies.is_empty() {
+        return out;
+    }
+    for c in calls(sql) {
+        if let Some(b) = bodies.get(&c) {
+            out.extend(touches(b));
+        }
     }
     out
 }
@@ -249,7 +366,8 @@ fn has_limit_before(t: &[Tok], at: usize) -> bool {
     false
 }
 
-/// Whether every assignment of the SET list starting at `from` is `col = col ± …`.
+/// Whether every assignment of the SET list starting at `from` is an increment of its own
+/// column (see [`is_increment`]).
 fn increments(t: &[Tok], from: usize) -> bool {
     let Some(set) = t[from..]
         .iter()
@@ -260,32 +378,119 @@ fn increments(t: &[Tok], from: usize) -> bool {
     };
     let mut any = false;
     let mut i = set + 1;
-    let mut depth = 0;
-    while i < t.len() {
-        match &t[i] {
-            Tok::Sym('(') => depth += 1,
-            Tok::Sym(')') => depth -= 1,
-            Tok::Word(w) if depth == 0 && matches!(w.as_str(), "where" | "from" | "returning") => {
-                break
-            }
-            Tok::Word(col) if depth == 0 && t.get(i + 1) == Some(&Tok::Sym('=')) => {
-                let same = matches!(t.get(i + 2), Some(Tok::Word(v)) if last(v) == last(col));
-                let op = matches!(t.get(i + 3), Some(Tok::Sym('+' | '-')));
-                if !(same && op) {
-                    return false;
-                }
-                any = true;
-                i += 3;
-            }
-            _ => {}
+    while let Some(Tok::Word(col)) = t.get(i) {
+        if t.get(i + 1) != Some(&Tok::Sym('=')) {
+            return false;
         }
-        i += 1;
+        // The right-hand side: up to a comma, WHERE/FROM/RETURNING or `;` at its own depth.
+        let start = i + 2;
+        let mut end = start;
+        let mut depth = 0i32;
+        while let Some(tok) = t.get(end) {
+            match tok {
+                Tok::Sym('(') => depth += 1,
+                Tok::Sym(')') if depth == 0 => break,
+                Tok::Sym(')') => depth -= 1,
+                Tok::Sym(',' | ';') if depth == 0 => break,
+                Tok::Word(w)
+                    if depth == 0 && matches!(w.as_str(), "where" | "from" | "returning") =>
+                {
+                    break
+                }
+                _ => {}
+            }
+            end += 1;
+        }
+        if !is_increment(col, &t[start..end]) {
+            return false;
+        }
+        any = true;
+        if t.get(end) != Some(&Tok::Sym(',')) {
+            break;
+        }
+        i = end + 1;
     }
     any
 }
 
-fn last(name: &str) -> &str {
-    name.rsplit('.').next().unwrap_or(name)
+/// Whether `rhs` adds to or subtracts from `col` itself, however an ORM writes it: `n + $1`,
+/// `("t"."n" + $1)` (Django, SQLAlchemy), `COALESCE("n", 0) + $1` (Rails' `update_counters`),
+/// `(t1_0.n+1)` (Hibernate), `$1 + n`, `n - $1`. Parentheses around the whole expression
+/// and quotes or qualifiers on the column do not matter; the other operand must not name the
+/// column again.
+fn is_increment(col: &str, rhs: &[Tok]) -> bool {
+    let mut e = rhs;
+    while e.len() >= 2 && e[0] == Tok::Sym('(') && closing(e, 0) == Some(e.len() - 1) {
+        e = &e[1..e.len() - 1];
+    }
+    let same = |w: &str| relation_key(w) == relation_key(col);
+    // The column itself, or COALESCE(column, …), and where it ends.
+    let operand_end = |at: usize| -> Option<usize> {
+        let mut at = at;
+        // Parentheses around the operand alone.
+        let mut opened = 0;
+        while e.get(at) == Some(&Tok::Sym('(')) {
+            opened += 1;
+            at += 1;
+        }
+        let end = match e.get(at) {
+            Some(Tok::Word(w)) if w == "coalesce" && e.get(at + 1) == Some(&Tok::Sym('(')) => {
+                match e.get(at + 2) {
+                    Some(Tok::Word(c)) if same(c) => closing(e, at + 1)? + 1,
+                    _ => return None,
+                }
+            }
+            Some(Tok::Word(w)) if same(w) => at + 1,
+            _ => return None,
+        };
+        let mut end = end;
+        for _ in 0..opened {
+            if e.get(end) != Some(&Tok::Sym(')')) {
+                return None;
+            }
+            end += 1;
+        }
+        Some(end)
+    };
+    let names_col = |toks: &[Tok]| toks.iter().any(|x| matches!(x, Tok::Word(w) if same(w)));
+    // `col ± rest`
+    if let Some(end) = operand_end(0) {
+        if matches!(e.get(end), Some(Tok::Sym('+' | '-'))) && end + 1 < e.len() {
+            return !names_col(&e[end + 1..]);
+        }
+        return false;
+    }
+    // `rest + col` (at depth 0, the last term)
+    let mut depth = 0i32;
+    for (k, tok) in e.iter().enumerate() {
+        match tok {
+            Tok::Sym('(') => depth += 1,
+            Tok::Sym(')') => depth -= 1,
+            Tok::Sym('+') if depth == 0 && k > 0 => {
+                return operand_end(k + 1) == Some(e.len()) && !names_col(&e[..k]);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Index of the `)` closing the `(` at `open`.
+fn closing(t: &[Tok], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, tok) in t.iter().enumerate().skip(open) {
+        match tok {
+            Tok::Sym('(') => depth += 1,
+            Tok::Sym(')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -347,6 +552,45 @@ mod tests {
         );
     }
 
+    /// `x = x + n` and `x = x - n` as ORMs send them, normalized (literals and parameters
+    /// `?`): Django 5.1 `F("views") + 1` and SQLAlchemy 2.0 `Account.balance + 1` (captured
+    /// from the libraries, `tests/apps/`), Rails' `update_counters` (activerecord
+    /// counter_cache.rb: `"#{quoted_column} = COALESCE(#{quoted_column}, 0) #{operator}
+    /// #{value.abs}"`) and Hibernate 6's bulk JPQL update (`update post p1_0 set
+    /// view_count=(p1_0.view_count+1) where p1_0.id=?`).
+    #[test]
+    fn orm_increments_are_increments_however_quoted_qualified_or_parenthesised() {
+        let inc = |sql: &str| of(sql).first().map(|t| t.1);
+        for sql in [
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" + ?) WHERE \"site_page\".\"id\" = ?",
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" - ?) WHERE \"site_page\".\"id\" = ?",
+            "UPDATE accounts SET balance=(accounts.balance + ?::BIGINT) WHERE accounts.id = ?::BIGINT",
+            "UPDATE accounts SET balance=(accounts.balance - ?) WHERE accounts.id = ?",
+            "UPDATE \"posts\" SET \"comments_count\" = COALESCE(\"comments_count\", ?) + ? WHERE \"posts\".\"id\" = ?",
+            "UPDATE \"posts\" SET \"comments_count\" = COALESCE(\"comments_count\", ?) - ? WHERE \"posts\".\"id\" = ?",
+            "update post p1_0 set view_count=(p1_0.view_count+?) where p1_0.id=?",
+            "update post p1_0 set view_count=(p1_0.view_count-?) where p1_0.id=?",
+            "update t set n = ? + n where id = ?",
+            "update t set n = ((n) + ?) where id = ?",
+        ] {
+            let rel = of(sql)[0].0.clone();
+            assert_eq!(inc(sql), Some(Access::Update { increment: true }), "{sql}");
+            assert!(["site_page", "accounts", "posts", "post", "t"].contains(&rel.as_str()), "{sql}: {rel}");
+        }
+        for sql in [
+            // SQLAlchemy's unit of work writes the value it computed: an assignment.
+            "UPDATE accounts SET balance=? WHERE accounts.id = ?",
+            "update t set n = m + ? where id = ?",
+            "update t set n = n * ? where id = ?",
+            "update t set n = n + n where id = ?",
+            "update t set n = (n + ?) * ? where id = ?",
+            "update t set n = coalesce(m, ?) + ? where id = ?",
+            "update t set n = n + ?, m = ? where id = ?",
+        ] {
+            assert_eq!(inc(sql), Some(Access::Update { increment: false }), "{sql}");
+        }
+    }
+
     #[test]
     fn queue_claims_lock_the_first_rows_of_their_own_select() {
         assert_eq!(
@@ -368,6 +612,77 @@ mod tests {
                 ("q".into(), Access::Update { increment: false }),
                 ("c".into(), Access::Read),
             ]
+        );
+    }
+
+    /// procrastinate 3.10's claim is inside `procrastinate_fetch_job_v2` (its PL/pgSQL body,
+    /// from procrastinate/sql/schema.sql, comments and literals kept); pgqueuer 1.6's stale
+    /// re-pick puts LIMIT after the locking clause (`FOR UPDATE SKIP LOCKED LIMIT n`, in a CTE)
+    /// and its fresh claim sits in a CROSS JOIN LATERAL.
+    #[test]
+    fn claims_in_function_bodies_ctes_and_laterals() {
+        let call = "SELECT id, status, task_name, priority, lock, queueing_lock, args, scheduled_at, queue_name, attempts, worker_id FROM procrastinate_fetch_job_v2(?::varchar[], ?)";
+        assert!(of(call).is_empty());
+        assert_eq!(calls(call), ["procrastinate_fetch_job_v2"]);
+        let body = "
+DECLARE
+	found_jobs procrastinate_jobs;
+BEGIN
+    WITH candidate AS (
+        SELECT jobs.*
+            FROM procrastinate_jobs AS jobs
+            WHERE
+                -- reject the job if its lock has earlier or higher priority jobs
+                NOT EXISTS (
+                    SELECT 1
+                        FROM procrastinate_jobs AS other_jobs
+                        WHERE
+                            jobs.lock IS NOT NULL
+                            AND other_jobs.lock = jobs.lock
+                            AND (other_jobs.status = 'doing' OR other_jobs.status = 'todo')
+                )
+                AND jobs.status = 'todo'
+                AND (target_queue_names IS NULL OR jobs.queue_name = ANY( target_queue_names ))
+                AND (jobs.scheduled_at IS NULL OR jobs.scheduled_at <= now())
+            ORDER BY jobs.priority DESC, jobs.id ASC LIMIT 1
+            FOR UPDATE OF jobs SKIP LOCKED
+    )
+    UPDATE procrastinate_jobs
+        SET status = 'doing', worker_id = p_worker_id
+        FROM candidate
+        WHERE procrastinate_jobs.id = candidate.id
+        RETURNING procrastinate_jobs.* INTO found_jobs;
+
+ RETURN found_jobs;
+END;
+";
+        let bodies: std::collections::BTreeMap<String, String> =
+            [("procrastinate_fetch_job_v2".to_string(), body.to_string())].into();
+        let t: Vec<(String, Access)> = touches_via(call, &bodies)
+            .into_iter()
+            .map(|t| (t.relation, t.access))
+            .collect();
+        assert!(
+            t.contains(&("procrastinate_jobs".into(), lock(false, true, true))),
+            "{t:?}"
+        );
+        assert!(t.contains(&(
+            "procrastinate_jobs".into(),
+            Access::Update { increment: false }
+        )));
+        // pgqueuer: LIMIT after the lock, and a claim in a LATERAL subquery.
+        let stale = "WITH next_stale AS (SELECT stale.id, stale.priority FROM pgqueuer stale WHERE stale.status = ? AND stale.heartbeat < NOW() - ?::interval ORDER BY stale.priority DESC, stale.id ASC FOR UPDATE SKIP LOCKED LIMIT ?) UPDATE pgqueuer SET status = ? FROM next_stale WHERE pgqueuer.id = next_stale.id";
+        assert_eq!(of(stale)[0], ("pgqueuer".into(), lock(false, true, true)));
+        let lateral = "WITH next_queued AS (SELECT job.id, job.priority FROM available CROSS JOIN LATERAL (SELECT candidate.id, candidate.priority FROM pgqueuer candidate WHERE candidate.entrypoint = available.entrypoint AND candidate.status = ? ORDER BY candidate.priority DESC, candidate.id ASC LIMIT ? FOR UPDATE SKIP LOCKED) job ORDER BY job.priority DESC, job.id ASC LIMIT ?) SELECT 1";
+        assert!(
+            of(lateral).contains(&("pgqueuer".into(), lock(false, true, true))),
+            "{:?}",
+            of(lateral)
+        );
+        // A comment or a literal saying FOR UPDATE is neither.
+        assert_eq!(
+            of("select a from t where b = 'for update' -- for update\n"),
+            [("t".into(), Access::Read)]
         );
     }
 

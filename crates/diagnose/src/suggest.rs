@@ -11,6 +11,10 @@ pub const MAX_CLIENTS: u32 = 200;
 pub const MAX_KEYS: u32 = 1000;
 /// Shortest `--rtt` worth adding (the embedded server's own round trip is ~0.05 ms).
 pub const MIN_RTT_MS: f64 = 0.2;
+/// Shortest `--think` worth adding: a client's sub-millisecond time between statements
+/// (pgbench's own CPU) is not reproduced by a sleep, which overshoots it on a busy machine
+/// (measured: pgbench's 0.3 ms as --think put the lab at 0.27× its rate, none at 0.64×).
+pub const MIN_THINK_MS: f64 = 1.0;
 
 /// A scenario to run, before it becomes a command.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,6 +54,10 @@ impl Suggestion {
             a.push("--rtt".into());
             a.push(format!("{rtt:.1}ms"));
         }
+        if let Some(t) = self.estimate.think_ms.filter(|r| *r >= MIN_THINK_MS) {
+            a.push("--think".into());
+            a.push(format!("{t:.1}ms"));
+        }
         a
     }
 
@@ -86,15 +94,28 @@ fn shell_quote(a: &str) -> String {
 }
 
 /// The estimate from what the sample saw: sessions on the relation, distinct hot rows (when
-/// keys were read: ctids change with every update), the time between statements.
+/// keys were read: ctids change with every update), the time between statements (network
+/// round trips for remote clients, think time for local ones: see [`think_time`]).
 pub fn estimate(sessions: u32, rows: Option<u64>, rtt_ms: Option<f64>) -> Estimate {
     Estimate {
         clients: sessions.clamp(1, MAX_CLIENTS),
         hot_keys: rows.map(|r| r.clamp(1, u64::from(MAX_KEYS)) as u32),
-        rtt_ms: rtt_ms
-            .filter(|r| r.is_finite() && *r > 0.0)
-            .map(|r| (r * 10.0).round() / 10.0),
+        rtt_ms: ms(rtt_ms),
+        think_ms: None,
     }
+}
+
+/// `e` with the time between a transaction's statements as think time (`--think`), not as a
+/// network round trip: the clients were on the server's host.
+pub fn think_time(mut e: Estimate, gap_ms: Option<f64>) -> Estimate {
+    e.rtt_ms = None;
+    e.think_ms = ms(gap_ms);
+    e
+}
+
+fn ms(v: Option<f64>) -> Option<f64> {
+    v.filter(|r| r.is_finite() && *r > 0.0)
+        .map(|r| (r * 10.0).round() / 10.0)
 }
 
 #[cfg(test)]
@@ -110,6 +131,11 @@ mod tests {
             command_line(&s.args()),
             "hotbench scenario run daily-limit -c 16 --variants select-for-update,update-returning \
              --param customers=8 --rtt 1.3ms"
+        );
+        let s = Suggestion::new("counters", think_time(estimate(8, None, None), Some(8.64)));
+        assert_eq!(
+            command_line(&s.args()),
+            "hotbench scenario run counters -c 8 --think 8.6ms"
         );
         let s = Suggestion::new("counters", estimate(900, None, Some(0.05)));
         assert_eq!(

@@ -57,6 +57,8 @@ pub fn record(statements: &[ActiveStatement], hot: &[(&str, &str, u64)]) -> Prob
         sessions: Some(SessionsRecord {
             rounds: 10,
             busy_samples: busy,
+            // Clients across a network (the gap below is then a network round trip).
+            remote_client_samples: busy,
             statements: statements.to_vec(),
             xmin_rounds: 10,
             relation_waits: rel

@@ -231,7 +231,12 @@ impl<E: Env> Core<E> {
         // One clock read for the whole event: the result's time is also when the next
         // command starts.
         let now = self.env.now();
-        let rtt = self.plan.cfg.settings.rtt_us;
+        // --rtt on every round trip; --think too when the result left the transaction open
+        // (the client's own time between a transaction's statements, holding its locks).
+        let mut rtt = self.plan.cfg.settings.rtt_us;
+        if slot.collector.tx_status != b'I' {
+            rtt += self.plan.cfg.settings.think_us;
+        }
         if rtt > 0 {
             slot.resume = if slot.phase == Phase::WaitRollback {
                 Resume::Rollback

@@ -408,6 +408,29 @@ fn round_trip_emulation_delays_processing_of_results() {
     assert_eq!(b.totals().latency.mean(), 3_000.0);
 }
 
+/// --think delays only the results that leave the transaction open: BEGIN's and the
+/// statements' inside it, not COMMIT's (the client thinks while it holds the locks).
+#[test]
+fn think_time_delays_results_inside_a_transaction_only() {
+    let mut cfg = config(TXN);
+    cfg.settings.think_us = 2_000;
+    let mut b = Bench::new(cfg);
+    b.advance();
+    for tag in ["BEGIN", "UPDATE 1"] {
+        assert_eq!(b.reply(&ok(tag, b'T')), Some(Action::Wait), "{tag}");
+        assert_eq!(b.slot.phase, Phase::Sleep, "thinking after {tag}");
+        assert_eq!(b.advance(), Action::Wait, "still thinking");
+        b.later(2_000);
+        assert_eq!(b.advance(), Action::Send, "next statement after {tag}");
+        b.sent();
+    }
+    // COMMIT's result: the transaction is over, no think time.
+    b.reply(&ok("COMMIT", b'I'));
+    assert_ne!(b.slot.phase, Phase::Sleep);
+    assert_eq!(b.totals().cnt, 1);
+    assert_eq!(b.totals().latency.mean(), 4_000.0);
+}
+
 #[test]
 fn at_the_end_of_the_run_a_transaction_in_flight_is_unfinished() {
     let mut cfg = config(TXN);

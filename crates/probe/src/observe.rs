@@ -29,7 +29,9 @@ const MAX_PIDS: usize = 2000;
 /// `{IDLE_MS}`: sessions idle for less than this ran their last statement since the previous
 /// round (they count as sessions of that statement, not as busy samples).
 const ACTIVITY_SQL: &str = "select {QID}, left(a.query, 2000), a.state, \
-     coalesce(a.wait_event_type, ''), count(*)::int8, array_agg(a.pid)::text \
+     coalesce(a.wait_event_type, ''), count(*)::int8, array_agg(a.pid)::text, \
+     count(*) filter (where a.client_addr is not null and not a.client_addr <<= '127.0.0.0/8' \
+       and a.client_addr <> '::1')::int8 \
      from pg_stat_activity a where {F} and a.state is not null and a.state <> '' \
        and (a.state <> 'idle' or a.state_change > clock_timestamp() - interval '{IDLE_MS} ms') \
      group by 1, 2, 3, 4";
@@ -94,6 +96,10 @@ pub struct Observer {
     idle_ms: u64,
     rounds: u32,
     busy: u64,
+    /// Of `busy`: idle inside a transaction, and connected over a network (not a Unix
+    /// socket or loopback).
+    idle_in_transaction: u64,
+    remote: u64,
     statements: BTreeMap<String, StatementAcc>,
     blockers: BTreeMap<(String, String), BlockerAcc>,
     xmin_rounds: u32,
@@ -125,6 +131,8 @@ impl Observer {
             },
             rounds: 0,
             busy: 0,
+            idle_in_transaction: 0,
+            remote: 0,
             statements: BTreeMap::new(),
             blockers: BTreeMap::new(),
             xmin_rounds: 0,
@@ -164,6 +172,10 @@ impl Observer {
             let idle = cell(2) == Some("idle");
             if !idle {
                 self.busy += n;
+                self.remote += int(cell(6)).unwrap_or(0).clamp(0, n as i64) as u64;
+            }
+            if cell(2).is_some_and(|s| s.starts_with("idle in transaction")) {
+                self.idle_in_transaction += n;
             }
             let key = statement_key(&queryid, &text);
             if self.statements.len() >= MAX_ENTRIES && !self.statements.contains_key(&key) {
@@ -327,6 +339,8 @@ impl Observer {
         SessionsRecord {
             rounds: self.rounds,
             busy_samples: self.busy,
+            idle_in_transaction_samples: self.idle_in_transaction,
+            remote_client_samples: self.remote,
             statements,
             blockers,
             xmin_rounds: self.xmin_rounds,
@@ -363,6 +377,8 @@ mod tests {
                 Some("Lock"),
                 Some("2"),
                 Some("{10,11}"),
+                // One of the two connected over a network.
+                Some("1"),
             ],
             &[
                 Some(""),
@@ -407,6 +423,10 @@ mod tests {
         ]]));
         let rec = o.finish(Vec::new());
         assert_eq!(rec.busy_samples, 6);
+        assert_eq!(
+            (rec.idle_in_transaction_samples, rec.remote_client_samples),
+            (1, 1)
+        );
         let upd = &rec.statements[0];
         assert_eq!(upd.query, "update t set n = n + ? where id = ?");
         assert_eq!((upd.samples, upd.lock_waits, upd.sessions), (4, 3, 4));

@@ -32,6 +32,9 @@ pub struct RunSettings {
     /// Add this delay to every client-server round trip (e.g. 1ms) to emulate network latency
     #[arg(long = "rtt", value_name = "DUR", default_value = "0", value_parser = rtt, help_heading = HOTBENCH)]
     pub rtt_us: i64,
+    /// Add this delay after each result that leaves the transaction open (the client's own time between a transaction's statements, while it holds the transaction's locks), on top of --rtt
+    #[arg(long = "think", value_name = "DUR", default_value = "0", value_parser = think, help_heading = HOTBENCH)]
+    pub think_us: i64,
     /// Timeline interval of the result
     #[arg(long = "interval", value_name = "DUR", default_value = "1s", value_parser = interval, help_heading = HOTBENCH)]
     pub interval_us: i64,
@@ -144,6 +147,10 @@ fn rtt(v: &str) -> Result<i64, String> {
     parse_duration_us(v, Unit::Millis)
 }
 
+fn think(v: &str) -> Result<i64, String> {
+    parse_duration_us(v, Unit::Millis)
+}
+
 fn interval(v: &str) -> Result<i64, String> {
     duration_at_least_10ms(v, "--interval", Unit::Seconds)
 }
@@ -221,6 +228,8 @@ mod tests {
             (s.jobs, s.rtt_us, s.interval_us, s.probe),
             (Some(4), 2000, 250_000, false)
         );
+        assert_eq!(parse(&["--think", "2.5ms"]).unwrap().think_us, 2500);
+        assert_eq!(RunSettings::default().think_us, 0);
         let e = parse(&["-j", "0"]).unwrap_err();
         assert!(
             e.contains("-j/--jobs must be in range 1..2147483647"),

@@ -85,6 +85,9 @@ pub enum FindingKind {
     HotRow,
     /// A table used as a queue: claims (`FOR UPDATE [SKIP LOCKED] … LIMIT`) and deletes.
     Queue,
+    /// Waits on a heavyweight lock that is not a row's: `Lock:object` (the lock a committing
+    /// transaction that issued NOTIFY takes), `Lock:relation`, `Lock:extend`, `Lock:advisory`, …
+    LockWait,
     Deadlocks,
     /// Rolled-back transactions (PostgreSQL counts serialization failures only as rollbacks).
     Serialization,
@@ -102,6 +105,7 @@ impl FindingKind {
         match self {
             FindingKind::HotRow => "hot_row",
             FindingKind::Queue => "queue",
+            FindingKind::LockWait => "lock_wait",
             FindingKind::XminHorizon => "xmin_horizon",
             FindingKind::Deadlocks => "deadlocks",
             FindingKind::Serialization => "serialization",
@@ -187,9 +191,13 @@ pub struct Estimate {
     /// Distinct hot rows seen (the lab's hot keys).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hot_keys: Option<u32>,
-    /// Time between a transaction's statements (ms), for `--rtt`.
+    /// Time between a transaction's statements (ms) of clients across a network, for `--rtt`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<f64>,
+    /// The same for clients on the server's host, where it is the client's own time, for
+    /// `--think`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think_ms: Option<f64>,
 }
 
 /// One measured fact.
@@ -293,6 +301,7 @@ mod tests {
                 clients: 1,
                 hot_keys: Some(1),
                 rtt_ms: Some(1.0),
+                think_ms: Some(1.0),
             }),
             command: Some("c".into()),
             holder: Some(XminHolder::default()),

@@ -19,6 +19,13 @@ pub struct SessionsRecord {
     /// Backend samples over those rounds that were not idle (active, or idle inside a
     /// transaction): the denominator of every statement's share.
     pub busy_samples: u64,
+    /// Of those, samples of sessions idle inside a transaction (waiting for their client: not
+    /// active time).
+    pub idle_in_transaction_samples: u64,
+    /// Of those, samples of sessions whose client connected over a network (`client_addr`
+    /// neither empty, a Unix socket, nor loopback): zero means every client was on the
+    /// server's host, and the time between their statements was the client's, not network.
+    pub remote_client_samples: u64,
     /// Statements by busy samples, most first.
     pub statements: Vec<ActiveStatement>,
     /// Sessions that blocked the sampled backends' lock waits without waiting on a lock

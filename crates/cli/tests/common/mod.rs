@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod apps;
 pub mod browser;
 pub mod case;
 pub mod oracle;

@@ -3,6 +3,7 @@
 //! it looked at to the checks, and the findings are ranked by the share of active session
 //! time they explain. Pure: the unit tests feed it hand-built probe records.
 
+mod locks;
 mod rows;
 
 pub use rows::{examples, hot_row_suggestion, queue_suggestion, HotPattern};
@@ -22,16 +23,20 @@ pub struct Input<'a> {
     pub duration_s: f64,
     /// Cores of the server's machine, when known.
     pub server_cores: Option<u32>,
+    /// Bodies of the functions the statements call (read after the sample).
+    pub functions: &'a crate::functions::Bodies,
 }
 
 /// The ranked findings and every check made.
 pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
-    let f = facts(input.probe);
+    let f = facts(input.probe, &input.functions.bodies);
     let mut out = Vec::new();
     let mut checks = Vec::new();
     activity_check(input, &mut checks);
+    functions_check(input, &mut checks);
     let xmin = xmin::find(input, &f, &mut checks);
     rows::find(input, &f, xmin.is_some(), &mut out, &mut checks);
+    locks::find(input, &mut out, &mut checks);
     out.extend(xmin);
     server::find(input, &mut out, &mut checks);
     rank(&mut out);
@@ -50,17 +55,55 @@ pub fn rank(findings: &mut [Finding]) {
 
 fn activity_check(input: &Input, checks: &mut Vec<Check>) {
     let p = input.probe;
-    let value = if p.samples == 0 {
-        "no sample taken".to_string()
-    } else {
-        let per = p.busy_samples as f64 / p.samples as f64;
-        format!(
-            "{per:.1} busy on average over {} samples ({} statements seen)",
-            p.samples,
-            p.sessions.as_ref().map_or(0, |s| s.statements.len())
-        )
+    let value = match &p.sessions {
+        Some(s) if s.rounds > 0 => {
+            let per = |n: u64| n as f64 / f64::from(s.rounds);
+            let idle = s.idle_in_transaction_samples.min(s.busy_samples);
+            format!(
+                "{:.1} active and {:.1} idle in transaction on average over {} reads ({} \
+                 statements seen); shares below are of the active time",
+                per(s.busy_samples - idle),
+                per(idle),
+                s.rounds,
+                s.statements.len()
+            )
+        }
+        _ if p.samples > 0 => format!(
+            "{:.1} busy on average over {} samples",
+            p.busy_samples as f64 / p.samples as f64,
+            p.samples
+        ),
+        _ => "no sample taken".to_string(),
     };
     checks.push(check("active sessions", value, false));
+}
+
+/// Which called functions' statements were seen (their bodies read) and which were not.
+fn functions_check(input: &Input, checks: &mut Vec<Check>) {
+    let b = input.functions;
+    if b.bodies.is_empty() && b.unseen().is_empty() {
+        return;
+    }
+    let read: Vec<&str> = b.bodies.keys().map(String::as_str).collect();
+    let unseen = b.unseen();
+    let mut v = Vec::new();
+    if !read.is_empty() {
+        v.push(format!(
+            "bodies read (their statements count as the caller's): {}",
+            read.join(", ")
+        ));
+    }
+    if !unseen.is_empty() {
+        v.push(format!(
+            "not seen inside{}: {}",
+            match &b.error {
+                Some(e) => format!(" (the read failed: {e})"),
+                None => " (no SQL or PL/pgSQL body to read)".into(),
+            },
+            unseen.join(", ")
+        ));
+    }
+    checks.push(check("functions called", v.join("; "), false));
 }
 
 pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check {

@@ -86,6 +86,36 @@ pub fn find(
     }
 }
 
+/// The client's time between two statements of a transaction, by Little's law: sessions
+/// idle in a transaction at once on average, over the transactions committed per second,
+/// is each transaction's idle time; divided by its statements less one (pg_stat_statements'
+/// calls per commit), the time between two of them. `None` without those counts. (The
+/// idle age of sampled sessions overweights the rare long gaps: a client descheduled for
+/// 10 ms once in a hundred gaps of 0.05 ms read as 3 ms a gap, and a lab run with that think
+/// time ran at 7% of pgbench's rate.)
+fn client_gap_ms(input: &Input) -> Option<f64> {
+    let p = input.probe;
+    let s = p.sessions.as_ref()?;
+    let commits = p.server.database.as_ref()?.commits as f64;
+    if s.rounds == 0 || commits <= 0.0 || input.duration_s <= 0.0 {
+        return None;
+    }
+    let tps = commits / input.duration_s;
+    let idle = s.idle_in_transaction_samples as f64 / f64::from(s.rounds);
+    let calls: i64 = p.statements.iter().map(|st| st.calls.max(0)).sum();
+    let per_txn = calls as f64 / input.duration_s / tps;
+    (per_txn > 1.0).then(|| idle / tps / (per_txn - 1.0) * 1000.0)
+}
+
+/// Whether most busy samples were of sessions whose client connected over a network.
+fn remote_clients(input: &Input) -> bool {
+    input
+        .probe
+        .sessions
+        .as_ref()
+        .is_some_and(|s| s.remote_client_samples * 2 > s.busy_samples)
+}
+
 /// Whether the keys are real keys (ctids change with every update: not countable rows).
 fn keys_read(r: &RelationFacts) -> bool {
     r.keys.first().is_some_and(|k| !k.key.starts_with("ctid="))
@@ -93,9 +123,15 @@ fn keys_read(r: &RelationFacts) -> bool {
 
 fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding {
     let p = input.probe;
-    let gap = p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms);
+    let gap = client_gap_ms(input).or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
     let rows = keys_read(r).then_some(r.rows);
-    let est = estimate(r.sessions, rows, gap);
+    // The gap is network latency only for clients across a network; on the server's host it
+    // is the client's own time (think time), which --rtt would replay on every round trip.
+    let est = if remote_clients(input) {
+        estimate(r.sessions, rows, gap)
+    } else {
+        crate::suggest::think_time(estimate(r.sessions, rows, None), gap)
+    };
     let increments_elsewhere = f
         .relations
         .iter()
@@ -117,6 +153,12 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             share_locks: r.any_share_lock(),
         }
     };
+    let mut est = est;
+    if pattern == HotPattern::Tpcb {
+        // The scale is the branches' row count, not the hot rows seen (at scale 1 the ten
+        // tellers' rows are the ones waited on).
+        est.hot_keys = tpcb_scale(f);
+    }
     let mut sug = hot_row_suggestion(pattern, est);
     if sug
         .estimate
@@ -124,6 +166,13 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
     {
         sug.estimate.rtt_ms = None;
+    }
+    if sug
+        .estimate
+        .think_ms
+        .is_some_and(|g| g < crate::suggest::MIN_THINK_MS)
+    {
+        sug.estimate.think_ms = None;
     }
     let share = f.share(r.busy).max(waiting);
     let top_keys: Vec<String> = r.keys.iter().take(3).map(|k| k.key.clone()).collect();
@@ -162,16 +211,30 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             ),
             Evidence::new("sessions on its statements", r.sessions.to_string()),
         ],
-        advice: "one statement per payment (UPDATE … WHERE remaining >= … RETURNING), a \
-                 procedure, or spreading a hot row over several (escrow, slotted counters): \
-                 the ladder measures which wins at your concurrency"
-            .into(),
+        advice: pattern.advice().into(),
         ..Default::default()
     };
+    if pattern == HotPattern::Tpcb && sug.estimate.hot_keys.is_none() {
+        finding.evidence.push(Evidence::new(
+            "scale",
+            "not estimated (the aggregate tables' row counts were not read): pass --param scale=N",
+        ));
+    }
     if let Some(g) = gap {
         finding.evidence.push(Evidence::new(
             "time between a transaction's statements",
-            format!("{g:.2} ms"),
+            if remote_clients(input) {
+                format!(
+                    "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
+                     that includes the client's own time)"
+                )
+            } else {
+                format!(
+                    "{g:.2} ms of client think time (the clients are on the server's host: \
+                     Unix socket or loopback, so no network round trip): suggested as --think, \
+                     added only inside a transaction, not as --rtt"
+                )
+            },
         ));
     }
     if !r.partitions.is_empty() {
@@ -322,6 +385,48 @@ impl HotPattern {
             HotPattern::Payments { .. } => "writes to the same rows",
         }
     }
+
+    /// What to try, for the statements seen (a counter is not a payment).
+    fn advice(self) -> &'static str {
+        match self {
+            HotPattern::Tpcb => {
+                "every transaction updates the same few aggregate rows and holds them until it \
+                 commits: spread each aggregate over several rows summed when read (the \
+                 `bucketed` variant), or record the deltas (as the history insert does) and \
+                 roll them up in batches; the ladder measures which wins at your concurrency"
+            }
+            HotPattern::Counters => {
+                "spread each counter over several slot rows summed when read (`slotted`), or \
+                 insert the increments and roll them up in batches (`events-rollup`); keep the \
+                 increment the last statement of its transaction, so the row is held briefly"
+            }
+            HotPattern::Payments {
+                locking_reads: true,
+                ..
+            } => {
+                "one statement per payment (UPDATE … WHERE remaining >= … RETURNING) instead of \
+                 a locking read then a write, a procedure, or spreading the hot row over \
+                 several (escrow): the ladder measures which wins at your concurrency"
+            }
+            HotPattern::Payments { .. } => {
+                "write the hot rows last in their transactions and commit at once (they are \
+                 held from the write to the commit), or spread a hot row over several \
+                 (escrow): the ladder measures which wins at your concurrency"
+            }
+        }
+    }
+}
+
+/// pgbench's scale: the row count of the smallest table whose rows are incremented (the
+/// branches: one per scale unit, beside 10 tellers and 100,000 accounts per unit).
+fn tpcb_scale(f: &Facts) -> Option<u32> {
+    f.relations
+        .iter()
+        .filter(|r| r.increments())
+        .filter_map(|r| r.table.as_ref().map(|t| t.live_tuples_end))
+        .filter(|n| *n > 0)
+        .min()
+        .map(|n| n.clamp(1, i64::from(crate::suggest::MAX_KEYS)) as u32)
 }
 
 /// The ladder that reproduces a hot row of this pattern.
@@ -390,6 +495,7 @@ pub fn queue_suggestion(est: Estimate, skip_locked: bool, old_snapshot: bool) ->
 pub fn examples() -> Vec<Suggestion> {
     let ests = [
         estimate(1, Some(1), Some(0.3)),
+        crate::suggest::think_time(estimate(8, Some(4), None), Some(8.6)),
         estimate(100_000, Some(1 << 40), Some(50.0)),
         estimate(16, None, None),
     ];
@@ -412,6 +518,9 @@ pub fn examples() -> Vec<Suggestion> {
         for (skip, old) in [(false, false), (true, true), (true, false), (false, true)] {
             v.push(queue_suggestion(e.clone(), skip, old));
         }
+    }
+    for producers in [0, 12, 100_000] {
+        v.push(super::locks::notify_suggestion(producers));
     }
     v
 }

@@ -12,6 +12,7 @@ fn run(p: &ProbeRecord) -> Vec<hotbench_stats::diagnosis_record::Finding> {
         probe: p,
         duration_s: 3.0,
         server_cores: Some(2),
+        functions: &Default::default(),
     })
     .0
 }
@@ -49,6 +50,50 @@ fn read_lock_then_write_on_a_few_customers_is_a_daily_limit_hot_row() {
     assert!(h.statements[0].query.contains("for update"));
     assert!(h.share > 0.9 && h.share <= 1.0, "{}", h.share);
     assert_eq!(f.len(), 1, "{f:?}");
+}
+
+/// On the server's host (Unix socket or loopback) the time between a transaction's
+/// statements is the client's think time: not replayed as --rtt on every round trip.
+#[test]
+fn think_time_of_local_clients_is_not_suggested_as_rtt() {
+    let mut p = record(
+        &[
+            stmt(
+                "select remaining from daily_limit where customer_id = ? for update",
+                60,
+                55,
+                16,
+            ),
+            stmt(
+                "update daily_limit set remaining = ? where customer_id = ?",
+                8,
+                0,
+                12,
+            ),
+        ],
+        &[
+            ("daily_limit", "customer_id=1", 40),
+            ("daily_limit", "customer_id=2", 10),
+            ("daily_limit", "customer_id=3", 9),
+        ],
+    );
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.in_transaction_gap_ms = Some(5.1);
+    }
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(
+        !cmd.contains("--rtt") && cmd.ends_with("--think 5.1ms"),
+        "{cmd}"
+    );
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.contains("5.10 ms of client think time")),
+        "{:?}",
+        f[0].evidence
+    );
 }
 
 #[test]
@@ -90,11 +135,43 @@ fn increments_are_counters_and_aggregates_with_history_are_tpcb() {
     let f = run(&p);
     assert_eq!(f[0].relation.as_deref(), Some("pgbench_branches"), "{f:?}");
     assert_eq!(f[0].scenario.as_deref(), Some("tpcb-hotspot"));
-    assert!(f[0]
-        .command
-        .as_deref()
-        .unwrap_or("")
-        .contains("--param scale=1"));
+    // The aggregate tables' sizes were not read: no scale guessed from the hot rows.
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(!cmd.contains("--param scale"), "{cmd}");
+    assert!(f[0].advice.contains("bucketed"), "{}", f[0].advice);
+    assert!(!f[0].advice.contains("RETURNING"), "{}", f[0].advice);
+}
+
+/// pgbench at scale 1 waits on the ten tellers' rows: the scale is the branches' row count
+/// (pg_stat_user_tables' n_live_tup), not the ten rows waited on.
+#[test]
+fn tpcb_scale_is_the_branches_row_count_not_the_tellers_waited_on() {
+    for scale in [1i64, 3] {
+        let mut p = record(
+            &[
+                stmt("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", 10, 0, 8),
+                stmt("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", 50, 45, 8),
+                stmt("UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2", 20, 10, 8),
+                stmt("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)", 2, 0, 8),
+            ],
+            &(1..=10)
+                .map(|t| ("pgbench_tellers", ["tid=1", "tid=2", "tid=3", "tid=4", "tid=5", "tid=6", "tid=7", "tid=8", "tid=9", "tid=10"][t - 1], 5))
+                .collect::<Vec<_>>(),
+        );
+        for (name, live) in [
+            ("pgbench_accounts", 100_000 * scale),
+            ("pgbench_tellers", 10 * scale),
+            ("pgbench_branches", scale),
+        ] {
+            let mut t = table(name, 0, 500, 0, (0, 10));
+            t.live_tuples_end = live;
+            p.tables.push(t);
+        }
+        let f = run(&p);
+        assert_eq!(f[0].relation.as_deref(), Some("pgbench_tellers"), "{f:?}");
+        let cmd = f[0].command.as_deref().unwrap_or("");
+        assert!(cmd.contains(&format!("--param scale={scale}")), "{cmd}");
+    }
 }
 
 #[test]
@@ -134,6 +211,7 @@ fn a_quiet_skip_locked_queue_is_only_a_check() {
         probe: &p,
         duration_s: 3.0,
         server_cores: None,
+        functions: &Default::default(),
     });
     assert!(f.is_empty(), "{f:?}");
     assert!(
@@ -231,6 +309,7 @@ fn uniform_reads_find_nothing_and_say_what_was_looked_at() {
         probe: &p,
         duration_s: 3.0,
         server_cores: Some(2),
+        functions: &Default::default(),
     });
     assert!(f.is_empty(), "{f:?}");
     let what: Vec<&str> = checks.iter().map(|c| c.what.as_str()).collect();
@@ -303,4 +382,176 @@ fn server_wide_symptoms_are_findings_ranked_by_share() {
     );
     assert!(f.windows(2).all(|w| w[0].share >= w[1].share));
     assert!(f[2].title.contains("pid 31"));
+}
+
+/// pgbench beside an idle REPEATABLE READ session: the old snapshot's share is the active
+/// time it cost (none measured here), not the 98% of active time spent on tables that
+/// bloated; it ranks below the hot row and names no relation of its own.
+#[test]
+fn an_old_snapshot_ranks_by_the_time_it_cost_not_the_time_on_bloating_tables() {
+    let mut p = record(
+        &[
+            stmt("UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?", 10, 0, 8),
+            stmt("UPDATE pgbench_tellers SET tbalance = tbalance + ? WHERE tid = ?", 50, 40, 8),
+            stmt("UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?", 30, 20, 8),
+            stmt("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)", 2, 0, 8),
+        ],
+        &[("pgbench_tellers", "tid=1", 10), ("pgbench_tellers", "tid=2", 9), ("pgbench_branches", "bid=1", 8)],
+    );
+    for (name, live, dead) in [
+        ("pgbench_accounts", 100_000, 900),
+        ("pgbench_tellers", 10, 900),
+        ("pgbench_branches", 1, 900),
+    ] {
+        let mut t = table(name, 0, 900, 0, (0, dead));
+        t.live_tuples_end = live;
+        p.tables.push(t);
+    }
+    p.sessions.as_mut().expect("s").xmin_holders = vec![XminHolder {
+        kind: "session".into(),
+        id: "77".into(),
+        state: "idle in transaction".into(),
+        xmin_age: 5000,
+        seen: 10,
+        ..Default::default()
+    }];
+    let f = run(&p);
+    assert_eq!(f[0].kind, FindingKind::HotRow, "{f:#?}");
+    let x = f
+        .iter()
+        .find(|f| f.kind == FindingKind::XminHorizon)
+        .expect("xmin finding");
+    assert_eq!(x.share, 0.0);
+    assert_eq!(x.relation, None);
+    assert!(
+        x.evidence
+            .iter()
+            .any(|e| e.what == "active time it cost" && e.value.starts_with("not measured")),
+        "{:?}",
+        x.evidence
+    );
+}
+
+/// pgqueuer spent 40% of active time in `Lock:object` and diagnose said "heavyweight lock
+/// waits, none on rows" with no finding: NOTIFY's commit lock is a finding naming the
+/// notifying statements, with the queue ladder's notify variants.
+#[test]
+fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
+    let mut p = record(
+        &[
+            stmt("select pg_notify(?, ?)", 30, 28, 6),
+            stmt(
+                "insert into pgqueuer (priority, entrypoint, payload) values (?, ?, ?)",
+                20,
+                0,
+                6,
+            ),
+            stmt("commit", 10, 9, 6),
+        ],
+        &[],
+    );
+    p.waits = vec![
+        WaitShare {
+            event: "Lock:object".into(),
+            count: 40,
+            pct: 40.0,
+        },
+        WaitShare {
+            event: "CPU".into(),
+            count: 60,
+            pct: 60.0,
+        },
+    ];
+    let (f, checks) = diagnose(&Input {
+        probe: &p,
+        duration_s: 3.0,
+        server_cores: None,
+        functions: &Default::default(),
+    });
+    let l = f
+        .iter()
+        .find(|f| f.kind == FindingKind::LockWait)
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert!((l.share - 0.4).abs() < 1e-9);
+    assert!(l.title.starts_with("Lock:object: 40% of active time") && l.title.contains("NOTIFY"));
+    assert_eq!(l.scenario.as_deref(), Some("queue"));
+    assert_eq!(
+        l.variants,
+        ["notify-per-job", "notify-per-batch", "skip-locked"]
+    );
+    assert!(l
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .contains("--param producers=6"));
+    let roles: Vec<(&str, &str)> = l
+        .statements
+        .iter()
+        .map(|s| (s.role.as_str(), s.query.as_str()))
+        .collect();
+    assert!(
+        roles.contains(&("notifying", "select pg_notify(?, ?)")),
+        "{roles:?}"
+    );
+    assert!(roles.contains(&("waiting", "commit")), "{roles:?}");
+    assert!(checks
+        .iter()
+        .any(|c| c.what == "other heavyweight locks" && c.found));
+}
+
+/// The time between a transaction's statements by Little's law (idle-in-transaction
+/// sessions / commits per second / statements per commit less one), not the idle age of the
+/// sampled sessions (length-biased: 3 ms a gap for pgbench, whose lab run then ran at 7%).
+#[test]
+fn think_time_is_idle_time_per_transaction_over_its_gaps() {
+    use hotbench_stats::probe_record::StatementStats;
+    let mut p = record(
+        &[
+            stmt("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", 50, 45, 8),
+            stmt("UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2", 20, 10, 8),
+            stmt("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", 10, 0, 8),
+            stmt("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)", 2, 0, 8),
+        ],
+        &[("pgbench_tellers", "tid=1", 10), ("pgbench_tellers", "tid=2", 9), ("pgbench_tellers", "tid=3", 8)],
+    );
+    // 3 s, 1800 commits a second, 7 statements each (BEGIN … END): 6 gaps a transaction;
+    // 6.6 sessions idle in a transaction on average: 3.67 ms a transaction, 0.61 ms a gap.
+    p.server.database = Some(DatabaseDelta {
+        commits: 5400,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    p.statements = (0..7)
+        .map(|i| StatementStats {
+            queryid: i.to_string(),
+            calls: 5400,
+            ..Default::default()
+        })
+        .collect();
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.idle_in_transaction_samples = 66;
+        s.in_transaction_gap_ms = Some(3.0);
+    }
+    let f = run(&p);
+    assert_eq!(f[0].estimate.as_ref().and_then(|e| e.think_ms), None);
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.starts_with("0.61 ms of client think time")),
+        "{:?}",
+        f[0].evidence
+    );
+    // A tenth of the rate with as many idle sessions: 6.1 ms a gap, suggested.
+    p.server.database = Some(DatabaseDelta {
+        commits: 540,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    for st in &mut p.statements {
+        st.calls = 540;
+    }
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(cmd.ends_with("--think 6.1ms"), "{cmd}");
 }

@@ -6,7 +6,7 @@
 use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
 use super::{check, pct, Check, Input};
-use crate::facts::Facts;
+use crate::facts::{trend_ms, Facts};
 
 /// Transactions the horizon must lag by, when no table is seen growing dead tuples.
 pub const MIN_AGE: i64 = 1000;
@@ -59,7 +59,8 @@ pub fn find(input: &Input, f: &Facts, checks: &mut Vec<Check>) -> Option<Finding
         .map(|(n, d, _)| format!("{n} (+{d})"))
         .collect();
     let busy: u64 = grown.iter().map(|g| g.2).sum();
-    let share = f.share(busy).min(1.0);
+    let on_tables = f.share(busy).min(1.0);
+    let (share, slower) = slowdown(input, f, &grown);
     let age = h
         .xact_age_s
         .map(|a| format!(", transaction open {a:.0} s"))
@@ -79,14 +80,25 @@ pub fn find(input: &Input, f: &Facts, checks: &mut Vec<Check>) -> Option<Finding
             h.xmin_age,
             if tables.is_empty() { String::new() } else { format!("; dead tuples grew in {}", tables.join(", ")) }
         ),
-        relation: grown.first().map(|g| g.0.to_string()),
+        // The holder is the subject; the bloating tables are in the title and evidence.
+        relation: None,
         share,
         holder: Some(h.clone()),
         evidence: vec![
             Evidence::new("holder", who.clone()),
             Evidence::new("xmin age", format!("{} transactions", h.xmin_age)),
             Evidence::new("held at", format!("{} of {} reads", h.seen, s.xmin_rounds)),
-            Evidence::new("active time on the bloating tables", pct(share)),
+            Evidence::new("active time on the bloating tables' statements", pct(on_tables)),
+            Evidence::new(
+                "active time it cost",
+                if slower.is_empty() {
+                    "not measured: no statement on the bloating tables got slower during the \
+                     sample (ranked by that, 0%)"
+                        .to_string()
+                } else {
+                    format!("{} ({})", pct(share), slower.join("; "))
+                },
+            ),
         ],
         advice: match h.kind.as_str() {
             "session" => format!(
@@ -123,4 +135,35 @@ pub fn find(input: &Input, f: &Facts, checks: &mut Vec<Check>) -> Option<Finding
         });
     }
     Some(finding)
+}
+
+/// The share of active time the old snapshot cost: for each bloating table's statements that
+/// got slower from the first to the last third of the sample (pg_stat_statements), the part
+/// of their active time that is the slowdown (`1 - first / last`). Zero when none got
+/// slower: a finding's share is always active time it explains.
+fn slowdown(input: &Input, f: &Facts, grown: &[(&str, i64, u64)]) -> (f64, Vec<String>) {
+    let mut share = 0.0;
+    let mut said = Vec::new();
+    for (name, _, _) in grown {
+        let Some(r) = f.relation(&crate::shape::relation_key(name)) else {
+            continue;
+        };
+        for s in &r.statements {
+            let q = s.statement.queryid.as_str();
+            if q.is_empty() {
+                continue;
+            }
+            if let Some((a, b)) = trend_ms(input.probe, &[q]) {
+                if a > 0.0 && b > a {
+                    let active = s
+                        .statement
+                        .samples
+                        .saturating_sub(s.statement.idle_in_transaction);
+                    share += f.share(active) * (1.0 - a / b);
+                    said.push(format!("{name}: {a:.2} → {b:.2} ms"));
+                }
+            }
+        }
+    }
+    (share.min(1.0), said)
 }

@@ -95,6 +95,9 @@ fn evidence(o: &mut String, f: &Finding) {
         if let Some(r) = e.rtt_ms {
             let _ = write!(s, ", {r:.1} ms between statements");
         }
+        if let Some(r) = e.think_ms {
+            let _ = write!(s, ", {r:.1} ms of think time inside transactions");
+        }
         let _ = writeln!(o, "{s}");
     }
     for s in &f.statements {
