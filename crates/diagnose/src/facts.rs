@@ -312,7 +312,7 @@ mod tests {
             ),
         ] {
             let p = record(&[stmt(sql, 60, 50, 8)], &[(name, "id=1", 40)]);
-            let f = facts(&p);
+            let f = facts(&p, &BTreeMap::new());
             assert_eq!(f.relations.len(), 1, "{name}: {:?}", f.relations);
             let r = &f.relations[0];
             assert_eq!((r.name.as_str(), r.lock_busy), (name, 50), "{name}");
@@ -340,7 +340,7 @@ mod tests {
             ],
             &[("accounts", "id=7919", 40)],
         );
-        let f = facts(&p);
+        let f = facts(&p, &BTreeMap::new());
         let r = &f.relations[0];
         assert!(r.locking_reads(), "{text}");
     }
