@@ -153,15 +153,12 @@ fn drive(ctx: &Arc<Ctx>, list: &[Perturbation]) -> Vec<PerturbationRecord> {
     let mut firings: Vec<JoinHandle<PerturbationRecord>> = Vec::new();
     let mut out = Vec::new();
     let mut id = 0u64;
-    loop {
-        let Some((i, due)) = next
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (i, t)))
-            .min_by_key(|&(_, t)| t)
-        else {
-            break;
-        };
+    while let Some((i, due)) = next
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.map(|t| (i, t)))
+        .min_by_key(|&(_, t)| t)
+    {
         if ctx.wait_until(due) {
             break;
         }
