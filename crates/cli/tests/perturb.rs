@@ -152,6 +152,46 @@ fn other_kinds_are_recorded_and_failures_say_why() {
     );
 }
 
+/// A ladder's variant runs its perturbations too, on the scenario's schema (the table is
+/// found on the clients' `search_path`), and its checks still pass.
+#[test]
+fn a_scenario_variant_is_perturbed_on_its_own_schema() {
+    let db = database("pt_scn");
+    let dir = temp_dir("pt_scn");
+    let out = dir.join("ladder.json");
+    let o = command_on(
+        &db,
+        &["scenario", "run", "counters"],
+        &[
+            "--variants",
+            "direct",
+            "-T",
+            "3",
+            "-c",
+            "2",
+            "--probe",
+            "off",
+            "--interval",
+            "100ms",
+            "--perturb",
+            "1s:ddl-lock=post,300ms",
+            "--json",
+            &out.to_string_lossy(),
+        ],
+    )
+    .output()
+    .expect("run hotbench");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let ladder: hotbench_stats::LadderFile = read(&out);
+    let v = &ladder.ladders[0].variants[0];
+    assert!(v.checks.iter().all(|c| c.ok), "{:?}", v.checks);
+    let rec = v.record.as_ref().expect("the variant's record");
+    let p = only(&rec.perturbations, "ddl-lock");
+    assert_eq!(p.error, None, "{p:#?}");
+    assert!(p.end_s.is_some_and(|e| e - p.at_s >= 0.3), "{p:#?}");
+}
+
 #[test]
 fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
     let db = database("pt_usage");

@@ -73,7 +73,11 @@ pub struct RunSettings {
     /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], analyze=TABLE,
     /// ddl-lock=TABLE,DURATION, xmin-hold=DURATION, terminate=N, terminate-all); repeatable
     #[arg(long = "perturb", value_name = "AT:KIND[=ARGS]", action = ArgAction::Append, value_parser = Perturbation::parse, help_heading = HOTBENCH)]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::perturb::lenient"
+    )]
     pub perturb: Vec<Perturbation>,
 }
 
