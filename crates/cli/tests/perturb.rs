@@ -112,18 +112,33 @@ fn other_kinds_are_recorded_and_failures_say_why() {
         .run(
             "-n -c 2 -T 3 --interval 100ms --perturb 1s:checkpoint --perturb 1s:analyze=acct \
              --perturb 1s:vacuum=acct --perturb 1200ms:xmin-hold=300ms \
-             --perturb 1s:ddl-lock=nosuch,1s --perturb 100s:vacuum",
+             --perturb 1s:ddl-lock=nosuch,1s --perturb 100s:vacuum \
+             --perturb 1s:vacuum-full=acct --perturb 1200ms:long-read=acct,300ms",
         )
         .expect_code(0);
     let v = case.record();
-    assert_eq!(v.perturbations.len(), 6, "{:#?}", v.perturbations);
-    for kind in ["checkpoint", "analyze", "xmin-hold"] {
+    assert_eq!(v.perturbations.len(), 8, "{:#?}", v.perturbations);
+    for kind in [
+        "checkpoint",
+        "analyze",
+        "xmin-hold",
+        "vacuum-full",
+        "long-read",
+    ] {
         let p = only(&v.perturbations, kind);
         assert_eq!(p.error, None, "{p:#?}");
         assert!(p.at_s >= 1.0 && p.baseline_per_s.is_some(), "{p:#?}");
     }
     let x = only(&v.perturbations, "xmin-hold");
     assert!(x.end_s.is_some_and(|e| e - x.at_s >= 0.3), "{x:#?}");
+    let scans = only(&v.perturbations, "long-read");
+    assert!(
+        scans
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.ends_with(" scans")),
+        "{scans:#?}"
+    );
     let missing = only(&v.perturbations, "ddl-lock");
     assert!(
         missing

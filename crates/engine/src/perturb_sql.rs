@@ -82,6 +82,10 @@ fn execute(ctx: &Ctx, conn: &mut Connection, p: &Perturbation) -> Result<Option<
         Kind::Analyze(t) => conn
             .execute(&format!("ANALYZE {}", t.quoted()))
             .map(|_| None),
+        Kind::VacuumFull(t) => conn
+            .execute(&format!("VACUUM FULL {}", t.quoted()))
+            .map(|_| None),
+        Kind::LongRead { table, hold_us } => long_read(ctx, conn, &table.quoted(), *hold_us),
         Kind::DdlLock { table, hold_us } => {
             let lock = format!(
                 "BEGIN; LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
@@ -125,6 +129,32 @@ fn hold(
         detail.push("released early: the run ended".to_string());
     }
     Ok((!detail.is_empty()).then(|| detail.join("; ")))
+}
+
+/// Scans `table` again and again for `hold_us` (or until the run ends) in one REPEATABLE
+/// READ transaction: an analytics read beside the load, its snapshot held all along.
+fn long_read(
+    ctx: &Ctx,
+    conn: &mut Connection,
+    table: &str,
+    hold_us: i64,
+) -> Result<Option<String>, Error> {
+    let until = now_us_of(ctx) + hold_us;
+    let scan = format!("SELECT pg_catalog.count(*) FROM {table}");
+    conn.simple_query("BEGIN ISOLATION LEVEL REPEATABLE READ")?;
+    let mut scans = 0u64;
+    while now_us_of(ctx) < until && !ctx.is_stopped() {
+        if let Err(e) = conn.simple_query(&scan) {
+            let _ = conn.simple_query("ROLLBACK");
+            return Err(e);
+        }
+        scans += 1;
+    }
+    conn.simple_query("COMMIT")?;
+    Ok(Some(format!(
+        "{scans} scan{}",
+        if scans == 1 { "" } else { "s" }
+    )))
 }
 
 /// The run's clock now, µs since its start.

@@ -11,18 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::duration::{format_us, parse_duration_us, Unit};
 
 /// The kinds this build executes, as the usage messages list them.
-pub const KINDS: &str = "checkpoint, vacuum[=TABLE], analyze=TABLE, ddl-lock=TABLE,DURATION, \
-                         xmin-hold=DURATION, terminate=N, terminate-all";
+pub const KINDS: &str = "checkpoint, vacuum[=TABLE], vacuum-full=TABLE, analyze=TABLE, \
+                         ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION, \
+                         terminate=N, terminate-all";
 
 /// Kinds the design names (docs/perturbations.md) that this build does not execute yet.
-const NOT_YET: &[&str] = &[
-    "restart",
-    "pause",
-    "rtt",
-    "rate",
-    "long-read",
-    "vacuum-full",
-];
+const NOT_YET: &[&str] = &["restart", "pause", "rtt", "rate"];
 
 /// The shortest `everyDUR` period: a perturbation is a transition, not a steady load.
 const MIN_PERIOD_US: i64 = 100_000;
@@ -106,12 +100,17 @@ pub enum Kind {
     Checkpoint,
     /// `VACUUM` of one table, or of the whole database.
     Vacuum(Option<TableName>),
+    /// `VACUUM FULL` of one table (rewritten under an ACCESS EXCLUSIVE lock).
+    VacuumFull(TableName),
     /// `ANALYZE` of one table.
     Analyze(TableName),
     /// An ACCESS EXCLUSIVE lock held for a while, as a migration's `ALTER TABLE` does.
     DdlLock { table: TableName, hold_us: i64 },
     /// A REPEATABLE READ snapshot held for a while (the xmin horizon pinned).
     XminHold { hold_us: i64 },
+    /// An analytics read beside the load: the table scanned again and again for a while in
+    /// one REPEATABLE READ transaction.
+    LongRead { table: TableName, hold_us: i64 },
     /// N of the run's client backends terminated.
     Terminate(u32),
     /// Every client backend of the run terminated.
@@ -124,9 +123,11 @@ impl Kind {
         match self {
             Kind::Checkpoint => "checkpoint",
             Kind::Vacuum(_) => "vacuum",
+            Kind::VacuumFull(_) => "vacuum-full",
             Kind::Analyze(_) => "analyze",
             Kind::DdlLock { .. } => "ddl-lock",
             Kind::XminHold { .. } => "xmin-hold",
+            Kind::LongRead { .. } => "long-read",
             Kind::Terminate(_) => "terminate",
             Kind::TerminateAll => "terminate-all",
         }
@@ -136,8 +137,10 @@ impl Kind {
     pub fn args(&self) -> String {
         match self {
             Kind::Checkpoint | Kind::TerminateAll | Kind::Vacuum(None) => String::new(),
-            Kind::Vacuum(Some(t)) | Kind::Analyze(t) => t.to_string(),
-            Kind::DdlLock { table, hold_us } => format!("{table},{}", format_us(*hold_us)),
+            Kind::Vacuum(Some(t)) | Kind::VacuumFull(t) | Kind::Analyze(t) => t.to_string(),
+            Kind::DdlLock { table, hold_us } | Kind::LongRead { table, hold_us } => {
+                format!("{table},{}", format_us(*hold_us))
+            }
             Kind::XminHold { hold_us } => format_us(*hold_us),
             Kind::Terminate(n) => n.to_string(),
         }
@@ -146,7 +149,9 @@ impl Kind {
     /// How long the kind holds what it holds, when it has a duration.
     pub fn hold_us(&self) -> Option<i64> {
         match self {
-            Kind::DdlLock { hold_us, .. } | Kind::XminHold { hold_us } => Some(*hold_us),
+            Kind::DdlLock { hold_us, .. }
+            | Kind::XminHold { hold_us }
+            | Kind::LongRead { hold_us, .. } => Some(*hold_us),
             _ => None,
         }
     }
@@ -171,15 +176,17 @@ impl Kind {
                 None => Ok(Kind::Vacuum(None)),
                 Some(_) => Ok(Kind::Vacuum(Some(TableName::parse(need("TABLE")?, spec)?))),
             },
+            "vacuum-full" => Ok(Kind::VacuumFull(TableName::parse(need("TABLE")?, spec)?)),
             "analyze" => Ok(Kind::Analyze(TableName::parse(need("TABLE")?, spec)?)),
-            "ddl-lock" => {
+            "ddl-lock" | "long-read" => {
                 let a = need("TABLE,DURATION")?;
                 let (table, dur) = a
                     .rsplit_once(',')
-                    .ok_or_else(|| bad(spec, "ddl-lock needs =TABLE,DURATION"))?;
-                Ok(Kind::DdlLock {
-                    table: TableName::parse(table, spec)?,
-                    hold_us: hold(dur, spec)?,
+                    .ok_or_else(|| bad(spec, &format!("{name} needs =TABLE,DURATION")))?;
+                let (table, hold_us) = (TableName::parse(table, spec)?, hold(dur, spec)?);
+                Ok(match name {
+                    "ddl-lock" => Kind::DdlLock { table, hold_us },
+                    _ => Kind::LongRead { table, hold_us },
                 })
             }
             "xmin-hold" => Ok(Kind::XminHold {
@@ -353,6 +360,14 @@ mod tests {
                 hold_us: 60_000_000
             }
         );
+        assert_eq!(ok("1s:vacuum-full=t").kind, Kind::VacuumFull(table("t")));
+        assert_eq!(
+            ok("1s:long-read=t,2s").kind,
+            Kind::LongRead {
+                table: table("t"),
+                hold_us: 2_000_000
+            }
+        );
         assert_eq!(ok("1s:terminate=3").kind, Kind::Terminate(3));
         assert_eq!(ok("1s:terminate-all").kind, Kind::TerminateAll);
     }
@@ -367,6 +382,8 @@ mod tests {
             "3s:vacuum",
             "3s:vacuum=t",
             "4s:terminate=2",
+            "5s:vacuum-full=s.t",
+            "6s:long-read=t,1.5s",
         ] {
             let p = ok(s);
             let json = serde_json::to_string(&p).unwrap();
@@ -411,6 +428,9 @@ mod tests {
             ("1s:ddl-lock=a,5 parsecs", "unknown unit"),
             ("1s:ddl-lock=a.b.c,5s", "more than one dot"),
             ("1s:xmin-hold", "xmin-hold needs =DURATION"),
+            ("1s:vacuum-full", "vacuum-full needs =TABLE"),
+            ("1s:long-read=t", "long-read needs =TABLE,DURATION"),
+            ("1s:pause=1s", "kind \"pause\" is not supported yet"),
             ("1s:terminate=0", "at least 1 (got \"0\")"),
             ("1s:terminate=many", "got \"many\""),
             ("1s:analyze=a\u{7}b", "no control characters"),
@@ -453,6 +473,8 @@ mod tests {
             Just("xmin-hold".to_string()),
             Just("terminate".to_string()),
             Just("vacuum".to_string()),
+            Just("vacuum-full".to_string()),
+            Just("long-read".to_string()),
             Just("checkpoint".to_string()),
             "[0-9]{1,4}(\\.[0-9])?(us|ms|s|m|h)?",
             "[a-zA-Z\"_ ]{0,6}",

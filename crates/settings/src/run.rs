@@ -70,8 +70,9 @@ pub struct RunSettings {
     #[serde(skip)]
     pub pooler_admin: Option<String>,
     /// Do something to the server during the run and measure the recovery: AT:KIND[=ARGS]
-    /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], analyze=TABLE,
-    /// ddl-lock=TABLE,DURATION, xmin-hold=DURATION, terminate=N, terminate-all); repeatable
+    /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], vacuum-full=TABLE,
+    /// analyze=TABLE, ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION,
+    /// terminate=N, terminate-all); repeatable
     #[arg(long = "perturb", value_name = "AT:KIND[=ARGS]", action = ArgAction::Append, value_parser = Perturbation::parse, help_heading = HOTBENCH)]
     #[serde(
         default,
