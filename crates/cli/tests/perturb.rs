@@ -35,7 +35,10 @@ fn only(entries: &[PerturbationRecord], kind: &str) -> PerturbationRecord {
 fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
     let case = acct_case("pt_ddl");
     let ran = case
-        .run("-n -c 4 -R 300 -T 8 --interval 100ms --perturb 2s:ddl-lock=acct,1s")
+        .run(
+            "-n -c 4 -R 300 -T 8 --interval 100ms --perturb 2s:ddl-lock=acct,1s \
+             --threshold ttr90<30s --threshold lost<1000000",
+        )
         .expect_code(0);
     let v = case.record();
     assert_eq!(
@@ -75,6 +78,8 @@ fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
         "{}",
         ran.out
     );
+    assert_eq!(v.thresholds.len(), 2, "{:?}", v.thresholds);
+    assert!(v.thresholds.iter().all(|t| t.ok), "{:?}", v.thresholds);
 }
 
 #[test]
@@ -110,21 +115,32 @@ fn other_kinds_are_recorded_and_failures_say_why() {
     let case = acct_case("pt_kinds");
     let ran = case
         .run(
-            "-n -c 2 -T 3 --interval 100ms --perturb 1s:checkpoint --perturb 1s:analyze=acct \
+            "-n -c 2 -T 3 --interval 100ms --perturb 1s:checkpoint --perturb every1s:analyze=acct \
              --perturb 1s:vacuum=acct --perturb 1200ms:xmin-hold=300ms \
              --perturb 1s:ddl-lock=nosuch,1s --perturb 100s:vacuum \
              --perturb 1s:vacuum-full=acct --perturb 1200ms:long-read=acct,300ms",
         )
         .expect_code(0);
     let v = case.record();
-    assert_eq!(v.perturbations.len(), 8, "{:#?}", v.perturbations);
-    for kind in [
-        "checkpoint",
-        "analyze",
-        "xmin-hold",
-        "vacuum-full",
-        "long-read",
-    ] {
+    // every1s fires at 1 s and 2 s (at 3 s too if the run has not ended by then).
+    let every: Vec<_> = v
+        .perturbations
+        .iter()
+        .filter(|p| p.spec == "every1s:analyze=acct")
+        .collect();
+    assert!(
+        (2..=3).contains(&every.len()) && v.perturbations.len() == 7 + every.len(),
+        "{:#?}",
+        v.perturbations
+    );
+    for (k, p) in every.iter().take(2).enumerate() {
+        let due = (k + 1) as f64;
+        assert!(
+            (due..due + 0.5).contains(&p.at_s) && p.error.is_none(),
+            "{p:#?}"
+        );
+    }
+    for kind in ["checkpoint", "xmin-hold", "vacuum-full", "long-read"] {
         let p = only(&v.perturbations, kind);
         assert_eq!(p.error, None, "{p:#?}");
         assert!(p.at_s >= 1.0 && p.baseline_per_s.is_some(), "{p:#?}");
