@@ -1,10 +1,12 @@
 //! What each `--perturb` did and how the workload recovered (`RunRecord::perturbations`): the
 //! engine's driver fills in what it executed and when, then [`judge`] adds the recovery read
-//! from the timeline ([`crate::recovery`]), so a record read back can be judged again alike.
+//! from the timeline ([`crate::recovery`]), so a record read back can be judged again alike;
+//! [`server_side`] adds what the probes saw in each window once they joined the record.
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::IntervalRecord;
+use crate::probe_record::{shares, ProbeRecord, WaitShare};
+use crate::record::{IntervalRecord, RunRecord};
 use crate::recovery::{self, RecoveryRule};
 
 /// One perturbation as it happened (one entry per firing of an `every…`).
@@ -56,6 +58,31 @@ pub struct PerturbationRecord {
     /// The windows the recovery was judged with.
     #[serde(default)]
     pub rule: RecoveryRule,
+    /// The server's side of that window, from the probes (when they ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerWindow>,
+}
+
+/// What the probes saw in a perturbation's window: the probe intervals from its start until
+/// its recovery (TTR90), or the end of the run when it did not recover.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerWindow {
+    /// The span of the probe intervals counted, s into the run.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// The run's backends' wait events in the window, most frequent first (three at most).
+    pub top_waits: Vec<WaitShare>,
+    /// Most run backends waiting on locks at one sample: the lock queue's depth.
+    pub lock_waiting_max: u32,
+    /// WAL written and checkpoints begun in the window (server-wide).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<u64>,
+    /// Largest `age(backend_xmin)` seen in the window (transactions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xmin_age_max: Option<i64>,
 }
 
 impl PerturbationRecord {
@@ -79,6 +106,7 @@ impl PerturbationRecord {
             reconnects: 0,
             window_end_s: None,
             rule: RecoveryRule::default(),
+            server: None,
         }
     }
 
@@ -111,6 +139,51 @@ pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], ru
         e.reconnects = r.reconnects;
         e.window_end_s = r.window_end_s;
     }
+}
+
+/// Fills each perturbation's [`ServerWindow`] from the record's probes (aligned on the run's
+/// timeline, `align_probes`); nothing without probes or for a perturbation that did not run.
+pub fn server_side(rec: &mut RunRecord) {
+    let Some(p) = rec.probes.as_ref() else {
+        return;
+    };
+    let run_end = rec.timeline.last().map_or(rec.duration_s, |iv| iv.t);
+    for e in rec.perturbations.iter_mut().filter(|e| e.ran()) {
+        let to = e.window_end_s.or(e.end_s).unwrap_or(run_end).max(e.at_s);
+        e.server = window(p, e.at_s, to);
+    }
+}
+
+/// The probe intervals overlapping `[from, to]`, summed.
+fn window(p: &ProbeRecord, from: f64, to: f64) -> Option<ServerWindow> {
+    let ivs: Vec<_> = p
+        .timeline
+        .iter()
+        .filter(|iv| iv.t > from && iv.t - iv.dt < to.max(from + 1e-6))
+        .collect();
+    let first = ivs.first()?;
+    let mut waits = std::collections::BTreeMap::new();
+    for iv in &ivs {
+        for (event, n) in &iv.waits {
+            let c: &mut u64 = waits.entry(event.clone()).or_default();
+            *c = c.saturating_add(*n);
+        }
+    }
+    let sum = |f: &dyn Fn(&&crate::probe_record::ProbeInterval) -> Option<u64>| {
+        let v: Vec<u64> = ivs.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| crate::saturating_sum(v))
+    };
+    let mut top_waits = shares(&waits);
+    top_waits.truncate(3);
+    Some(ServerWindow {
+        from_s: first.t - first.dt,
+        to_s: ivs.last().map_or(first.t, |iv| iv.t),
+        top_waits,
+        lock_waiting_max: ivs.iter().map(|iv| iv.lock_waiting_max).max().unwrap_or(0),
+        wal_bytes: sum(&|iv| iv.server.wal_bytes),
+        checkpoints: sum(&|iv| iv.server.checkpoints),
+        xmin_age_max: ivs.iter().filter_map(|iv| iv.xmin_age).max(),
+    })
 }
 
 #[cfg(test)]
@@ -162,5 +235,61 @@ mod tests {
             serde_json::from_str(r#"{"spec":"1s:checkpoint","kind":"checkpoint","at_s":1.0}"#)
                 .unwrap();
         assert_eq!((old.ttr90_s, old.rule), (None, RecoveryRule::default()));
+    }
+
+    #[test]
+    fn the_server_side_is_what_the_probes_saw_inside_the_window() {
+        use crate::probe_record::ProbeInterval;
+        let iv = |t: f64, lock: u64, cpu: u64, waiting: u32, wal: u64| ProbeInterval {
+            t,
+            dt: 1.0,
+            waits: [
+                ("Lock:relation".to_string(), lock),
+                ("CPU".to_string(), cpu),
+            ]
+            .into_iter()
+            .collect(),
+            lock_waiting_max: waiting,
+            server: crate::probe_record::ServerDelta {
+                wal_bytes: Some(wal),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut lock =
+            PerturbationRecord::new("5s:ddl-lock=t,2s".into(), "ddl-lock", "t,2s".into(), 5.0);
+        lock.window_end_s = Some(7.0);
+        let mut failed =
+            PerturbationRecord::new("1s:checkpoint".into(), "checkpoint", "".into(), 1.0);
+        failed.error = Some("42501: no".into());
+        let mut rec = RunRecord {
+            perturbations: vec![failed, lock],
+            probes: Some(ProbeRecord {
+                timeline: (1..=10)
+                    .map(|t| match t {
+                        6 | 7 => iv(t as f64, 40, 2, 4, 100),
+                        _ => iv(t as f64, 0, 10, 0, 1000),
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        server_side(&mut rec);
+        assert_eq!(rec.perturbations[0].server, None, "it did not run");
+        let w = rec.perturbations[1].server.clone().expect("a window");
+        assert_eq!(
+            (w.from_s, w.to_s),
+            (5.0, 7.0),
+            "the intervals (5,6] and (6,7]"
+        );
+        assert_eq!(w.top_waits[0].event, "Lock:relation");
+        assert_eq!(w.top_waits[0].count, 80);
+        assert_eq!(
+            (w.lock_waiting_max, w.wal_bytes, w.checkpoints),
+            (4, Some(200), None)
+        );
+        let mut none = RunRecord::default();
+        server_side(&mut none);
     }
 }

@@ -49,6 +49,8 @@ pub fn perturbations_table(rec: &RunRecord) -> String {
                 "TTR99 s",
                 "failed",
                 "reconnects",
+                "top wait",
+                "lock queue",
                 "note",
             ],
             &rows
@@ -66,6 +68,7 @@ fn row(p: &PerturbationRecord) -> Vec<String> {
             "–".into()
         }
     };
+    let server = p.server.as_ref();
     let mut note: Vec<String> = p
         .detail
         .iter()
@@ -86,6 +89,12 @@ fn row(p: &PerturbationRecord) -> Vec<String> {
         ttr(p.ttr99_s),
         p.failed.to_string(),
         p.reconnects.to_string(),
+        server
+            .and_then(|w| w.top_waits.first())
+            .map_or("–".into(), |w| {
+                format!("{} {:.0}%", html(&w.event), w.pct)
+            }),
+        server.map_or("–".into(), |w| w.lock_waiting_max.to_string()),
         note.join("; "),
     ]
 }

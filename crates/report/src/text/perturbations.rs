@@ -51,6 +51,14 @@ fn line(p: &PerturbationRecord) -> String {
     if p.failed > 0 || p.reconnects > 0 {
         let _ = write!(o, ", failed {}, reconnects {}", p.failed, p.reconnects);
     }
+    if let Some(w) = &p.server {
+        if let Some(top) = w.top_waits.first() {
+            let _ = write!(o, "; server: top wait {} {:.0}%", safe(&top.event), top.pct);
+            if w.lock_waiting_max > 0 {
+                let _ = write!(o, ", lock queue up to {}", w.lock_waiting_max);
+            }
+        }
+    }
     o
 }
 
@@ -111,5 +119,19 @@ mod tests {
         p.baseline_per_s = Some(10.0);
         p.baseline_inherited = true;
         assert!(line(&p).contains("baseline 10.0/s (the previous perturbation's)"));
+        p.server = Some(hotbench_stats::perturbation_record::ServerWindow {
+            top_waits: vec![hotbench_stats::probe_record::WaitShare {
+                event: "Lock:relation".into(),
+                count: 40,
+                pct: 80.0,
+            }],
+            lock_waiting_max: 4,
+            ..Default::default()
+        });
+        assert!(
+            line(&p).ends_with("; server: top wait Lock:relation 80%, lock queue up to 4"),
+            "{}",
+            line(&p)
+        );
     }
 }
