@@ -77,7 +77,7 @@ fn a_recovery_the_run_ended_too_soon_to_confirm_is_none() {
     let rates = [flat(10, 100.0), flat(3, 0.0), flat(1, 100.0)].concat();
     let r = &recover(&timeline(&rates, 1.0), &[10.0], &rule())[0];
     assert_eq!(r.ttr90_s, None, "{r:?}");
-    // A dip back below the level during the hold restarts it.
+    // A hold whose goodput falls short of the level does not count.
     let rates = [flat(10, 100.0), vec![0.0, 100.0, 0.0], flat(5, 100.0)].concat();
     let r = &recover(&timeline(&rates, 1.0), &[10.0], &rule())[0];
     assert!(close(r.ttr90_s, 4.0), "{r:?}");
@@ -196,4 +196,20 @@ fn samples_follow_the_timeline_and_its_short_last_interval() {
     assert_eq!((s[0].start_s, s[0].end_s, s[0].goodput), (0.0, 1.0, 10.0));
     assert_eq!((s[2].start_s, s[2].end_s, s[2].goodput), (2.0, 2.5, 20.0));
     assert_eq!(s[1].failed, 1);
+}
+
+#[test]
+fn noise_inside_the_hold_does_not_break_it_when_its_mean_is_back() {
+    // Back at 10 s + 2 s, then alternating 80 and 120 per s (mean 100): a single interval at
+    // 80 is below 90 %, the hold's mean is not.
+    let after: Vec<f64> = (0..8)
+        .map(|i| if i % 2 == 0 { 120.0 } else { 80.0 })
+        .collect();
+    let rates = [flat(10, 100.0), flat(2, 0.0), after].concat();
+    let r = &recover(&timeline(&rates, 1.0), &[10.0], &rule())[0];
+    assert!(close(r.ttr90_s, 3.0), "{r:?}");
+    // At 60 % of the baseline on average, it is not back, however long the run.
+    let rates = [flat(10, 100.0), flat(2, 0.0), [95.0, 30.0].repeat(6)].concat();
+    let r = &recover(&timeline(&rates, 1.0), &[10.0], &rule())[0];
+    assert_eq!(r.ttr90_s, None, "{r:?}");
 }
