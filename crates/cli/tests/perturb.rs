@@ -122,6 +122,29 @@ fn terminate_all_is_counted_and_the_run_goes_on() {
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{}", ran.out);
 }
 
+/// Backends named by the user's own `application_name` may be anybody's of that name: the
+/// run's are not told apart, so `terminate` refuses rather than kill somebody else's.
+#[test]
+fn terminate_refuses_when_the_application_name_is_not_the_runs_own() {
+    let case = acct_case("pt_appname");
+    let o = case
+        .command("-n -c 2 -T 2 --perturb 1s:terminate-all")
+        .env("PGAPPNAME", "payments")
+        .output()
+        .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = case.record();
+    let p = only(&v.perturbations, "terminate-all");
+    assert!(
+        p.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("not run: the connection options set application_name")),
+        "{p:#?}"
+    );
+    assert_eq!(v.totals.counters.reconnects, 0, "nobody was terminated");
+}
+
 #[test]
 fn other_kinds_are_recorded_and_failures_say_why() {
     let case = acct_case("pt_kinds");
