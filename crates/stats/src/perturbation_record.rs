@@ -83,6 +83,10 @@ pub struct ServerWindow {
     /// Largest `age(backend_xmin)` seen in the window (transactions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub xmin_age_max: Option<i64>,
+    /// Most dead tuples in the run's tables together at the end of an interval of the window
+    /// (what an xmin held keeps from being vacuumed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_tuples_max: Option<i64>,
 }
 
 impl PerturbationRecord {
@@ -183,6 +187,15 @@ fn window(p: &ProbeRecord, from: f64, to: f64) -> Option<ServerWindow> {
         wal_bytes: sum(&|iv| iv.server.wal_bytes),
         checkpoints: sum(&|iv| iv.server.checkpoints),
         xmin_age_max: ivs.iter().filter_map(|iv| iv.xmin_age).max(),
+        dead_tuples_max: ivs
+            .iter()
+            .filter(|iv| !iv.tables.is_empty())
+            .map(|iv| {
+                iv.tables
+                    .iter()
+                    .fold(0i64, |a, t| a.saturating_add(t.dead_tuples))
+            })
+            .max(),
     })
 }
 
@@ -275,6 +288,15 @@ mod tests {
             }),
             ..Default::default()
         };
+        if let Some(p) = rec.probes.as_mut() {
+            let table = |dead| crate::probe_record::TableInterval {
+                name: "t".into(),
+                dead_tuples: dead,
+                ..Default::default()
+            };
+            p.timeline[5].tables = vec![table(7), table(5)];
+            p.timeline[9].tables = vec![table(100)];
+        }
         server_side(&mut rec);
         assert_eq!(rec.perturbations[0].server, None, "it did not run");
         let w = rec.perturbations[1].server.clone().expect("a window");
@@ -289,6 +311,7 @@ mod tests {
             (w.lock_waiting_max, w.wal_bytes, w.checkpoints),
             (4, Some(200), None)
         );
+        assert_eq!(w.dead_tuples_max, Some(12), "the window's, not the run's");
         let mut none = RunRecord::default();
         server_side(&mut none);
     }
