@@ -95,6 +95,7 @@ impl RunObserver for ProbeObserver {
         if let Some(p) = self.handle.take() {
             record.probes = Some(p.stop());
             hotbench_stats::align_probes(record);
+            hotbench_stats::perturbation_record::server_side(record);
         }
     }
 }

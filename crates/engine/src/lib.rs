@@ -21,6 +21,8 @@ mod key_zipf;
 mod machine;
 mod observe;
 mod per_key;
+mod perturb;
+mod perturb_sql;
 mod plan;
 mod poller;
 mod progress;

@@ -99,6 +99,7 @@ pub fn run(
     let origin = now_us();
     shared.origin.store(origin, Ordering::SeqCst);
     shared.barrier.wait();
+    let perturb = crate::perturb::Driver::start(cfg, origin);
     record.conn_time_ms = (origin - start_time) as f64 / 1000.0;
     record.started_at = to_unix_us(origin) as f64 / 1e6;
     record.status = RunStatus::Running;
@@ -108,6 +109,7 @@ pub fn run(
     for h in handles {
         let _ = h.join();
     }
+    let perturbations = perturb.map(|d| d.finish()).unwrap_or_default();
     // pgbench's interval: from the last connection to the last transaction's end (or -T),
     // without teardown and cancelled stuck transactions.
     let duration_s = (c.bench_end.unwrap_or_else(now_us) - origin).max(1) as f64 / 1e6;
@@ -127,6 +129,12 @@ pub fn run(
         rss_start_kib: rss_start,
     };
     record_build::finish(&mut record, &plan, &c.tally, end);
+    record.perturbations = perturbations;
+    hotbench_stats::perturbation_record::judge(
+        &mut record.perturbations,
+        &record.timeline,
+        hotbench_stats::RecoveryRule::default(),
+    );
     if cfg.connect_each_txn {
         record.conn_time_ms = c.conn_total_us as f64 / 1000.0;
     }

@@ -8,6 +8,7 @@ use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
 use serde::{Deserialize, Serialize};
 
 use crate::duration::{parse_duration_us, Unit};
+use crate::perturb::Perturbation;
 use crate::values::{duration_at_least_10ms, int_in, on_off, INT_MAX};
 use crate::workload::OnDisconnect;
 
@@ -71,6 +72,17 @@ pub struct RunSettings {
     // A URL may hold a password; the record's `pooler` says what the console showed.
     #[serde(skip)]
     pub pooler_admin: Option<String>,
+    /// Do something to the server during the run and measure the recovery: AT:KIND[=ARGS]
+    /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], vacuum-full=TABLE,
+    /// analyze=TABLE, ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION,
+    /// terminate=N, terminate-all); repeatable
+    #[arg(long = "perturb", value_name = "AT:KIND[=ARGS]", action = ArgAction::Append, value_parser = Perturbation::parse, help_heading = HOTBENCH)]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::perturb::lenient"
+    )]
+    pub perturb: Vec<Perturbation>,
 }
 
 /// `--pool-size`: one size, or a sweep's list, each at least 1, none twice (`4,4` would
@@ -292,6 +304,31 @@ mod tests {
             let e = parse(&args).unwrap_err();
             assert!(e.contains(msg), "{args:?}: {e}");
         }
+    }
+
+    #[test]
+    fn perturb_repeats_parses_once_and_is_recorded_only_when_given() {
+        let s = parse(&[
+            "--perturb",
+            "2s:checkpoint",
+            "--perturb",
+            "every10s:ddl-lock=pgbench_accounts,1s",
+        ])
+        .unwrap();
+        let spelled: Vec<String> = s.perturb.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            spelled,
+            ["2s:checkpoint", "every10s:ddl-lock=pgbench_accounts,1s"]
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["perturb"][1], "every10s:ddl-lock=pgbench_accounts,1s");
+        let back: RunSettings = serde_json::from_value(v).unwrap();
+        assert_eq!(back.perturb, s.perturb);
+        let d = serde_json::to_value(RunSettings::default()).unwrap();
+        assert!(d.get("perturb").is_none(), "{d}");
+        let e = parse(&["--perturb", "2s:restart"]).unwrap_err();
+        assert!(e.contains("invalid --perturb \"2s:restart\""), "{e}");
+        assert!(e.contains("not supported yet"), "{e}");
     }
 
     #[test]

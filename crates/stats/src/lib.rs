@@ -27,10 +27,12 @@ pub mod key_latency;
 pub mod ladder_record;
 pub mod merge;
 pub mod output_path;
+pub mod perturbation_record;
 pub mod pgbench_format;
 pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
+pub mod recovery;
 pub mod run_description;
 pub mod sessions_record;
 pub mod shards;
@@ -62,6 +64,7 @@ pub use hotbench_settings::{
 pub use ladder_record::{
     CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult, WORK_CHECK,
 };
+pub use perturbation_record::PerturbationRecord;
 pub use pgbench_format::PgbenchCompat;
 pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
 pub use probe_record::{align_probes, ProbeRecord};
@@ -70,6 +73,7 @@ pub use record::{
     IntervalRecord, IntervalStats, RunRecord, RunStatus, ScriptRecord, ServerInfo, TotalsRecord,
     LADDER_FORMAT, RESULT_FORMAT,
 };
+pub use recovery::RecoveryRule;
 pub use simple::SimpleStats;
 pub use sweep_record::{SweepAxis, SweepDoc, SweepPoint, SweepSeries, SWEEP_FORMAT};
 pub use threshold::Outcome as ThresholdOutcome;

@@ -115,6 +115,9 @@ pub struct RunRecord {
     /// `--threshold` outcomes, when any were given (the final file only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::ThresholdOutcome>,
+    /// `--perturb`: what each perturbation did and how the workload recovered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub perturbations: Vec<crate::perturbation_record::PerturbationRecord>,
 }
 
 impl Default for RunRecord {
@@ -148,6 +151,7 @@ impl Default for RunRecord {
             hot_keys: Vec::new(),
             hot_key_zipf: Vec::new(),
             thresholds: Vec::new(),
+            perturbations: Vec::new(),
         }
     }
 }

@@ -44,6 +44,11 @@ pub enum Metric {
     Retries,
     Checks,
     VsBaseline,
+    /// `--perturb`'s time to recover to 90 % / 99 % (s), the slowest perturbation's.
+    Ttr90,
+    Ttr99,
+    /// `--perturb`'s work lost, the largest of the perturbations'.
+    Lost,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -114,6 +119,9 @@ fn metric_of(name: &str) -> Option<Metric> {
         "retries" => Some(Metric::Retries),
         "checks" => Some(Metric::Checks),
         "vs_baseline" | "speedup" => Some(Metric::VsBaseline),
+        "ttr90" => Some(Metric::Ttr90),
+        "ttr99" => Some(Metric::Ttr99),
+        "lost" => Some(Metric::Lost),
         _ => {
             let unit = name.strip_suffix("/s")?;
             let ok = !unit.is_empty()
@@ -161,7 +169,17 @@ fn limit_of(metric: &Metric, value: &str) -> Result<Limit, String> {
                 .map(Limit::Number)
                 .map_or_else(|| bad("a ratio such as 3 or 1.5x"), Ok)
         }
-        Metric::Tps | Metric::Goodput | Metric::WorkPerS(_) => number(value)
+        Metric::Ttr90 | Metric::Ttr99 => {
+            let (digits, scale) = [("ms", 0.001), ("s", 1.0)]
+                .iter()
+                .find_map(|(u, f)| value.strip_suffix(u).map(|d| (d, *f)))
+                .unwrap_or((value, 1.0));
+            match number(digits) {
+                Some(v) => Ok(Limit::Number(v * scale)),
+                None => bad("a duration such as 10s or 500ms"),
+            }
+        }
+        Metric::Tps | Metric::Goodput | Metric::WorkPerS(_) | Metric::Lost => number(value)
             .map(Limit::Number)
             .map_or_else(|| bad("a number"), Ok),
     }
@@ -208,7 +226,7 @@ pub fn parse(text: &str) -> Result<Threshold, ThresholdError> {
     let metric = metric_of(name).ok_or_else(|| {
         err(format!(
             "unknown metric \"{name}\" (tps, goodput/s, UNIT/s, p50, p90, p99, p99.9, max, \
-             mean, failed, retries, checks, vs_baseline)"
+             mean, failed, retries, checks, vs_baseline, ttr90, ttr99, lost)"
         ))
     })?;
     let limit = limit_of(&metric, value).map_err(err)?;
@@ -339,6 +357,9 @@ fn metric_label(m: &Metric) -> String {
         Metric::Retries => "retries".into(),
         Metric::Checks => "checks".into(),
         Metric::VsBaseline => "vs_baseline".into(),
+        Metric::Ttr90 => "ttr90".into(),
+        Metric::Ttr99 => "ttr99".into(),
+        Metric::Lost => "lost".into(),
     }
 }
 
@@ -404,7 +425,38 @@ fn measure(t: &Threshold, s: &Subject<'_>) -> Result<(f64, String), String> {
             Some(r) => (r, format!("{r:.2}×")),
             None => return Err("not measured (no baseline)".into()),
         },
+        Metric::Ttr90 | Metric::Ttr99 | Metric::Lost => recovery(&t.metric, &s.record)?,
     })
+}
+
+/// The worst of the judged perturbations' TTR (s) or work lost; a perturbation that never
+/// recovered fails a TTR threshold, whatever its limit.
+fn recovery(m: &Metric, rec: &RunRecord) -> Result<(f64, String), String> {
+    let judged: Vec<_> = rec
+        .perturbations
+        .iter()
+        .filter(|p| p.baseline_per_s.is_some() && p.error.is_none())
+        .collect();
+    if judged.is_empty() {
+        return Err("not measured (no perturbation judged)".into());
+    }
+    let worst = |v: Vec<Option<f64>>| v.into_iter().try_fold(0.0f64, |w, v| v.map(|v| w.max(v)));
+    match m {
+        Metric::Lost => {
+            let l = worst(judged.iter().map(|p| p.lost).collect()).unwrap_or(f64::INFINITY);
+            Ok((l, format!("{l:.0}")))
+        }
+        _ => {
+            let ttr = |p: &&crate::PerturbationRecord| match m {
+                Metric::Ttr90 => p.ttr90_s,
+                _ => p.ttr99_s,
+            };
+            match worst(judged.iter().map(ttr).collect()) {
+                Some(t) => Ok((t, format!("{t:.2} s"))),
+                None => Err("not recovered by the end of the run".into()),
+            }
+        }
+    }
 }
 
 fn limit_value(l: Limit) -> f64 {

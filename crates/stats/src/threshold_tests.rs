@@ -177,3 +177,42 @@ fn a_statistic_without_a_sample_fails_and_says_why() {
     assert_eq!(ok, vec![false, false, true], "{out:#?}");
     assert!(out[0].shown.contains("no transaction ended"), "{out:#?}");
 }
+
+#[test]
+fn time_to_recover_and_work_lost_gate_perturbed_runs() {
+    use crate::PerturbationRecord;
+    let p = |at: f64, ttr90: Option<f64>, lost: f64| {
+        let mut p = PerturbationRecord::new("x".into(), "checkpoint", String::new(), at);
+        p.baseline_per_s = Some(100.0);
+        p.ttr90_s = ttr90;
+        p.lost = Some(lost);
+        p
+    };
+    let run = |ps: Vec<PerturbationRecord>| RunRecord {
+        perturbations: ps,
+        ..Default::default()
+    };
+    let check = |expr: &str, rec: &RunRecord| {
+        let t = parse(expr).unwrap();
+        evaluate(&[t], &[Subject::run("", rec)]).remove(0)
+    };
+    let two = run(vec![p(1.0, Some(2.5), 300.0), p(5.0, Some(0.5), 40.0)]);
+    let o = check("ttr90<3s", &two);
+    assert!(o.ok && o.measured == Some(2.5), "the slowest: {o:?}");
+    assert_eq!(o.shown, "ttr90 = 2.50 s");
+    assert!(!check("ttr90<2000ms", &two).ok);
+    let o = check("lost<5000", &two);
+    assert!(o.ok && o.measured == Some(300.0), "{o:?}");
+    let stuck = run(vec![p(1.0, None, 900.0)]);
+    let o = check("ttr90<100s", &stuck);
+    assert!(
+        !o.ok && o.shown.contains("not recovered by the end of the run"),
+        "{o:?}"
+    );
+    let o = check("ttr99<1s", &run(vec![]));
+    assert!(!o.ok && o.shown.contains("no perturbation judged"), "{o:?}");
+    assert!(parse("ttr90<soon")
+        .unwrap_err()
+        .why
+        .contains("10s or 500ms"));
+}

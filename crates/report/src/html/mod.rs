@@ -13,6 +13,7 @@ pub mod escape;
 pub mod keys;
 pub mod ladder;
 pub mod page;
+pub mod perturbations;
 pub mod pool_sweep;
 pub mod pooler;
 pub mod run;

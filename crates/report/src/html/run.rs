@@ -576,7 +576,9 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.heading(2, title);
     doc.raw(&header(rec));
     doc.raw(&kpis(rec));
-    doc.chart(throughput_chart(rec));
+    let mut throughput = throughput_chart(rec);
+    crate::html::perturbations::mark(&mut throughput, rec);
+    doc.chart(throughput);
     doc.chart(latency_chart(rec));
     doc.chart(hdr_chart(&[("latency", rec)]));
     doc.chart(failures_chart(rec));
@@ -592,6 +594,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.raw(&crate::html::keys::hot_keys_html(rec));
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
+    doc.raw(&crate::html::perturbations::perturbations_table(rec));
     doc.raw("</section>\n");
 }
 

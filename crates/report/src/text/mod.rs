@@ -7,6 +7,7 @@ pub mod compare_ladder;
 pub mod diagnosis;
 pub mod keys;
 pub mod number;
+pub mod perturbations;
 pub mod pgbench;
 pub mod pool_sweep;
 pub mod pooler;

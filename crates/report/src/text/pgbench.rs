@@ -447,6 +447,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
     }
     o.push_str(&crate::text::pooler::pooler_lines(rec));
     o.push_str(&crate::text::probes::probe_lines(rec));
+    o.push_str(&crate::text::perturbations::perturbation_lines(rec));
     for n in &rec.notes {
         let _ = writeln!(o, "note: {n}");
     }

@@ -1,0 +1,318 @@
+//! What each `--perturb` did and how the workload recovered (`RunRecord::perturbations`): the
+//! engine's driver fills in what it executed and when, then [`judge`] adds the recovery read
+//! from the timeline ([`crate::recovery`]), so a record read back can be judged again alike;
+//! [`server_side`] adds what the probes saw in each window once they joined the record.
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe_record::{shares, ProbeRecord, WaitShare};
+use crate::record::{IntervalRecord, RunRecord};
+use crate::recovery::{self, RecoveryRule};
+
+/// One perturbation as it happened (one entry per firing of an `every…`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerturbationRecord {
+    /// The `--perturb` it came from, as spelled in `config.perturb` (`10s:ddl-lock=t,5s`).
+    pub spec: String,
+    /// `checkpoint`, `ddl-lock`, …
+    pub kind: String,
+    /// The kind's arguments as given (`t,5s`), empty for none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub args: String,
+    /// When its statement was sent, s into the run (the scheduled time when it never ran).
+    pub at_s: f64,
+    /// When it was over (the lock released, the statement returned), s into the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_s: Option<f64>,
+    /// What it did, when there is something to say (`terminated 4 backends`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Why it failed or did not run (`42501: permission denied …`); no recovery is judged then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Goodput per second before it; absent when nothing was committed before it.
+    #[serde(default)]
+    pub baseline_per_s: Option<f64>,
+    /// It started before the previous perturbation recovered, whose baseline it keeps.
+    #[serde(default)]
+    pub baseline_inherited: bool,
+    /// Lowest rolling goodput per second from its start until TTR90 (or the run's end).
+    #[serde(default)]
+    pub dip_per_s: Option<f64>,
+    /// Goodput units short of the baseline over that window.
+    #[serde(default)]
+    pub lost: Option<f64>,
+    /// Time to recover to 90 % / 99 % of the baseline, s; absent: not recovered by the end.
+    #[serde(default)]
+    pub ttr90_s: Option<f64>,
+    #[serde(default)]
+    pub ttr99_s: Option<f64>,
+    /// Failed transactions and reconnects in that window.
+    #[serde(default)]
+    pub failed: u64,
+    #[serde(default)]
+    pub reconnects: u64,
+    /// Where that window ends, s into the run.
+    #[serde(default)]
+    pub window_end_s: Option<f64>,
+    /// The windows the recovery was judged with.
+    #[serde(default)]
+    pub rule: RecoveryRule,
+    /// The server's side of that window, from the probes (when they ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerWindow>,
+}
+
+/// What the probes saw in a perturbation's window: the probe intervals from its start until
+/// its recovery (TTR90), or the end of the run when it did not recover.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerWindow {
+    /// The span of the probe intervals counted, s into the run.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// The run's backends' wait events in the window, most frequent first (three at most).
+    pub top_waits: Vec<WaitShare>,
+    /// Most run backends waiting on locks at one sample: the lock queue's depth.
+    pub lock_waiting_max: u32,
+    /// WAL written and checkpoints begun in the window (server-wide).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<u64>,
+    /// Largest `age(backend_xmin)` seen in the window (transactions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xmin_age_max: Option<i64>,
+    /// Most dead tuples in the run's tables together at the end of an interval of the window
+    /// (what an xmin held keeps from being vacuumed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_tuples_max: Option<i64>,
+}
+
+impl PerturbationRecord {
+    /// An entry for `spec` of `kind` (`args`) at `at_s`, nothing judged yet.
+    pub fn new(spec: String, kind: &str, args: String, at_s: f64) -> PerturbationRecord {
+        PerturbationRecord {
+            spec,
+            kind: kind.to_string(),
+            args,
+            at_s,
+            end_s: None,
+            detail: None,
+            error: None,
+            baseline_per_s: None,
+            baseline_inherited: false,
+            dip_per_s: None,
+            lost: None,
+            ttr90_s: None,
+            ttr99_s: None,
+            failed: 0,
+            reconnects: 0,
+            window_end_s: None,
+            rule: RecoveryRule::default(),
+            server: None,
+        }
+    }
+
+    /// It ran (no error): its recovery is judged.
+    pub fn ran(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// Fills the recovery of every entry that ran from `timeline`, with `rule`; entries that
+/// failed keep none. Sorted by start.
+pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], rule: RecoveryRule) {
+    entries.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    let samples = recovery::samples(timeline);
+    let ran: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].ran()).collect();
+    let starts: Vec<f64> = ran.iter().map(|&i| entries[i].at_s).collect();
+    for (i, r) in ran
+        .into_iter()
+        .zip(recovery::recover(&samples, &starts, &rule))
+    {
+        let e = &mut entries[i];
+        e.rule = rule;
+        e.baseline_per_s = r.baseline_per_s;
+        e.baseline_inherited = r.baseline_inherited;
+        e.dip_per_s = r.dip_per_s;
+        e.lost = r.lost;
+        e.ttr90_s = r.ttr90_s;
+        e.ttr99_s = r.ttr99_s;
+        e.failed = r.failed;
+        e.reconnects = r.reconnects;
+        e.window_end_s = r.window_end_s;
+    }
+}
+
+/// Fills each perturbation's [`ServerWindow`] from the record's probes (aligned on the run's
+/// timeline, `align_probes`); nothing without probes or for a perturbation that did not run.
+pub fn server_side(rec: &mut RunRecord) {
+    let Some(p) = rec.probes.as_ref() else {
+        return;
+    };
+    let run_end = rec.timeline.last().map_or(rec.duration_s, |iv| iv.t);
+    for e in rec.perturbations.iter_mut().filter(|e| e.ran()) {
+        let to = e.window_end_s.or(e.end_s).unwrap_or(run_end).max(e.at_s);
+        e.server = window(p, e.at_s, to);
+    }
+}
+
+/// The probe intervals overlapping `[from, to]`, summed.
+fn window(p: &ProbeRecord, from: f64, to: f64) -> Option<ServerWindow> {
+    let ivs: Vec<_> = p
+        .timeline
+        .iter()
+        .filter(|iv| iv.t > from && iv.t - iv.dt < to.max(from + 1e-6))
+        .collect();
+    let first = ivs.first()?;
+    let mut waits = std::collections::BTreeMap::new();
+    for iv in &ivs {
+        for (event, n) in &iv.waits {
+            let c: &mut u64 = waits.entry(event.clone()).or_default();
+            *c = c.saturating_add(*n);
+        }
+    }
+    let sum = |f: &dyn Fn(&&crate::probe_record::ProbeInterval) -> Option<u64>| {
+        let v: Vec<u64> = ivs.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| crate::saturating_sum(v))
+    };
+    let mut top_waits = shares(&waits);
+    top_waits.truncate(3);
+    Some(ServerWindow {
+        from_s: first.t - first.dt,
+        to_s: ivs.last().map_or(first.t, |iv| iv.t),
+        top_waits,
+        lock_waiting_max: ivs.iter().map(|iv| iv.lock_waiting_max).max().unwrap_or(0),
+        wal_bytes: sum(&|iv| iv.server.wal_bytes),
+        checkpoints: sum(&|iv| iv.server.checkpoints),
+        xmin_age_max: ivs.iter().filter_map(|iv| iv.xmin_age).max(),
+        dead_tuples_max: ivs
+            .iter()
+            .filter(|iv| !iv.tables.is_empty())
+            .map(|iv| {
+                iv.tables
+                    .iter()
+                    .fold(0i64, |a, t| a.saturating_add(t.dead_tuples))
+            })
+            .max(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::IntervalStats;
+
+    fn timeline(rates: &[f64]) -> Vec<IntervalRecord> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| IntervalRecord {
+                t: (i + 1) as f64,
+                totals: IntervalStats {
+                    goodput_per_s: r,
+                    ..Default::default()
+                },
+                groups: vec![],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn entries_that_ran_are_judged_in_time_order_and_failed_ones_are_not() {
+        let tl = timeline(&[[100.0; 5].as_slice(), &[0.0; 2], &[100.0; 5]].concat());
+        let mut failed =
+            PerturbationRecord::new("1s:checkpoint".into(), "checkpoint", "".into(), 1.0);
+        failed.error = Some("42501: permission denied".into());
+        let lock =
+            PerturbationRecord::new("5s:ddl-lock=t,2s".into(), "ddl-lock", "t,2s".into(), 5.0);
+        let mut entries = vec![lock, failed];
+        judge(&mut entries, &tl, RecoveryRule::default());
+        assert_eq!(entries[0].kind, "checkpoint");
+        assert_eq!(
+            (entries[0].ttr90_s, entries[0].baseline_per_s),
+            (None, None)
+        );
+        let l = &entries[1];
+        assert_eq!(
+            (l.baseline_per_s, l.ttr90_s, l.lost),
+            (Some(100.0), Some(3.0), Some(200.0))
+        );
+        let json = serde_json::to_string(&entries).unwrap();
+        let back: Vec<PerturbationRecord> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, entries);
+        assert!(!json.contains("\"args\":\"\""), "{json}");
+        // A reader of an entry with only its description gets defaults.
+        let old: PerturbationRecord =
+            serde_json::from_str(r#"{"spec":"1s:checkpoint","kind":"checkpoint","at_s":1.0}"#)
+                .unwrap();
+        assert_eq!((old.ttr90_s, old.rule), (None, RecoveryRule::default()));
+    }
+
+    #[test]
+    fn the_server_side_is_what_the_probes_saw_inside_the_window() {
+        use crate::probe_record::ProbeInterval;
+        let iv = |t: f64, lock: u64, cpu: u64, waiting: u32, wal: u64| ProbeInterval {
+            t,
+            dt: 1.0,
+            waits: [
+                ("Lock:relation".to_string(), lock),
+                ("CPU".to_string(), cpu),
+            ]
+            .into_iter()
+            .collect(),
+            lock_waiting_max: waiting,
+            server: crate::probe_record::ServerDelta {
+                wal_bytes: Some(wal),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut lock =
+            PerturbationRecord::new("5s:ddl-lock=t,2s".into(), "ddl-lock", "t,2s".into(), 5.0);
+        lock.window_end_s = Some(7.0);
+        let mut failed =
+            PerturbationRecord::new("1s:checkpoint".into(), "checkpoint", "".into(), 1.0);
+        failed.error = Some("42501: no".into());
+        let mut rec = RunRecord {
+            perturbations: vec![failed, lock],
+            probes: Some(ProbeRecord {
+                timeline: (1..=10)
+                    .map(|t| match t {
+                        6 | 7 => iv(t as f64, 40, 2, 4, 100),
+                        _ => iv(t as f64, 0, 10, 0, 1000),
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        if let Some(p) = rec.probes.as_mut() {
+            let table = |dead| crate::probe_record::TableInterval {
+                name: "t".into(),
+                dead_tuples: dead,
+                ..Default::default()
+            };
+            p.timeline[5].tables = vec![table(7), table(5)];
+            p.timeline[9].tables = vec![table(100)];
+        }
+        server_side(&mut rec);
+        assert_eq!(rec.perturbations[0].server, None, "it did not run");
+        let w = rec.perturbations[1].server.clone().expect("a window");
+        assert_eq!(
+            (w.from_s, w.to_s),
+            (5.0, 7.0),
+            "the intervals (5,6] and (6,7]"
+        );
+        assert_eq!(w.top_waits[0].event, "Lock:relation");
+        assert_eq!(w.top_waits[0].count, 80);
+        assert_eq!(
+            (w.lock_waiting_max, w.wal_bytes, w.checkpoints),
+            (4, Some(200), None)
+        );
+        assert_eq!(w.dead_tuples_max, Some(12), "the window's, not the run's");
+        let mut none = RunRecord::default();
+        server_side(&mut none);
+    }
+}
