@@ -45,12 +45,47 @@ pub fn parse_int_array(text: &str) -> Vec<i64> {
         .collect()
 }
 
-/// A relation's name as `regclass` wrote it, shown as under the default `search_path`:
-/// diagnose pins its session's `search_path` to `pg_catalog`, where `regclass` qualifies
-/// every user table, so `public.` is dropped (`public.acct` → `acct`; a quoted schema
-/// starts with `"` and is kept).
-pub fn display_relation(name: &str) -> String {
-    name.strip_prefix("public.").unwrap_or(name).to_string()
+/// A relation's name as `regclass` wrote it, shown as the user's own session would see it:
+/// the probe pins its session's `search_path` to `pg_catalog`, where `regclass` qualifies
+/// every user table, so a schema on the user's `search_path` (the one read before pinning;
+/// `public` when unknown) is dropped (`public.acct` → `acct`, `hb_queue.jobs` → `jobs` when
+/// `hb_queue` is on it); any other schema is kept.
+pub fn display_relation(name: &str, search_path: Option<&str>) -> String {
+    let visible = search_path.map_or_else(|| vec!["public".to_string()], path_schemas);
+    visible
+        .iter()
+        .find_map(|schema| {
+            name.strip_prefix(schema.as_str())
+                .and_then(|r| r.strip_prefix('.'))
+                .filter(|r| !r.is_empty())
+        })
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// The schemas a `search_path` setting names, as `regclass` writes them (a quoted one stays
+/// quoted; `"$user"` is left out: the role's own schema is shown qualified).
+fn path_schemas(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut item = String::new();
+    let mut quoted = false;
+    for c in path.chars().chain(std::iter::once(',')) {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                item.push(c);
+            }
+            ',' if !quoted => {
+                let s = item.trim();
+                if !s.is_empty() && s != "\"$user\"" && s != "$user" {
+                    out.push(s.to_string());
+                }
+                item.clear();
+            }
+            _ => item.push(c),
+        }
+    }
+    out
 }
 
 /// Integer cell (`None` for NULL or garbage, never a panic).
@@ -164,5 +199,17 @@ mod tests {
             "yugabytedb"
         );
         assert_eq!(engine_of("CockroachDB CCL v23.1.0"), "cockroachdb");
+    }
+
+    #[test]
+    fn relations_are_shown_as_the_users_search_path_sees_them() {
+        use super::display_relation as d;
+        assert_eq!(d("public.acct", None), "acct");
+        assert_eq!(d("hb_queue.jobs", None), "hb_queue.jobs");
+        assert_eq!(d("hb_queue.jobs", Some("hb_queue, public")), "jobs");
+        assert_eq!(d("public.acct", Some("\"$user\", public")), "acct");
+        assert_eq!(d("\"My S\".t", Some("\"My S\", public")), "t");
+        assert_eq!(d("app.t", Some("\"$user\", public")), "app.t");
+        assert_eq!(d("\"Acc,ounts\"", Some("public")), "\"Acc,ounts\"");
     }
 }

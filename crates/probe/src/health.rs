@@ -88,7 +88,8 @@ pub const XMIN_SQL: &str = "select max(age(backend_xmin))::int8, \
      extract(epoch from now() - min(xact_start))::float8 \
      from pg_stat_activity where pid <> pg_backend_pid()";
 
-pub fn parse_tables(r: &QueryResult) -> TablesSnap {
+/// `search_path`: the user's, names are shown as it sees them ([`crate::classify::display_relation`]).
+pub fn parse_tables(r: &QueryResult, search_path: Option<&str>) -> TablesSnap {
     let mut out = TablesSnap::new();
     for row in &r.rows {
         let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
@@ -97,7 +98,7 @@ pub fn parse_tables(r: &QueryResult) -> TablesSnap {
         out.insert(
             oid,
             TableSnap {
-                name: crate::classify::display_relation(cell(1).unwrap_or("?")),
+                name: crate::classify::display_relation(cell(1).unwrap_or("?"), search_path),
                 ins: n(2),
                 upd: n(3),
                 hot_upd: n(4),

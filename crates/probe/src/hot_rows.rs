@@ -120,10 +120,10 @@ impl HotRows {
                 },
                 None => format!("ctid={ctid}"),
             };
-            let rel = display_relation(rel);
+            let rel = display_relation(rel, s.user_search_path.as_deref());
             let relation = match cell(2).filter(|r| !r.is_empty()) {
                 Some(root) => {
-                    let root = display_relation(root);
+                    let root = display_relation(root, s.user_search_path.as_deref());
                     if root != rel {
                         let seen = self.partitions.entry(root.clone()).or_default();
                         if seen.len() < 100 {

@@ -95,11 +95,14 @@ impl Catalog {
 
     /// The plan, or the plan with why the keys are not read.
     fn plan(&self) -> (Plan, Option<String>) {
-        let table = display_relation(&format!(
-            "{}.{}",
-            quote_if_needed(&self.schema),
-            quote_if_needed(&self.name)
-        ));
+        let table = display_relation(
+            &format!(
+                "{}.{}",
+                quote_if_needed(&self.schema),
+                quote_if_needed(&self.name)
+            ),
+            None,
+        );
         if self.relkind != "r" {
             return (Plan::Ctid, None);
         }

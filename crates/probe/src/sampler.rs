@@ -521,7 +521,7 @@ impl Sampler {
         };
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
-            let rel = display_relation(cell(1).unwrap_or(""));
+            let rel = display_relation(cell(1).unwrap_or(""), self.s.user_search_path.as_deref());
             let n = int(cell(4)).unwrap_or(0).max(0) as u64;
             if rel.is_empty() || n == 0 {
                 continue;
@@ -567,7 +567,7 @@ impl Sampler {
         let r = self
             .s
             .run_prepared(Part::Tables, "hotbench_probe_tables", &sql)?;
-        Some(health::parse_tables(&r))
+        Some(health::parse_tables(&r, self.s.user_search_path.as_deref()))
     }
 
     /// The database's commits, rollbacks and deadlocks, less the probe's own transactions
