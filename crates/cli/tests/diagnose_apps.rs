@@ -348,25 +348,21 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
                 && f["scenario"] == "queue")),
         "{out}"
     );
-    // The claim sits past the first 300 characters of pgqueuer's dequeue statement: the
-    // probe keeps only those until issue 36 row 12's fix, so it is asserted once kept.
-    let kept = v["probe"]["sessions"]["statements"]
-        .as_array()
-        .is_some_and(|s| {
-            s.iter().any(|s| {
-                s["query"]
-                    .as_str()
-                    .is_some_and(|q| q.contains("CROSS JOIN LATERAL") && q.contains("SKIP LOCKED"))
-            })
-        });
-    if kept {
-        assert!(
-            !check_value(&v, "queue tables").contains("no claims"),
-            "{out}"
-        );
-    } else {
-        println!("NOTE: pgqueuer's claim was cut from the statement text (300 characters kept)");
-    }
+    // The claim sits past the first 300 characters of pgqueuer's dequeue statement, inside
+    // a CTE's LATERAL subquery: the probe keeps it from the middle of the cut text.
+    assert!(
+        v["probe"]["sessions"]["statements"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["query"]
+                .as_str()
+                .is_some_and(|q| q.contains("FROM pgqueuer candidate")
+                    && q.contains("FOR UPDATE SKIP LOCKED")))),
+        "{out}"
+    );
+    assert!(
+        !check_value(&v, "queue tables").contains("no claims"),
+        "{out}"
+    );
 }
 
 /// What one workload measured: observed (the diagnosis) against the suggested ladder's first
