@@ -121,10 +121,31 @@ fn keys_read(r: &RelationFacts) -> bool {
     r.keys.first().is_some_and(|k| !k.key.starts_with("ctid="))
 }
 
+/// Hot rows when they were named by ctid: at most the row versions waited on (every update
+/// makes a row a new version) and at most the table's live rows; `None` when neither is
+/// known.
+fn rows_bound(r: &RelationFacts) -> Option<u64> {
+    let live = r
+        .table
+        .as_ref()
+        .map(|t| t.live_tuples_end)
+        .filter(|n| *n > 0)
+        .map(|n| n as u64);
+    let versions = Some(r.rows).filter(|n| *n > 0);
+    match (versions, live) {
+        (Some(v), Some(l)) => Some(v.min(l)),
+        (v, l) => v.or(l),
+    }
+}
+
 fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding {
     let p = input.probe;
     let gap = client_gap_ms(input).or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
-    let rows = keys_read(r).then_some(r.rows);
+    let rows = if keys_read(r) {
+        Some(r.rows)
+    } else {
+        rows_bound(r)
+    };
     // The gap is network latency only for clients across a network; on the server's host it
     // is the client's own time (think time), which --rtt would replay on every round trip.
     let est = if remote_clients(input) {
@@ -249,6 +270,33 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
              a user-defined type, or --no-keys; the notes say which): rows named by ctid",
         ));
     }
+    let param = sug.params.first().map(|p| p.0);
+    match (pattern, param, keys_read(r)) {
+        (HotPattern::Tpcb, ..) => {}
+        (_, Some(p), false) => finding.evidence.push(Evidence::new(
+            "hot rows",
+            format!(
+                "at most {}, a guess (keys unread: a row is a new ctid after every update): the \
+                 fewer of the row versions waited on ({}) and the table's live rows ({}); \
+                 suggested as --param {p}={}: with fewer hot rows the lab contends more",
+                sug.estimate.hot_keys.unwrap_or(0),
+                r.rows,
+                r.table
+                    .as_ref()
+                    .map_or("unknown".to_string(), |t| t.live_tuples_end.to_string()),
+                sug.estimate.hot_keys.unwrap_or(0),
+            ),
+        )),
+        (_, None, _) => finding.evidence.push(Evidence::new(
+            "hot rows",
+            format!(
+                "not estimated (no row waited on was named): the command runs the scenario's \
+                 default; pass --param {}=N",
+                pattern.param()
+            ),
+        )),
+        _ => {}
+    }
     add_blockers(input, r, &mut finding);
     sug.apply(&mut finding);
     finding
@@ -372,6 +420,15 @@ pub enum HotPattern {
 }
 
 impl HotPattern {
+    /// The scenario parameter that holds the hot rows' count.
+    fn param(self) -> &'static str {
+        match self {
+            HotPattern::Tpcb => "scale",
+            HotPattern::Counters => "posts",
+            HotPattern::Payments { .. } => "customers",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             HotPattern::Tpcb => {
@@ -432,17 +489,10 @@ fn tpcb_scale(f: &Facts) -> Option<u32> {
 /// The ladder that reproduces a hot row of this pattern.
 pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
     let keys = est.hot_keys;
-    let (scenario, variants, param): (_, Vec<&'static str>, _) = match p {
-        HotPattern::Tpcb => (
-            "tpcb-hotspot",
-            vec!["tpcb", "bucketed", "simple-update"],
-            "scale",
-        ),
-        HotPattern::Counters => (
-            "counters",
-            vec!["direct", "slotted", "events-rollup"],
-            "posts",
-        ),
+    let param = p.param();
+    let (scenario, variants): (_, Vec<&'static str>) = match p {
+        HotPattern::Tpcb => ("tpcb-hotspot", vec!["tpcb", "bucketed", "simple-update"]),
+        HotPattern::Counters => ("counters", vec!["direct", "slotted", "events-rollup"]),
         HotPattern::Payments { share_locks, .. } => {
             let mut v = vec![
                 "select-for-update",
@@ -453,7 +503,7 @@ pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
             if share_locks {
                 v.insert(1, "for-share");
             }
-            ("daily-limit", v, "customers")
+            ("daily-limit", v)
         }
     };
     let mut s = Suggestion::new(scenario, est);

@@ -52,6 +52,57 @@ fn read_lock_then_write_on_a_few_customers_is_a_daily_limit_hot_row() {
     assert_eq!(f.len(), 1, "{f:?}");
 }
 
+/// As a pg_monitor role without SELECT on the table the rows are named by ctid, and every
+/// update makes a row a new ctid: 24 row versions of a table of 8 rows. The hot-row count
+/// is still suggested (it was dropped from the command), bounded by the table's live rows
+/// and said to be a guess.
+#[test]
+fn rows_named_by_ctid_still_suggest_a_hot_row_count() {
+    let hot: Vec<(String, u64)> = (0..24).map(|i| (format!("ctid=(0,{i})"), 3)).collect();
+    let hot: Vec<(&str, &str, u64)> = hot
+        .iter()
+        .map(|(k, n)| ("daily_limit", k.as_str(), *n))
+        .collect();
+    let stmts = [
+        stmt(
+            "select remaining from daily_limit where customer_id = ? for update",
+            60,
+            55,
+            16,
+        ),
+        stmt(
+            "update daily_limit set remaining = ? where customer_id = ?",
+            8,
+            0,
+            12,
+        ),
+    ];
+    let mut p = record(&stmts, &hot);
+    let mut t = table("daily_limit", 0, 500, 0, (10, 40));
+    t.live_tuples_end = 8;
+    p.tables.push(t);
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(cmd.contains("--param customers=8 "), "{cmd}");
+    let ev = |what: &str| {
+        f[0].evidence
+            .iter()
+            .find(|e| e.what == what)
+            .map(|e| e.value.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        ev("hot rows").starts_with("at most 8, a guess"),
+        "{:?}",
+        f[0].evidence
+    );
+    assert_eq!(ev("distinct row versions (ctids) waited on"), "24");
+    // Without the table's counters: the row versions, an upper bound.
+    p.tables.clear();
+    let cmd = run(&p)[0].command.clone().unwrap_or_default();
+    assert!(cmd.contains("--param customers=24 "), "{cmd}");
+}
+
 /// On the server's host (Unix socket or loopback) the time between a transaction's
 /// statements is the client's think time: not replayed as --rtt on every round trip.
 #[test]
