@@ -639,3 +639,51 @@ fn sqlalchemy_payments_are_daily_limit_and_its_increments_counters() {
         assert!(!cmd.contains("--rtt"), "{cmd}");
     }
 }
+
+/// The same SQLAlchemy payments on a database without pg_stat_statements (issue 37's eighth
+/// workload): the hot row is still `daily-limit` with its hot-row count, the statements come
+/// from pg_stat_activity, a note names the missing extension, and the think time, then taken
+/// from the sampled idle age, says why.
+#[test]
+fn sqlalchemy_payments_without_pg_stat_statements_are_still_daily_limit() {
+    let Some(py) = common::apps::python() else {
+        return;
+    };
+    let db = database("sqlalchemy_nopss");
+    psql(&db, "drop extension if exists pg_stat_statements");
+    common::apps::setup(&py, "sqlalchemy_pay.py", &db, &[]);
+    let load = common::apps::AppLoad::start(&py, "sqlalchemy_pay.py", &db, &["--clients", "8"]);
+    wait_for_lock_waiters(&db, 2);
+    let (mut c, json) = diagnose_command(&db, "sqlalchemy-nopss", "4", &[]);
+    let o = c.output().expect("run diagnose");
+    let rate = load.stop();
+    let (out, err) = text(&o);
+    eprintln!("{out}\n{rate}");
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let v = json_of(&json);
+    assert!(
+        v["notes"]
+            .to_string()
+            .contains("CREATE EXTENSION pg_stat_statements"),
+        "{out}"
+    );
+    let f = hot_row(&v, &out);
+    assert_eq!(
+        (&f["relation"], &f["scenario"]),
+        (&Value::from("accounts"), &Value::from("daily-limit")),
+        "{out}"
+    );
+    let cmd = f["command"].as_str().unwrap_or("");
+    assert!(
+        cmd.contains("--param customers=") && !cmd.contains("--rtt"),
+        "{cmd}"
+    );
+    let think = f["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["what"] == "time between a transaction's statements")
+        .filter_map(|e| e["value"].as_str())
+        .collect::<String>();
+    assert!(think.contains("without pg_stat_statements"), "{out}");
+}

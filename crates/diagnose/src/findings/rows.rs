@@ -140,7 +140,8 @@ fn rows_bound(r: &RelationFacts) -> Option<u64> {
 
 fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding {
     let p = input.probe;
-    let gap = client_gap_ms(input).or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
+    let little = client_gap_ms(input);
+    let gap = little.or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
     let rows = if keys_read(r) {
         Some(r.rows)
     } else {
@@ -242,18 +243,27 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         ));
     }
     if let Some(g) = gap {
+        let how = if little.is_some() {
+            ""
+        } else if p.statements.is_empty() {
+            "; from the sampled idle age of sessions in a transaction, which overweights long \
+             gaps: without pg_stat_statements the statements per transaction are unknown"
+        } else {
+            "; from the sampled idle age of sessions in a transaction, which overweights long \
+             gaps"
+        };
         finding.evidence.push(Evidence::new(
             "time between a transaction's statements",
             if remote_clients(input) {
                 format!(
                     "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
-                     that includes the client's own time)"
+                     that includes the client's own time{how})"
                 )
             } else {
                 format!(
                     "{g:.2} ms of client think time (the clients are on the server's host: \
                      Unix socket or loopback, so no network round trip): suggested as --think, \
-                     added only inside a transaction, not as --rtt"
+                     added only inside a transaction, not as --rtt{how}"
                 )
             },
         ));

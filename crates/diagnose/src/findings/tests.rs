@@ -606,3 +606,41 @@ fn think_time_is_idle_time_per_transaction_over_its_gaps() {
     let cmd = f[0].command.as_deref().unwrap_or("");
     assert!(cmd.ends_with("--think 6.1ms"), "{cmd}");
 }
+
+/// Without pg_stat_statements (no calls per transaction) the think time falls back to the
+/// sampled idle age, and its evidence says so and names the missing extension.
+#[test]
+fn think_time_without_pg_stat_statements_names_the_extension() {
+    let mut p = record(
+        &[
+            stmt("SELECT accounts.id, accounts.balance FROM accounts WHERE accounts.id = $1::BIGINT FOR UPDATE", 60, 55, 8),
+            stmt("UPDATE accounts SET balance=$1::BIGINT WHERE accounts.id = $2::BIGINT", 8, 0, 8),
+        ],
+        &[("accounts", "id=1", 40), ("accounts", "id=2", 9)],
+    );
+    p.server.database = Some(DatabaseDelta {
+        commits: 900,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.idle_in_transaction_samples = 30;
+        s.in_transaction_gap_ms = Some(2.4);
+    }
+    let f = run(&p);
+    assert_eq!(f[0].scenario.as_deref(), Some("daily-limit"));
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(
+        cmd.contains("--param customers=2 ") && cmd.ends_with("--think 2.4ms"),
+        "{cmd}"
+    );
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.starts_with("2.40 ms of client think time")
+                && e.value.contains("without pg_stat_statements")),
+        "{:?}",
+        f[0].evidence
+    );
+}
