@@ -168,7 +168,9 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     let pattern = if r.increments() && increments_elsewhere > 0 && history {
         HotPattern::Tpcb
     } else if r.increments() && !r.locking_reads() {
-        HotPattern::Counters
+        HotPattern::Counters {
+            in_transaction: r.idle_in_transaction > 0 && r.plain_reads(),
+        }
     } else {
         HotPattern::Payments {
             locking_reads: r.locking_reads(),
@@ -420,8 +422,9 @@ fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Opt
 pub enum HotPattern {
     /// Increments of several aggregate rows beside a history insert.
     Tpcb,
-    /// Increments of one table's rows.
-    Counters,
+    /// Increments of one table's rows; `in_transaction`: in transactions that also read the
+    /// relation and hold it across a client round trip (Django's view).
+    Counters { in_transaction: bool },
     /// Anything else: read (with a lock) and write back, or plain writes.
     Payments {
         locking_reads: bool,
@@ -434,7 +437,7 @@ impl HotPattern {
     fn param(self) -> &'static str {
         match self {
             HotPattern::Tpcb => "scale",
-            HotPattern::Counters => "posts",
+            HotPattern::Counters { .. } => "posts",
             HotPattern::Payments { .. } => "customers",
         }
     }
@@ -444,7 +447,12 @@ impl HotPattern {
             HotPattern::Tpcb => {
                 "increments of aggregate rows beside a history insert (pgbench's TPC-B shape)"
             }
-            HotPattern::Counters => "counter increments (SET n = n + …)",
+            HotPattern::Counters {
+                in_transaction: false,
+            } => "counter increments (SET n = n + …)",
+            HotPattern::Counters {
+                in_transaction: true,
+            } => "counter increments (SET n = n + …) in transactions that read the row and wait on their client",
             HotPattern::Payments {
                 locking_reads: true,
                 ..
@@ -462,7 +470,7 @@ impl HotPattern {
                  `bucketed` variant), or record the deltas (as the history insert does) and \
                  roll them up in batches; the ladder measures which wins at your concurrency"
             }
-            HotPattern::Counters => {
+            HotPattern::Counters { .. } => {
                 "spread each counter over several slot rows summed when read (`slotted`), or \
                  insert the increments and roll them up in batches (`events-rollup`); keep the \
                  increment the last statement of its transaction, so the row is held briefly"
@@ -502,7 +510,22 @@ pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
     let param = p.param();
     let (scenario, variants): (_, Vec<&'static str>) = match p {
         HotPattern::Tpcb => ("tpcb-hotspot", vec!["tpcb", "bucketed", "simple-update"]),
-        HotPattern::Counters => ("counters", vec!["direct", "slotted", "events-rollup"]),
+        HotPattern::Counters {
+            in_transaction: false,
+        } => ("counters", vec!["direct", "slotted", "events-rollup"]),
+        // The increment in a transaction that reads the row too (an ORM's view): the
+        // variant of that shape first, so the lab's baseline holds the row as the user's did.
+        HotPattern::Counters {
+            in_transaction: true,
+        } => (
+            "counters",
+            vec![
+                "direct-in-transaction",
+                "direct",
+                "slotted",
+                "events-rollup",
+            ],
+        ),
         HotPattern::Payments { share_locks, .. } => {
             let mut v = vec![
                 "select-for-update",
@@ -563,7 +586,12 @@ pub fn examples() -> Vec<Suggestion> {
     for e in ests {
         for p in [
             HotPattern::Tpcb,
-            HotPattern::Counters,
+            HotPattern::Counters {
+                in_transaction: false,
+            },
+            HotPattern::Counters {
+                in_transaction: true,
+            },
             HotPattern::Payments {
                 locking_reads: true,
                 share_locks: true,
@@ -656,6 +684,13 @@ fn add_blockers(input: &Input, r: &RelationFacts, f: &mut Finding) {
 }
 
 impl RelationFacts {
+    /// Statements that only read the relation (no lock, no write).
+    fn plain_reads(&self) -> bool {
+        self.statements
+            .iter()
+            .any(|s| s.access.iter().all(|a| matches!(a, Access::Read)))
+    }
+
     fn any_share_lock(&self) -> bool {
         self.statements.iter().any(|s| {
             s.access

@@ -644,3 +644,34 @@ fn think_time_without_pg_stat_statements_names_the_extension() {
         f[0].evidence
     );
 }
+
+/// Django's view: the increment, then a read of the row, in one transaction that waits on
+/// its client between them. The counters ladder starts with the variant of that shape (in
+/// autocommit `direct` ran 21× the observed rate: --think had no transaction to delay).
+#[test]
+fn an_increment_read_back_in_its_transaction_starts_with_the_transaction_variant() {
+    let mut up = stmt("UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" + $1) WHERE \"site_page\".\"id\" = $2", 60, 55, 8);
+    up.idle_in_transaction = 5;
+    let read = stmt("SELECT \"site_page\".\"id\", \"site_page\".\"views\" FROM \"site_page\" WHERE \"site_page\".\"id\" = $1 LIMIT $2", 10, 0, 8);
+    let mut p = record(
+        &[up, read],
+        &[("site_page", "id=1", 40), ("site_page", "id=2", 9)],
+    );
+    let f = run(&p);
+    assert_eq!(f[0].scenario.as_deref(), Some("counters"));
+    assert_eq!(
+        f[0].variants,
+        [
+            "direct-in-transaction",
+            "direct",
+            "slotted",
+            "events-rollup"
+        ]
+    );
+    // In autocommit (no round trip inside a transaction): the plain ladder.
+    if let Some(s) = p.sessions.as_mut() {
+        s.statements[0].idle_in_transaction = 0;
+    }
+    let f = run(&p);
+    assert_eq!(f[0].variants, ["direct", "slotted", "events-rollup"]);
+}
