@@ -4,8 +4,9 @@
 //! row count, not the ten tellers' rows waited on at scale 1), with advice for aggregates, not
 //! for payments. Django's `F() + 1` is a counter, procrastinate's claim inside a PL/pgSQL
 //! function and pgqueuer's NOTIFY commit lock are seen (the libraries installed by
-//! `.ci/install-pyapps`, their workloads in `tests/apps/`). Samples are short (-T 3 or 5,
-//! waits every 20 ms).
+//! `.ci/install-pyapps`, their workloads in `tests/apps/`), pgqueuer's claim inside a
+//! CTE/LATERAL too, and SQLAlchemy's payments stay `daily-limit` on a database without
+//! pg_stat_statements. Samples are short (-T 3 to 5, waits every 20 ms).
 
 mod common;
 
@@ -473,7 +474,7 @@ fn measure_row(
 /// /tmp/hotbench-bench.lock cargo test -p hotbench --test diagnose_apps -- --ignored
 /// measure --nocapture` and note the load average.
 #[test]
-#[ignore = "a measurement for docs/diagnosis.md (about two minutes), not a check"]
+#[ignore = "a measurement for docs/diagnosis.md (about eight minutes), not a check"]
 fn measure_suggested_ladders_against_observed() {
     let bin = pgbench().expect(NO_PGBENCH);
     let mut rows = Vec::new();
