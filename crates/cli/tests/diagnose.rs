@@ -320,6 +320,15 @@ fn a_customer_drawn_four_times_as_often_is_a_daily_limit_hot_row_seen_read_only(
         "{}",
         b["notes"]
     );
+    // The hot-row count is not dropped from the command: at most the table's 8 rows.
+    let bcmd = bf["command"].as_str().unwrap_or("");
+    let customers: u32 = bcmd
+        .split("--param customers=")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no --param customers: {bcmd}\n{bare_text}"));
+    assert!((1..=8).contains(&customers), "{bcmd}");
 
     check_in_browser(&dir, &html);
     let page = std::fs::read_to_string(&html).expect("html");

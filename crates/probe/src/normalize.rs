@@ -3,8 +3,9 @@
 //! normalized form (`… where id = ?`): the same statement with other values is one entry, and
 //! no user value leaves the server in a query text. Pure, tested without a server.
 
-/// Characters kept of a normalized text: a longer one keeps its start and its last
-/// [`TAIL_CHARS`] (where a locking clause is), with ` … ` between.
+/// Characters kept of a normalized text: a longer one keeps its start, up to two locking
+/// clauses from its middle with the `select` before them (a claim inside a CTE), and its
+/// last [`TAIL_CHARS`] (where a top-level locking clause is), with ` … ` between.
 pub const MAX_CHARS: usize = 300;
 const TAIL_CHARS: usize = 100;
 /// Characters of a text read (the server sends at most 2,000 of a statement's).
@@ -131,13 +132,101 @@ fn space(o: &mut String) {
 }
 
 fn cut(s: &str) -> String {
-    let n = s.chars().count();
+    let c: Vec<char> = s.chars().collect();
+    let n = c.len();
     if n <= MAX_CHARS {
         return s.to_string();
     }
-    let head: String = s.chars().take(MAX_CHARS - TAIL_CHARS - 3).collect();
-    let tail: String = s.chars().skip(n - TAIL_CHARS).collect();
-    format!("{} … {}", head.trim_end(), tail.trim_start())
+    let tail_start = n - TAIL_CHARS;
+    // Character ranges kept, in order: the head, the middle's locking clauses, the tail.
+    let mut parts: Vec<(usize, usize)> = vec![(0, MAX_CHARS - TAIL_CHARS - 3)];
+    for at in locking_clauses(&c, parts[0].1, tail_start) {
+        let prev_end = parts.last().map_or(0, |p| p.1);
+        if at < prev_end {
+            continue;
+        }
+        let from = select_before(&c, at, prev_end);
+        let to = word_end(&c, (at + CLAUSE_AFTER).min(tail_start));
+        parts.push((from, to));
+        if parts.len() > MAX_CLAUSES {
+            break;
+        }
+    }
+    parts.push((tail_start, n));
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (from, to) in parts {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
+        .iter()
+        .map(|&(a, b)| c[a..b].iter().collect::<String>().trim().to_string())
+        .collect::<Vec<_>>()
+        .join(" … ")
+}
+
+/// Locking clauses kept from the middle of a cut text (a claim inside a CTE or a LATERAL
+/// subquery: pgqueuer's), with up to [`CLAUSE_BEFORE`] characters before each (back to the
+/// `select` whose rows it locks) and [`CLAUSE_AFTER`] after (`OF t SKIP LOCKED LIMIT n`).
+const MAX_CLAUSES: usize = 2;
+const CLAUSE_BEFORE: usize = 300;
+const CLAUSE_AFTER: usize = 40;
+
+/// Where `for update`, `for no key update`, `for share` and `for key share` start in
+/// `c[from..to]` (after a space).
+fn locking_clauses(c: &[char], from: usize, to: usize) -> Vec<usize> {
+    let lower: String = c.iter().map(|ch| ch.to_ascii_lowercase()).collect();
+    let lower: Vec<char> = lower.chars().collect();
+    let at = |i: usize, w: &str| {
+        w.chars()
+            .enumerate()
+            .all(|(k, ch)| lower.get(i + k) == Some(&ch))
+    };
+    (from.max(1)..to)
+        .filter(|&i| lower[i - 1] == ' ')
+        .filter(|&i| {
+            [
+                "for update",
+                "for no key update",
+                "for share",
+                "for key share",
+            ]
+            .iter()
+            .any(|w| at(i, w))
+        })
+        .collect()
+}
+
+/// Where the kept text before a locking clause at `at` starts: the last `select` within
+/// [`CLAUSE_BEFORE`] characters (not before `floor`), else that far back at a word start.
+fn select_before(c: &[char], at: usize, floor: usize) -> usize {
+    let lo = at.saturating_sub(CLAUSE_BEFORE).max(floor);
+    let is_select = |i: usize| {
+        i + 7 <= c.len()
+            && c[i..i + 6]
+                .iter()
+                .map(|ch| ch.to_ascii_lowercase())
+                .eq("select".chars())
+            && c[i + 6] == ' '
+            && (i == 0 || matches!(c[i - 1], ' ' | '('))
+    };
+    if let Some(i) = (lo..at).rev().find(|&i| is_select(i)) {
+        return i;
+    }
+    if lo == floor {
+        return lo;
+    }
+    (lo..at).find(|&i| c[i - 1] == ' ').unwrap_or(lo)
+}
+
+/// `i`, or the end of the word `i` falls in.
+fn word_end(c: &[char], mut i: usize) -> usize {
+    while i < c.len() && i > 0 && c[i - 1] != ' ' && c[i] != ' ' {
+        i += 1;
+    }
+    i
 }
 
 /// Index after a `/* … */` comment starting at `i` (they nest in PostgreSQL).
@@ -284,6 +373,45 @@ mod tests {
         assert_eq!(
             normalize("select 1 where 2 in (1, 2, 3"),
             "select ? where ? in (?, ?, ?"
+        );
+    }
+
+    /// pgqueuer's dequeue (its CTE/LATERAL claim is past the first 300 characters, and the
+    /// statement is longer than what is kept): the claim and the select it locks are kept.
+    #[test]
+    fn a_claim_in_the_middle_of_a_long_statement_is_kept() {
+        let sql = format!(
+            "WITH available AS ( SELECT UNNEST($2::text[]) AS entrypoint ), next_queued AS ( \
+             SELECT job.id, job.priority FROM available CROSS JOIN LATERAL ( \
+             SELECT candidate.id, candidate.priority FROM pgqueuer candidate \
+             WHERE candidate.entrypoint = available.entrypoint AND candidate.status = 'queued' \
+             AND candidate.execute_after < NOW() ORDER BY candidate.priority DESC, candidate.id ASC \
+             LIMIT $1 FOR UPDATE SKIP LOCKED ) job ORDER BY job.priority DESC, job.id ASC LIMIT $1 ), \
+             updated AS ( UPDATE pgqueuer SET status = 'picked' {} WHERE id = ANY(SELECT id FROM next_queued) \
+             RETURNING * ) SELECT * FROM updated ORDER BY priority DESC, id ASC",
+            ", updated = NOW(), heartbeat = NOW()".repeat(20)
+        );
+        let n = normalize(&sql);
+        assert!(
+            n.contains(
+                "FROM pgqueuer candidate WHERE candidate.entrypoint = available.entrypoint \
+                 AND candidate.status = ? AND candidate.execute_after < NOW() ORDER BY \
+                 candidate.priority DESC, candidate.id ASC LIMIT $1 FOR UPDATE SKIP LOCKED )"
+            ) && n.ends_with("ORDER BY priority DESC, id ASC")
+                && n.chars().count() < 800,
+            "{n}"
+        );
+        // A clause far from any select keeps its last 300 characters, from a word's start.
+        let far = format!(
+            "{} select a from t where {} for share nowait {}",
+            "x ".repeat(200),
+            "c = ? and ".repeat(60),
+            "y ".repeat(100)
+        );
+        let n = normalize(&far);
+        assert!(
+            n.contains(" … c = ? and") && n.contains("for share nowait"),
+            "{n}"
         );
     }
 

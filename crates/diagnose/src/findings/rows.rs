@@ -121,10 +121,32 @@ fn keys_read(r: &RelationFacts) -> bool {
     r.keys.first().is_some_and(|k| !k.key.starts_with("ctid="))
 }
 
+/// Hot rows when they were named by ctid: at most the row versions waited on (every update
+/// makes a row a new version) and at most the table's live rows; `None` when neither is
+/// known.
+fn rows_bound(r: &RelationFacts) -> Option<u64> {
+    let live = r
+        .table
+        .as_ref()
+        .map(|t| t.live_tuples_end)
+        .filter(|n| *n > 0)
+        .map(|n| n as u64);
+    let versions = Some(r.rows).filter(|n| *n > 0);
+    match (versions, live) {
+        (Some(v), Some(l)) => Some(v.min(l)),
+        (v, l) => v.or(l),
+    }
+}
+
 fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding {
     let p = input.probe;
-    let gap = client_gap_ms(input).or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
-    let rows = keys_read(r).then_some(r.rows);
+    let little = client_gap_ms(input);
+    let gap = little.or(p.sessions.as_ref().and_then(|s| s.in_transaction_gap_ms));
+    let rows = if keys_read(r) {
+        Some(r.rows)
+    } else {
+        rows_bound(r)
+    };
     // The gap is network latency only for clients across a network; on the server's host it
     // is the client's own time (think time), which --rtt would replay on every round trip.
     let est = if remote_clients(input) {
@@ -146,7 +168,9 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     let pattern = if r.increments() && increments_elsewhere > 0 && history {
         HotPattern::Tpcb
     } else if r.increments() && !r.locking_reads() {
-        HotPattern::Counters
+        HotPattern::Counters {
+            in_transaction: r.idle_in_transaction > 0 && r.plain_reads(),
+        }
     } else {
         HotPattern::Payments {
             locking_reads: r.locking_reads(),
@@ -221,18 +245,27 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         ));
     }
     if let Some(g) = gap {
+        let how = if little.is_some() {
+            ""
+        } else if p.statements.is_empty() {
+            "; from the sampled idle age of sessions in a transaction, which overweights long \
+             gaps: without pg_stat_statements the statements per transaction are unknown"
+        } else {
+            "; from the sampled idle age of sessions in a transaction, which overweights long \
+             gaps"
+        };
         finding.evidence.push(Evidence::new(
             "time between a transaction's statements",
             if remote_clients(input) {
                 format!(
                     "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
-                     that includes the client's own time)"
+                     that includes the client's own time{how})"
                 )
             } else {
                 format!(
                     "{g:.2} ms of client think time (the clients are on the server's host: \
                      Unix socket or loopback, so no network round trip): suggested as --think, \
-                     added only inside a transaction, not as --rtt"
+                     added only inside a transaction, not as --rtt{how}"
                 )
             },
         ));
@@ -248,6 +281,33 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             "not read (no primary key, no SELECT on the table, row-level security, a key of \
              a user-defined type, or --no-keys; the notes say which): rows named by ctid",
         ));
+    }
+    let param = sug.params.first().map(|p| p.0);
+    match (pattern, param, keys_read(r)) {
+        (HotPattern::Tpcb, ..) => {}
+        (_, Some(p), false) => finding.evidence.push(Evidence::new(
+            "hot rows",
+            format!(
+                "at most {}, a guess (keys unread: a row is a new ctid after every update): the \
+                 fewer of the row versions waited on ({}) and the table's live rows ({}); \
+                 suggested as --param {p}={}: with fewer hot rows the lab contends more",
+                sug.estimate.hot_keys.unwrap_or(0),
+                r.rows,
+                r.table
+                    .as_ref()
+                    .map_or("unknown".to_string(), |t| t.live_tuples_end.to_string()),
+                sug.estimate.hot_keys.unwrap_or(0),
+            ),
+        )),
+        (_, None, _) => finding.evidence.push(Evidence::new(
+            "hot rows",
+            format!(
+                "not estimated (no row waited on was named): the command runs the scenario's \
+                 default; pass --param {}=N",
+                pattern.param()
+            ),
+        )),
+        _ => {}
     }
     add_blockers(input, r, &mut finding);
     sug.apply(&mut finding);
@@ -362,8 +422,9 @@ fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Opt
 pub enum HotPattern {
     /// Increments of several aggregate rows beside a history insert.
     Tpcb,
-    /// Increments of one table's rows.
-    Counters,
+    /// Increments of one table's rows; `in_transaction`: in transactions that also read the
+    /// relation and hold it across a client round trip (Django's view).
+    Counters { in_transaction: bool },
     /// Anything else: read (with a lock) and write back, or plain writes.
     Payments {
         locking_reads: bool,
@@ -372,12 +433,26 @@ pub enum HotPattern {
 }
 
 impl HotPattern {
+    /// The scenario parameter that holds the hot rows' count.
+    fn param(self) -> &'static str {
+        match self {
+            HotPattern::Tpcb => "scale",
+            HotPattern::Counters { .. } => "posts",
+            HotPattern::Payments { .. } => "customers",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             HotPattern::Tpcb => {
                 "increments of aggregate rows beside a history insert (pgbench's TPC-B shape)"
             }
-            HotPattern::Counters => "counter increments (SET n = n + …)",
+            HotPattern::Counters {
+                in_transaction: false,
+            } => "counter increments (SET n = n + …)",
+            HotPattern::Counters {
+                in_transaction: true,
+            } => "counter increments (SET n = n + …) in transactions that read the row and wait on their client",
             HotPattern::Payments {
                 locking_reads: true,
                 ..
@@ -395,7 +470,7 @@ impl HotPattern {
                  `bucketed` variant), or record the deltas (as the history insert does) and \
                  roll them up in batches; the ladder measures which wins at your concurrency"
             }
-            HotPattern::Counters => {
+            HotPattern::Counters { .. } => {
                 "spread each counter over several slot rows summed when read (`slotted`), or \
                  insert the increments and roll them up in batches (`events-rollup`); keep the \
                  increment the last statement of its transaction, so the row is held briefly"
@@ -432,16 +507,24 @@ fn tpcb_scale(f: &Facts) -> Option<u32> {
 /// The ladder that reproduces a hot row of this pattern.
 pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
     let keys = est.hot_keys;
-    let (scenario, variants, param): (_, Vec<&'static str>, _) = match p {
-        HotPattern::Tpcb => (
-            "tpcb-hotspot",
-            vec!["tpcb", "bucketed", "simple-update"],
-            "scale",
-        ),
-        HotPattern::Counters => (
+    let param = p.param();
+    let (scenario, variants): (_, Vec<&'static str>) = match p {
+        HotPattern::Tpcb => ("tpcb-hotspot", vec!["tpcb", "bucketed", "simple-update"]),
+        HotPattern::Counters {
+            in_transaction: false,
+        } => ("counters", vec!["direct", "slotted", "events-rollup"]),
+        // The increment in a transaction that reads the row too (an ORM's view): the
+        // variant of that shape first, so the lab's baseline holds the row as the user's did.
+        HotPattern::Counters {
+            in_transaction: true,
+        } => (
             "counters",
-            vec!["direct", "slotted", "events-rollup"],
-            "posts",
+            vec![
+                "direct-in-transaction",
+                "direct",
+                "slotted",
+                "events-rollup",
+            ],
         ),
         HotPattern::Payments { share_locks, .. } => {
             let mut v = vec![
@@ -453,7 +536,7 @@ pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
             if share_locks {
                 v.insert(1, "for-share");
             }
-            ("daily-limit", v, "customers")
+            ("daily-limit", v)
         }
     };
     let mut s = Suggestion::new(scenario, est);
@@ -503,7 +586,12 @@ pub fn examples() -> Vec<Suggestion> {
     for e in ests {
         for p in [
             HotPattern::Tpcb,
-            HotPattern::Counters,
+            HotPattern::Counters {
+                in_transaction: false,
+            },
+            HotPattern::Counters {
+                in_transaction: true,
+            },
             HotPattern::Payments {
                 locking_reads: true,
                 share_locks: true,
@@ -596,6 +684,13 @@ fn add_blockers(input: &Input, r: &RelationFacts, f: &mut Finding) {
 }
 
 impl RelationFacts {
+    /// Statements that only read the relation (no lock, no write).
+    fn plain_reads(&self) -> bool {
+        self.statements
+            .iter()
+            .any(|s| s.access.iter().all(|a| matches!(a, Access::Read)))
+    }
+
     fn any_share_lock(&self) -> bool {
         self.statements.iter().any(|s| {
             s.access

@@ -52,6 +52,57 @@ fn read_lock_then_write_on_a_few_customers_is_a_daily_limit_hot_row() {
     assert_eq!(f.len(), 1, "{f:?}");
 }
 
+/// As a pg_monitor role without SELECT on the table the rows are named by ctid, and every
+/// update makes a row a new ctid: 24 row versions of a table of 8 rows. The hot-row count
+/// is still suggested (it was dropped from the command), bounded by the table's live rows
+/// and said to be a guess.
+#[test]
+fn rows_named_by_ctid_still_suggest_a_hot_row_count() {
+    let hot: Vec<(String, u64)> = (0..24).map(|i| (format!("ctid=(0,{i})"), 3)).collect();
+    let hot: Vec<(&str, &str, u64)> = hot
+        .iter()
+        .map(|(k, n)| ("daily_limit", k.as_str(), *n))
+        .collect();
+    let stmts = [
+        stmt(
+            "select remaining from daily_limit where customer_id = ? for update",
+            60,
+            55,
+            16,
+        ),
+        stmt(
+            "update daily_limit set remaining = ? where customer_id = ?",
+            8,
+            0,
+            12,
+        ),
+    ];
+    let mut p = record(&stmts, &hot);
+    let mut t = table("daily_limit", 0, 500, 0, (10, 40));
+    t.live_tuples_end = 8;
+    p.tables.push(t);
+    let f = run(&p);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(cmd.contains("--param customers=8 "), "{cmd}");
+    let ev = |what: &str| {
+        f[0].evidence
+            .iter()
+            .find(|e| e.what == what)
+            .map(|e| e.value.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        ev("hot rows").starts_with("at most 8, a guess"),
+        "{:?}",
+        f[0].evidence
+    );
+    assert_eq!(ev("distinct row versions (ctids) waited on"), "24");
+    // Without the table's counters: the row versions, an upper bound.
+    p.tables.clear();
+    let cmd = run(&p)[0].command.clone().unwrap_or_default();
+    assert!(cmd.contains("--param customers=24 "), "{cmd}");
+}
+
 /// On the server's host (Unix socket or loopback) the time between a transaction's
 /// statements is the client's think time: not replayed as --rtt on every round trip.
 #[test]
@@ -554,4 +605,73 @@ fn think_time_is_idle_time_per_transaction_over_its_gaps() {
     let f = run(&p);
     let cmd = f[0].command.as_deref().unwrap_or("");
     assert!(cmd.ends_with("--think 6.1ms"), "{cmd}");
+}
+
+/// Without pg_stat_statements (no calls per transaction) the think time falls back to the
+/// sampled idle age, and its evidence says so and names the missing extension.
+#[test]
+fn think_time_without_pg_stat_statements_names_the_extension() {
+    let mut p = record(
+        &[
+            stmt("SELECT accounts.id, accounts.balance FROM accounts WHERE accounts.id = $1::BIGINT FOR UPDATE", 60, 55, 8),
+            stmt("UPDATE accounts SET balance=$1::BIGINT WHERE accounts.id = $2::BIGINT", 8, 0, 8),
+        ],
+        &[("accounts", "id=1", 40), ("accounts", "id=2", 9)],
+    );
+    p.server.database = Some(DatabaseDelta {
+        commits: 900,
+        rollbacks: 0,
+        deadlocks: 0,
+    });
+    if let Some(s) = p.sessions.as_mut() {
+        s.remote_client_samples = 0;
+        s.idle_in_transaction_samples = 30;
+        s.in_transaction_gap_ms = Some(2.4);
+    }
+    let f = run(&p);
+    assert_eq!(f[0].scenario.as_deref(), Some("daily-limit"));
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(
+        cmd.contains("--param customers=2 ") && cmd.ends_with("--think 2.4ms"),
+        "{cmd}"
+    );
+    assert!(
+        f[0].evidence
+            .iter()
+            .any(|e| e.value.starts_with("2.40 ms of client think time")
+                && e.value.contains("without pg_stat_statements")),
+        "{:?}",
+        f[0].evidence
+    );
+}
+
+/// Django's view: the increment, then a read of the row, in one transaction that waits on
+/// its client between them. The counters ladder starts with the variant of that shape (in
+/// autocommit `direct` ran 21× the observed rate: --think had no transaction to delay).
+#[test]
+fn an_increment_read_back_in_its_transaction_starts_with_the_transaction_variant() {
+    let mut up = stmt("UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" + $1) WHERE \"site_page\".\"id\" = $2", 60, 55, 8);
+    up.idle_in_transaction = 5;
+    let read = stmt("SELECT \"site_page\".\"id\", \"site_page\".\"views\" FROM \"site_page\" WHERE \"site_page\".\"id\" = $1 LIMIT $2", 10, 0, 8);
+    let mut p = record(
+        &[up, read],
+        &[("site_page", "id=1", 40), ("site_page", "id=2", 9)],
+    );
+    let f = run(&p);
+    assert_eq!(f[0].scenario.as_deref(), Some("counters"));
+    assert_eq!(
+        f[0].variants,
+        [
+            "direct-in-transaction",
+            "direct",
+            "slotted",
+            "events-rollup"
+        ]
+    );
+    // In autocommit (no round trip inside a transaction): the plain ladder.
+    if let Some(s) = p.sessions.as_mut() {
+        s.statements[0].idle_in_transaction = 0;
+    }
+    let f = run(&p);
+    assert_eq!(f[0].variants, ["direct", "slotted", "events-rollup"]);
 }
