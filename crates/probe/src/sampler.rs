@@ -570,15 +570,15 @@ impl Sampler {
         Some(health::parse_tables(&r, self.s.user_search_path.as_deref()))
     }
 
-    /// The database's commits, rollbacks and deadlocks, less the probe's own transactions
-    /// (counted by its session; the server's counts of them may lag by its stats flush
-    /// interval, about a second).
+    /// The database's commits, rollbacks and deadlocks, with the probe's own transactions the
+    /// server has likely counted by now ([`Session::own_xacts_counted`]), for the delta to
+    /// subtract.
     fn read_database(&mut self) -> Option<health::DbSnap> {
         let r = self
             .s
             .run_prepared(Part::Database, "hotbench_probe_db", health::DATABASE_SQL)?;
         let [c, r, d, ..] = health::parse_database(&r)?;
-        let [own_c, own_r] = self.s.own_xacts;
+        let [own_c, own_r] = self.s.own_xacts_counted();
         Some([c, r, d, own_c, own_r])
     }
 

@@ -2,7 +2,7 @@
 //! kind of measurement is a [`Part`] that a missing view, function, extension or privilege
 //! switches off with one note instead of failing the run.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use hotbench_stats::probe_record::ProbeCost;
@@ -66,11 +66,18 @@ pub struct Session {
     /// Transactions this session ended: committed, rolled back (pg_stat_database counts them
     /// with the user's; the sampler subtracts them).
     pub own_xacts: [i64; 2],
+    /// `own_xacts` as they were at the recent [`Session::own_xacts_counted`] calls, oldest
+    /// first (at most one older than [`STATS_FLUSH_INTERVAL`] is kept).
+    own_xacts_marks: VecDeque<(Instant, [i64; 2])>,
     /// A statement of the open transaction block failed.
     block_failed: bool,
     /// The connection's `search_path` before the probe pinned it to `pg_catalog`.
     pub user_search_path: Option<String>,
 }
+
+/// How often a busy PostgreSQL backend reports its transaction counts at most
+/// (`PGSTAT_MIN_INTERVAL`; the stats collector before 15 was faster).
+pub const STATS_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A part that timed out this many times is switched off (it keeps costing the server).
 pub const TIMEOUTS_TO_DISABLE: u32 = 3;
@@ -87,6 +94,7 @@ impl Session {
             no_prepare: false,
             timeouts: BTreeMap::new(),
             own_xacts: [0, 0],
+            own_xacts_marks: VecDeque::new(),
             block_failed: false,
             user_search_path: None,
         }
@@ -144,6 +152,25 @@ impl Session {
         };
         self.count(t0, r.as_ref().err());
         r
+    }
+
+    /// The session's own transactions the server has surely counted by now: those ended at
+    /// least [`STATS_FLUSH_INTERVAL`] ago (none before that much time has passed). A busy
+    /// backend reports its counts at most that often, so the server has counted somewhere
+    /// between these and all of them: subtracting all of them took up to a second of the
+    /// probe's own reads off the user's commits (3 commits read as 0); subtracting these
+    /// leaves at most that second's worth counted as the user's, never fewer than theirs.
+    pub fn own_xacts_counted(&mut self) -> [i64; 2] {
+        let now = Instant::now();
+        self.own_xacts_marks.push_back((now, self.own_xacts));
+        let settled = |t: &Instant| now.duration_since(*t) >= STATS_FLUSH_INTERVAL;
+        while self.own_xacts_marks.get(1).is_some_and(|(t, _)| settled(t)) {
+            self.own_xacts_marks.pop_front();
+        }
+        match self.own_xacts_marks.front() {
+            Some((t, counts)) if settled(t) => *counts,
+            _ => [0, 0],
+        }
     }
 
     /// Counts one statement's cost and the transaction it ended, if any; a lost connection

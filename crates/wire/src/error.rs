@@ -169,6 +169,8 @@ impl DbError {
 impl DbError {
     /// As `Display` writes it, each of the server's texts passed through `field` first (a
     /// terminal printer escapes their control characters: the lines stay the ones shown).
+    /// The message goes through whole; the multi-line fields (DETAIL, HINT, QUERY,
+    /// CONTEXT) line by line, so their own line breaks stay as libpq prints them.
     pub fn render_with<'a>(&'a self, field: &dyn Fn(&'a str) -> Cow<'a, str>) -> String {
         self.render_at(None, field)
     }
@@ -192,8 +194,17 @@ impl DbError {
                 out.push_str(lines.trim_end_matches('\n'));
             }
         }
+        // DETAIL, HINT, QUERY and CONTEXT are multi-line by design (a deadlock's processes,
+        // a PL/pgSQL call stack): their line breaks are the server's layout and stay, as
+        // libpq prints them; each line is passed through `field` apart.
         let mut line = |label: &str, v: &'a str| {
-            out.push_str(&format!("\n{label}:  {}", field(v)));
+            out.push_str(&format!("\n{label}:  "));
+            for (i, l) in v.split('\n').enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&field(l));
+            }
         };
         if let Some(d) = &self.detail {
             line("DETAIL", d);
@@ -450,6 +461,21 @@ mod tests {
             }
             _ => panic!("not an error response"),
         }
+    }
+
+    #[test]
+    fn a_multi_line_context_keeps_its_lines_and_each_line_goes_through_the_field() {
+        let e = err(&[
+            (b'S', "ERROR"),
+            (b'C', "22P02"),
+            (b'M', "bad\nforged"),
+            (b'W', "JSON data, line 1: {\nunnamed portal with parameters"),
+        ]);
+        let shown = e.render_with(&|s| Cow::Owned(s.replace('\n', "\\n")));
+        assert_eq!(
+            shown,
+            "ERROR:  bad\\nforged\nCONTEXT:  JSON data, line 1: {\nunnamed portal with parameters"
+        );
     }
 
     #[test]
