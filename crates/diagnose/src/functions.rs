@@ -90,7 +90,7 @@ fn fetch(params: &ConnectParams, names: &BTreeSet<String>) -> Result<Fetched, St
         for sql in session::settings() {
             c.simple_query(&sql).map_err(|e| e.to_string())?;
         }
-        let arr = text_array(names);
+        let arr = hotbench_probe::tables::text_array(names);
         let r = c
             .query_params(BODIES_SQL, &[Some(&arr)])
             .map_err(|e| e.to_string())?;
@@ -117,15 +117,6 @@ fn fetch(params: &ConnectParams, names: &BTreeSet<String>) -> Result<Fetched, St
     result
 }
 
-/// PostgreSQL's text form of a text array, each element quoted.
-fn text_array(items: &BTreeSet<String>) -> String {
-    let quoted: Vec<String> = items
-        .iter()
-        .map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    format!("{{{}}}", quoted.join(","))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,7 +124,10 @@ mod tests {
     #[test]
     fn names_are_quoted_in_the_array_and_unseen_ones_listed() {
         let names: BTreeSet<String> = ["a\"b".to_string(), "f".to_string()].into();
-        assert_eq!(text_array(&names), "{\"a\\\"b\",\"f\"}");
+        assert_eq!(
+            hotbench_probe::tables::text_array(&names),
+            "{\"a\\\"b\",\"f\"}"
+        );
         let mut b = Bodies {
             asked: names,
             ..Default::default()

@@ -3,15 +3,10 @@
 //! come out byte for byte: severity, message, the `LINE n:` excerpt with its `^` cursor
 //! when the server sent a position, then DETAIL, HINT, QUERY and CONTEXT.
 //!
-//! The cursor logic follows libpq's `reportErrorPosition` (tabs shown as spaces, `\r`,
-//! `\n` and `\r\n` ending lines, long lines cut to 60 columns with `...`), counting one
-//! column per character. This belongs in `hotbench-wire` eventually (next to `DbError`'s
-//! own `Display`, which has no query text to point into).
+//! The cursor logic is libpq's `reportErrorPosition`, in one place for the engine and init
+//! alike: `hotbench_wire::error_position_lines`.
 
 use hotbench_wire::{DbError, Error as WireError};
-
-const DISPLAY_SIZE: usize = 60;
-const MIN_RIGHT_CUT: usize = 10;
 
 /// `err` as libpq would print it after running `query`, without the final newline.
 pub fn error_message(err: &WireError, query: &str) -> String {
@@ -63,70 +58,14 @@ pub fn db_error_message(e: &DbError, query: Option<&str>) -> String {
 }
 
 /// libpq's `reportErrorPosition`: appends `LINE n: …` and the `^` line for the 1-based
-/// character position `loc` of `query` (nothing if out of range).
+/// character position `loc` of `query` (nothing if out of range): the wire crate's one copy.
 fn report_error_position(msg: &mut String, query: &str, loc: usize) {
-    let Some(loc) = loc.checked_sub(1) else {
-        return;
-    };
-    let chars: Vec<char> = query
-        .chars()
-        .map(|c| if c == '\t' { ' ' } else { c })
-        .collect();
-    let mut loc_line = 1;
-    let mut ibeg = 0;
-    let mut iend = None;
-    for (cno, &ch) in chars.iter().enumerate() {
-        if ch == '\r' || ch == '\n' {
-            if cno < loc {
-                if ch == '\r' || cno == 0 || chars[cno - 1] != '\r' {
-                    loc_line += 1;
-                }
-                ibeg = cno + 1;
-            } else {
-                iend = Some(cno);
-                break;
-            }
-        }
+    if let Some(lines) = u32::try_from(loc)
+        .ok()
+        .and_then(|p| hotbench_wire::error_position_lines(query, p))
+    {
+        msg.push_str(&lines);
     }
-    let len = chars.len();
-    let mut iend = iend.unwrap_or(len);
-    if loc > len {
-        return;
-    }
-    // One screen column per character: scridx[i] == i.
-    let mut beg_trunc = false;
-    let mut end_trunc = false;
-    if iend - ibeg > DISPLAY_SIZE {
-        if ibeg + DISPLAY_SIZE >= loc + MIN_RIGHT_CUT {
-            while iend - ibeg > DISPLAY_SIZE {
-                iend -= 1;
-            }
-            end_trunc = true;
-        } else {
-            while loc + MIN_RIGHT_CUT < iend {
-                iend -= 1;
-                end_trunc = true;
-            }
-            while iend - ibeg > DISPLAY_SIZE {
-                ibeg += 1;
-                beg_trunc = true;
-            }
-        }
-    }
-    let mut prefix = format!("LINE {loc_line}: ");
-    if beg_trunc {
-        prefix.push_str("...");
-    }
-    let mut offset = prefix.chars().count();
-    msg.push_str(&prefix);
-    msg.extend(&chars[ibeg..iend]);
-    if end_trunc {
-        msg.push_str("...");
-    }
-    msg.push('\n');
-    offset += loc - ibeg;
-    msg.push_str(&" ".repeat(offset));
-    msg.push_str("^\n");
 }
 
 #[cfg(test)]

@@ -77,10 +77,11 @@ pub fn written_since(first: &TablesSnap, now: &TablesSnap) -> BTreeSet<String> {
         .collect()
 }
 
-/// PostgreSQL's text form of a text array, each element quoted.
-fn text_array(items: &[String]) -> String {
+/// PostgreSQL's text form of a text array, each element quoted (passed as one typed
+/// parameter: `$1::text[]`, never pasted into SQL).
+pub fn text_array<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
     let quoted: Vec<String> = items
-        .iter()
+        .into_iter()
         .map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")))
         .collect();
     format!("{{{}}}", quoted.join(","))

@@ -79,6 +79,7 @@ pub use config::{ChannelBindingMode, Config, Form, LoadBalanceHosts, SslMode, Ta
 pub use conn::{Connection, NoticeHandler, TxStatus};
 pub use engine_profile::Engine;
 pub use error::{ConfigError, ConnectAttempt, ConnectCause, ConnectError, DbError, Error};
+pub use error_position::lines as error_position_lines;
 pub use flavor::engine_of;
 pub use query::{CopyIn, QueryResult};
 pub use reader::MessageReader;

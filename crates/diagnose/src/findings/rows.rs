@@ -154,29 +154,7 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
     } else {
         crate::suggest::think_time(estimate(r.sessions, rows, None), gap)
     };
-    let increments_elsewhere = f
-        .relations
-        .iter()
-        .filter(|o| o.key != r.key && o.increments())
-        .count();
-    let history = f.relations.iter().any(|o| {
-        o.key != r.key
-            && o.statements
-                .iter()
-                .any(|s| s.access.contains(&Access::Insert))
-    });
-    let pattern = if r.increments() && increments_elsewhere > 0 && history {
-        HotPattern::Tpcb
-    } else if r.increments() && !r.locking_reads() {
-        HotPattern::Counters {
-            in_transaction: r.idle_in_transaction > 0 && r.plain_reads(),
-        }
-    } else {
-        HotPattern::Payments {
-            locking_reads: r.locking_reads(),
-            share_locks: r.any_share_lock(),
-        }
-    };
+    let pattern = hot_pattern(f, r);
     let mut est = est;
     if pattern == HotPattern::Tpcb {
         // The scale is the branches' row count, not the hot rows seen (at scale 1 the ten
@@ -245,31 +223,75 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         ));
     }
     if let Some(g) = gap {
-        let how = if little.is_some() {
-            ""
-        } else if p.statements.is_empty() {
-            "; from the sampled idle age of sessions in a transaction, which overweights long \
-             gaps: without pg_stat_statements the statements per transaction are unknown"
-        } else {
-            "; from the sampled idle age of sessions in a transaction, which overweights long \
-             gaps"
-        };
-        finding.evidence.push(Evidence::new(
-            "time between a transaction's statements",
-            if remote_clients(input) {
-                format!(
-                    "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
-                     that includes the client's own time{how})"
-                )
-            } else {
-                format!(
-                    "{g:.2} ms of client think time (the clients are on the server's host: \
-                     Unix socket or loopback, so no network round trip): suggested as --think, \
-                     added only inside a transaction, not as --rtt{how}"
-                )
-            },
-        ));
+        finding
+            .evidence
+            .push(gap_evidence(input, g, little.is_some()));
     }
+    key_evidence(r, pattern, &sug, &mut finding);
+    add_blockers(input, r, &mut finding);
+    sug.apply(&mut finding);
+    finding
+}
+
+/// Which of the lab's hot-row patterns the statements on `r` follow.
+fn hot_pattern(f: &Facts, r: &RelationFacts) -> HotPattern {
+    let increments_elsewhere = f
+        .relations
+        .iter()
+        .filter(|o| o.key != r.key && o.increments())
+        .count();
+    let history = f.relations.iter().any(|o| {
+        o.key != r.key
+            && o.statements
+                .iter()
+                .any(|s| s.access.contains(&Access::Insert))
+    });
+    if r.increments() && increments_elsewhere > 0 && history {
+        HotPattern::Tpcb
+    } else if r.increments() && !r.locking_reads() {
+        HotPattern::Counters {
+            in_transaction: r.idle_in_transaction > 0 && r.plain_reads(),
+        }
+    } else {
+        HotPattern::Payments {
+            locking_reads: r.locking_reads(),
+            share_locks: r.any_share_lock(),
+        }
+    }
+}
+
+/// What the time between a transaction's statements is taken for: network latency for
+/// clients across a network, think time for clients on the server's host.
+fn gap_evidence(input: &Input, g: f64, by_little: bool) -> Evidence {
+    let p = input.probe;
+    let how = if by_little {
+        ""
+    } else if p.statements.is_empty() {
+        "; from the sampled idle age of sessions in a transaction, which overweights long \
+         gaps: without pg_stat_statements the statements per transaction are unknown"
+    } else {
+        "; from the sampled idle age of sessions in a transaction, which overweights long \
+         gaps"
+    };
+    Evidence::new(
+        "time between a transaction's statements",
+        if remote_clients(input) {
+            format!(
+                "{g:.2} ms (clients across a network: suggested as --rtt, an upper bound \
+                 that includes the client's own time{how})"
+            )
+        } else {
+            format!(
+                "{g:.2} ms of client think time (the clients are on the server's host: \
+                 Unix socket or loopback, so no network round trip): suggested as --think, \
+                 added only inside a transaction, not as --rtt{how}"
+            )
+        },
+    )
+}
+
+/// Partitions, how the rows are named, and the hot-row count the command is given.
+fn key_evidence(r: &RelationFacts, pattern: HotPattern, sug: &Suggestion, finding: &mut Finding) {
     if !r.partitions.is_empty() {
         finding
             .evidence
@@ -309,9 +331,6 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         )),
         _ => {}
     }
-    add_blockers(input, r, &mut finding);
-    sug.apply(&mut finding);
-    finding
 }
 
 fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Option<Finding> {
