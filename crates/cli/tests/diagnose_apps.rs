@@ -369,6 +369,21 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
     );
 }
 
+/// A pgbench load for [`measure_row`]: started at once, stopped (killed) when the row's
+/// diagnosis is done; pgbench's own output is not kept.
+fn pgbench_load(bin: &Path, db: &ConnInfo, args: &[&str]) -> Box<dyn FnOnce() -> String> {
+    let child = pgbench_on(bin, db, args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pgbench");
+    let load = Pgbench(child);
+    Box::new(move || {
+        drop(load);
+        String::new()
+    })
+}
+
 /// What one workload measured: observed (the diagnosis) against the suggested ladder's first
 /// variant run for 5 s on the same server (a database of its own, the load stopped).
 fn measure_row(
@@ -483,18 +498,7 @@ fn measure_suggested_ladders_against_observed() {
     rows.push(measure_row(
         "pgbench tpcb-like, scale 1, -c 8",
         &db,
-        &|| {
-            let child = pgbench_on(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("pgbench");
-            let load = Pgbench(child);
-            Box::new(move || {
-                drop(load);
-                String::new()
-            })
-        },
+        &|| pgbench_load(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"]),
         &|| wait_for_lock_waiters(&db, 2),
     ));
     // The same beside an idle REPEATABLE READ psql session (holding the xmin horizon).
@@ -516,18 +520,7 @@ fn measure_suggested_ladders_against_observed() {
     rows.push(measure_row(
         "pgbench tpcb-like, scale 1, -c 8, beside an idle REPEATABLE READ session",
         &db,
-        &|| {
-            let child = pgbench_on(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("pgbench");
-            let load = Pgbench(child);
-            Box::new(move || {
-                drop(load);
-                String::new()
-            })
-        },
+        &|| pgbench_load(&bin, &db, &["-n", "-c", "8", "-j", "2", "-T", "120"]),
         &|| wait_for_lock_waiters(&db, 2),
     ));
     drop(holder.stdin.take());
@@ -537,18 +530,7 @@ fn measure_suggested_ladders_against_observed() {
     rows.push(measure_row(
         "pgbench select-only, -c 8",
         &db,
-        &|| {
-            let child = pgbench_on(&bin, &db, &["-n", "-S", "-c", "8", "-j", "2", "-T", "120"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("pgbench");
-            let load = Pgbench(child);
-            Box::new(move || {
-                drop(load);
-                String::new()
-            })
-        },
+        &|| pgbench_load(&bin, &db, &["-n", "-S", "-c", "8", "-j", "2", "-T", "120"]),
         &|| wait_for_statement(&db, "pgbench_accounts"),
     ));
     if let Some(py) = common::apps::python() {
