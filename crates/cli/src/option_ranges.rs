@@ -95,26 +95,18 @@ pub fn parse_max_tries(t: &str) -> Result<u32> {
 /// Every numeric option given, in pgbench's order and with its messages, before anything
 /// else looks at the command line.
 pub fn check_all(a: &RunArgs) -> Result<()> {
-    // -j is the shared settings' and checked as clap reads it.
-    let ints: [(&Option<String>, &str, i64, i64); 8] = [
-        (&a.load.client, "-c/--clients", 1, INT_MAX),
+    // -c, -T and -j are checked as clap reads them (`flags::shared`, the run settings).
+    let ints: [(&Option<String>, &str, i64, i64); 6] = [
         (&a.fillfactor, "-F/--fillfactor", 10, 100),
         (&a.progress, "-P/--progress", 1, INT_MAX),
         (&a.scale, "-s/--scale", 1, INT_MAX),
         (&a.transactions, "-t/--transactions", 1, INT_MAX),
-        (&a.load.time, "-T/--time", 1, INT_MAX),
         (&a.aggregate_interval, "--aggregate-interval", 1, INT_MAX),
         (&a.partitions, "--partitions", 0, INT_MAX),
     ];
     for (value, option, min, max) in ints {
-        match value {
-            Some(v) if option == "-T/--time" => {
-                parse_time(v)?;
-            }
-            Some(v) => {
-                parse_int(v, option, min, max)?;
-            }
-            None => {}
+        if let Some(v) = value {
+            parse_int(v, option, min, max)?;
         }
     }
     if let Some(r) = &a.rate {
