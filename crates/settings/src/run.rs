@@ -83,6 +83,9 @@ pub struct RunSettings {
         deserialize_with = "crate::perturb::lenient"
     )]
     pub perturb: Vec<Perturbation>,
+    /// How long the goodput must stay back after a --perturb for its time to recover to count
+    #[arg(long = "recovery-hold", value_name = "DUR", default_value = "2s", value_parser = recovery_hold, help_heading = HOTBENCH)]
+    pub recovery_hold_us: i64,
 }
 
 /// `--pool-size`: one size, or a sweep's list, each at least 1, none twice (`4,4` would
@@ -220,6 +223,7 @@ impl Default for RunSettings {
             pgbouncer_bin: None,
             pooler_admin: None,
             perturb: Vec::new(),
+            recovery_hold_us: flags.default("recovery_hold_us", recovery_hold),
         }
     }
 }
@@ -269,6 +273,10 @@ fn probe(v: &str) -> Result<bool, String> {
     on_off(v, "--probe")
 }
 
+fn recovery_hold(v: &str) -> Result<i64, String> {
+    parse_duration_us(v, Unit::Seconds).map_err(|e| format!("--recovery-hold: {e}"))
+}
+
 fn key_capacity(v: &str) -> Result<usize, String> {
     int_in(v, "--key-capacity", 1, 1_000_000).map(|n| n as usize)
 }
@@ -290,6 +298,7 @@ mod tests {
         assert_eq!((d.probe, d.probe_interval_us), (true, 100_000));
         assert_eq!(d.on_disconnect, OnDisconnect::Reconnect);
         assert_eq!((d.jobs, d.think_us), (None, 0));
+        assert_eq!(d.recovery_hold_us, 2_000_000);
         // Every flag with a default is one Default reads: a flag added with a default and
         // left out of Default would not compile (a field), nor would a wrong id pass.
         let flags = RunSettings::augment_args(clap::Command::new("x"));
@@ -311,6 +320,10 @@ mod tests {
         assert_eq!(interval("250ms"), Ok(250_000));
         assert_eq!(probe("off"), Ok(false));
         assert_eq!(think("2.5ms"), Ok(2500));
+        assert_eq!(recovery_hold("5"), Ok(5_000_000));
+        assert!(recovery_hold("-1s")
+            .unwrap_err()
+            .starts_with("--recovery-hold: "));
         let e = jobs("0").unwrap_err();
         assert!(
             e.contains("-j/--jobs must be in range 1..2147483647"),
