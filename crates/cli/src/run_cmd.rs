@@ -12,7 +12,6 @@ use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
 use crate::flags::shared::OutputArgs;
 use crate::groups::GroupSpec;
-use crate::option_ranges::{parse_int, INT_MAX};
 use crate::outputs::Input;
 use crate::run_options::RunRequest;
 use crate::scripts::{is_builtin, load};
@@ -36,7 +35,6 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("-- {}: {}\n{}", b.name, b.desc, b.script);
         return Ok(0);
     }
-    crate::option_ranges::check_all(args)?;
     crate::compat::check(args.pgbench_compat.as_deref())?;
     if args.dbname.len() > 1 {
         return Err(Fail::input(format!(
@@ -83,14 +81,14 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
         hotbench_init::check_init_steps(s).map_err(init_fail)?;
         opts.steps = s.clone();
     }
-    if let Some(s) = &args.scale {
-        opts.scale = parse_int(s, "-s/--scale", 1, INT_MAX)? as i32;
+    if let Some(s) = args.scale {
+        opts.scale = s;
     }
-    if let Some(f) = &args.fillfactor {
-        opts.fillfactor = parse_int(f, "-F/--fillfactor", 10, 100)? as i32;
+    if let Some(f) = args.fillfactor {
+        opts.fillfactor = f;
     }
-    if let Some(p) = &args.partitions {
-        opts.partitions = parse_int(p, "--partitions", 0, INT_MAX)? as i32;
+    if let Some(p) = args.partitions {
+        opts.partitions = p;
     }
     if let Some(pm) = &args.partition_method {
         opts.partition_method = Some(pm.parse::<PartitionMethod>().map_err(init_fail)?);

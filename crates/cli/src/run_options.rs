@@ -15,10 +15,7 @@ use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
 use crate::flags::shared::OutputArgs;
 use crate::groups::{parse_goodput, parse_groups, GroupSpec};
-use crate::option_ranges::{
-    check_open_files, parse_int, parse_latency_limit, parse_max_tries, parse_rate,
-    parse_sampling_rate, INT_MAX,
-};
+use crate::option_ranges::check_open_files;
 use crate::scripts::{specs_in_order, ScriptSpec};
 use crate::target::TargetArgs;
 
@@ -111,10 +108,7 @@ impl RunRequest {
                 .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
             None => QueryMode::Simple,
         };
-        let progress_s = match &args.progress {
-            Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
-            None => None,
-        };
+        let progress_s = args.progress;
         if args.progress_timestamp && progress_s.is_none() {
             return Err(Fail::input(
                 "--progress-timestamp is allowed only under --progress",
@@ -122,11 +116,7 @@ impl RunRequest {
         }
         let (limit, duration) = limit(args)?;
         let log = log(args, duration)?;
-        let latency_limit_us = args
-            .latency_limit
-            .as_deref()
-            .map(parse_latency_limit)
-            .transpose()?;
+        let latency_limit_us = args.latency_limit_us;
         let retry = retry(args, latency_limit_us.is_some() || duration.is_some())?;
         let retry_profile =
             crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
@@ -146,10 +136,7 @@ impl RunRequest {
             None => GoodputRule::Committed,
         };
         let defines = defines(args)?;
-        let scale_given = match &args.scale {
-            Some(s) => Some(parse_int(s, "-s/--scale", 1, INT_MAX)?),
-            None => None,
-        };
+        let scale_given = args.scale.map(i64::from);
         let groups = groups(args, m, clients)?;
         let spread = match args.load_balance.as_deref() {
             None => hotbench_wire::Spread::First,
@@ -266,10 +253,7 @@ fn display(args: &RunArgs, progress_s: Option<u32>) -> Result<DisplayConfig> {
 /// `-t` or `-T` (not both; pgbench's ten transactions without either), and the duration in
 /// seconds when given.
 fn limit(args: &RunArgs) -> Result<(Limit, Option<i64>)> {
-    let nxacts = match &args.transactions {
-        Some(t) => Some(parse_int(t, "-t/--transactions", 1, INT_MAX)? as u64),
-        None => None,
-    };
+    let nxacts = args.transactions;
     let duration = args.load.time.map(i64::from);
     if nxacts.is_some() && duration.is_some() {
         return Err(Fail::input(
@@ -286,15 +270,7 @@ fn limit(args: &RunArgs) -> Result<(Limit, Option<i64>)> {
 
 /// `-l` and its options, with pgbench's checks between them (`duration` in seconds).
 fn log(args: &RunArgs, duration: Option<i64>) -> Result<Option<LogConfig>> {
-    let sampling_rate = args
-        .sampling_rate
-        .as_deref()
-        .map(parse_sampling_rate)
-        .transpose()?;
-    let aggregate_interval = match &args.aggregate_interval {
-        Some(a) => Some(parse_int(a, "--aggregate-interval", 1, INT_MAX)? as u32),
-        None => None,
-    };
+    let (sampling_rate, aggregate_interval) = (args.sampling_rate, args.aggregate_interval);
     if sampling_rate.is_some() && !args.log {
         return Err(Fail::input(
             "log sampling (--sampling-rate) is allowed only when logging transactions (-l)",
@@ -336,8 +312,7 @@ fn log(args: &RunArgs, duration: Option<i64>) -> Result<Option<LogConfig>> {
 /// `--max-tries`, `--retry-backoff`, `--retry-on`, `--continue-on-error`; unlimited tries
 /// need an end (`bounded`: -L or -T).
 fn retry(args: &RunArgs, bounded: bool) -> Result<RetryPolicy> {
-    let max_tries = args.max_tries.as_deref().map(parse_max_tries).transpose()?;
-    let max_tries = max_tries.unwrap_or(1);
+    let max_tries = args.max_tries.unwrap_or(1);
     if max_tries == 0 && !bounded {
         return Err(Fail::input("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"));
     }
@@ -409,7 +384,7 @@ fn defines(args: &RunArgs) -> Result<Vec<(String, String)>> {
 /// without any), `-c` clients and `-R`.
 fn groups(args: &RunArgs, m: &ArgMatches, clients: Option<usize>) -> Result<Vec<GroupSpec>> {
     let nclients = clients.unwrap_or(1);
-    let rate = args.rate.as_deref().map(parse_rate).transpose()?;
+    let rate = args.rate;
     let specs = specs_in_order(m);
     if specs.len() > MAX_SCRIPTS {
         return Err(Fail::input(format!(
