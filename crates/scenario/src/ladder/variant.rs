@@ -229,12 +229,12 @@ fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config, Option<String>)>
         random_seed: opts.random_seed,
         threads_default: ThreadsDefault::PerCore,
     };
-    let cfg = RunConfig::build(
-        workload,
-        opts.settings.clone(),
-        client_conn,
-        application_name,
-    );
+    let mut run_settings = opts.settings.clone();
+    run_settings.perturb.extend(p.perturbations.iter().cloned());
+    let mut cfg = RunConfig::build(workload, run_settings, client_conn, application_name);
+    // Perturbations go straight to the server, as the scenario's own sessions do.
+    cfg.perturb_conn = Some(run_conn.clone());
+    cfg.server = opts.server.clone();
     Ok((cfg, run_conn, note))
 }
 
