@@ -240,7 +240,7 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
             record
                 .perturbations
                 .iter()
-                .any(|p| p.spec == "0s:xmin-hold=24h" && p.error.is_none()),
+                .any(|p| p.spec == "0s:xmin-hold=86400s" && p.error.is_none()),
             "{name}: {:#?}",
             record.perturbations
         );

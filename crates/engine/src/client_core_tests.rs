@@ -25,8 +25,8 @@ use crate::timers::END_GRACE_US;
 
 /// A clock the test moves, and a stop flag.
 #[derive(Clone, Default)]
-struct FakeEnv {
-    now: Rc<Cell<i64>>,
+pub(crate) struct FakeEnv {
+    pub(crate) now: Rc<Cell<i64>>,
     stop: Rc<Cell<bool>>,
 }
 
@@ -39,7 +39,7 @@ impl Env for FakeEnv {
     }
 }
 
-fn config(script: &str) -> RunConfig {
+pub(crate) fn config(script: &str) -> RunConfig {
     let group = GroupConfig {
         name: "default".into(),
         scripts: vec![WeightedScript {
@@ -58,14 +58,14 @@ fn config(script: &str) -> RunConfig {
 }
 
 /// One client on one thread, connected, at time 1 s.
-struct Bench {
-    core: Core<FakeEnv>,
-    slot: Slot,
-    env: FakeEnv,
+pub(crate) struct Bench {
+    pub(crate) core: Core<FakeEnv>,
+    pub(crate) slot: Slot,
+    pub(crate) env: FakeEnv,
 }
 
 impl Bench {
-    fn new(cfg: RunConfig) -> Bench {
+    pub(crate) fn new(cfg: RunConfig) -> Bench {
         let plan = Plan::new(cfg);
         let env = FakeEnv::default();
         env.now.set(1_000_000);
@@ -89,17 +89,17 @@ impl Bench {
         self.env.now.set(us);
     }
 
-    fn later(&self, us: i64) {
+    pub(crate) fn later(&self, us: i64) {
         self.env.now.set(self.env.now.get() + us);
     }
 
-    fn advance(&mut self) -> Action {
+    pub(crate) fn advance(&mut self) -> Action {
         self.core.advance(&mut self.slot)
     }
 
     /// Takes what the core asked to send, as `(type byte, text)` per frontend message
     /// (the query text for Query and Parse).
-    fn sent(&mut self) -> Vec<(u8, String)> {
+    pub(crate) fn sent(&mut self) -> Vec<(u8, String)> {
         let out = std::mem::take(&mut self.slot.out);
         let mut msgs = Vec::new();
         let mut i = 0;
@@ -122,7 +122,7 @@ impl Bench {
     }
 
     /// Feeds server messages; the first that ends the wait returns its action.
-    fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
+    pub(crate) fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
         for m in msgs {
             if let Some(a) = self.core.on_message(&mut self.slot, m) {
                 return Some(a);
@@ -131,7 +131,7 @@ impl Bench {
         None
     }
 
-    fn totals(&self) -> &TxnCounters {
+    pub(crate) fn totals(&self) -> &TxnCounters {
         &self.core.tally.groups[0].counters
     }
 }
@@ -141,7 +141,7 @@ fn cstr(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
-fn backend(tag: u8, body: &[u8]) -> Message {
+pub(crate) fn backend(tag: u8, body: &[u8]) -> Message {
     let mut buf = BytesMut::new();
     buf.put_u8(tag);
     buf.put_u32(body.len() as u32 + 4);
@@ -165,11 +165,11 @@ fn error(severity: &str, code: &str, message: &str) -> Message {
 }
 
 /// The replies to one simple-protocol statement ending in transaction status `status`.
-fn ok(tag: &str, status: u8) -> Vec<Message> {
+pub(crate) fn ok(tag: &str, status: u8) -> Vec<Message> {
     vec![complete(tag), ready(status)]
 }
 
-const TXN: &str = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
+pub(crate) const TXN: &str = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
 
 #[test]
 fn a_committed_transaction_is_timed_from_its_start() {
@@ -763,77 +763,4 @@ fn a_rate_limited_run_that_kept_up_has_nothing_unstarted() {
     let start = b.slot.wake_at;
     assert!(!b.core.abandon(&mut b.slot, start + 1), "nothing to cancel");
     assert_eq!(b.totals().unstarted, 1);
-}
-
-/// An immediate shutdown says goodbye in a WARNING (57P01, PostgreSQL 14+) and closes the
-/// connection: the transaction's failure is counted under that SQLSTATE, as a fast
-/// shutdown's FATAL is (the `restart=immediate` perturbation's 57P01).
-#[test]
-fn a_shutdown_notice_before_the_connection_drops_is_the_failures_sqlstate() {
-    let mut b = Bench::new(config(TXN));
-    b.advance();
-    b.sent();
-    let body =
-        "SWARNING\0VWARNING\0C57P01\0Mterminating connection due to immediate shutdown command\0\0";
-    assert_eq!(b.reply(&[backend(b'N', body.as_bytes())]), None);
-    b.core
-        .on_lost(&mut b.slot, None, "server closed the connection");
-    assert_eq!(b.totals().connection_failures, 1);
-    assert_eq!(b.totals().errors_by_sqlstate.get("57P01"), Some(&1));
-    assert_eq!(b.core.errors[0].sqlstate, "57P01");
-}
-
-/// `rtt=VALUE,DURATION`: results that arrive after the change wait out the new round trip,
-/// and the run's own again after it is set back.
-#[test]
-fn an_rtt_change_applies_to_the_next_results() {
-    let mut cfg = config("SELECT 1;\n");
-    cfg.limit = Limit::Transactions(2);
-    let mut b = Bench::new(cfg);
-    let now = b.env.now.get();
-    b.core.set_rtt(5_000, now);
-    b.advance();
-    assert_eq!(b.reply(&ok("SELECT 1", b'I')), Some(Action::Wait));
-    assert_eq!(b.slot.phase, Phase::Sleep);
-    assert_eq!(b.slot.wake_at, now + 5_000);
-    b.later(5_000);
-    b.core.set_rtt(0, b.env.now.get());
-    assert_eq!(
-        b.advance(),
-        Action::Send,
-        "the first result processed, the next sent"
-    );
-    b.sent();
-    b.reply(&ok("SELECT 1", b'I'));
-    assert_ne!(b.slot.phase, Phase::Sleep, "no round trip any more");
-    assert_eq!(b.totals().cnt, 2);
-}
-
-/// `rate=R,DURATION`: the schedule's gaps shrink by the factor from the change on, a
-/// schedule drawn ahead at the old rate is brought back to the change, and factor 1 gives
-/// the run's rate back.
-#[test]
-fn a_rate_change_draws_the_schedule_at_the_new_rate() {
-    let mut cfg = config("SELECT 1;\n");
-    cfg.groups[0].rate = Some(10.0);
-    let mut b = Bench::new(cfg);
-    let base = b.core.delay[0].expect("throttled");
-    assert_eq!(base, 100_000.0);
-    let now = b.env.now.get();
-    b.core.trigger[0] = now + 300_000;
-    b.core.set_rate_factor(4.0, now);
-    assert_eq!(b.core.delay[0], Some(25_000.0));
-    assert_eq!(b.core.trigger[0], now, "the burst starts at the change");
-    b.core.set_rate_factor(1.0, now + 1_000_000);
-    assert_eq!(b.core.delay[0], Some(base));
-    assert_eq!(
-        b.core.trigger[0], now,
-        "a slower rate leaves the schedule where it is"
-    );
-    b.core.set_rate_factor(f64::NAN, now);
-    assert_eq!(
-        b.core.delay[0],
-        Some(base),
-        "a factor that is no number changes nothing"
-    );
 }

@@ -8,8 +8,8 @@ use hotbench_stats::{ConfigGroup, ConfigRecord, ConfigScript, RetryRecord};
 
 use crate::backoff::Backoff;
 pub use hotbench_settings::{
-    GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig, ThreadsDefault,
-    GOODPUT_VARIABLE,
+    GoodputRule, Limit, OnDisconnect, Perturbation, QueryMode, RunSettings, ShardConfig,
+    ThreadsDefault, GOODPUT_VARIABLE,
 };
 
 /// A script with its weight, ready to run.

@@ -8,6 +8,8 @@ mod accounting;
 pub mod backoff;
 mod client_core;
 #[cfg(test)]
+mod client_core_knob_tests;
+#[cfg(test)]
 mod client_core_tests;
 pub mod clock;
 mod collect;
@@ -46,14 +48,13 @@ mod worker;
 pub use backoff::Backoff;
 pub use clock::unix_now_us;
 pub use config::{
-    DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode,
-    RetryPolicy, RunConfig, RunSettings, ShardConfig, ThreadsDefault, WeightedScript,
+    DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, Perturbation,
+    QueryMode, RetryPolicy, RunConfig, RunSettings, ShardConfig, ThreadsDefault, WeightedScript,
     GOODPUT_VARIABLE,
 };
 /// Durations as hotbench's options write them (`1ms`, `30s`), shared with the settings.
 pub use hotbench_settings::duration;
 pub use observe::RunObserver;
-pub use perturb::check as check_perturbations;
 pub use runner::{run, EngineError, RunOutcome};
 pub use server_process::{PausedServer, ServerHandle, ServerProcess};
 pub use start::{SharedServer, Workload, FAST_NOTE, JOINED_NOTE, SHARED_NOTE};

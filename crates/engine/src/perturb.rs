@@ -28,7 +28,7 @@ use crate::server_process::ServerHandle;
 
 /// Refuses, before the run, perturbations this run cannot do: `restart` or `pause` of a
 /// server hotbench did not start with no `--perturb-cmd` for it, `rate` without `-R`.
-pub fn check(cfg: &RunConfig) -> Result<(), String> {
+pub(crate) fn check(cfg: &RunConfig) -> Result<(), String> {
     let s = &cfg.settings;
     for p in &s.perturb {
         let name = p.kind.name();

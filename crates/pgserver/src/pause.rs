@@ -198,10 +198,17 @@ mod tests {
     use super::*;
     use std::time::Instant;
 
-    fn state(pid: u32) -> String {
-        stat_fields(pid)
-            .and_then(|f| f.first().cloned())
-            .unwrap_or_default()
+    /// Whether `pid` is stopped, once a signal sent to it has taken effect (it is delivered
+    /// when the process next runs: polled, up to 10 s).
+    fn stopped(pid: u32, want: bool) -> bool {
+        let t = Instant::now();
+        loop {
+            let now = stat_fields(pid).and_then(|f| f.first().cloned()) == Some("T".into());
+            if now == want || t.elapsed() > Duration::from_secs(10) {
+                return now;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// A shell leading its group with two children: both are stopped, the leader is not;
@@ -225,17 +232,20 @@ mod tests {
         let p = pause_children(pid, Duration::from_secs(60)).expect("paused");
         assert_eq!(p.stopped(), 2);
         for &k in &kids {
-            assert_eq!(state(k), "T", "child {k} stopped");
+            assert!(stopped(k, true), "child {k} stopped");
         }
-        assert_ne!(state(pid), "T", "the leader runs on");
+        assert!(!stopped(pid, false), "the leader runs on");
         assert_eq!(p.resume(), 2);
         for &k in &kids {
-            assert_ne!(state(k), "T", "child {k} continued");
+            assert!(!stopped(k, false), "child {k} continued");
         }
         let p = pause_children(pid, Duration::from_secs(60)).expect("paused again");
+        for &k in &kids {
+            assert!(stopped(k, true), "child {k} stopped again");
+        }
         drop(p);
         for &k in &kids {
-            assert_ne!(state(k), "T", "continued on drop");
+            assert!(!stopped(k, false), "continued on drop");
         }
         // SAFETY: the test's own process group.
         unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
@@ -259,12 +269,12 @@ mod tests {
         }
         let kid = children_of(pid)[0];
         let mut p = pause_children(pid, Duration::from_secs(60)).expect("paused");
-        assert_eq!(state(kid), "T");
+        assert!(stopped(kid, true));
         // As a death would: the pipe closes, nobody sends SIGCONT but the watchdog.
         let (mut dog, pipe) = p.watchdog.take().expect("watchdog");
         drop(pipe);
         let _ = dog.wait();
-        assert_ne!(state(kid), "T", "the watchdog continued it");
+        assert!(!stopped(kid, false), "the watchdog continued it");
         // SAFETY: the test's own process group.
         unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
         let _ = leader.wait();

@@ -86,7 +86,7 @@ struct Prepared<'s> {
     /// Seconds the variants after this one will take (for the progress lines' time left).
     left_after_s: u64,
     /// The manifest's `[[perturbation]]`s for this variant (after the user's `--perturb`).
-    perturbations: Vec<hotbench_settings::Perturbation>,
+    perturbations: Vec<hotbench_engine::Perturbation>,
 }
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_settings::Perturbation;
+use hotbench_engine::Perturbation;
 
 use crate::background::switched_on;
 use crate::error::{Result, ScenarioError};
