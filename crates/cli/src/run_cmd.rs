@@ -147,6 +147,7 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
 /// returns the exit code and the result record (`hotbench sweep` calls it once per point).
 pub(crate) fn benchmark_record(req: &RunRequest, argv: &[String]) -> Result<(u8, RunRecord)> {
     let (groups, shard) = req.this_process()?;
+    let groups_here = groups.clone();
     let out = &req.output;
     let scripts = crate::scripts::input_files(&groups);
     let inputs: Vec<_> = scripts.iter().map(|p| Input(p)).collect();
@@ -174,6 +175,14 @@ pub(crate) fn benchmark_record(req: &RunRequest, argv: &[String]) -> Result<(u8,
     };
     let max_tries = retry.max_tries;
     let mut cfg = run_config(req, groups, retry, db.scale, &target)?;
+    if shard.is_some() {
+        // A shard bursts to its part of a `rate=` perturbation, as it runs its part of `-R`.
+        let rate = |gs: &[GroupSpec]| gs.iter().filter_map(|g| g.rate).sum::<f64>();
+        let run_rate = rate(&req.groups);
+        if run_rate > 0.0 {
+            shard_rates(&mut cfg.settings.perturb, rate(&groups_here) / run_rate);
+        }
+    }
     cfg.shard = shard;
     let server = ServerInfo {
         version: db.server_version,
@@ -347,10 +356,24 @@ fn run_config(
     cfg.log = plan.log.clone();
     cfg.exit_on_abort = plan.exit_on_abort;
     cfg.report_per_command = plan.report_per_command;
+    cfg.server = crate::server_process::handle(target);
+    if target.pooler.is_some() {
+        // Perturbations go straight to the server, as the probes do.
+        cfg.perturb_conn = Some(target.config.clone());
+    }
     cfg.spread = plan.spread;
     cfg.start_at_us = plan.start_at_us;
     cfg.display = plan.display.clone();
     Ok(cfg)
+}
+
+/// A shard bursts to its part of a `rate=` perturbation's rate, as it runs its part of `-R`.
+fn shard_rates(perturb: &mut [hotbench_settings::Perturbation], share: f64) {
+    for p in perturb.iter_mut() {
+        if let hotbench_settings::perturb::Kind::Rate { per_s, .. } = &mut p.kind {
+            *per_s *= share;
+        }
+    }
 }
 
 /// Runs the engine with pgbench's progress lines, `--prometheus` and the probes watching.

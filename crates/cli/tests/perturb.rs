@@ -266,10 +266,7 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
 fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
     let db = database("pt_usage");
     for (spec, msg) in [
-        (
-            "2s:restart",
-            "kind \"restart\" is not supported yet (kinds: checkpoint",
-        ),
+        ("2s:explode", "unknown kind \"explode\" (kinds: checkpoint"),
         ("2s:ddl-lock=acct", "ddl-lock needs =TABLE,DURATION"),
         ("soon:checkpoint", "invalid --perturb \"soon:checkpoint\""),
     ] {
