@@ -4,9 +4,11 @@
 //! whole. Pure functions of records; no markup or text layout here (that is `text` and
 //! `html`, which read these results).
 
+pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
 pub mod noise;
+pub mod number;
 pub mod sweep;
 pub mod timeline;
 pub mod usl;

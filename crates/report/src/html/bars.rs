@@ -3,7 +3,7 @@
 //! no script needed to draw it.
 
 use crate::html::escape::html;
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 pub struct Bar {
     pub label: String,

@@ -8,7 +8,7 @@ use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{hdr_chart, run_section, throughput_overlay};
 use crate::text::compare::{cell_text, fmt_p};
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// The comparison's HTML table (each cell's p-value and confidence interval in its title)
 /// and the legend under it.

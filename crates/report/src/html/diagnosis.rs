@@ -9,7 +9,7 @@ use crate::html::bars::{self, Bar};
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{health_chart, locks_chart, waits_chart, xmin_chart};
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// The whole page.
 pub fn render_html(d: &Diagnosis) -> String {

@@ -7,7 +7,7 @@ use hotbench_stats::RunRecord;
 use crate::html::bars::{self, Bar};
 use crate::html::doc::table;
 use crate::html::escape::html;
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// Keys shown (all of them are in the JSON).
 const TOP_KEYS: usize = 10;

@@ -6,11 +6,11 @@
 use hotbench_stats::{Ladder, RunRecord, VariantResult};
 
 use crate::html::bars::{self, Bar};
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{align_into, hdr_chart, run_section, throughput_overlay};
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
 fn checks_say_nothing(v: &VariantResult) -> bool {

@@ -1,9 +1,8 @@
 //! The self-contained HTML report: a page shell ([`doc`]) with charts declared as data
-//! ([`chart`]) and sections written as escaped markup ([`escape`]) from records and from the
+//! (`analysis::chart`) and sections written as escaped markup ([`escape`]) from records and from the
 //! `analysis` results; one file per kind of document.
 
 pub mod bars;
-pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;

@@ -28,10 +28,10 @@ fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
                 format!(
                     "×{:.2}  ({} tps)",
                     r.totals.goodput_per_s / first,
-                    crate::text::number::num(r.totals.tps)
+                    crate::analysis::number::num(r.totals.tps)
                 )
             } else {
-                format!("({} tps)", crate::text::number::num(r.totals.tps))
+                format!("({} tps)", crate::analysis::number::num(r.totals.tps))
             },
             highlight: i == 0,
             bad: r.status != hotbench_stats::RunStatus::Completed,

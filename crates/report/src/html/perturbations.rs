@@ -4,7 +4,7 @@
 
 use hotbench_stats::{PerturbationRecord, RunRecord};
 
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::table;
 use crate::html::escape::html;
 

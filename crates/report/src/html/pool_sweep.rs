@@ -4,11 +4,11 @@
 
 use hotbench_stats::{SweepDoc, SweepSeries};
 
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{header, run_section};
-use crate::text::number::num;
+use crate::analysis::number::num;
 use crate::text::pool_sweep::{best_line, mode_note};
 
 fn sizes(doc: &SweepDoc) -> Vec<u32> {

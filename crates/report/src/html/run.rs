@@ -10,10 +10,10 @@ use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
 use hotbench_stats::{IntervalStats, RunRecord};
 
 use crate::analysis::timeline::{intervals, probe_intervals};
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// Waits drawn individually in the stacked chart; the rest are summed as `other`.
 const TOP_WAITS: usize = 8;

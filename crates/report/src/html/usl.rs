@@ -3,10 +3,10 @@
 
 use crate::analysis::usl::UslFit;
 use crate::analysis::usl_series::SeriesFit;
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
-use crate::text::number::num;
+use crate::analysis::number::num;
 use crate::text::usl::render_text;
 
 /// One curve of [`fit_chart`]: measured points and their fit, if any.

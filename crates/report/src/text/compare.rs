@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::compare::{Cell, Comparison, Verdict, MIN_INTERVALS};
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 /// The widest line the text output may have.
 pub const WIDTH: usize = 100;

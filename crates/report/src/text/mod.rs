@@ -6,7 +6,6 @@ pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;
 pub mod keys;
-pub mod number;
 pub mod perturbations;
 pub mod pgbench;
 pub mod pool_sweep;

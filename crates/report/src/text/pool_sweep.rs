@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use hotbench_stats::{SweepDoc, SweepPoint};
 
-use crate::text::number::num;
+use crate::analysis::number::num;
 
 fn size(p: &SweepPoint) -> String {
     p.pool_size
