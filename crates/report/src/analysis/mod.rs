@@ -9,6 +9,8 @@ pub mod compare;
 pub mod compare_ladder;
 pub mod noise;
 pub mod number;
+pub mod section;
+pub mod sections;
 pub mod sweep;
 pub mod timeline;
 pub mod usl;

@@ -4,11 +4,11 @@
 use hotbench_stats::RunRecord;
 
 use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::number::num;
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{hdr_chart, run_section, throughput_overlay};
 use crate::text::compare::{cell_text, fmt_p};
-use crate::analysis::number::num;
 
 /// The comparison's HTML table (each cell's p-value and confidence interval in its title)
 /// and the legend under it.

@@ -5,11 +5,12 @@
 
 use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
 
-use crate::html::bars::{self, Bar};
+use crate::analysis::number::num;
+use crate::analysis::section::{Bar, Bars};
+use crate::html::bars;
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{health_chart, locks_chart, waits_chart, xmin_chart};
-use crate::analysis::number::num;
 
 /// The whole page.
 pub fn render_html(d: &Diagnosis) -> String {
@@ -162,11 +163,12 @@ fn hot_rows(doc: &mut Doc, d: &Diagnosis) {
             bad: false,
         })
         .collect();
-    doc.raw(&bars::svg(
-        "Rows lock waits queued on",
-        "% of lock waits",
-        &list,
-    ));
+    doc.raw(&bars::svg(&Bars {
+        title: "Rows lock waits queued on".into(),
+        unit: "% of lock waits".into(),
+        bars: list,
+        line: None,
+    }));
     let rows: Vec<Vec<String>> = p
         .hot_rows
         .iter()
@@ -213,7 +215,12 @@ fn lab(doc: &mut Doc, l: &LabRun) {
             bad: !v.checks_ok,
         })
         .collect();
-    doc.raw(&bars::svg("Useful work per variant", "per second", &list));
+    doc.raw(&bars::svg(&Bars {
+        title: "Useful work per variant".into(),
+        unit: "per second".into(),
+        bars: list,
+        line: None,
+    }));
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 use hotbench_stats::{Ladder, RunRecord};
 
+use crate::analysis::section::{Bar, Bars};
 use crate::document::Document;
-use crate::html::bars::{self, Bar};
+use crate::html::bars;
 use crate::html::doc::Doc;
 use crate::html::escape::html;
 use crate::html::ladder::ladder_section;
@@ -37,7 +38,12 @@ fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
             bad: r.status != hotbench_stats::RunStatus::Completed,
         })
         .collect();
-    doc.raw(&bars::svg("Goodput per run", "per second", &list));
+    doc.raw(&bars::svg(&Bars {
+        title: "Goodput per run".into(),
+        unit: "per second".into(),
+        bars: list,
+        line: None,
+    }));
     doc.chart(throughput_overlay(runs, false));
     doc.chart(hdr_chart(runs));
 }

@@ -5,10 +5,10 @@
 use hotbench_stats::{SweepDoc, SweepSeries};
 
 use crate::analysis::chart::{Chart, Series};
+use crate::analysis::number::num;
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{header, run_section};
-use crate::analysis::number::num;
 use crate::text::pool_sweep::{best_line, mode_note};
 
 fn sizes(doc: &SweepDoc) -> Vec<u32> {

@@ -5,11 +5,11 @@
 use hotbench_stats::probe_record::ProbeRecord;
 use hotbench_stats::RunRecord;
 
-use crate::analysis::timeline::probe_intervals;
 use crate::analysis::chart::{Chart, Series};
+use crate::analysis::number::num;
+use crate::analysis::timeline::probe_intervals;
 use crate::html::doc::table;
 use crate::html::escape::html;
-use crate::analysis::number::num;
 
 /// Clients active and waiting in the pooler, and its active server connections.
 pub fn pooler_chart(p: &ProbeRecord) -> Chart {

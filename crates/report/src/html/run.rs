@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
 use hotbench_stats::{IntervalStats, RunRecord};
 
-use crate::analysis::timeline::{intervals, probe_intervals};
 use crate::analysis::chart::{Chart, Series};
+use crate::analysis::number::num;
+use crate::analysis::timeline::{intervals, probe_intervals};
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-use crate::analysis::number::num;
 
 /// Waits drawn individually in the stacked chart; the rest are summed as `other`.
 const TOP_WAITS: usize = 8;
@@ -591,7 +591,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.raw(&probe_tables(&p));
     }
     doc.raw(&crate::html::pooler::pooler_table(rec));
-    doc.raw(&crate::html::keys::hot_keys_html(rec));
+    crate::html::section::sections(doc, &[crate::analysis::sections::keys::section(rec)]);
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
     doc.raw(&crate::html::perturbations::perturbations_table(rec));

@@ -3,15 +3,15 @@
 
 use hotbench_stats::SweepDoc;
 
+use crate::analysis::chart::Chart;
+use crate::analysis::number::num;
 use crate::analysis::sweep::fit;
 use crate::analysis::usl::UslFit;
 use crate::analysis::usl_input::PointSeries;
-use crate::analysis::chart::Chart;
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::{header, run_section};
 use crate::html::usl::{fit_chart, Curve};
-use crate::analysis::number::num;
 use crate::text::sweep::render_text;
 
 /// Measured throughput (points) against the fitted curves.

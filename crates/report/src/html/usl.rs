@@ -1,12 +1,12 @@
 //! `hotbench usl --html`: measured points against the fitted curve; the chart
 //! ([`fit_chart`]) is shared with `hotbench sweep`.
 
+use crate::analysis::chart::{Chart, Series};
+use crate::analysis::number::num;
 use crate::analysis::usl::UslFit;
 use crate::analysis::usl_series::SeriesFit;
-use crate::analysis::chart::{Chart, Series};
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
-use crate::analysis::number::num;
 use crate::text::usl::render_text;
 
 /// One curve of [`fit_chart`]: measured points and their fit, if any.

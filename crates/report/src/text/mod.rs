@@ -5,7 +5,6 @@
 pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;
-pub mod keys;
 pub mod perturbations;
 pub mod pgbench;
 pub mod pool_sweep;
@@ -13,6 +12,7 @@ pub mod pooler;
 pub mod probes;
 pub mod progress;
 pub mod prometheus;
+pub mod section;
 pub mod sweep;
 pub mod threshold;
 pub mod usl;

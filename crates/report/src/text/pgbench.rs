@@ -408,7 +408,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             rec.bench.rtt_us as f64 / 1000.0
         );
     }
-    crate::text::keys::key_and_fairness_lines(&mut o, rec);
+    crate::text::section::write_section(&mut o, &crate::analysis::sections::keys::section(rec));
     for h in &rec.hosts {
         let c = &h.totals.counters;
         let _ = writeln!(

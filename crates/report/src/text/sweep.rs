@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use hotbench_stats::{SweepAxis, SweepDoc};
 
-use crate::analysis::sweep::fit;
 use crate::analysis::number::num;
+use crate::analysis::sweep::fit;
 use crate::text::usl::fit_lines;
 
 /// The sweep table and fit, for the terminal (a pool-size sweep's own table instead).

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
+use crate::analysis::number::num;
 use crate::analysis::usl::{Constraint, UslFit};
 use crate::analysis::usl_series::SeriesFit;
-use crate::analysis::number::num;
 
 /// The fit in words for the terminal (`hotbench usl`, and under `hotbench sweep`'s table):
 /// parameters, peak, and the constraint that dominates at `max_n` clients.

@@ -1,0 +1,178 @@
+//! The section model (`analysis::section`) as HTML: facts as a definition list, tables,
+//! bars as inline SVG, charts placed on the page, paragraphs and headings, every text
+//! escaped here. The terminal's lines are not shown (a section's tables and charts say the
+//! same). A run's sections draw their charts together (see [`run_sections`]).
+
+use crate::analysis::section::{Block, Cell, Paragraph, Section, Span, Style, Table};
+use crate::html::bars;
+use crate::html::doc::{facts, table, Doc};
+use crate::html::escape::html;
+
+/// One span as markup.
+pub fn span(s: &Span) -> String {
+    let text = html(&s.text);
+    let title = s
+        .title
+        .as_ref()
+        .map(|t| format!(" title=\"{}\"", html(t)))
+        .unwrap_or_default();
+    match s.style {
+        Style::Plain if title.is_empty() => text,
+        Style::Plain => format!("<span{title}>{text}</span>"),
+        Style::Class(c) => format!("<span class=\"{}\"{title}>{text}</span>", html(c)),
+        Style::Code => format!("<code>{text}</code>"),
+        Style::Sql => format!("<code class=\"sql\">{text}</code>"),
+        Style::Strong => format!("<b>{text}</b>"),
+    }
+}
+
+pub fn cell(c: &Cell) -> String {
+    c.0.iter().map(span).collect()
+}
+
+/// A table, with its title as an `<h4>` above it.
+pub fn table_html(t: &Table) -> String {
+    let header: Vec<&str> = t.header.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(cell).collect())
+        .collect();
+    let mut o = t
+        .title
+        .as_ref()
+        .map(|h| format!("<h4>{}</h4>\n", html(h)))
+        .unwrap_or_default();
+    o.push_str(&table(t.class, &header, &rows));
+    o
+}
+
+fn paragraph(p: &Paragraph) -> String {
+    let class = p
+        .class
+        .map(|c| format!(" class=\"{}\"", html(c)))
+        .unwrap_or_default();
+    format!(
+        "<p{class}>{}</p>\n",
+        p.spans.iter().map(span).collect::<String>()
+    )
+}
+
+fn kpis(list: &[(String, String)]) -> String {
+    let mut o = String::from("<div class=\"kpis\">");
+    for (value, label) in list {
+        o.push_str(&format!(
+            "<div class=\"kpi\"><b>{}</b><span>{}</span></div>",
+            html(value),
+            html(label)
+        ));
+    }
+    o.push_str("</div>\n");
+    o
+}
+
+/// Places one block on the page.
+pub fn block(doc: &mut Doc, b: &Block) {
+    match b {
+        Block::Line(_) => {}
+        Block::Facts(pairs) => {
+            let pairs: Vec<(&str, String)> =
+                pairs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            doc.raw(&facts(&pairs));
+        }
+        Block::Kpis(list) => doc.raw(&kpis(list)),
+        Block::Heading { level, text } => doc.heading(*level, text),
+        Block::Paragraph(p) => doc.raw(&paragraph(p)),
+        Block::Table(t) => doc.raw(&table_html(t)),
+        Block::Bars(b) => doc.raw(&bars::svg(b)),
+        Block::Chart(c) => doc.chart(c.clone()),
+    }
+}
+
+/// Every block of `sections`, in order.
+pub fn sections(doc: &mut Doc, sections: &[Section]) {
+    for b in sections.iter().flat_map(|s| &s.blocks) {
+        block(doc, b);
+    }
+}
+
+/// A run's sections: in order, except that every chart is drawn where the first one stands
+/// (the charts over time sit together, one under the other, on the same time axis).
+pub fn run_sections(doc: &mut Doc, sections: &[Section]) {
+    let all = || sections.iter().flat_map(|s| &s.blocks);
+    let mut charts_drawn = false;
+    for b in all() {
+        match b {
+            Block::Chart(_) if charts_drawn => {}
+            Block::Chart(_) => {
+                for c in all().filter(|b| matches!(b, Block::Chart(_))) {
+                    block(doc, c);
+                }
+                charts_drawn = true;
+            }
+            other => block(doc, other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::sections::keys;
+    use hotbench_stats::hot_keys::HotKeyRecord;
+    use hotbench_stats::probe_record::{HotRow, ProbeRecord};
+
+    /// A section's markup (the page's body between its shell).
+    fn markup(s: Section) -> String {
+        let mut doc = Doc::new("t");
+        sections(&mut doc, &[s]);
+        let page = doc.finish();
+        let start = page.find("<main>\n").expect("main") + "<main>\n".len();
+        let end = page.find("<footer>").expect("footer");
+        page[start..end].to_string()
+    }
+
+    #[test]
+    fn keys_and_rows_are_charted_tabled_and_escaped() {
+        let mut rec = hotbench_stats::testdata::record("r", 1.0, 2, 100, 2.0);
+        assert_eq!(markup(keys::section(&rec)), "");
+        rec.hot_keys = vec![HotKeyRecord {
+            variable: "c".into(),
+            value: "<1>".into(),
+            attempts: 40,
+            committed: 39,
+            time_share: 0.62,
+            ..Default::default()
+        }];
+        let probes = ProbeRecord {
+            hot_rows: vec![HotRow {
+                relation: "acct".into(),
+                key: "id=<1>".into(),
+                count: 9,
+                pct: 75.0,
+            }],
+            ..Default::default()
+        };
+        rec.probes = Some(probes);
+        let h = markup(keys::section(&rec));
+        assert!(h.contains("<svg class=\"bars\""), "{h}");
+        assert!(h.contains("c=&lt;1&gt;") && !h.contains("<1>"), "{h}");
+        assert!(h.contains("62.0%"), "{h}");
+        assert!(h.contains("id=&lt;1&gt;") && h.contains("75%"), "{h}");
+        assert!(!h.contains("hot-key-zipf"), "{h}");
+        rec.hot_key_zipf = vec![hotbench_stats::zipf::ZipfShare {
+            variable: "k".into(),
+            lo: 1,
+            hi: 100,
+            s: 1.5,
+            k: 10,
+            predicted_share: 0.8123,
+            observed_share: 0.8011,
+            transactions: 9,
+            approximate: false,
+        }];
+        let h = markup(keys::section(&rec));
+        assert!(h.contains("random_zipfian(1, 100, 1.5)"), "{h}");
+        assert!(h.contains("80.1%") && h.contains("81.2%"), "{h}");
+    }
+}
