@@ -13,7 +13,6 @@ pub mod ladder;
 pub mod page;
 pub mod perturbations;
 pub mod pool_sweep;
-pub mod pooler;
 pub mod run;
 pub mod section;
 pub mod sweep;

@@ -572,6 +572,12 @@ fn errors_table(rec: &RunRecord) -> String {
 
 /// The whole section of one run.
 pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
+    use crate::analysis::section::Block;
+    let pooler = crate::analysis::sections::pooler::section(rec);
+    let (pooler_charts, pooler_rest): (Vec<&Block>, Vec<&Block>) = pooler
+        .blocks
+        .iter()
+        .partition(|b| matches!(b, Block::Chart(_)));
     doc.raw("<section class=\"run\">\n");
     doc.heading(2, title);
     doc.raw(&header(rec));
@@ -587,10 +593,14 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
         doc.chart(health_chart(&p));
         doc.chart(locks_chart(&p));
         doc.chart(xmin_chart(&p));
-        doc.chart(crate::html::pooler::pooler_chart(&p));
+        for b in pooler_charts {
+            crate::html::section::block(doc, b);
+        }
         doc.raw(&probe_tables(&p));
     }
-    doc.raw(&crate::html::pooler::pooler_table(rec));
+    for b in pooler_rest {
+        crate::html::section::block(doc, b);
+    }
     crate::html::section::sections(doc, &[crate::analysis::sections::keys::section(rec)]);
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));

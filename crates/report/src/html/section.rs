@@ -118,7 +118,7 @@ pub fn run_sections(doc: &mut Doc, sections: &[Section]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::sections::keys;
+    use crate::analysis::sections::{keys, pooler};
     use hotbench_stats::hot_keys::HotKeyRecord;
     use hotbench_stats::probe_record::{HotRow, ProbeRecord};
 
@@ -174,5 +174,47 @@ mod tests {
         let h = markup(keys::section(&rec));
         assert!(h.contains("random_zipfian(1, 100, 1.5)"), "{h}");
         assert!(h.contains("80.1%") && h.contains("81.2%"), "{h}");
+    }
+
+    #[test]
+    fn the_pooler_is_escaped_and_a_direct_run_has_no_pooler_markup() {
+        let rec = hotbench_stats::RunRecord {
+            pooler: Some(hotbench_stats::PoolerSetup {
+                kind: "pgbouncer".into(),
+                version: "1.18.0<".into(),
+                pool_mode: "transaction".into(),
+                pool_size: Some(10),
+                started_by_hotbench: true,
+            }),
+            probes: Some(ProbeRecord {
+                pooler: Some(hotbench_stats::PoolerSummary {
+                    samples: 30,
+                    wait_pct: 89.0,
+                    times: hotbench_stats::PoolerTimes {
+                        avg_wait_ms: Some(44.0),
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let h = markup(pooler::section(&rec));
+        assert!(
+            h.contains(
+                "<h4>Connection pooler</h4>\n<p>PgBouncer 1.18.0&lt;, transaction pool of 10</p>"
+            ),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td>89%</td>") && h.contains("<td>44</td>"),
+            "{h}"
+        );
+        let direct = hotbench_stats::RunRecord {
+            probes: Some(ProbeRecord::default()),
+            ..Default::default()
+        };
+        assert_eq!(markup(pooler::section(&direct)), "");
     }
 }

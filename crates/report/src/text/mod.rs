@@ -8,7 +8,6 @@ pub mod diagnosis;
 pub mod perturbations;
 pub mod pgbench;
 pub mod pool_sweep;
-pub mod pooler;
 pub mod probes;
 pub mod progress;
 pub mod prometheus;

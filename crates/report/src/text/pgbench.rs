@@ -445,7 +445,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
             );
         }
     }
-    o.push_str(&crate::text::pooler::pooler_lines(rec));
+    crate::text::section::write_section(&mut o, &crate::analysis::sections::pooler::section(rec));
     o.push_str(&crate::text::probes::probe_lines(rec));
     o.push_str(&crate::text::perturbations::perturbation_lines(rec));
     for n in &rec.notes {

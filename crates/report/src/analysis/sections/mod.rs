@@ -2,3 +2,4 @@
 //! terminal and the page both walk them.
 
 pub mod keys;
+pub mod pooler;
