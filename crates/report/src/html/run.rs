@@ -583,7 +583,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.raw(&header(rec));
     doc.raw(&kpis(rec));
     let mut throughput = throughput_chart(rec);
-    crate::html::perturbations::mark(&mut throughput, rec);
+    crate::analysis::sections::perturbations::mark(&mut throughput, rec);
     doc.chart(throughput);
     doc.chart(latency_chart(rec));
     doc.chart(hdr_chart(&[("latency", rec)]));
@@ -604,7 +604,10 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     crate::html::section::sections(doc, &[crate::analysis::sections::keys::section(rec)]);
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
-    doc.raw(&crate::html::perturbations::perturbations_table(rec));
+    crate::html::section::sections(
+        doc,
+        &[crate::analysis::sections::perturbations::section(rec)],
+    );
     doc.raw("</section>\n");
 }
 

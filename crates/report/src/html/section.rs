@@ -118,7 +118,7 @@ pub fn run_sections(doc: &mut Doc, sections: &[Section]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::sections::{keys, pooler};
+    use crate::analysis::sections::{keys, perturbations, pooler};
     use hotbench_stats::hot_keys::HotKeyRecord;
     use hotbench_stats::probe_record::{HotRow, ProbeRecord};
 
@@ -216,5 +216,30 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(markup(pooler::section(&direct)), "");
+    }
+
+    #[test]
+    fn the_perturbations_table_escapes_what_the_server_said() {
+        let mut failed = hotbench_stats::PerturbationRecord::new(
+            "1s:checkpoint".into(),
+            "checkpoint",
+            "".into(),
+            1.0,
+        );
+        failed.error = Some("42501: <denied>".into());
+        let rec = hotbench_stats::RunRecord {
+            perturbations: vec![failed],
+            ..Default::default()
+        };
+        let h = markup(perturbations::section(&rec));
+        assert!(
+            h.starts_with("<h4>Perturbations</h4>\n<table class=\"perturbations\">"),
+            "{h}"
+        );
+        assert!(h.contains("<td><code>1s:checkpoint</code></td>"), "{h}");
+        assert!(
+            h.contains("42501: &lt;denied&gt;") && !h.contains("<denied>"),
+            "{h}"
+        );
     }
 }

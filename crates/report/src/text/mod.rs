@@ -5,7 +5,6 @@
 pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;
-pub mod perturbations;
 pub mod pgbench;
 pub mod pool_sweep;
 pub mod probes;

@@ -447,7 +447,10 @@ pub fn extra_lines(rec: &RunRecord) -> String {
     }
     crate::text::section::write_section(&mut o, &crate::analysis::sections::pooler::section(rec));
     o.push_str(&crate::text::probes::probe_lines(rec));
-    o.push_str(&crate::text::perturbations::perturbation_lines(rec));
+    crate::text::section::write_section(
+        &mut o,
+        &crate::analysis::sections::perturbations::section(rec),
+    );
     for n in &rec.notes {
         let _ = writeln!(o, "note: {n}");
     }

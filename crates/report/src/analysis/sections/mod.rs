@@ -2,4 +2,5 @@
 //! terminal and the page both walk them.
 
 pub mod keys;
+pub mod perturbations;
 pub mod pooler;
