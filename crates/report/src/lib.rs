@@ -19,5 +19,4 @@ pub mod text;
 pub use document::{parse_document, Document};
 pub use html::page::{render_documents, render_html, render_ladders};
 pub use text::pgbench::{extra_lines, pgbench_report};
-pub use text::probes::probe_lines;
 pub use text::progress::progress_line;

@@ -7,10 +7,10 @@ use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabR
 
 use crate::analysis::number::num;
 use crate::analysis::section::{Bar, Bars};
+use crate::analysis::sections::probes::{health_chart, locks_chart, waits_chart, xmin_chart};
 use crate::html::bars;
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{health_chart, locks_chart, waits_chart, xmin_chart};
 
 /// The whole page.
 pub fn render_html(d: &Diagnosis) -> String {

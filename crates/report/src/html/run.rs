@@ -6,17 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
 use hotbench_stats::{IntervalStats, RunRecord};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
-use crate::analysis::timeline::{intervals, probe_intervals};
+use crate::analysis::timeline::intervals;
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-
-/// Waits drawn individually in the stacked chart; the rest are summed as `other`.
-const TOP_WAITS: usize = 8;
 
 /// Seconds → "2026-11-22 10:35:49 UTC" (no time-zone database needed).
 pub fn utc(unix_s: f64) -> String {
@@ -293,214 +289,6 @@ pub fn failures_chart(rec: &RunRecord) -> Chart {
     c
 }
 
-/// Stacked wait events over time, as average backends in each wait.
-pub fn waits_chart(p: &ProbeRecord) -> Chart {
-    let mut c = Chart::new(
-        "Server wait events (average backends)",
-        "time",
-        "s",
-        "backends",
-    );
-    c.stacked = true;
-    c.colour_by_label = true;
-    let top: Vec<&str> = p
-        .waits
-        .iter()
-        .take(TOP_WAITS)
-        .map(|w| w.event.as_str())
-        .collect();
-    let tl = probe_intervals(p);
-    c.x = tl.iter().map(|i| i.t).collect();
-    let per = |iv: &ProbeInterval, n: u64| {
-        if iv.samples > 0 {
-            n as f64 / f64::from(iv.samples)
-        } else {
-            n as f64
-        }
-    };
-    for ev in &top {
-        let vals = tl
-            .iter()
-            .map(|iv| Some(per(iv, iv.waits.get(*ev).copied().unwrap_or(0))))
-            .collect();
-        c.series.push(Series::line(*ev, vals));
-    }
-    let other: Vec<Option<f64>> = tl
-        .iter()
-        .map(|iv| {
-            let n = hotbench_stats::saturating_sum(
-                iv.waits
-                    .iter()
-                    .filter(|(k, _)| !top.contains(&k.as_str()))
-                    .map(|(_, v)| *v),
-            );
-            Some(per(iv, n))
-        })
-        .collect();
-    if other.iter().any(|v| v.is_some_and(|v| v > 0.0)) {
-        c.series.push(Series::line("other", other));
-    }
-    c
-}
-
-/// Dead tuples per table over time.
-pub fn health_chart(p: &ProbeRecord) -> Chart {
-    let mut c = Chart::new("Table health: dead tuples", "time", "s", "tuples");
-    let tl = probe_intervals(p);
-    c.x = tl.iter().map(|i| i.t).collect();
-    let mut names: Vec<String> = p.tables.iter().map(|t| t.name.clone()).collect();
-    for iv in tl {
-        for t in &iv.tables {
-            if !names.contains(&t.name) {
-                names.push(t.name.clone());
-            }
-        }
-    }
-    for name in names {
-        let vals: Vec<Option<f64>> = tl
-            .iter()
-            .map(|iv| {
-                iv.tables
-                    .iter()
-                    .find(|t| t.name == name)
-                    .map(|t| t.dead_tuples as f64)
-            })
-            .collect();
-        c.series.push(Series::line(format!("{name} dead"), vals));
-    }
-    c
-}
-
-/// Backends waiting on locks: a count of backends, on its own axis (the oldest snapshot's
-/// age, in thousands of xids, would flatten it to zero).
-pub fn locks_chart(p: &ProbeRecord) -> Chart {
-    let mut c = Chart::new("Backends waiting on locks", "time", "s", "backends");
-    let tl = probe_intervals(p);
-    c.x = tl.iter().map(|i| i.t).collect();
-    if tl.iter().any(|i| i.lock_waiting_max > 0) {
-        c.series.push(Series::line(
-            "waiting on locks (max)",
-            tl.iter()
-                .map(|i| Some(f64::from(i.lock_waiting_max)))
-                .collect(),
-        ));
-    }
-    c
-}
-
-/// Age of the oldest snapshot (xmin) on the server, in transaction ids.
-pub fn xmin_chart(p: &ProbeRecord) -> Chart {
-    let mut c = Chart::new("Oldest snapshot (xmin age)", "time", "s", "xids");
-    let tl = probe_intervals(p);
-    c.x = tl.iter().map(|i| i.t).collect();
-    if tl.iter().any(|i| i.xmin_age.is_some_and(|a| a > 0)) {
-        c.series.push(Series::line(
-            "oldest xmin age",
-            tl.iter().map(|i| i.xmin_age.map(|a| a as f64)).collect(),
-        ));
-    }
-    c
-}
-
-fn probe_tables(p: &ProbeRecord) -> String {
-    let mut o = String::new();
-    if !p.waits.is_empty() {
-        let rows: Vec<Vec<String>> = p
-            .waits
-            .iter()
-            .take(10)
-            .map(|w| {
-                vec![
-                    html(&w.event),
-                    w.count.to_string(),
-                    format!("{:.1}%", w.pct),
-                ]
-            })
-            .collect();
-        o.push_str(&format!(
-            "<h4>Top waits (from {}, every {} ms)</h4>\n",
-            html(&p.wait_source),
-            p.wait_interval_ms.round()
-        ));
-        o.push_str(&table("waits", &["wait event", "samples", "share"], &rows));
-    }
-    let l = &p.locks;
-    if l.max_waiting > 0 {
-        let mut s = format!(
-            "up to {} backends waiting on locks, longest blocking chain {}",
-            l.max_waiting, l.longest_chain
-        );
-        if let Some(t) = &l.hot_tuple {
-            s.push_str(&format!(
-                ", hot tuple {} {}",
-                t.relation,
-                t.ctid.as_deref().unwrap_or("")
-            ));
-        } else if let Some(r) = &l.hot_relation {
-            s.push_str(&format!(", hot relation {}", r.relation));
-        }
-        o.push_str(&format!("<p>{}</p>\n", html(&s)));
-    }
-    if !p.tables.is_empty() {
-        let rows: Vec<Vec<String>> = p
-            .tables
-            .iter()
-            .map(|t| {
-                vec![
-                    html(&t.name),
-                    t.inserts.to_string(),
-                    t.updates.to_string(),
-                    t.hot_updates.to_string(),
-                    t.deletes.to_string(),
-                    t.live_tuples_end.to_string(),
-                    format!("{} → {}", t.dead_tuples_start, t.dead_tuples_end),
-                    t.autovacuums.to_string(),
-                ]
-            })
-            .collect();
-        o.push_str("<h4>Tables</h4>\n");
-        o.push_str(&table(
-            "tables",
-            &[
-                "table",
-                "inserts",
-                "updates",
-                "HOT",
-                "deletes",
-                "live",
-                "dead",
-                "autovacuums",
-            ],
-            &rows,
-        ));
-    }
-    if !p.statements.is_empty() {
-        let rows: Vec<Vec<String>> = p
-            .statements
-            .iter()
-            .take(10)
-            .map(|s| {
-                vec![
-                    format!("<code>{}</code>", html(&s.query)),
-                    s.calls.to_string(),
-                    num(s.mean_ms),
-                    num(s.shared_blks_hit_per_call + s.shared_blks_read_per_call),
-                ]
-            })
-            .collect();
-        o.push_str("<h4>Statements (pg_stat_statements)</h4>\n");
-        o.push_str(&table(
-            "statements",
-            &["statement", "calls", "mean ms", "blocks/call"],
-            &rows,
-        ));
-    }
-    for n in &p.notes {
-        o.push_str(&format!("<p class=\"note\">probe: {}</p>\n", html(n)));
-    }
-    o
-}
-
 fn commands_table(rec: &RunRecord) -> String {
     let mut rows = Vec::new();
     for g in &rec.groups {
@@ -588,15 +376,16 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.chart(latency_chart(rec));
     doc.chart(hdr_chart(&[("latency", rec)]));
     doc.chart(failures_chart(rec));
-    if let Some(p) = rec.probe_record() {
-        doc.chart(waits_chart(&p));
-        doc.chart(health_chart(&p));
-        doc.chart(locks_chart(&p));
-        doc.chart(xmin_chart(&p));
-        for b in pooler_charts {
+    let probes = crate::analysis::sections::probes::section(rec);
+    for b in probes.blocks.iter().chain(pooler_charts.iter().copied()) {
+        if matches!(b, Block::Chart(_)) {
             crate::html::section::block(doc, b);
         }
-        doc.raw(&probe_tables(&p));
+    }
+    for b in &probes.blocks {
+        if !matches!(b, Block::Chart(_)) {
+            crate::html::section::block(doc, b);
+        }
     }
     for b in pooler_rest {
         crate::html::section::block(doc, b);
@@ -664,34 +453,5 @@ mod tests {
         assert!(pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1));
         let max = r.totals.counters.hist.max_us() as f64 / 1000.0;
         assert_eq!(pts.last().unwrap().1, max);
-    }
-
-    #[test]
-    fn a_short_last_probe_interval_is_not_drawn_and_units_get_their_own_charts() {
-        let iv = |t: f64, dt: f64, waiting: u32, xmin: i64| ProbeInterval {
-            t,
-            dt,
-            samples: 10,
-            lock_waiting_max: waiting,
-            xmin_age: Some(xmin),
-            ..Default::default()
-        };
-        let p = ProbeRecord {
-            timeline: vec![
-                iv(1.0, 1.0, 3, 4000),
-                iv(2.0, 1.0, 4, 5000),
-                iv(3.0, 1.0, 3, 6000),
-                iv(3.05, 0.05, 0, 6000),
-            ],
-            ..Default::default()
-        };
-        assert_eq!(probe_intervals(&p).len(), 3);
-        let locks = locks_chart(&p);
-        assert_eq!(locks.x, vec![1.0, 2.0, 3.0]);
-        assert_eq!(locks.y_label, "backends");
-        assert_eq!(locks.series.len(), 1);
-        let xmin = xmin_chart(&p);
-        assert_eq!(xmin.y_label, "xids");
-        assert_eq!(xmin.series[0].values.last(), Some(&Some(6000.0)));
     }
 }

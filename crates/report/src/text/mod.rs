@@ -7,7 +7,6 @@ pub mod compare_ladder;
 pub mod diagnosis;
 pub mod pgbench;
 pub mod pool_sweep;
-pub mod probes;
 pub mod progress;
 pub mod prometheus;
 pub mod section;

@@ -446,7 +446,7 @@ pub fn extra_lines(rec: &RunRecord) -> String {
         }
     }
     crate::text::section::write_section(&mut o, &crate::analysis::sections::pooler::section(rec));
-    o.push_str(&crate::text::probes::probe_lines(rec));
+    crate::text::section::write_section(&mut o, &crate::analysis::sections::probes::section(rec));
     crate::text::section::write_section(
         &mut o,
         &crate::analysis::sections::perturbations::section(rec),

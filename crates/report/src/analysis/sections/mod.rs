@@ -4,3 +4,4 @@
 pub mod keys;
 pub mod perturbations;
 pub mod pooler;
+pub mod probes;
