@@ -5,9 +5,10 @@ use hotbench_stats::RunRecord;
 
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::number::num;
+use crate::analysis::sections::timeline::{hdr_chart, throughput_overlay};
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{hdr_chart, run_section, throughput_overlay};
+use crate::html::run::run_section;
 use crate::text::compare::{cell_text, fmt_p};
 
 /// The comparison's HTML table (each cell's p-value and confidence interval in its title)

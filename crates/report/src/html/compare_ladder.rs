@@ -4,10 +4,10 @@
 use hotbench_stats::RunRecord;
 
 use crate::analysis::compare_ladder::LadderComparison;
+use crate::analysis::sections::timeline::throughput_overlay;
 use crate::html::compare::comparison_table;
 use crate::html::doc::Doc;
 use crate::html::escape::html;
-use crate::html::run::throughput_overlay;
 
 /// One section per variant: the table and the throughput overlay.
 pub fn render_html(c: &LadderComparison) -> String {

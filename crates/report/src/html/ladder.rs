@@ -8,10 +8,11 @@ use hotbench_stats::{Ladder, RunRecord, VariantResult};
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
 use crate::analysis::section::{Bar, Bars};
+use crate::analysis::sections::timeline::{align_into, hdr_chart, throughput_overlay};
 use crate::html::bars;
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{align_into, hdr_chart, run_section, throughput_overlay};
+use crate::html::run::run_section;
 
 /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
 fn checks_say_nothing(v: &VariantResult) -> bool {

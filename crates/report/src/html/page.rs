@@ -5,12 +5,13 @@
 use hotbench_stats::{Ladder, RunRecord};
 
 use crate::analysis::section::{Bar, Bars};
+use crate::analysis::sections::timeline::{hdr_chart, throughput_overlay};
 use crate::document::Document;
 use crate::html::bars;
 use crate::html::doc::Doc;
 use crate::html::escape::html;
 use crate::html::ladder::ladder_section;
-use crate::html::run::{hdr_chart, run_section, throughput_overlay};
+use crate::html::run::run_section;
 use crate::html::sweep;
 use crate::text;
 

@@ -6,9 +6,11 @@ use hotbench_stats::{SweepDoc, SweepSeries};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
+use crate::analysis::sections::header;
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{header, run_section};
+use crate::html::run::run_section;
+use crate::html::section::sections;
 use crate::text::pool_sweep::{best_line, mode_note};
 
 fn sizes(doc: &SweepDoc) -> Vec<u32> {
@@ -102,7 +104,7 @@ pub fn render_pool_html(doc: &SweepDoc) -> String {
         )
     ));
     if let Some(r) = doc.runs.first() {
-        page.raw(&header(r));
+        sections(&mut page, &[header::section(r)]);
     }
     page.chart(by_pool_size(
         doc,

@@ -5,12 +5,14 @@ use hotbench_stats::SweepDoc;
 
 use crate::analysis::chart::Chart;
 use crate::analysis::number::num;
+use crate::analysis::sections::header;
 use crate::analysis::sweep::fit;
 use crate::analysis::usl::UslFit;
 use crate::analysis::usl_input::PointSeries;
 use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{header, run_section};
+use crate::html::run::run_section;
+use crate::html::section::sections;
 use crate::html::usl::{fit_chart, Curve};
 use crate::text::sweep::render_text;
 
@@ -57,7 +59,7 @@ pub fn render_html(doc: &SweepDoc) -> String {
         html(&counts.join(", "))
     ));
     if let Some(r) = doc.runs.first() {
-        page.raw(&header(r));
+        sections(&mut page, &[header::section(r)]);
     }
     page.chart(usl_chart(doc));
     page.raw(&format!("<pre>{}</pre>\n", html(&render_text(doc))));
