@@ -7,6 +7,7 @@
 pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
+pub mod documents;
 pub mod noise;
 pub mod number;
 pub mod section;

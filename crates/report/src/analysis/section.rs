@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`Block::Line`] | the line | — (the page shows the section's tables and charts) |
 //! | [`Block::Table`] | per its [`TextForm`]: hidden (its section's lines say it) or columns | `<table>` |
-//! | [`Block::Facts`], [`Block::Kpis`], [`Block::Heading`], [`Block::Paragraph`] | — | `<dl>`, figures, `<hN>`, `<p>` |
+//! | [`Block::Facts`], [`Block::Kpis`], [`Block::Heading`], [`Block::Paragraph`], [`Block::Pre`] | — | `<dl>`, figures, `<hN>`, `<p>`, `<pre>` |
 //! | [`Block::Bars`], [`Block::Chart`] | — | inline SVG, a uPlot chart |
 //!
 //! Strings here are the record's own: each renderer escapes them its way (HTML escapes every
@@ -24,7 +24,17 @@ pub struct Section {
     /// Which section (`keys`, `pooler`): for tests and for pages that show one section of a
     /// list (a sweep's header).
     pub name: &'static str,
+    /// Set apart on the page as an element of its own (a diagnosis' finding).
+    pub frame: Option<Frame>,
     pub blocks: Vec<Block>,
+}
+
+/// A section the page sets apart: its style class, and the kind of thing it shows (a
+/// finding's kind), for styles and tests.
+#[derive(Debug, Clone, Default)]
+pub struct Frame {
+    pub class: &'static str,
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -40,6 +50,13 @@ pub enum Block {
         text: String,
     },
     Paragraph(Paragraph),
+    /// Preformatted text (a command to copy, or the terminal's output shown on the page),
+    /// with a style class, as code or not.
+    Pre {
+        class: Option<&'static str>,
+        code: bool,
+        text: String,
+    },
     Table(Table),
     Bars(Bars),
     Chart(Chart),
@@ -121,8 +138,15 @@ impl Section {
     pub fn new(name: &'static str) -> Section {
         Section {
             name,
+            frame: None,
             blocks: Vec::new(),
         }
+    }
+
+    /// The section set apart on the page (see [`Frame`]).
+    pub fn framed(mut self, class: &'static str, kind: Option<String>) -> Section {
+        self.frame = Some(Frame { class, kind });
+        self
     }
 
     pub fn push(&mut self, b: Block) {
@@ -152,6 +176,21 @@ impl Section {
     pub fn paragraph(&mut self, class: Option<&'static str>, spans: Vec<Span>) {
         self.blocks
             .push(Block::Paragraph(Paragraph { class, spans }));
+    }
+
+    /// The section's terminal lines so far, as preformatted text for the page (where the
+    /// terminal's layout is what the page shows too).
+    pub fn lines_as_pre(&mut self) {
+        let mut text = String::new();
+        for l in self.lines() {
+            text.push_str(l);
+            text.push('\n');
+        }
+        self.blocks.push(Block::Pre {
+            class: None,
+            code: false,
+            text,
+        });
     }
 
     /// The terminal's lines, for tests.

@@ -83,17 +83,49 @@ pub fn block(doc: &mut Doc, b: &Block) {
         Block::Kpis(list) => doc.raw(&kpis(list)),
         Block::Heading { level, text } => doc.heading(*level, text),
         Block::Paragraph(p) => doc.raw(&paragraph(p)),
+        Block::Pre { class, code, text } => {
+            let class = class
+                .map(|c| format!(" class=\"{}\"", html(c)))
+                .unwrap_or_default();
+            let text = if *code {
+                format!("<code>{}</code>", html(text))
+            } else {
+                html(text)
+            };
+            doc.raw(&format!("<pre{class}>{text}</pre>\n"));
+        }
         Block::Table(t) => doc.raw(&table_html(t)),
         Block::Bars(b) => doc.raw(&bars::svg(b)),
         Block::Chart(c) => doc.chart(c.clone()),
     }
 }
 
-/// Every block of `sections`, in order.
+/// Every block of `sections`, in order; a framed section as a `<section>` of its own.
 pub fn sections(doc: &mut Doc, sections: &[Section]) {
-    for b in sections.iter().flat_map(|s| &s.blocks) {
-        block(doc, b);
+    for s in sections {
+        if let Some(f) = &s.frame {
+            let kind = f
+                .kind
+                .as_ref()
+                .map(|k| format!(" data-kind=\"{}\"", html(k)))
+                .unwrap_or_default();
+            doc.raw(&format!("<section class=\"{}\"{kind}>\n", html(f.class)));
+        }
+        for b in &s.blocks {
+            block(doc, b);
+        }
+        if s.frame.is_some() {
+            doc.raw("</section>\n");
+        }
     }
+}
+
+/// A page of its own: `title`, an `<h1>` and the sections.
+pub fn page(title: &str, heading: &str, list: &[Section]) -> String {
+    let mut doc = Doc::new(title);
+    doc.heading(1, heading);
+    sections(&mut doc, list);
+    doc.finish()
 }
 
 /// A run's sections: in order, except that every chart is drawn where the first one stands

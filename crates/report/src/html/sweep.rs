@@ -4,6 +4,7 @@
 use hotbench_stats::SweepDoc;
 
 use crate::analysis::chart::Chart;
+use crate::analysis::documents::usl::{fit_chart, Curve};
 use crate::analysis::number::num;
 use crate::analysis::sections::header;
 use crate::analysis::sweep::fit;
@@ -13,7 +14,6 @@ use crate::html::doc::{table, Doc};
 use crate::html::escape::html;
 use crate::html::run::run_section;
 use crate::html::section::sections;
-use crate::html::usl::{fit_chart, Curve};
 use crate::text::sweep::render_text;
 
 /// Measured throughput (points) against the fitted curves.

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use hotbench_stats::{SweepAxis, SweepDoc};
 
+use crate::analysis::documents::usl::fit_lines;
 use crate::analysis::number::num;
 use crate::analysis::sweep::fit;
-use crate::text::usl::fit_lines;
 
 /// The sweep table and fit, for the terminal (a pool-size sweep's own table instead).
 pub fn render_text(doc: &SweepDoc) -> String {
@@ -45,7 +45,10 @@ pub fn render_text(doc: &SweepDoc) -> String {
                     .max()
                     .unwrap_or(1);
                 o.push_str("USL fit: ");
-                o.push_str(&fit_lines(&f, max_n as f64));
+                for l in fit_lines(&f, max_n as f64) {
+                    o.push_str(&l);
+                    o.push('\n');
+                }
             }
             Err(e) => {
                 let _ = writeln!(o, "no USL fit: {e}");
