@@ -11,7 +11,6 @@ pub mod downsample;
 pub mod escape;
 pub mod ladder;
 pub mod page;
-pub mod pool_sweep;
 pub mod run;
 pub mod section;
 pub mod sweep;

@@ -4,6 +4,7 @@
 
 use hotbench_stats::{Ladder, RunRecord};
 
+use crate::analysis::documents::sweep::usl_chart;
 use crate::analysis::section::{Bar, Bars};
 use crate::analysis::sections::timeline::{hdr_chart, throughput_overlay};
 use crate::document::Document;
@@ -120,7 +121,7 @@ pub fn render_documents(docs: &[Document]) -> String {
             Document::Ladders(ls) => ls.iter().for_each(|l| ladder_section(&mut doc, l)),
             Document::Sweep(s) => {
                 doc.heading(2, "concurrency sweep");
-                doc.chart(sweep::usl_chart(s));
+                doc.chart(usl_chart(s));
                 doc.raw(&format!(
                     "<pre>{}</pre>\n",
                     html(&text::sweep::render_text(s))

@@ -6,7 +6,6 @@ pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;
 pub mod pgbench;
-pub mod pool_sweep;
 pub mod progress;
 pub mod prometheus;
 pub mod section;

@@ -2,4 +2,6 @@
 //! comparisons, sweeps, USL fits and diagnoses. Each file builds a document's ordered list
 //! of sections; `text::<document>` and `html::<document>` only walk it.
 
+pub mod pool_sweep;
+pub mod sweep;
 pub mod usl;
