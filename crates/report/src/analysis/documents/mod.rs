@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod compare_ladder;
+pub mod diagnosis;
 pub mod pool_sweep;
 pub mod sweep;
 pub mod usl;
