@@ -274,4 +274,28 @@ mod tests {
             "{h}"
         );
     }
+
+    #[test]
+    fn a_runs_charts_are_drawn_together_where_the_first_stands() {
+        use crate::analysis::chart::{Chart, Series};
+        let chart = |title: &str| {
+            let mut c = Chart::new(title, "time", "s", "x");
+            c.x = vec![1.0];
+            c.series.push(Series::line("a", vec![Some(1.0)]));
+            c
+        };
+        let mut a = Section::new("a");
+        a.table(Table::new("first", &["x"], vec![]));
+        a.chart(chart("one"));
+        let mut b = Section::new("b");
+        b.table(Table::new("second", &["x"], vec![]));
+        b.chart(chart("two"));
+        let mut doc = Doc::new("t");
+        run_sections(&mut doc, &[a, b]);
+        let page = doc.finish();
+        let at = |what: &str| page.find(what).unwrap_or_else(|| panic!("{what}: {page}"));
+        assert!(at("class=\"first\"") < at("id=\"chart0\""));
+        assert!(at("id=\"chart0\"") < at("id=\"chart1\""));
+        assert!(at("id=\"chart1\"") < at("class=\"second\""));
+    }
 }
