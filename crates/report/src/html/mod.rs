@@ -1,6 +1,6 @@
 //! The self-contained HTML report: a page shell ([`doc`]) with charts declared as data
-//! (`analysis::chart`) and sections written as escaped markup ([`escape`]) from records and from the
-//! `analysis` results; one file per kind of document.
+//! (`analysis::chart`), the section model as escaped markup ([`section`], [`escape`]),
+//! a run's section ([`run`]); one file per kind of document, each walking its sections.
 
 pub mod bars;
 pub mod compare;
