@@ -20,6 +20,7 @@ pub mod perturbations;
 pub mod pooler;
 pub mod probes;
 pub mod rtt;
+pub mod script_latency;
 pub mod timeline;
 
 /// A run's sections, in the order both renderers show them.
@@ -28,6 +29,7 @@ pub const RUN: &[fn(&RunRecord) -> Section] = &[
     headline::section,
     timeline::section,
     commands::section,
+    script_latency::section,
     errors::section,
     rtt::section,
     keys::section,
