@@ -1,8 +1,9 @@
 //! The section model: what a report shows, said once and format-neutral. A report is an
-//! ordered list of [`Section`]s (a run's list is `analysis::sections`); a section is built
-//! by one function from a record and holds [`Block`]s: the terminal's lines, facts, headline
-//! figures, headings, paragraphs, tables, bars and charts. Two renderers walk the same list,
-//! each showing the blocks it has a form for:
+//! ordered list of [`Section`]s (a run's is `analysis::sections::RUN`, the other documents'
+//! are in `analysis::documents`); a section is built by one function from a record and holds
+//! [`Block`]s: the terminal's lines, facts, headline figures, headings, paragraphs, tables,
+//! bars and charts. Two renderers walk the same list, each showing the blocks it has a form
+//! for:
 //!
 //! | block | terminal (`text::section`) | HTML (`html::section`) |
 //! |---|---|---|
@@ -21,8 +22,7 @@ use crate::analysis::number::num;
 /// One part of a report, in the order the renderers show them.
 #[derive(Debug, Clone, Default)]
 pub struct Section {
-    /// Which section (`keys`, `pooler`): for tests and for pages that show one section of a
-    /// list (a sweep's header).
+    /// Which section (`keys`, `pooler`), for tests and readers of a list.
     pub name: &'static str,
     /// Set apart on the page as an element of its own (a diagnosis' finding).
     pub frame: Option<Frame>,
@@ -273,12 +273,6 @@ impl Cell {
         if let Some(s) = self.0.last_mut() {
             s.title = Some(title.into());
         }
-        self
-    }
-
-    /// Appends a span.
-    pub fn and(mut self, span: Span) -> Cell {
-        self.0.push(span);
         self
     }
 

@@ -16,7 +16,7 @@ pub fn render(sections: &[Section]) -> String {
 }
 
 /// One section's terminal text.
-pub fn write_section(o: &mut String, s: &Section) {
+fn write_section(o: &mut String, s: &Section) {
     for b in &s.blocks {
         match b {
             Block::Line(l) => {

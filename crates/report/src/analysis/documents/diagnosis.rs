@@ -11,8 +11,8 @@ use crate::analysis::number::num;
 use crate::analysis::section::{Bar, Bars, Block, Cell, Section, Span, Style, Table};
 use crate::analysis::sections::probes::{health_chart, locks_chart, waits_chart, xmin_chart};
 
-/// Keys of a finding shown.
-const TOP_KEYS: usize = 5;
+/// Keys shown per finding.
+const FINDING_KEYS: usize = 5;
 
 pub fn sections(d: &Diagnosis) -> Vec<Section> {
     let mut out = vec![header(d), findings(d)];
@@ -152,7 +152,7 @@ fn finding(n: usize, f: &Finding) -> Section {
         facts.push(("relation".into(), r.clone()));
     }
     if !f.keys.is_empty() {
-        let keys = f.keys.iter().take(TOP_KEYS);
+        let keys = f.keys.iter().take(FINDING_KEYS);
         let text: Vec<String> = keys
             .clone()
             .map(|k| format!("{} ({:.0}% of lock waits)", k.key, k.pct))
