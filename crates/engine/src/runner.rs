@@ -133,7 +133,10 @@ pub fn run(
     hotbench_stats::perturbation_record::judge(
         &mut record.perturbations,
         &record.timeline,
-        hotbench_stats::RecoveryRule::default(),
+        hotbench_stats::RecoveryRule {
+            hold_s: cfg.settings.recovery_hold_us as f64 / 1e6,
+            ..Default::default()
+        },
     );
     if cfg.connect_each_txn {
         record.conn_time_ms = c.conn_total_us as f64 / 1000.0;

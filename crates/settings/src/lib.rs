@@ -16,5 +16,5 @@ pub mod workload;
 
 pub use backoff::Backoff;
 pub use perturb::Perturbation;
-pub use run::{RunSettings, ThreadsDefault};
+pub use run::{PoolMode, PoolerSpec, RunSettings, ThreadsDefault};
 pub use workload::{GoodputRule, Limit, OnDisconnect, QueryMode, ShardConfig, GOODPUT_VARIABLE};

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::{PerturbationRecord, RunRecord};
+use hotbench_stats::{PerturbationRecord, RecoveryRule, RunRecord};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::section::{Cell, Section, Table};
@@ -97,6 +97,9 @@ fn line(p: &PerturbationRecord) -> String {
         })
     };
     let _ = write!(o, ", TTR90 {}, TTR99 {}", ttr(p.ttr90_s), ttr(p.ttr99_s));
+    if (p.rule.hold_s - RecoveryRule::default().hold_s).abs() > 1e-9 {
+        let _ = write!(o, " (hold {} s)", p.rule.hold_s);
+    }
     if p.failed > 0 || p.reconnects > 0 {
         let _ = write!(o, ", failed {}, reconnects {}", p.failed, p.reconnects);
     }
@@ -204,6 +207,22 @@ mod tests {
             ]
         );
         assert!(section(&RunRecord::default()).blocks.is_empty());
+    }
+
+    /// `--recovery-hold` other than the default 2 s is said with the times it judged.
+    #[test]
+    fn a_hold_other_than_the_default_is_said() {
+        let mut p = entry();
+        p.baseline_per_s = Some(100.0);
+        p.ttr90_s = Some(1.5);
+        p.ttr99_s = Some(2.25);
+        assert!(!line(&p).contains("hold"), "{}", line(&p));
+        p.rule.hold_s = 5.0;
+        assert!(
+            line(&p).ends_with("TTR90 1.50 s, TTR99 2.25 s (hold 5 s)"),
+            "{}",
+            line(&p)
+        );
     }
 
     #[test]

@@ -1,0 +1,6 @@
+//! `hotbench capture`: what a user's server runs, sampled read-only (as `diagnose` samples it),
+//! becomes an ordinary scenario directory: the touched schema and a data generator, one pgbench
+//! script per transaction shape with its key skew and think time, fix variants for the shapes
+//! the lab recognises, and `capture.json`, the observed profile a twin run is scored against.
+
+pub mod observed;
