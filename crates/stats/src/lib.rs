@@ -24,15 +24,18 @@ pub mod hot_keys;
 pub mod input_file;
 pub mod json_file;
 pub mod key_latency;
+pub mod latency_sketch;
 pub mod ladder_record;
 pub mod merge;
 pub mod output_path;
 pub mod perturbation_record;
+pub mod perturbation_window;
 pub mod pgbench_format;
 pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
 pub mod recovery;
+pub mod recovery_live;
 pub mod run_description;
 pub mod sessions_record;
 pub mod shards;
@@ -57,6 +60,7 @@ pub use config_record::{
 pub use counters::{saturating_sum, FailureKind, TxnCounters};
 pub use diagnosis_record::{Diagnosis, DIAGNOSIS_FORMAT};
 pub use histogram::{LatencyHistogram, Percentiles};
+pub use latency_sketch::LatencySketch;
 /// The settings' value types the record's `config` is written in.
 pub use hotbench_settings::{
     Backoff, GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig,

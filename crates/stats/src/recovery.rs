@@ -123,7 +123,10 @@ pub fn recover(samples: &[Sample], starts: &[f64], rule: &RecoveryRule) -> Vec<R
     for i in order {
         let at = starts[i];
         let (baseline, inherited) = match prev {
-            Some((b, recovered)) if recovered.is_none_or(|r| r > at + EPS) => (b, true),
+            // One without a baseline (nothing committed before it) passes none on.
+            Some((Some(b), recovered)) if recovered.is_none_or(|r| r > at + EPS) => {
+                (Some(b), true)
+            }
             _ => {
                 let floor = prev.and_then(|p| p.1).unwrap_or(0.0);
                 (

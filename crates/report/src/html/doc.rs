@@ -4,7 +4,7 @@
 //! data ([`Chart`]) and drawn by `assets/report.js`, which reports on `<pre id="status">`
 //! and `<html data-ready>` when every chart has drawn (the browser test reads that).
 
-use crate::html::chart::Chart;
+use crate::html::chart::{Band, Chart, Mark};
 use crate::html::downsample::downsample;
 use crate::html::escape::{html, script_json};
 use std::collections::BTreeMap;
@@ -72,6 +72,15 @@ impl Doc {
             "<div class=\"chart\" id=\"chart{id}\" data-chart=\"{id}\"></div>\n"
         ));
         self.charts.push(chart);
+    }
+
+    /// Adds `bands` and `marks` to every `time` chart placed since the `first`-th (a run
+    /// section's timeline charts: its perturbations).
+    pub fn shade_since(&mut self, first: usize, bands: &[Band], marks: &[Mark]) {
+        for c in self.charts.iter_mut().skip(first).filter(|c| c.x_kind == "time") {
+            c.bands.extend_from_slice(bands);
+            c.marks.extend_from_slice(marks);
+        }
     }
 
     pub fn chart_count(&self) -> usize {

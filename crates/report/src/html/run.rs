@@ -573,6 +573,7 @@ fn errors_table(rec: &RunRecord) -> String {
 /// The whole section of one run.
 pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.raw("<section class=\"run\">\n");
+    let first_chart = doc.chart_count();
     doc.heading(2, title);
     doc.raw(&header(rec));
     doc.raw(&kpis(rec));
@@ -595,6 +596,7 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
     doc.raw(&commands_table(rec));
     doc.raw(&errors_table(rec));
     doc.raw(&crate::html::perturbations::perturbations_table(rec));
+    crate::html::perturbations::shade(doc, first_chart, rec);
     doc.raw("</section>\n");
 }
 

@@ -51,6 +51,12 @@ fn line(p: &PerturbationRecord) -> String {
     if p.failed > 0 || p.reconnects > 0 {
         let _ = write!(o, ", failed {}, reconnects {}", p.failed, p.reconnects);
     }
+    if let Some(w) = window_text(p) {
+        let _ = write!(o, "; {w}");
+    }
+    if let Some(b) = &p.backlog {
+        let _ = write!(o, "; {}", backlog_text(b));
+    }
     if let Some(w) = &p.server {
         if let Some(top) = w.top_waits.first() {
             let _ = write!(o, "; server: top wait {} {:.0}%", safe(&top.event), top.pct);
@@ -60,6 +66,48 @@ fn line(p: &PerturbationRecord) -> String {
         }
     }
     o
+}
+
+/// `in the window p50/p99 12.0/85.0 ms (outside 1.1/3.2 ms), errors 57P01 4, 08006 1`:
+/// what the clients saw inside the window against the rest of the run.
+pub fn window_text(p: &PerturbationRecord) -> Option<String> {
+    let inside = p.inside.as_ref()?;
+    let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+    let mut parts = Vec::new();
+    if inside.p50_ms.is_some() || inside.p99_ms.is_some() {
+        let mut lat = format!("p50/p99 {}/{} ms", ms(inside.p50_ms), ms(inside.p99_ms));
+        if let Some(out) = p.outside.as_ref().filter(|o| o.p50_ms.is_some()) {
+            let _ = write!(lat, " (outside {}/{} ms)", ms(out.p50_ms), ms(out.p99_ms));
+        }
+        parts.push(lat);
+    }
+    let mut errors: Vec<(&String, &u64)> = inside.errors_by_sqlstate.iter().collect();
+    errors.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    parts.push(if errors.is_empty() {
+        "no errors".to_string()
+    } else {
+        let list: Vec<String> = errors
+            .iter()
+            .map(|(code, n)| format!("{} {n}", safe(code)))
+            .collect();
+        format!("errors {}", list.join(", "))
+    });
+    Some(format!("in the window {}", parts.join(", ")))
+}
+
+/// `backlog drained in 8.0 s (500 at its peak, 100 before)`, or not drained.
+pub fn backlog_text(b: &hotbench_stats::perturbation_window::BacklogDrain) -> String {
+    let what = match b.drained_s {
+        Some(t) if t <= 0.0 => return format!("{} never rose past its level before ({:.0})", safe(&b.monitor), b.before),
+        Some(t) => format!("drained in {t:.1} s"),
+        None => "not drained by the next perturbation or the end".to_string(),
+    };
+    format!(
+        "{} {what} ({:.0} at its peak, {:.0} before)",
+        safe(&b.monitor),
+        b.peak,
+        b.before
+    )
 }
 
 /// Control characters as escapes, so a server's message cannot drive the terminal.
@@ -103,6 +151,55 @@ mod tests {
              failed 3, reconnects 0\n"
         );
         assert_eq!(perturbation_lines(&RunRecord::default()), "");
+    }
+
+    #[test]
+    fn the_window_against_the_rest_of_the_run_and_the_backlog_drain_follow() {
+        use hotbench_stats::perturbation_window::{BacklogDrain, SpanStats};
+        let mut p = entry();
+        p.baseline_per_s = Some(100.0);
+        p.ttr90_s = Some(1.0);
+        p.ttr99_s = Some(1.0);
+        p.inside = Some(SpanStats {
+            p50_ms: Some(12.0),
+            p99_ms: Some(85.04),
+            errors_by_sqlstate: [("57P01".to_string(), 4), ("08006".to_string(), 1)]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        });
+        p.outside = Some(SpanStats {
+            p50_ms: Some(1.1),
+            p99_ms: Some(3.2),
+            ..Default::default()
+        });
+        p.backlog = Some(BacklogDrain {
+            monitor: "backlog".into(),
+            before: 100.0,
+            peak: 500.0,
+            peak_at_s: 3.0,
+            drained_s: Some(8.0),
+        });
+        assert!(
+            line(&p).ends_with(
+                "TTR90 1.00 s, TTR99 1.00 s; in the window p50/p99 12.0/85.0 ms (outside \
+                 1.1/3.2 ms), errors 57P01 4, 08006 1; backlog drained in 8.0 s (500 at its \
+                 peak, 100 before)"
+            ),
+            "{}",
+            line(&p)
+        );
+        // No latency kept (an older file), no errors; a backlog that never drained.
+        p.inside = Some(SpanStats::default());
+        p.backlog.as_mut().map(|b| b.drained_s = None);
+        assert!(
+            line(&p).ends_with(
+                "; in the window no errors; backlog not drained by the next perturbation or \
+                 the end (500 at its peak, 100 before)"
+            ),
+            "{}",
+            line(&p)
+        );
     }
 
     #[test]
