@@ -397,6 +397,7 @@ fn run_observed(
                 hotbench_report::text::prometheus::LiveMetrics {
                     clients: plan.nclients,
                     server_version: record.server.version.clone(),
+                    live_recovery: crate::observers::live_recovery(&cfg.settings.perturb),
                     ..Default::default()
                 },
             )?;

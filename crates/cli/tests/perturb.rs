@@ -1,7 +1,8 @@
 //! `--perturb` against a real server (docs/perturbations.md): a DDL lock held makes the
 //! goodput dip and it recovers in a finite time; terminating every client backend is counted
-//! (57P01, reconnects) and the run goes on; the other kinds are recorded, a failing one says
-//! why, one due after the end says it did not run; bad specs are usage errors.
+//! (57P01, reconnects, in the window's errors) and the run goes on; the other kinds are
+//! recorded, a failing one says why, one due after the end says it did not run; a queue's
+//! backlog drain is timed; bad specs are usage errors.
 
 mod common;
 
@@ -35,11 +36,13 @@ fn only(entries: &[PerturbationRecord], kind: &str) -> PerturbationRecord {
 #[test]
 fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
     let case = acct_case("pt_ddl");
+    let html = case.dir.join("ddl.html");
     let ran = case
-        .run(
+        .run(&format!(
             "-n -c 4 -R 400 -T 10 --interval 100ms --perturb 3s:ddl-lock=acct,1s \
-             --threshold ttr90<30s --threshold lost<1000000",
-        )
+             --threshold ttr90<30s --threshold lost<1000000 --html {}",
+            html.display()
+        ))
         .expect_code(0);
     for l in ran.out.lines().filter(|l| l.starts_with("perturbation")) {
         eprintln!("{l}");
@@ -92,6 +95,16 @@ fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
     assert!(w.lock_waiting_max >= 4, "every client queued: {w:#?}");
     assert_eq!(v.thresholds.len(), 2, "{:?}", v.thresholds);
     assert!(v.thresholds.iter().all(|t| t.ok), "{:?}", v.thresholds);
+    // The clients' side: the queue behind the lock is in the window's latency (under -R,
+    // from each transaction's scheduled start), not in the rest of the run's.
+    let (inside, outside) = (p.inside.clone().unwrap_or_default(), p.outside.clone().unwrap_or_default());
+    let (p99_in, p99_out) = (inside.p99_ms.unwrap_or(0.0), outside.p99_ms.unwrap_or(f64::MAX));
+    assert!(p99_in > 300.0 && p99_in > 2.0 * p99_out, "{inside:#?}\n{outside:#?}");
+    assert!(inside.committed > 0 && outside.committed > inside.committed, "{inside:#?}");
+    assert!(ran.out.contains("; in the window p50/p99 "), "{}", ran.out);
+    // The HTML shades the lock on the timeline charts and marks its recovery.
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(page.contains("\"bands\":[{\"from\":") && page.contains("ddl-lock TTR90"), "no shading");
 }
 
 #[test]
@@ -120,6 +133,11 @@ fn terminate_all_is_counted_and_the_run_goes_on() {
         c.errors_by_sqlstate
     );
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{}", ran.out);
+    // The terminations' errors are the window's, not the rest of the run's.
+    let inside = p.inside.clone().unwrap_or_default();
+    assert!(inside.errors_by_sqlstate.get("57P01").is_some_and(|n| *n >= 1), "{inside:#?}");
+    let outside = p.outside.clone().unwrap_or_default();
+    assert_eq!(outside.errors_by_sqlstate.get("57P01"), None, "{outside:#?}");
 }
 
 /// Backends named by the user's own `application_name` may be anybody's of that name: the
@@ -256,6 +274,54 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
     let p = only(&rec.perturbations, "ddl-lock");
     assert_eq!(p.error, None, "{p:#?}");
     assert!(p.end_s.is_some_and(|e| e - p.at_s >= 0.3), "{p:#?}");
+}
+
+/// A queue whose consumers wait behind a lock while its producers go on: its backlog grows,
+/// and its drain after the lock is timed from the scenario's backlog monitor.
+#[test]
+fn a_queue_backlog_drain_is_timed_after_its_consumers_were_held_up() {
+    let db = database("pt_queue");
+    let dir = temp_dir("pt_queue");
+    let out = dir.join("ladder.json");
+    let o = command_on(
+        &db,
+        &["scenario", "run", "queue"],
+        &[
+            "--variants",
+            "skip-locked",
+            "-T",
+            "8",
+            "-c",
+            "4",
+            "--param",
+            "mode=steady",
+            "--param",
+            "rate=200",
+            "--probe",
+            "off",
+            "--interval",
+            "200ms",
+            "--perturb",
+            "3s:ddl-lock=job_done,1s",
+            "--json",
+            &out.to_string_lossy(),
+        ],
+    )
+    .output()
+    .expect("run hotbench");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let ladder: hotbench_stats::LadderFile = read(&out);
+    let v = &ladder.ladders[0].variants[0];
+    assert!(v.checks.iter().all(|c| c.ok), "nothing lost, nothing doubled: {:?}", v.checks);
+    let rec = v.record.as_ref().expect("the variant's record");
+    let p = only(&rec.perturbations, "ddl-lock");
+    assert_eq!(p.error, None, "{p:#?}");
+    let b = p.backlog.clone().expect("the backlog's drain");
+    assert_eq!(b.monitor, "backlog");
+    // About a second of the producers' 200 jobs/s queued behind the lock, then drained.
+    assert!(b.peak > b.before + 50.0, "{b:#?}");
+    assert!(b.drained_s.is_some_and(|t| (1.0..6.0).contains(&t)), "{b:#?}\n{stdout}");
 }
 
 #[test]

@@ -52,7 +52,7 @@ pub mod zipf;
 pub use client_bound::ClientBound;
 pub use compare_record::{
     CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,
-    COMPARE_FORMAT,
+    TtrCellComparison, TtrComparison, COMPARE_FORMAT,
 };
 pub use config_record::{
     ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,

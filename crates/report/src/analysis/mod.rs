@@ -6,6 +6,7 @@
 
 pub mod compare;
 pub mod compare_ladder;
+pub mod compare_ttr;
 pub mod noise;
 pub mod sweep;
 pub mod timeline;

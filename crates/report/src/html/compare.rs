@@ -59,6 +59,63 @@ pub fn comparison_table(c: &Comparison) -> String {
          effective sample sizes for autocorrelation, p &gt; 0.05 is noise); hover a cell for \
          its p-value and 95% confidence interval.</p>\n",
     );
+    o.push_str(&ttr_table(c));
+    o
+}
+
+/// The perturbations' times to recover side by side (nothing when none was perturbed).
+fn ttr_table(c: &Comparison) -> String {
+    let Some(first) = c.ttr.first() else {
+        return String::new();
+    };
+    let mut header: Vec<String> = vec!["perturbation".into(), "".into()];
+    header.extend(first.cells.iter().map(|x| x.side.clone()));
+    let rows: Vec<Vec<String>> = c
+        .ttr
+        .iter()
+        .map(|r| {
+            let mut row = vec![format!("<code>{}</code>", html(&r.perturbation)), r.level.into()];
+            row.extend(r.cells.iter().map(|x| {
+                let class = match x.verdict {
+                    "better" => "better",
+                    "worse" => "worse",
+                    "within noise" | "within resolution" => "noise",
+                    _ => "",
+                };
+                let value = match x.mean_s {
+                    Some(m) => format!("{m:.2} ±{:.2} s", x.resolution_s),
+                    None if x.firings == 0 => "–".into(),
+                    None => "not recovered".into(),
+                };
+                let mut title = vec![format!("{}/{} recovered", x.recovered, x.firings)];
+                if let (Some(sd), Some((lo, hi))) = (x.sd_s, x.ci95) {
+                    title.push(format!("sd {sd:.2}, 95% CI {lo:.2}–{hi:.2}"));
+                }
+                if let Some(d) = x.diff_s {
+                    title.push(format!("{d:+.2} s against the first"));
+                }
+                if let Some(p) = x.p {
+                    title.push(format!("p={}", fmt_p(p)));
+                }
+                title.push(x.verdict.to_string());
+                format!(
+                    "<span class=\"{class}\" title=\"{}\">{}</span>",
+                    html(&title.join("; ")),
+                    html(&value)
+                )
+            }));
+            row
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut o = String::from("<h3>Time to recover</h3>\n");
+    o.push_str(&table("compare-ttr", &header, &rows));
+    o.push_str(
+        "<p class=\"muted\">± the timeline's interval (a TTR is known to within it); over \
+         several firings (an <code>every…</code>, <code>--repeats</code>) the mean, with the \
+         spread and 95% interval in the title; a difference within both sides' resolution, or \
+         with p &gt; 0.05 over repeats, is noise.</p>\n",
+    );
     o
 }
 

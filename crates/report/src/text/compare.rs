@@ -154,6 +154,7 @@ pub fn render_body(c: &Comparison) -> String {
     for (i, name) in c.names.iter().enumerate().skip(1) {
         o.push_str(&versus(c, i, name));
     }
+    o.push_str(&crate::text::compare_ttr::ttr_lines(&c.ttr));
     o
 }
 
