@@ -66,9 +66,19 @@ fn resolution(r: &RunRecord) -> f64 {
     d.get(d.len() / 2).copied().unwrap_or(1.0)
 }
 
+/// A run's column letter as the renderers show it (`A`…`Z`, then `A1`…).
+fn letter(i: usize) -> String {
+    let c = char::from(b'A' + (i % 26) as u8);
+    if i < 26 {
+        c.to_string()
+    } else {
+        format!("{c}{}", i / 26)
+    }
+}
+
 /// The column letters of runs `first..first + n` (`A`, `A–C`).
 fn side_name(first: usize, n: usize) -> String {
-    let l = crate::text::compare::letter;
+    let l = letter;
     if n <= 1 {
         l(first)
     } else {

@@ -3,7 +3,6 @@
 //! comparisons, sweeps, USL fits and threshold verdicts.
 
 pub mod compare;
-pub mod compare_ttr;
 pub mod compare_ladder;
 pub mod diagnosis;
 pub mod keys;
