@@ -23,6 +23,7 @@ mod scenario_cmd;
 mod scripts;
 mod seed;
 mod server_cmd;
+mod server_process;
 mod shard;
 mod sweep_cmd;
 mod target;

@@ -357,6 +357,14 @@ fn run_config(
     cfg.exit_on_abort = args.exit_on_abort;
     cfg.report_per_command = args.report_per_command;
     cfg.shard = plan.shard.clone();
+    if let Some(share) = plan.rate_share {
+        shard_rates(&mut cfg.settings.perturb, share);
+    }
+    cfg.server = crate::server_process::handle(target);
+    if target.pooler.is_some() {
+        // Perturbations go straight to the server, as the probes do.
+        cfg.perturb_conn = Some(target.config.clone());
+    }
     cfg.spread = plan.spread;
     cfg.start_at_us = plan.start_at_us;
     cfg.display = DisplayConfig {
@@ -369,6 +377,15 @@ fn run_config(
         json_path: args.output.json.clone(),
     };
     Ok(cfg)
+}
+
+/// A shard bursts to its part of a `rate=` perturbation's rate, as it runs its part of `-R`.
+fn shard_rates(perturb: &mut [hotbench_settings::Perturbation], share: f64) {
+    for p in perturb.iter_mut() {
+        if let hotbench_settings::perturb::Kind::Rate { per_s, .. } = &mut p.kind {
+            *per_s *= share;
+        }
+    }
 }
 
 /// Runs the engine with pgbench's progress lines, `--prometheus` and the probes watching.

@@ -65,6 +65,8 @@ pub(crate) struct RunOptions {
     pub(crate) defines: Vec<(String, String)>,
     pub(crate) scale_given: Option<i64>,
     pub(crate) shard: Option<hotbench_engine::ShardConfig>,
+    /// A shard's part of the run's `-R` (its `rate=` perturbations get the same part).
+    pub(crate) rate_share: Option<f64>,
     pub(crate) start_at_us: Option<i64>,
     pub(crate) spread: hotbench_wire::Spread,
 }
@@ -133,6 +135,8 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
             )));
         }
     }
+    let rates = |groups: &[GroupSpec]| groups.iter().filter_map(|g| g.rate).sum::<f64>();
+    let run_rate = rates(&groups);
     let shard = match shard {
         Some(sh) => {
             let shared = format!(
@@ -148,9 +152,11 @@ pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
         }
         None => None,
     };
+    let rate_share = (shard.is_some() && run_rate > 0.0).then(|| rates(&groups) / run_rate);
     let total: usize = groups.iter().map(|g| g.clients).sum();
     check_open_files(total)?;
     Ok(RunOptions {
+        rate_share,
         groups,
         nclients: total,
         limit,

@@ -306,6 +306,7 @@ pub(crate) fn run_ladders(
             progress: !a.quiet,
             route: target.pooler.as_ref().and_then(|p| p.route()),
             live: metrics.as_ref().map(|m| m as _),
+            server: crate::server_process::handle(&target),
         };
         let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
         let interrupted = l.interrupted;

@@ -328,10 +328,7 @@ fn a_queue_backlog_drain_is_timed_after_its_consumers_were_held_up() {
 fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
     let db = database("pt_usage");
     for (spec, msg) in [
-        (
-            "2s:restart",
-            "kind \"restart\" is not supported yet (kinds: checkpoint",
-        ),
+        ("2s:explode", "unknown kind \"explode\" (kinds: checkpoint"),
         ("2s:ddl-lock=acct", "ddl-lock needs =TABLE,DURATION"),
         ("soon:checkpoint", "invalid --perturb \"soon:checkpoint\""),
     ] {

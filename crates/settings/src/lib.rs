@@ -10,6 +10,7 @@
 pub mod backoff;
 pub mod duration;
 pub mod perturb;
+pub mod perturb_cmd;
 pub mod run;
 pub mod values;
 pub mod workload;

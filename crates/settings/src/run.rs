@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::duration::{parse_duration_us, Unit};
 use crate::perturb::Perturbation;
+use crate::perturb_cmd::PerturbCmd;
 use crate::values::{duration_at_least_10ms, int_in, on_off, INT_MAX};
 use crate::workload::OnDisconnect;
 
@@ -75,7 +76,8 @@ pub struct RunSettings {
     /// Do something to the server during the run and measure the recovery: AT:KIND[=ARGS]
     /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], vacuum-full=TABLE,
     /// analyze=TABLE, ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION,
-    /// terminate=N, terminate-all); repeatable
+    /// terminate=N, terminate-all, restart[=fast|immediate], pause=DURATION,
+    /// rtt=VALUE,DURATION, rate=R,DURATION, sql=STATEMENT); repeatable
     #[arg(long = "perturb", value_name = "AT:KIND[=ARGS]", action = ArgAction::Append, value_parser = Perturbation::parse, help_heading = HOTBENCH)]
     #[serde(
         default,
@@ -83,6 +85,13 @@ pub struct RunSettings {
         deserialize_with = "crate::perturb::lenient"
     )]
     pub perturb: Vec<Perturbation>,
+    /// Your own command for a perturbation of a server hotbench did not start: KIND=SHELL
+    /// COMMAND (KIND restart or pause; run with sh -c, e.g. 'restart=patronictl switchover
+    /// --force'); repeatable
+    #[arg(long = "perturb-cmd", value_name = "KIND=COMMAND", action = ArgAction::Append, value_parser = PerturbCmd::parse, help_heading = HOTBENCH)]
+    // A command line may carry a token: the record keeps what each firing did, not this.
+    #[serde(skip)]
+    pub perturb_cmd: Vec<PerturbCmd>,
 }
 
 /// `--pool-size`: one size, or a sweep's list, each at least 1, none twice (`4,4` would
@@ -326,9 +335,22 @@ mod tests {
         assert_eq!(back.perturb, s.perturb);
         let d = serde_json::to_value(RunSettings::default()).unwrap();
         assert!(d.get("perturb").is_none(), "{d}");
-        let e = parse(&["--perturb", "2s:restart"]).unwrap_err();
-        assert!(e.contains("invalid --perturb \"2s:restart\""), "{e}");
-        assert!(e.contains("not supported yet"), "{e}");
+        let e = parse(&["--perturb", "2s:restart=slow"]).unwrap_err();
+        assert!(e.contains("invalid --perturb \"2s:restart=slow\""), "{e}");
+        assert!(e.contains("fast or immediate"), "{e}");
+        // The user's command: parsed, repeatable, never in the record (it may hold a token).
+        let s = parse(&[
+            "--perturb-cmd",
+            "restart=PGPASSWORD=x pg_ctl restart",
+            "--perturb-cmd",
+            "pause=docker pause pg",
+        ])
+        .unwrap();
+        assert_eq!(s.perturb_cmd.len(), 2);
+        let v = serde_json::to_value(&s).unwrap();
+        assert!(!v.to_string().contains("pg_ctl"), "{v}");
+        let e = parse(&["--perturb-cmd", "vacuum=x"]).unwrap_err();
+        assert!(e.contains("stands for restart or pause"), "{e}");
     }
 
     #[test]
