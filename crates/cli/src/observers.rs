@@ -63,6 +63,7 @@ pub fn live_recovery(
                 At::Every(us) => Some(us as f64 / 1e6),
                 At::Once(_) => None,
             },
+            acts_s: p.kind.hold_us().map(|us| us as f64 / 1e6),
         })
         .collect();
     Some(LiveRecovery::new(schedule, Default::default()))

@@ -115,7 +115,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
         &inputs(&args.files),
     )?;
     let repeats = args.repeats.max(1) as usize;
-    if args.files.len() % repeats != 0 {
+    if !args.files.len().is_multiple_of(repeats) {
         return Err(Fail::input(format!(
             "--repeats {repeats}: {} files are not sides of {repeats} runs each",
             args.files.len()

@@ -274,10 +274,24 @@ mod tests {
             cnt: 500,
             ..Default::default()
         };
-        let full = interval_record(0, 1_000_000, 1_000_000, 5_000_000, std::slice::from_ref(&c), false);
+        let full = interval_record(
+            0,
+            1_000_000,
+            1_000_000,
+            5_000_000,
+            std::slice::from_ref(&c),
+            false,
+        );
         assert_eq!(full.t, 2.0, "ends at the boundary, not at now");
         assert_eq!(full.totals.cnt, 500);
-        let partial = interval_record(0, 2_000_000, 1_000_000, 2_250_000, std::slice::from_ref(&c), true);
+        let partial = interval_record(
+            0,
+            2_000_000,
+            1_000_000,
+            2_250_000,
+            std::slice::from_ref(&c),
+            true,
+        );
         assert_eq!(partial.t, 2.25);
         assert!(
             (partial.totals.tps - 2000.0).abs() < 1e-6,
@@ -299,10 +313,16 @@ mod tests {
         let both = [c.clone(), c];
         let plain = interval_record(0, 0, 1_000_000, 1_000_000, &both, false);
         assert_eq!(plain.totals.errors_by_sqlstate.get("57P01"), Some(&2));
-        assert!(plain.totals.lat_sketch.is_empty(), "no sketch without --perturb");
+        assert!(
+            plain.totals.lat_sketch.is_empty(),
+            "no sketch without --perturb"
+        );
         let perturbed = interval_record(0, 0, 1_000_000, 1_000_000, &both, true);
         assert_eq!(perturbed.totals.lat_sketch.count(), 6);
-        assert!(perturbed.groups.iter().all(|g| g.lat_sketch.is_empty()), "totals only");
+        assert!(
+            perturbed.groups.iter().all(|g| g.lat_sketch.is_empty()),
+            "totals only"
+        );
         let p99 = perturbed.totals.lat_sketch.quantile_ms(0.99).unwrap_or(0.0);
         assert!((p99 / 40.0 - 1.0).abs() < 0.07, "{p99}");
     }

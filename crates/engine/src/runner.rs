@@ -358,7 +358,8 @@ impl<'p> Coordinator<'p> {
         let begin = self.origin + index as i64 * interval_us;
         let now = now_us();
         let sketch = !self.plan.cfg.settings.perturb.is_empty();
-        let iv = record_build::interval_record(self.origin, begin, interval_us, now, groups, sketch);
+        let iv =
+            record_build::interval_record(self.origin, begin, interval_us, now, groups, sketch);
         for (rt, g) in self.running_totals.iter_mut().zip(groups) {
             rt.merge(g);
         }

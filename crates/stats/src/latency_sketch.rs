@@ -76,7 +76,9 @@ impl LatencySketch {
                 return Some(value_of(usize::from(b)) / 1000.0);
             }
         }
-        self.0.last().map(|&(b, _)| value_of(usize::from(b)) / 1000.0)
+        self.0
+            .last()
+            .map(|&(b, _)| value_of(usize::from(b)) / 1000.0)
     }
 }
 

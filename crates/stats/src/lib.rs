@@ -24,8 +24,8 @@ pub mod hot_keys;
 pub mod input_file;
 pub mod json_file;
 pub mod key_latency;
-pub mod latency_sketch;
 pub mod ladder_record;
+pub mod latency_sketch;
 pub mod merge;
 pub mod output_path;
 pub mod perturbation_record;
@@ -60,7 +60,6 @@ pub use config_record::{
 pub use counters::{saturating_sum, FailureKind, TxnCounters};
 pub use diagnosis_record::{Diagnosis, DIAGNOSIS_FORMAT};
 pub use histogram::{LatencyHistogram, Percentiles};
-pub use latency_sketch::LatencySketch;
 /// The settings' value types the record's `config` is written in.
 pub use hotbench_settings::{
     Backoff, GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig,
@@ -68,6 +67,7 @@ pub use hotbench_settings::{
 pub use ladder_record::{
     CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult, WORK_CHECK,
 };
+pub use latency_sketch::LatencySketch;
 pub use perturbation_record::PerturbationRecord;
 pub use pgbench_format::PgbenchCompat;
 pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};

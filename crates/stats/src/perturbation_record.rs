@@ -140,10 +140,13 @@ pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], ru
     entries.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     let samples = recovery::samples(timeline);
     let ran: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].ran()).collect();
-    let starts: Vec<f64> = ran.iter().map(|&i| entries[i].at_s).collect();
+    let spans: Vec<(f64, f64)> = ran
+        .iter()
+        .map(|&i| (entries[i].at_s, entries[i].end_s.unwrap_or(entries[i].at_s)))
+        .collect();
     for (i, r) in ran
         .into_iter()
-        .zip(recovery::recover(&samples, &starts, &rule))
+        .zip(recovery::recover_acting(&samples, &spans, &rule))
     {
         let e = &mut entries[i];
         e.rule = rule;

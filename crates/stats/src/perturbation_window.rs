@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::latency_sketch::LatencySketch;
 use crate::ladder_record::MonitorSeries;
+use crate::latency_sketch::LatencySketch;
 use crate::perturbation_record::PerturbationRecord;
 use crate::record::IntervalRecord;
 
@@ -155,7 +155,13 @@ pub fn backlog(entries: &mut [PerturbationRecord], series: &MonitorSeries, offse
 }
 
 /// The drain of the backlog `samples` after a perturbation at `at` (until `next`).
-fn drain(samples: &[(f64, f64)], at: f64, next: f64, window: f64, name: &str) -> Option<BacklogDrain> {
+fn drain(
+    samples: &[(f64, f64)],
+    at: f64,
+    next: f64,
+    window: f64,
+    name: &str,
+) -> Option<BacklogDrain> {
     let before: Vec<f64> = samples
         .iter()
         .filter(|(t, _)| *t >= at - window && *t < at)
@@ -176,7 +182,10 @@ fn drain(samples: &[(f64, f64)], at: f64, next: f64, window: f64, name: &str) ->
     let rose = after.iter().position(|&(_, v)| v > level);
     let drained_at = match rose {
         None => Some(at),
-        Some(i) => after[i..].iter().find(|&&(_, v)| v <= level).map(|&(t, _)| t),
+        Some(i) => after[i..]
+            .iter()
+            .find(|&&(_, v)| v <= level)
+            .map(|&(t, _)| t),
     };
     let until = drained_at.unwrap_or(f64::INFINITY);
     let (peak_at_s, peak) = after

@@ -56,10 +56,19 @@ fn the_window_has_its_own_latency_and_errors_and_the_rest_of_the_run_its_own() {
     // Goodput never dipped: recovered after its first interval, so the window is the
     // action's and that interval's; the slow intervals after it are outside it.
     assert_eq!(e.window_end_s, Some(11.0));
-    assert_eq!((inside.seconds, inside.committed, inside.failed), (1.0, 100, 1));
-    assert!(near(inside.p99_ms, 50.0) && near(inside.p50_ms, 50.0), "{inside:?}");
+    assert_eq!(
+        (inside.seconds, inside.committed, inside.failed),
+        (1.0, 100, 1)
+    );
+    assert!(
+        near(inside.p99_ms, 50.0) && near(inside.p50_ms, 50.0),
+        "{inside:?}"
+    );
     assert_eq!(inside.errors_by_sqlstate.get("57P01"), Some(&1));
-    assert_eq!((outside.seconds, outside.committed, outside.failed), (19.0, 1900, 2));
+    assert_eq!(
+        (outside.seconds, outside.committed, outside.failed),
+        (19.0, 1900, 2)
+    );
     assert!(near(outside.p50_ms, 1.0), "{outside:?}");
     // A window that reaches the recovery: the action lasted until 13 s.
     let mut entries = vec![entry(10.0, 13.0)];
@@ -83,7 +92,10 @@ fn outside_leaves_out_every_window_and_failed_perturbations_get_none() {
     assert_eq!(ran.len(), 2);
     for e in &ran {
         assert_eq!(e.inside.as_ref().map(|s| s.failed), Some(1), "{e:?}");
-        assert_eq!(e.outside.as_ref().map(|s| (s.seconds, s.failed)), Some((28.0, 0)));
+        assert_eq!(
+            e.outside.as_ref().map(|s| (s.seconds, s.failed)),
+            Some((28.0, 0))
+        );
     }
     let f = entries.iter().find(|e| !e.ran()).expect("the failed one");
     assert_eq!((&f.inside, &f.outside), (&None, &None));
@@ -99,11 +111,16 @@ fn a_file_of_the_current_format_without_sketches_still_reads_and_counts() {
     };
     let json = format!("[{}]", (1..=20).map(iv).collect::<Vec<_>>().join(","));
     let tl: Vec<IntervalRecord> = serde_json::from_str(&json).expect("old intervals read");
-    assert!(tl.iter().all(|i| i.totals.lat_sketch.is_empty() && i.totals.errors_by_sqlstate.is_empty()));
+    assert!(tl
+        .iter()
+        .all(|i| i.totals.lat_sketch.is_empty() && i.totals.errors_by_sqlstate.is_empty()));
     let mut entries = vec![entry(10.0, 12.0)];
     judge(&mut entries, &tl, RecoveryRule::default());
     let inside = entries[0].inside.clone().unwrap_or_default();
-    assert_eq!((inside.committed, inside.p50_ms, inside.p99_ms), (200, None, None));
+    assert_eq!(
+        (inside.committed, inside.p50_ms, inside.p99_ms),
+        (200, None, None)
+    );
     // And an entry written before `inside`/`outside`/`backlog` existed reads as none.
     let old: PerturbationRecord =
         serde_json::from_str(r#"{"spec":"1s:checkpoint","kind":"checkpoint","at_s":1.0}"#)
@@ -134,8 +151,12 @@ fn judged(at: f64) -> PerturbationRecord {
 #[test]
 fn the_backlog_drains_when_it_is_back_to_its_level_before() {
     // ~100 before 10 s (±2), 500 from 11 s, falling back to 101 at 18 s.
-    let mut v: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 98.0 } else { 102.0 }).collect();
-    v.extend([150.0, 500.0, 480.0, 400.0, 300.0, 200.0, 120.0, 115.0, 101.0, 99.0, 100.0]);
+    let mut v: Vec<f64> = (0..10)
+        .map(|i| if i % 2 == 0 { 98.0 } else { 102.0 })
+        .collect();
+    v.extend([
+        150.0, 500.0, 480.0, 400.0, 300.0, 200.0, 120.0, 115.0, 101.0, 99.0, 100.0,
+    ]);
     let mut entries = vec![judged(10.0)];
     backlog(&mut entries, &series(&v), 0.5);
     let b = entries[0].backlog.clone().expect("a drain");
@@ -151,7 +172,10 @@ fn a_backlog_that_never_rose_drained_at_once_and_one_that_never_drained_has_none
     let flat = series(&[100.0; 20]);
     let mut entries = vec![judged(10.0)];
     backlog(&mut entries, &flat, 0.0);
-    assert_eq!(entries[0].backlog.as_ref().and_then(|b| b.drained_s), Some(0.0));
+    assert_eq!(
+        entries[0].backlog.as_ref().and_then(|b| b.drained_s),
+        Some(0.0)
+    );
     let mut v = vec![100.0; 10];
     v.extend([900.0; 10]);
     let mut entries = vec![judged(10.0)];

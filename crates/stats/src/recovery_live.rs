@@ -12,15 +12,20 @@
 //! the work stays small however long the run.
 
 use crate::perturbation_record::PerturbationRecord;
-use crate::recovery::{recover, RecoveryRule, Sample};
+#[cfg(test)]
+use crate::recovery::recover;
+use crate::recovery::{recover_acting, RecoveryRule, Sample};
 
-/// One `--perturb` as scheduled: its spec and kind, first time and period (s).
+/// One `--perturb` as scheduled: its spec and kind, first time and period (s), and how long
+/// its action lasts when it has a duration (`ddl-lock=t,5s`: 5 s; the record's entry has the
+/// real end, a lock's wait included).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scheduled {
     pub spec: String,
     pub kind: String,
     pub first_s: f64,
     pub every_s: Option<f64>,
+    pub acts_s: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +91,7 @@ impl LiveRecovery {
             self.next_due[i] = s.every_s.filter(|p| *p > 0.0).map(|p| due + p);
             let mut entry = PerturbationRecord::new(s.spec.clone(), &s.kind, String::new(), due);
             entry.rule = self.rule;
+            entry.end_s = Some(due + s.acts_s.unwrap_or(0.0).max(0.0));
             self.firings.push(Firing {
                 entry,
                 settled: false,
@@ -112,11 +118,15 @@ impl LiveRecovery {
         };
         let from = (self.firings[q].entry.at_s - self.rule.baseline_s).max(floor);
         let lo = self.samples.partition_point(|s| s.start_s < from - 1e-6);
-        let starts: Vec<f64> = self.firings[q..].iter().map(|f| f.entry.at_s).collect();
-        for (f, r) in self.firings[q..]
-            .iter_mut()
-            .zip(recover(&self.samples[lo..], &starts, &self.rule))
-        {
+        let spans: Vec<(f64, f64)> = self.firings[q..]
+            .iter()
+            .map(|f| (f.entry.at_s, f.entry.end_s.unwrap_or(f.entry.at_s)))
+            .collect();
+        for (f, r) in self.firings[q..].iter_mut().zip(recover_acting(
+            &self.samples[lo..],
+            &spans,
+            &self.rule,
+        )) {
             let e = &mut f.entry;
             e.baseline_per_s = r.baseline_per_s;
             e.baseline_inherited = r.baseline_inherited;
@@ -167,6 +177,7 @@ mod tests {
             kind: "checkpoint".into(),
             first_s: first,
             every_s: every,
+            acts_s: None,
         }
     }
 
@@ -176,7 +187,11 @@ mod tests {
         let mut seen: Vec<(Option<f64>, Option<f64>)> = Vec::new();
         for (i, &r) in rates.iter().enumerate() {
             live.interval((i + 1) as f64, r, 0, 0);
-            let now: Vec<_> = live.entries().iter().map(|e| (e.ttr90_s, e.ttr99_s)).collect();
+            let now: Vec<_> = live
+                .entries()
+                .iter()
+                .map(|e| (e.ttr90_s, e.ttr99_s))
+                .collect();
             for (before, after) in seen.iter().zip(&now) {
                 if before.0.is_some() {
                     assert_eq!(before.0, after.0, "TTR90 changed at {}", i + 1);
@@ -209,10 +224,17 @@ mod tests {
         let flat = |n, r| vec![r; n];
         let cases: Vec<(Vec<f64>, Vec<Scheduled>)> = vec![
             // A step; a slow ramp; a second perturbation before the first recovered.
-            ([flat(10, 100.0), flat(3, 0.0), flat(10, 100.0)].concat(), vec![sched(10.0, None)]),
             (
-                [flat(10, 100.0), (0..=10).map(|k| 10.0 * k as f64).collect(), flat(6, 100.0)]
-                    .concat(),
+                [flat(10, 100.0), flat(3, 0.0), flat(10, 100.0)].concat(),
+                vec![sched(10.0, None)],
+            ),
+            (
+                [
+                    flat(10, 100.0),
+                    (0..=10).map(|k| 10.0 * k as f64).collect(),
+                    flat(6, 100.0),
+                ]
+                .concat(),
                 vec![sched(10.0, None)],
             ),
             (
@@ -221,7 +243,9 @@ mod tests {
             ),
             // Every 8 s, each a 2 s outage.
             (
-                (0..48).map(|i| if i >= 8 && i % 8 < 2 { 0.0 } else { 100.0 }).collect(),
+                (0..48)
+                    .map(|i| if i >= 8 && i % 8 < 2 { 0.0 } else { 100.0 })
+                    .collect(),
                 vec![sched(8.0, Some(8.0))],
             ),
         ];
@@ -232,8 +256,16 @@ mod tests {
             let want = recover(&timeline(&rates), &starts, &RecoveryRule::default());
             assert_eq!(got.len(), want.len());
             for (g, w) in got.iter().zip(&want) {
-                assert_eq!((g.ttr90_s, g.ttr99_s), (w.ttr90_s, w.ttr99_s), "{g:?} vs {w:?}");
-                assert_eq!((g.lost, g.baseline_per_s), (w.lost, w.baseline_per_s), "{g:?}");
+                assert_eq!(
+                    (g.ttr90_s, g.ttr99_s),
+                    (w.ttr90_s, w.ttr99_s),
+                    "{g:?} vs {w:?}"
+                );
+                assert_eq!(
+                    (g.lost, g.baseline_per_s),
+                    (w.lost, w.baseline_per_s),
+                    "{g:?}"
+                );
             }
         }
     }

@@ -286,8 +286,16 @@ fn a_second_perturbation_while_the_first_never_recovers_is_judged_on_the_first_b
     let rates = [flat(10, 100.0), flat(5, 50.0), flat(2, 0.0), flat(8, 50.0)].concat();
     let r = recover(&timeline(&rates, 1.0), &[10.0, 15.0], &rule());
     assert_eq!(r[0].ttr90_s, None, "{:?}", r[0]);
-    assert!(r[1].baseline_inherited && close(r[1].baseline_per_s, 100.0), "{:?}", r[1]);
-    assert_eq!(r[1].ttr90_s, None, "half speed is not a recovery: {:?}", r[1]);
+    assert!(
+        r[1].baseline_inherited && close(r[1].baseline_per_s, 100.0),
+        "{:?}",
+        r[1]
+    );
+    assert_eq!(
+        r[1].ttr90_s, None,
+        "half speed is not a recovery: {:?}",
+        r[1]
+    );
     // Each loses against the same baseline until the end: 5·50 + 2·100 + 8·50 from 10 s
     // for the first, 2·100 + 8·50 from 15 s for the second.
     assert!(close(r[0].lost, 850.0), "{:?}", r[0]);
@@ -318,4 +326,34 @@ fn a_perturbation_at_the_very_start_does_not_leave_the_next_one_unjudged() {
     assert!(!r[1].baseline_inherited, "{:?}", r[1]);
     assert!(close(r[1].baseline_per_s, 100.0), "{:?}", r[1]);
     assert!(close(r[1].ttr90_s, 3.0), "{:?}", r[1]);
+}
+
+#[test]
+fn nothing_recovers_while_the_perturbation_still_acts() {
+    // An xmin held from 10 s to 20 s whose cost builds up: full speed for 3 s, then half,
+    // back at 20 s. Judged from its start alone it "recovered" after its first interval,
+    // before it hurt; judged with its action it recovers when the goodput is back after 20 s.
+    let rates = [
+        flat(10, 100.0),
+        flat(3, 100.0),
+        flat(7, 50.0),
+        flat(6, 100.0),
+    ]
+    .concat();
+    let s = timeline(&rates, 1.0);
+    let naive = &recover(&s, &[10.0], &rule())[0];
+    assert!(
+        close(naive.ttr90_s, 1.0) && close(naive.lost, 0.0),
+        "{naive:?}"
+    );
+    let r = &recover_acting(&s, &[(10.0, 20.0)], &rule())[0];
+    assert!(close(r.ttr90_s, 11.0), "{r:?}");
+    assert!(close(r.lost, 350.0) && close(r.dip_per_s, 50.0), "{r:?}");
+    // Without an effect it recovers in the interval its action ends in; an action that
+    // outlasts the timeline never recovered.
+    let flat_run = timeline(&flat(30, 100.0), 1.0);
+    let r = &recover_acting(&flat_run, &[(10.0, 19.5)], &rule())[0];
+    assert!(close(r.ttr90_s, 10.0) && close(r.lost, 0.0), "{r:?}");
+    let r = &recover_acting(&flat_run, &[(10.0, 40.0)], &rule())[0];
+    assert_eq!(r.ttr90_s, None, "{r:?}");
 }

@@ -107,7 +107,10 @@ pub fn compare_ttr(runs: &[(String, RunRecord)], repeats: usize) -> Vec<TtrRow> 
     let mut rows = Vec::new();
     for spec in specs {
         for (level, ttr) in [
-            ("TTR90", (|p: &PerturbationRecord| p.ttr90_s) as fn(&PerturbationRecord) -> Option<f64>),
+            (
+                "TTR90",
+                (|p: &PerturbationRecord| p.ttr90_s) as fn(&PerturbationRecord) -> Option<f64>,
+            ),
             ("TTR99", |p: &PerturbationRecord| p.ttr99_s),
         ] {
             let rules: Vec<_> = runs
@@ -117,7 +120,10 @@ pub fn compare_ttr(runs: &[(String, RunRecord)], repeats: usize) -> Vec<TtrRow> 
                 .map(|p| p.rule)
                 .collect();
             let rules_differ = rules.windows(2).any(|w| w[0] != w[1]);
-            let mut cells: Vec<TtrCell> = sides.iter().map(|(name, rs)| cell(name, rs, spec, ttr)).collect();
+            let mut cells: Vec<TtrCell> = sides
+                .iter()
+                .map(|(name, rs)| cell(name, rs, spec, ttr))
+                .collect();
             let (first, rest) = cells.split_at_mut(1);
             if let Some(base) = first.first() {
                 for c in rest {
@@ -150,9 +156,9 @@ fn cell(
     let values: Vec<f64> = judged.iter().filter_map(|p| ttr(p)).collect();
     let k = values.len();
     let mean = (k > 0).then(|| values.iter().sum::<f64>() / k as f64);
-    let sd = mean.filter(|_| k >= 2).map(|m| {
-        (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt()
-    });
+    let sd = mean
+        .filter(|_| k >= 2)
+        .map(|m| (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (k - 1) as f64).sqrt());
     let fold = |f: fn(f64, f64) -> f64| values.iter().copied().reduce(f);
     TtrCell {
         side: side.to_string(),
@@ -174,7 +180,7 @@ fn cell(
 fn welch(ma: f64, sa: f64, na: f64, mb: f64, sb: f64, nb: f64) -> Option<f64> {
     let (va, vb) = (sa * sa / na, sb * sb / nb);
     let se = (va + vb).sqrt();
-    if !(se > 0.0) {
+    if se.is_nan() || se <= 0.0 {
         return None;
     }
     let t = (mb - ma) / se;

@@ -18,7 +18,8 @@ fn run(dt: f64, spec: &str, ttrs: &[Option<f64>]) -> RunRecord {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let mut p = PerturbationRecord::new(spec.into(), "ddl-lock", String::new(), 3.0 + i as f64);
+                let mut p =
+                    PerturbationRecord::new(spec.into(), "ddl-lock", String::new(), 3.0 + i as f64);
                 p.baseline_per_s = Some(100.0);
                 p.ttr90_s = *t;
                 p.ttr99_s = t.map(|t| t + 0.5);
@@ -54,7 +55,15 @@ fn single_runs_differ_only_beyond_their_resolution() {
     assert_eq!((r.perturbation.as_str(), r.level), (SPEC, "TTR90"));
     let v: Vec<&str> = r.cells.iter().map(|c| c.verdict).collect();
     // 1.1 s worse at 100 ms; 0.15 s is within 0.1 + 0.1 s; 0.7 s within 0.1 + 1 s.
-    assert_eq!(v, ["reference", "worse", "within resolution", "within resolution"]);
+    assert_eq!(
+        v,
+        [
+            "reference",
+            "worse",
+            "within resolution",
+            "within resolution"
+        ]
+    );
     assert!((r.cells[1].diff_s.unwrap_or(0.0) - 1.1).abs() < 1e-9);
     assert_eq!(r.cells[3].resolution_s, 1.0);
     assert_eq!(r.cells[0].side, "A");
@@ -71,7 +80,10 @@ fn repeats_are_compared_by_their_spread() {
     runs.extend(alike.iter().map(|t| run(0.1, SPEC, &[*t])));
     let rows = compare_ttr(&named(runs), 3);
     let c = &rows[0].cells;
-    assert_eq!(c.iter().map(|c| c.side.as_str()).collect::<Vec<_>>(), ["A–C", "D–F", "G–I"]);
+    assert_eq!(
+        c.iter().map(|c| c.side.as_str()).collect::<Vec<_>>(),
+        ["A–C", "D–F", "G–I"]
+    );
     assert_eq!((c[0].firings, c[0].recovered), (3, 3));
     assert!((c[0].mean_s.unwrap_or(0.0) - 2.1).abs() < 1e-9);
     assert!((c[0].sd_s.unwrap_or(0.0) - 0.1).abs() < 1e-9);
@@ -82,11 +94,11 @@ fn repeats_are_compared_by_their_spread() {
     assert!(c[1].p.is_some_and(|p| p < 0.05), "{:?}", c[1]);
     assert_eq!(c[2].verdict, "within noise", "{:?}", c[2]);
     // Every firing of an every… in one run is pooled the same way.
-    let rows = compare_ttr(
-        &named(vec![run(0.1, SPEC, &a), run(0.1, SPEC, &slower)]),
-        1,
+    let rows = compare_ttr(&named(vec![run(0.1, SPEC, &a), run(0.1, SPEC, &slower)]), 1);
+    assert_eq!(
+        (rows[0].cells[1].firings, rows[0].cells[1].verdict),
+        (3, "worse")
     );
-    assert_eq!((rows[0].cells[1].firings, rows[0].cells[1].verdict), (3, "worse"));
 }
 
 #[test]
@@ -100,8 +112,15 @@ fn a_firing_that_did_not_recover_is_worse_than_ones_that_did() {
         1,
     );
     let c = &rows[0].cells;
-    assert_eq!((c[1].firings, c[1].recovered, c[1].verdict), (2, 1, "worse"));
-    assert_eq!((c[2].firings, c[2].verdict), (0, "untested"), "not perturbed so");
+    assert_eq!(
+        (c[1].firings, c[1].recovered, c[1].verdict),
+        (2, 1, "worse")
+    );
+    assert_eq!(
+        (c[2].firings, c[2].verdict),
+        (0, "untested"),
+        "not perturbed so"
+    );
     // The reverse: the first did not recover, the second did.
     let rows = compare_ttr(
         &named(vec![run(0.1, SPEC, &[None]), run(0.1, SPEC, &[Some(9.0)])]),

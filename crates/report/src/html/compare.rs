@@ -74,7 +74,10 @@ fn ttr_table(c: &Comparison) -> String {
         .ttr
         .iter()
         .map(|r| {
-            let mut row = vec![format!("<code>{}</code>", html(&r.perturbation)), r.level.into()];
+            let mut row = vec![
+                format!("<code>{}</code>", html(&r.perturbation)),
+                r.level.into(),
+            ];
             row.extend(r.cells.iter().map(|x| {
                 let class = match x.verdict {
                     "better" => "better",

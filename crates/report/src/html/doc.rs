@@ -77,7 +77,12 @@ impl Doc {
     /// Adds `bands` and `marks` to every `time` chart placed since the `first`-th (a run
     /// section's timeline charts: its perturbations).
     pub fn shade_since(&mut self, first: usize, bands: &[Band], marks: &[Mark]) {
-        for c in self.charts.iter_mut().skip(first).filter(|c| c.x_kind == "time") {
+        for c in self
+            .charts
+            .iter_mut()
+            .skip(first)
+            .filter(|c| c.x_kind == "time")
+        {
             c.bands.extend_from_slice(bands);
             c.marks.extend_from_slice(marks);
         }

@@ -154,8 +154,9 @@ fn row(p: &PerturbationRecord) -> Vec<String> {
             }
         }),
         p.backlog.as_ref().map_or("–".into(), |b| {
-            b.drained_s
-                .map_or("not drained".into(), |t| format!("{t:.1} (peak {:.0})", b.peak))
+            b.drained_s.map_or("not drained".into(), |t| {
+                format!("{t:.1} (peak {:.0})", b.peak)
+            })
         }),
         note.join("; "),
     ]
@@ -164,8 +165,9 @@ fn row(p: &PerturbationRecord) -> Vec<String> {
 /// `p50/p99` of a span, ms (`–` where the timeline kept no latency).
 fn latency(s: Option<&hotbench_stats::perturbation_window::SpanStats>) -> String {
     let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
-    s.filter(|s| s.p50_ms.is_some())
-        .map_or("–".into(), |s| format!("{}/{}", ms(s.p50_ms), ms(s.p99_ms)))
+    s.filter(|s| s.p50_ms.is_some()).map_or("–".into(), |s| {
+        format!("{}/{}", ms(s.p50_ms), ms(s.p99_ms))
+    })
 }
 
 #[cfg(test)]
@@ -224,7 +226,8 @@ mod tests {
         let timed = |title: &str| {
             let mut c = Chart::new(title, "time", "s", "tps");
             c.x = vec![1.0, 2.0];
-            c.series.push(Series::line("tps", vec![Some(1.0), Some(2.0)]));
+            c.series
+                .push(Series::line("tps", vec![Some(1.0), Some(2.0)]));
             c
         };
         doc.chart(timed("before"));
@@ -258,7 +261,10 @@ mod tests {
             ..Default::default()
         });
         let t = perturbations_table(&r);
-        assert!(t.contains(">12.0/85.0<") && t.contains("&lt;57P01&gt; 3"), "{t}");
+        assert!(
+            t.contains(">12.0/85.0<") && t.contains("&lt;57P01&gt; 3"),
+            "{t}"
+        );
         assert_eq!(perturbations_table(&RunRecord::default()), "");
     }
 }

@@ -238,7 +238,10 @@ fn ttr_lines(rows: &[TtrRow]) -> String {
             let _ = writeln!(o, "{}", fit(&format!("  {head:<5}  {}", cell(c)), WIDTH));
         }
         if r.rules_differ {
-            let _ = writeln!(o, "         judged with other recovery windows: not comparable as is");
+            let _ = writeln!(
+                o,
+                "         judged with other recovery windows: not comparable as is"
+            );
         }
     }
     o
@@ -360,9 +363,18 @@ mod tests {
         }];
         let t = ttr_lines(&rows);
         assert!(t.lines().all(|l| l.chars().count() <= WIDTH), "{t}");
-        assert!(t.contains("  TTR90  A   1.30 ±0.10 (1/1 recovered)\n"), "{t}");
-        assert!(t.contains("         B   2.40 ±0.10 (1/1 recovered): worse, +1.10 s\n"), "{t}");
-        assert!(t.contains("         C   not recovered (0/1 recovered): worse\n"), "{t}");
+        assert!(
+            t.contains("  TTR90  A   1.30 ±0.10 (1/1 recovered)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("         B   2.40 ±0.10 (1/1 recovered): worse, +1.10 s\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("         C   not recovered (0/1 recovered): worse\n"),
+            "{t}"
+        );
         assert_eq!(ttr_lines(&[]), "");
     }
 }

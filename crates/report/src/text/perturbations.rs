@@ -98,7 +98,13 @@ pub fn window_text(p: &PerturbationRecord) -> Option<String> {
 /// `backlog drained in 8.0 s (500 at its peak, 100 before)`, or not drained.
 pub fn backlog_text(b: &hotbench_stats::perturbation_window::BacklogDrain) -> String {
     let what = match b.drained_s {
-        Some(t) if t <= 0.0 => return format!("{} never rose past its level before ({:.0})", safe(&b.monitor), b.before),
+        Some(t) if t <= 0.0 => {
+            return format!(
+                "{} never rose past its level before ({:.0})",
+                safe(&b.monitor),
+                b.before
+            )
+        }
         Some(t) => format!("drained in {t:.1} s"),
         None => "not drained by the next perturbation or the end".to_string(),
     };
@@ -191,7 +197,9 @@ mod tests {
         );
         // No latency kept (an older file), no errors; a backlog that never drained.
         p.inside = Some(SpanStats::default());
-        p.backlog.as_mut().map(|b| b.drained_s = None);
+        if let Some(b) = p.backlog.as_mut() {
+            b.drained_s = None;
+        }
         assert!(
             line(&p).ends_with(
                 "; in the window no errors; backlog not drained by the next perturbation or \

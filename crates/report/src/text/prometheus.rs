@@ -265,12 +265,36 @@ pub fn exposition(m: &LiveMetrics) -> String {
 fn perturbation_registry(entries: &[(Vec<(String, String)>, PerturbationRecord)]) -> Registry {
     type Fam = Family<Vec<(String, String)>, FloatGauge>;
     let fams: [(&str, &str, Fam); 6] = [
-        ("hotbench_perturbation_baseline_per_second", "Goodput per second before the perturbation", Fam::default()),
-        ("hotbench_perturbation_dip_per_second", "Lowest rolling goodput per second after it, until TTR90 (or now)", Fam::default()),
-        ("hotbench_perturbation_lost", "Goodput units short of the baseline after it, until TTR90 (or now)", Fam::default()),
-        ("hotbench_perturbation_recovered", "1 once the goodput was back to 90% of the baseline (and held), else 0", Fam::default()),
-        ("hotbench_perturbation_ttr90_seconds", "Time to recover to 90% of the baseline", Fam::default()),
-        ("hotbench_perturbation_ttr99_seconds", "Time to recover to 99% of the baseline", Fam::default()),
+        (
+            "hotbench_perturbation_baseline_per_second",
+            "Goodput per second before the perturbation",
+            Fam::default(),
+        ),
+        (
+            "hotbench_perturbation_dip_per_second",
+            "Lowest rolling goodput per second after it, until TTR90 (or now)",
+            Fam::default(),
+        ),
+        (
+            "hotbench_perturbation_lost",
+            "Goodput units short of the baseline after it, until TTR90 (or now)",
+            Fam::default(),
+        ),
+        (
+            "hotbench_perturbation_recovered",
+            "1 once the goodput was back to 90% of the baseline (and held), else 0",
+            Fam::default(),
+        ),
+        (
+            "hotbench_perturbation_ttr90_seconds",
+            "Time to recover to 90% of the baseline",
+            Fam::default(),
+        ),
+        (
+            "hotbench_perturbation_ttr99_seconds",
+            "Time to recover to 99% of the baseline",
+            Fam::default(),
+        ),
     ];
     for (labels, e) in entries {
         let Some(baseline) = e.baseline_per_s else {
@@ -450,9 +474,18 @@ mod tests {
             assert!(t.contains(&line), "{line} in {t}");
         }
         let b = "perturbation=\"every30s:ddl-lock=t,5s\",at=\"30.000\"";
-        assert!(t.contains(&format!("hotbench_perturbation_recovered{{{b}}} 0.0\n")), "{t}");
-        assert!(!t.contains(&format!("hotbench_perturbation_ttr90_seconds{{{b}}}")), "{t}");
-        assert!(!t.contains("\"1s:checkpoint\"") && !t.contains("\"0s:checkpoint\""), "{t}");
+        assert!(
+            t.contains(&format!("hotbench_perturbation_recovered{{{b}}} 0.0\n")),
+            "{t}"
+        );
+        assert!(
+            !t.contains(&format!("hotbench_perturbation_ttr90_seconds{{{b}}}")),
+            "{t}"
+        );
+        assert!(
+            !t.contains("\"1s:checkpoint\"") && !t.contains("\"0s:checkpoint\""),
+            "{t}"
+        );
         assert_eq!(t.matches("# EOF").count(), 1, "{t}");
         assert!(t.ends_with("# EOF\n"), "{t}");
     }
@@ -467,6 +500,7 @@ mod tests {
                     kind: "ddl-lock".into(),
                     first_s: 10.0,
                     every_s: None,
+                    acts_s: Some(2.0),
                 }],
                 Default::default(),
             )),
@@ -477,7 +511,10 @@ mod tests {
             ..Default::default()
         };
         for i in 0..20 {
-            m.add_interval((i + 1) as f64, &iv(if (10..12).contains(&i) { 0.0 } else { 100.0 }));
+            m.add_interval(
+                (i + 1) as f64,
+                &iv(if (10..12).contains(&i) { 0.0 } else { 100.0 }),
+            );
             if i == 10 {
                 let t = exposition(&m);
                 assert!(t.contains("hotbench_perturbation_recovered{perturbation=\"10s:ddl-lock=t,2s\",at=\"10.000\"} 0.0"), "{t}");
@@ -491,7 +528,10 @@ mod tests {
         // The record's entry (sent 2 ms late) replaces the scheduled one.
         m.perturbations_judged(&[judged("10s:ddl-lock=t,2s", 10.002, Some(2.998))]);
         let t = exposition(&m);
-        assert!(t.contains("at=\"10.002\"} 2.998") && !t.contains("at=\"10.000\""), "{t}");
+        assert!(
+            t.contains("at=\"10.002\"} 2.998") && !t.contains("at=\"10.000\""),
+            "{t}"
+        );
         assert!(m.live_recovery.is_none());
     }
 
@@ -512,7 +552,10 @@ mod tests {
             assert!(t.contains(&want), "{want} in {t}");
         }
         for l in t.lines().filter(|l| !l.starts_with('#')) {
-            assert!(l.contains("scenario=\"queue\"") && l.contains("variant=\""), "{l}");
+            assert!(
+                l.contains("scenario=\"queue\"") && l.contains("variant=\""),
+                "{l}"
+            );
         }
     }
 }
