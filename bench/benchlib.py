@@ -132,11 +132,12 @@ def embedded_conn(url, env):
 
 
 class EmbeddedServer:
-    """The default embedded server in a throwaway data directory (fsync off), started with
+    """The default embedded server in a throwaway data directory (fsync off unless `fast` is
+    False: then as durable as PostgreSQL's defaults), started with
     `prefix` (e.g. taskset) so its processes inherit the CPU affinity; `conn` is the
     -h/-p/-U/dbname argument list."""
 
-    def __init__(self, hb, prefix=(), pg_bin=None, scale=None):
+    def __init__(self, hb, prefix=(), pg_bin=None, scale=None, fast=True):
         self.hb = hb
         self.work = tempfile.mkdtemp(prefix="hotbench-bench-")
         os.chmod(self.work, 0o755)  # the PostgreSQL account must reach the data directory
@@ -147,7 +148,7 @@ class EmbeddedServer:
         for v in ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGPASSWORD"):
             env.pop(v, None)
         self.env = env
-        start = list(prefix) + [hb, "server", "start", "--fast"]
+        start = list(prefix) + [hb, "server", "start"] + (["--fast"] if fast else [])
         if pg_bin:
             start += ["--pg-bin", pg_bin]
         try:

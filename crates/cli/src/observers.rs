@@ -29,13 +29,44 @@ impl RunObserver for ProgressLines {
     }
 }
 
-/// `--prometheus`: each interval updates the served metrics.
+/// `--prometheus`: each interval updates the served metrics; the perturbations are judged
+/// live, then as the record has them.
 pub struct LiveMetrics(pub crate::metrics_server::MetricsServer);
 
 impl RunObserver for LiveMetrics {
     fn interval(&mut self, iv: &IntervalRecord) {
         self.0.update(|l| l.add_interval(iv.t, &iv.totals));
     }
+
+    fn finish(&mut self, record: &mut RunRecord) {
+        self.0
+            .update(|l| l.perturbations_judged(&record.perturbations));
+    }
+}
+
+/// The live judge of `--perturb` (none without it), at the perturbations' scheduled times.
+pub fn live_recovery(
+    perturb: &[hotbench_settings::perturb::Perturbation],
+) -> Option<hotbench_stats::recovery_live::LiveRecovery> {
+    use hotbench_settings::perturb::At;
+    use hotbench_stats::recovery_live::{LiveRecovery, Scheduled};
+    if perturb.is_empty() {
+        return None;
+    }
+    let schedule = perturb
+        .iter()
+        .map(|p| Scheduled {
+            spec: p.to_string(),
+            kind: p.kind.name().to_string(),
+            first_s: p.first_us() as f64 / 1e6,
+            every_s: match p.at {
+                At::Every(us) => Some(us as f64 / 1e6),
+                At::Once(_) => None,
+            },
+            acts_s: p.kind.hold_us().map(|us| us as f64 / 1e6),
+        })
+        .collect();
+    Some(LiveRecovery::new(schedule, Default::default()))
 }
 
 /// `scenario run --prometheus`: each variant's series, labelled by scenario and variant, with
@@ -45,10 +76,17 @@ pub struct LadderMetrics(pub crate::metrics_server::MetricsServer);
 impl hotbench_scenario::LiveSink for LadderMetrics {
     fn variant_started(&self, scenario: &str, variant: &str, clients: usize, server: &str) {
         self.0.update(|l| {
+            // The earlier variants' judged perturbations stay, under their labels.
+            let judged = std::mem::take(&mut l.perturbations);
             *l = hotbench_report::text::prometheus::LiveMetrics::for_variant(
                 scenario, variant, clients, server,
-            )
+            );
+            l.perturbations = judged;
         });
+    }
+
+    fn perturbations_judged(&self, entries: &[hotbench_stats::PerturbationRecord]) {
+        self.0.update(|l| l.perturbations_judged(entries));
     }
 
     fn interval(&self, t: f64, work: &IntervalStats, monitors: &[(String, f64)]) {

@@ -114,15 +114,24 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
         &[args.output.as_deref(), args.json.as_deref()],
         &inputs(&args.files),
     )?;
+    let repeats = args.repeats.max(1) as usize;
+    if !args.files.len().is_multiple_of(repeats) {
+        return Err(Fail::input(format!(
+            "--repeats {repeats}: {} files are not sides of {repeats} runs each",
+            args.files.len()
+        )));
+    }
     let docs = read_documents(&args.files)?;
     if docs.iter().all(|d| matches!(d, Document::Ladders(_))) {
         return compare_ladders(args, docs);
     }
     let runs = runs_of(&args.files, docs, "compare")?;
-    let c = compare::compare(&runs);
+    let c = compare::compare(&runs).with_repeats(&runs, repeats);
     let text = match terminal::escaped(&runs) {
         Cow::Borrowed(_) => text::compare::render_text(&c),
-        Cow::Owned(r) => text::compare::render_text(&compare::compare(&r)),
+        Cow::Owned(r) => {
+            text::compare::render_text(&compare::compare(&r).with_repeats(&r, repeats))
+        }
     };
     print!("{}", shown(&text));
     let json = hotbench_stats::ComparisonDoc {
@@ -152,10 +161,13 @@ fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
             _ => None,
         })
         .collect();
-    let c = compare_ladder::compare_ladders(&files);
+    let repeats = args.repeats.max(1) as usize;
+    let c = compare_ladder::compare_ladders(&files).with_repeats(repeats);
     let text = match terminal::escaped(&files) {
         Cow::Borrowed(_) => text::compare_ladder::render_text(&c),
-        Cow::Owned(f) => text::compare_ladder::render_text(&compare_ladder::compare_ladders(&f)),
+        Cow::Owned(f) => text::compare_ladder::render_text(
+            &compare_ladder::compare_ladders(&f).with_repeats(repeats),
+        ),
     };
     print!("{}", shown(&text));
     let json = compare_ladder::ladders_to_json(&c);

@@ -402,6 +402,7 @@ fn run_observed(
                 hotbench_report::text::prometheus::LiveMetrics {
                     clients: nclients,
                     server_version: record.server.version.clone(),
+                    live_recovery: crate::observers::live_recovery(&cfg.settings.perturb),
                     ..Default::default()
                 },
             )?;

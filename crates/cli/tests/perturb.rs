@@ -1,7 +1,8 @@
 //! `--perturb` against a real server (docs/perturbations.md): a DDL lock held makes the
 //! goodput dip and it recovers in a finite time; terminating every client backend is counted
-//! (57P01, reconnects) and the run goes on; the other kinds are recorded, a failing one says
-//! why, one due after the end says it did not run; bad specs are usage errors.
+//! (57P01, reconnects, in the window's errors) and the run goes on; the other kinds are
+//! recorded, a failing one says why, one due after the end says it did not run; a queue's
+//! backlog drain is timed; bad specs are usage errors.
 
 mod common;
 
@@ -35,11 +36,13 @@ fn only(entries: &[PerturbationRecord], kind: &str) -> PerturbationRecord {
 #[test]
 fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
     let case = acct_case("pt_ddl");
+    let html = case.dir.join("ddl.html");
     let ran = case
-        .run(
+        .run(&format!(
             "-n -c 4 -R 400 -T 10 --interval 100ms --perturb 3s:ddl-lock=acct,1s \
-             --threshold ttr90<30s --threshold lost<1000000",
-        )
+             --threshold ttr90<30s --threshold lost<1000000 --html {}",
+            html.display()
+        ))
         .expect_code(0);
     for l in ran.out.lines().filter(|l| l.starts_with("perturbation")) {
         eprintln!("{l}");
@@ -92,6 +95,31 @@ fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
     assert!(w.lock_waiting_max >= 4, "every client queued: {w:#?}");
     assert_eq!(v.thresholds.len(), 2, "{:?}", v.thresholds);
     assert!(v.thresholds.iter().all(|t| t.ok), "{:?}", v.thresholds);
+    // The clients' side: the queue behind the lock is in the window's latency (under -R,
+    // from each transaction's scheduled start), not in the rest of the run's.
+    let (inside, outside) = (
+        p.inside.clone().unwrap_or_default(),
+        p.outside.clone().unwrap_or_default(),
+    );
+    let (p99_in, p99_out) = (
+        inside.p99_ms.unwrap_or(0.0),
+        outside.p99_ms.unwrap_or(f64::MAX),
+    );
+    assert!(
+        p99_in > 300.0 && p99_in > 2.0 * p99_out,
+        "{inside:#?}\n{outside:#?}"
+    );
+    assert!(
+        inside.committed > 0 && outside.committed > inside.committed,
+        "{inside:#?}"
+    );
+    assert!(ran.out.contains("; in the window p50/p99 "), "{}", ran.out);
+    // The HTML shades the lock on the timeline charts and marks its recovery.
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(
+        page.contains("\"bands\":[{\"from\":") && page.contains("ddl-lock TTR90"),
+        "no shading"
+    );
 }
 
 #[test]
@@ -120,6 +148,21 @@ fn terminate_all_is_counted_and_the_run_goes_on() {
         c.errors_by_sqlstate
     );
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{}", ran.out);
+    // The terminations' errors are the window's, not the rest of the run's.
+    let inside = p.inside.clone().unwrap_or_default();
+    assert!(
+        inside
+            .errors_by_sqlstate
+            .get("57P01")
+            .is_some_and(|n| *n >= 1),
+        "{inside:#?}"
+    );
+    let outside = p.outside.clone().unwrap_or_default();
+    assert_eq!(
+        outside.errors_by_sqlstate.get("57P01"),
+        None,
+        "{outside:#?}"
+    );
 }
 
 /// Backends named by the user's own `application_name` may be anybody's of that name: the
@@ -262,6 +305,61 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
     assert_eq!(p.rule.hold_s, 0.5, "{p:#?}");
 }
 
+/// A queue whose consumers wait behind a lock while its producers go on: its backlog grows,
+/// and its drain after the lock is timed from the scenario's backlog monitor.
+#[test]
+fn a_queue_backlog_drain_is_timed_after_its_consumers_were_held_up() {
+    let db = database("pt_queue");
+    let dir = temp_dir("pt_queue");
+    let out = dir.join("ladder.json");
+    let o = command_on(
+        &db,
+        &["scenario", "run", "queue"],
+        &[
+            "--variants",
+            "skip-locked",
+            "-T",
+            "8",
+            "-c",
+            "4",
+            "--param",
+            "mode=steady",
+            "--param",
+            "rate=200",
+            "--probe",
+            "off",
+            "--interval",
+            "200ms",
+            "--perturb",
+            "3s:ddl-lock=job_done,1s",
+            "--json",
+            &out.to_string_lossy(),
+        ],
+    )
+    .output()
+    .expect("run hotbench");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let ladder: hotbench_stats::LadderFile = read(&out);
+    let v = &ladder.ladders[0].variants[0];
+    assert!(
+        v.checks.iter().all(|c| c.ok),
+        "nothing lost, nothing doubled: {:?}",
+        v.checks
+    );
+    let rec = v.record.as_ref().expect("the variant's record");
+    let p = only(&rec.perturbations, "ddl-lock");
+    assert_eq!(p.error, None, "{p:#?}");
+    let b = p.backlog.clone().expect("the backlog's drain");
+    assert_eq!(b.monitor, "backlog");
+    // About a second of the producers' 200 jobs/s queued behind the lock, then drained.
+    assert!(b.peak > b.before + 50.0, "{b:#?}");
+    assert!(
+        b.drained_s.is_some_and(|t| (1.0..6.0).contains(&t)),
+        "{b:#?}\n{stdout}"
+    );
+}
+
 #[test]
 fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
     let db = database("pt_usage");
@@ -281,4 +379,145 @@ fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains("--perturb"));
+}
+
+/// A result file of a run perturbed at 3 s whose goodput was back `ttr` s later (`None`: not
+/// recovered), on a timeline of 100 ms intervals.
+fn perturbed_file(dir: &std::path::Path, name: &str, ttr: Option<f64>) -> String {
+    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9, 10, 1000, 2.0);
+    rec.timeline = (1..=100)
+        .map(|i| hotbench_stats::IntervalRecord {
+            t: i as f64 * 0.1,
+            totals: hotbench_stats::IntervalStats {
+                goodput_per_s: 100.0,
+                ..Default::default()
+            },
+            groups: vec![],
+        })
+        .collect();
+    let mut p = PerturbationRecord::new("3s:ddl-lock=t,1s".into(), "ddl-lock", "t,1s".into(), 3.0);
+    p.baseline_per_s = Some(100.0);
+    p.ttr90_s = ttr;
+    p.ttr99_s = ttr;
+    rec.perturbations = vec![p];
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&rec).expect("json")).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn compare_lines_up_times_to_recover_with_their_uncertainty() {
+    let dir = temp_dir("pt_compare");
+    let _ = std::fs::create_dir_all(&dir);
+    let a: Vec<String> = [1.0, 1.1, 1.05]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| perturbed_file(&dir, &format!("a{i}.json"), Some(*t)))
+        .collect();
+    let b: Vec<String> = [2.0, 2.2, 2.1]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| perturbed_file(&dir, &format!("b{i}.json"), Some(*t)))
+        .collect();
+    let json = dir.join("cmp.json");
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend(a.iter().chain(&b).map(String::as_str));
+    args.extend([
+        "--repeats",
+        "3",
+        "--json",
+        json.to_str().unwrap_or_default(),
+    ]);
+    let o = hotbench().args(&args).output().expect("run hotbench");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains("time to recover, s"), "{out}");
+    assert!(out.contains("D–F 2.10 ±0.10 sd 0.10 CI "), "{out}");
+    let doc: serde_json::Value = read(&json);
+    let cell = &doc["ttr"][0]["cells"][1];
+    assert_eq!(doc["ttr"][0]["perturbation"], "3s:ddl-lock=t,1s");
+    assert_eq!(
+        (cell["side"].as_str(), cell["verdict"].as_str()),
+        (Some("D–F"), Some("worse"))
+    );
+    assert!(cell["p"].as_f64().is_some_and(|p| p < 0.05), "{cell}");
+    // Each file its own side: one firing each, judged against the resolution.
+    let o = hotbench()
+        .args(["compare", &a[0], &a[1]])
+        .output()
+        .expect("run hotbench");
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("B   1.10 ±0.10 (1/1 recovered): within resolution, +0.10 s"),
+        "{out}"
+    );
+    // Files that are not whole sides are a usage error.
+    let o = hotbench()
+        .args(["compare", &a[0], &a[1], &b[0], "--repeats", "2"])
+        .output()
+        .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("--repeats 2: 3 files are not sides of 2 runs each"),
+        "{err}"
+    );
+}
+
+/// `--prometheus` with `--perturb`: the recovery is judged while the run goes on and served.
+#[test]
+fn prometheus_serves_each_perturbations_recovery_while_the_run_goes_on() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let case = acct_case("pt_prom");
+    let mut child = case
+        .command(
+            "-n -c 2 -R 200 -T 8 --interval 100ms --perturb 2s:checkpoint --prometheus 127.0.0.1:0",
+        )
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run hotbench");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the prometheus line")
+            .expect("read stderr");
+        if let Some(rest) = line.strip_prefix("prometheus metrics at http://") {
+            break rest.trim_end_matches("/metrics").to_string();
+        }
+    };
+    let scrape = || {
+        let Ok(mut conn) = std::net::TcpStream::connect(&addr) else {
+            return String::new();
+        };
+        let _ = write!(conn, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        let mut body = String::new();
+        let _ = conn.read_to_string(&mut body);
+        body
+    };
+    let mut body = String::new();
+    wait_until(
+        "a scrape with the checkpoint's TTR90",
+        std::time::Duration::from_secs(30),
+        || {
+            body = scrape();
+            body.contains(
+                "hotbench_perturbation_ttr90_seconds{perturbation=\"2s:checkpoint\",at=\"2.000\"}",
+            )
+        },
+    );
+    assert!(
+        body.contains(
+            "hotbench_perturbation_recovered{perturbation=\"2s:checkpoint\",at=\"2.000\"} 1.0"
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains("hotbench_perturbation_baseline_per_second{"),
+        "{body}"
+    );
+    let out = child.wait_with_output().expect("the run ends");
+    assert!(out.status.success());
 }

@@ -5,6 +5,7 @@
 //! unit-tested without a run.
 
 use hotbench_stats::record::{ErrorSample, IntervalStats, RunStatus};
+use hotbench_stats::LatencySketch;
 use hotbench_stats::{
     CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
@@ -14,12 +15,15 @@ use crate::tally::Tally;
 
 /// Timeline entry of interval `[begin, begin + len)` (monotonic µs from `origin`) at `now`:
 /// the last interval of a run is usually partial, so its rates are over its real length.
+/// With `sketch` (a run with `--perturb`) its totals keep a latency sketch, so a
+/// perturbation's window gets its own percentiles.
 pub fn interval_record(
     origin: i64,
     begin: i64,
     len: i64,
     now: i64,
     groups: &[TxnCounters],
+    sketch: bool,
 ) -> IntervalRecord {
     let now = now.min(begin + len);
     let t = ((now - origin) as f64 / 1e6).max(0.0);
@@ -28,9 +32,13 @@ pub fn interval_record(
     for g in groups {
         total.merge(g);
     }
+    let mut totals = IntervalStats::from_counters(&total, dur);
+    if sketch {
+        totals.lat_sketch = LatencySketch::from_histogram(&total.hist);
+    }
     IntervalRecord {
         t,
-        totals: IntervalStats::from_counters(&total, dur),
+        totals,
         groups: if groups.len() > 1 {
             groups
                 .iter()
@@ -266,19 +274,57 @@ mod tests {
             cnt: 500,
             ..Default::default()
         };
-        let full = interval_record(0, 1_000_000, 1_000_000, 5_000_000, std::slice::from_ref(&c));
+        let full = interval_record(
+            0,
+            1_000_000,
+            1_000_000,
+            5_000_000,
+            std::slice::from_ref(&c),
+            false,
+        );
         assert_eq!(full.t, 2.0, "ends at the boundary, not at now");
         assert_eq!(full.totals.cnt, 500);
-        let partial = interval_record(0, 2_000_000, 1_000_000, 2_250_000, std::slice::from_ref(&c));
+        let partial = interval_record(
+            0,
+            2_000_000,
+            1_000_000,
+            2_250_000,
+            std::slice::from_ref(&c),
+            true,
+        );
         assert_eq!(partial.t, 2.25);
         assert!(
             (partial.totals.tps - 2000.0).abs() < 1e-6,
             "{}",
             partial.totals.tps
         );
-        let groups = interval_record(0, 0, 1_000_000, 1_000_000, &[c.clone(), c]);
+        let groups = interval_record(0, 0, 1_000_000, 1_000_000, &[c.clone(), c], false);
         assert_eq!(groups.totals.cnt, 1000);
         assert_eq!(groups.groups.len(), 2, "per group with several groups");
+    }
+
+    #[test]
+    fn an_interval_keeps_its_sqlstates_and_with_perturb_its_latency_sketch() {
+        let mut c = TxnCounters::default();
+        for us in [1_000, 2_000, 40_000] {
+            c.record_success(us, None, 1);
+        }
+        c.record_error_code("57P01");
+        let both = [c.clone(), c];
+        let plain = interval_record(0, 0, 1_000_000, 1_000_000, &both, false);
+        assert_eq!(plain.totals.errors_by_sqlstate.get("57P01"), Some(&2));
+        assert!(
+            plain.totals.lat_sketch.is_empty(),
+            "no sketch without --perturb"
+        );
+        let perturbed = interval_record(0, 0, 1_000_000, 1_000_000, &both, true);
+        assert_eq!(perturbed.totals.lat_sketch.count(), 6);
+        assert!(
+            perturbed.groups.iter().all(|g| g.lat_sketch.is_empty()),
+            "totals only"
+        );
+        let p99 = perturbed.totals.lat_sketch.quantile_ms(0.99).unwrap_or(0.0);
+        assert!((p99 / 40.0 - 1.0).abs() < 0.07, "{p99}");
     }
 
     #[test]

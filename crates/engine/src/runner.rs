@@ -360,7 +360,9 @@ impl<'p> Coordinator<'p> {
         let interval_us = self.plan.cfg.settings.interval_us.max(1000);
         let begin = self.origin + index as i64 * interval_us;
         let now = now_us();
-        let iv = record_build::interval_record(self.origin, begin, interval_us, now, groups);
+        let sketch = !self.plan.cfg.settings.perturb.is_empty();
+        let iv =
+            record_build::interval_record(self.origin, begin, interval_us, now, groups, sketch);
         for (rt, g) in self.running_totals.iter_mut().zip(groups) {
             rt.merge(g);
         }

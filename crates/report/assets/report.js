@@ -35,6 +35,52 @@
     });
   }
 
+  // A perturbation's action shaded behind the series (at least 3 px wide), clipped to the
+  // plot; its TTR points as dashed vertical lines over them, labelled at the top.
+  function xPos(u, v) {
+    var sx = u.scales.x;
+    if (v == null || !isFinite(v) || v < sx.min || v > sx.max) return null;
+    return u.valToPos(v, "x", true);
+  }
+
+  function drawBands(u, spec) {
+    if (!spec.bands) return;
+    var ctx = u.ctx, b = u.bbox;
+    ctx.save();
+    ctx.fillStyle = "rgba(255, 140, 0, 0.18)";
+    spec.bands.forEach(function (band) {
+      var sx = u.scales.x;
+      var from = Math.max(band.from, sx.min), to = Math.min(band.to, sx.max);
+      if (!(to >= from)) return;
+      var x0 = u.valToPos(from, "x", true), x1 = u.valToPos(to, "x", true);
+      if (x1 - x0 < 3) x1 = x0 + 3;
+      ctx.fillRect(x0, b.top, x1 - x0, b.height);
+    });
+    ctx.restore();
+  }
+
+  function drawMarks(u, spec) {
+    if (!spec.marks) return;
+    var ctx = u.ctx, b = u.bbox, px = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = "#444";
+    ctx.fillStyle = "#444";
+    ctx.lineWidth = px;
+    ctx.setLineDash([4 * px, 3 * px]);
+    ctx.font = (10 * px) + "px sans-serif";
+    spec.marks.forEach(function (m, i) {
+      var x = xPos(u, m.x);
+      if (x == null) return;
+      ctx.beginPath();
+      ctx.moveTo(x, b.top);
+      ctx.lineTo(x, b.top + b.height);
+      ctx.stroke();
+      // Staggered so neighbouring labels do not overprint each other.
+      ctx.fillText(String(m.label), x + 3 * px, b.top + (11 + 11 * (i % 2)) * px);
+    });
+    ctx.restore();
+  }
+
   function build(spec, el, onDrawn) {
     var raw = spec.series.map(function (s) { return s.values; });
     var shown = raw;
@@ -99,7 +145,8 @@
       legend: { live: true },
       // Without a cursor the legend only names the series: the x entry is hidden (hb-idle).
       hooks: {
-        draw: [function () { onDrawn(); }],
+        drawClear: [function (u) { drawBands(u, spec); }],
+        draw: [function (u) { drawMarks(u, spec); onDrawn(); }],
         ready: [function (u) { u.root.classList.add("hb-idle"); }],
         setLegend: [function (u) { u.root.classList.toggle("hb-idle", u.cursor.idx == null); }]
       }

@@ -1,10 +1,11 @@
 //! A ladder watched live (`scenario run --prometheus`): the binary's metrics endpoint is
 //! told when each variant starts and, every interval, the variant's figures (its work
 //! group's, as the progress line shows them) with the monitors' latest samples (a queue's
-//! backlog and dead tuples), so a dashboard follows an hour-long ladder variant by variant.
+//! backlog and dead tuples), so a dashboard follows an hour-long ladder variant by variant;
+//! at each variant's end, its judged perturbations (`--perturb`).
 
 use hotbench_engine::RunObserver;
-use hotbench_stats::{IntervalRecord, IntervalStats};
+use hotbench_stats::{IntervalRecord, IntervalStats, PerturbationRecord, RunRecord};
 
 use crate::background::Monitors;
 
@@ -14,6 +15,8 @@ pub trait LiveSink {
     fn variant_started(&self, scenario: &str, variant: &str, clients: usize, server_version: &str);
     /// An interval of the running variant ended at `t` seconds.
     fn interval(&self, t: f64, work: &IntervalStats, monitors: &[(String, f64)]);
+    /// The variant's run ended and its perturbations were judged (`--perturb`).
+    fn perturbations_judged(&self, _entries: &[PerturbationRecord]) {}
 }
 
 /// The engine observer that feeds a [`LiveSink`] during one variant's run.
@@ -31,5 +34,11 @@ impl RunObserver for LiveObserver<'_> {
             .and_then(|g| iv.groups.get(g))
             .unwrap_or(&iv.totals);
         self.sink.interval(iv.t, work, &self.monitors.latest());
+    }
+
+    fn finish(&mut self, record: &mut RunRecord) {
+        if !record.perturbations.is_empty() {
+            self.sink.perturbations_judged(&record.perturbations);
+        }
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 const SUB: u32 = 8;
 const POWERS: u32 = 40;
-const BUCKETS: usize = (SUB * POWERS) as usize;
+pub(crate) const BUCKETS: usize = (SUB * POWERS) as usize;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoarseHistogram {
@@ -15,7 +15,7 @@ pub struct CoarseHistogram {
     total: u64,
 }
 
-fn bucket_of(us: u64) -> usize {
+pub(crate) fn bucket_of(us: u64) -> usize {
     let v = us.max(1);
     let power = 63 - v.leading_zeros();
     let sub = if power >= 3 {
@@ -27,7 +27,7 @@ fn bucket_of(us: u64) -> usize {
 }
 
 /// The middle of bucket `b`, µs.
-fn value_of(b: usize) -> f64 {
+pub(crate) fn value_of(b: usize) -> f64 {
     let power = (b as u32) / SUB;
     let sub = (b as u32) % SUB;
     let low = (1u64 << power) as f64 * (1.0 + f64::from(sub) / f64::from(SUB));

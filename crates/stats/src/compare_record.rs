@@ -1,6 +1,7 @@
 //! The comparison document (`hotbench compare --json`, format [`COMPARE_FORMAT`]): each
 //! metric of each run against the first, with its ratio, confidence interval, effective
-//! sample size, p-value and verdict; for ladder files, one such comparison per variant.
+//! sample size, p-value and verdict, and the perturbations' times to recover; for ladder
+//! files, one such comparison per variant.
 //! Computed by `hotbench_report::compare`.
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,43 @@ pub struct ComparisonDoc {
     pub metrics: Vec<MetricComparison>,
     /// Each run's top wait event, when probes ran.
     pub top_waits: Vec<Option<String>>,
+    /// The perturbations' times to recover, side by side (absent when none was perturbed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ttr: Vec<TtrComparison>,
+}
+
+/// TTR90 or TTR99 of one perturbation (by its spec) across the sides compared.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TtrComparison {
+    pub perturbation: String,
+    /// `ttr90` or `ttr99`.
+    pub level: String,
+    /// The sides were judged with different recovery windows (`rule`).
+    pub rules_differ: bool,
+    pub cells: Vec<TtrCellComparison>,
+}
+
+/// One side's times to recover (one run, or `--repeats` runs): over its recovered firings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TtrCellComparison {
+    /// Its runs' column letters (`A`, `A–C`).
+    pub side: String,
+    pub firings: usize,
+    pub recovered: usize,
+    pub mean_s: Option<f64>,
+    pub sd_s: Option<f64>,
+    pub min_s: Option<f64>,
+    pub max_s: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    /// The timeline's interval: a TTR is known to within it.
+    pub resolution_s: f64,
+    /// Its mean minus the first side's, s.
+    pub diff_s: Option<f64>,
+    pub p: Option<f64>,
+    /// `reference`, `within resolution`, `within noise`, `better`, `worse` or `untested`.
+    pub verdict: String,
 }
 
 /// One metric across the runs.

@@ -124,6 +124,14 @@ impl LatencyHistogram {
         }
     }
 
+    /// Each recorded value (µs, the highest of its bucket) with its count, lowest first.
+    pub fn recorded_us(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.recorded()
+            .into_iter()
+            .flat_map(|h| h.iter_recorded())
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+    }
+
     /// Iterates `(value_us, percentile 0..100, count_at_or_below)` points of the
     /// percentile distribution, for plots.
     pub fn distribution(&self, ticks_per_half: u32) -> Vec<(u64, f64, u64)> {

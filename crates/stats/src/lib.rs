@@ -25,14 +25,17 @@ pub mod input_file;
 pub mod json_file;
 pub mod key_latency;
 pub mod ladder_record;
+pub mod latency_sketch;
 pub mod merge;
 pub mod output_path;
 pub mod perturbation_record;
+pub mod perturbation_window;
 pub mod pgbench_format;
 pub mod pooler_record;
 pub mod probe_record;
 pub mod record;
 pub mod recovery;
+pub mod recovery_live;
 pub mod run_description;
 pub mod sessions_record;
 pub mod shards;
@@ -49,7 +52,7 @@ pub mod zipf;
 pub use client_bound::ClientBound;
 pub use compare_record::{
     CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,
-    COMPARE_FORMAT,
+    TtrCellComparison, TtrComparison, COMPARE_FORMAT,
 };
 pub use config_record::{
     ConfigGroup, ConfigRecord, ConfigScript, RetryRecord, ShardPart, ShardsRecord,
@@ -64,6 +67,7 @@ pub use hotbench_settings::{
 pub use ladder_record::{
     CheckResult, Ladder, LadderFile, MonitorSeries, PhaseTimes, VariantResult, WORK_CHECK,
 };
+pub use latency_sketch::LatencySketch;
 pub use perturbation_record::PerturbationRecord;
 pub use pgbench_format::PgbenchCompat;
 pub use pooler_record::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};

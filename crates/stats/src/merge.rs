@@ -422,6 +422,11 @@ fn add_interval(a: &mut IntervalStats, b: &IntervalStats) {
     a.disconnected_s += b.disconnected_s;
     a.tps += b.tps;
     a.goodput_per_s += b.goodput_per_s;
+    for (code, n) in &b.errors_by_sqlstate {
+        let c = a.errors_by_sqlstate.entry(code.clone()).or_default();
+        *c = c.saturating_add(*n);
+    }
+    a.lat_sketch.merge(&b.lat_sketch);
 }
 
 /// Resource use of all client processes: sums, CPU per transaction recomputed.

@@ -1,10 +1,12 @@
 //! What each `--perturb` did and how the workload recovered (`RunRecord::perturbations`): the
 //! engine's driver fills in what it executed and when, then [`judge`] adds the recovery read
 //! from the timeline ([`crate::recovery`]), so a record read back can be judged again alike;
-//! [`server_side`] adds what the probes saw in each window once they joined the record.
+//! [`server_side`] adds what the probes saw in each window once they joined the record;
+//! [`crate::perturbation_window`] what the clients saw in it against the rest of the run.
 
 use serde::{Deserialize, Serialize};
 
+use crate::perturbation_window::{BacklogDrain, SpanStats};
 use crate::probe_record::{shares, ProbeRecord, WaitShare};
 use crate::record::{IntervalRecord, RunRecord};
 use crate::recovery::{self, RecoveryRule};
@@ -61,6 +63,15 @@ pub struct PerturbationRecord {
     /// The server's side of that window, from the probes (when they ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerWindow>,
+    /// The clients' side of its window and of the rest of the run: committed, failed,
+    /// p50/p99, errors by SQLSTATE ([`crate::perturbation_window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inside: Option<SpanStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<SpanStats>,
+    /// A queue's backlog around it (a ladder whose manifest names its backlog monitor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog: Option<BacklogDrain>,
 }
 
 /// What the probes saw in a perturbation's window: the probe intervals from its start until
@@ -111,6 +122,9 @@ impl PerturbationRecord {
             window_end_s: None,
             rule: RecoveryRule::default(),
             server: None,
+            inside: None,
+            outside: None,
+            backlog: None,
         }
     }
 
@@ -126,10 +140,13 @@ pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], ru
     entries.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     let samples = recovery::samples(timeline);
     let ran: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].ran()).collect();
-    let starts: Vec<f64> = ran.iter().map(|&i| entries[i].at_s).collect();
+    let spans: Vec<(f64, f64)> = ran
+        .iter()
+        .map(|&i| (entries[i].at_s, entries[i].end_s.unwrap_or(entries[i].at_s)))
+        .collect();
     for (i, r) in ran
         .into_iter()
-        .zip(recovery::recover(&samples, &starts, &rule))
+        .zip(recovery::recover_acting(&samples, &spans, &rule))
     {
         let e = &mut entries[i];
         e.rule = rule;
@@ -143,6 +160,7 @@ pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], ru
         e.reconnects = r.reconnects;
         e.window_end_s = r.window_end_s;
     }
+    crate::perturbation_window::fill(entries, timeline);
 }
 
 /// Fills each perturbation's [`ServerWindow`] from the record's probes (aligned on the run's

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::counters::TxnCounters;
 use crate::histogram::Percentiles;
+use crate::latency_sketch::LatencySketch;
 
 /// Bumped on any incompatible change of the record's shape.
 pub const RESULT_FORMAT: &str = "hotbench-result/1";
@@ -351,6 +352,15 @@ pub struct IntervalStats {
     pub lat_max_ms: f64,
     pub lag_mean_ms: f64,
     pub lag_max_ms: f64,
+    /// Failed tries and failed transactions in this interval by SQLSTATE (retried errors
+    /// included), as `TxnCounters::errors_by_sqlstate`; bounded by the codes the server sent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_sqlstate: BTreeMap<String, u64>,
+    /// The committed transactions' latencies, coarse (at most 320 buckets): kept in the
+    /// totals of each interval of a run with `--perturb`, so a perturbation's window and the
+    /// rest of the run get their own percentiles; empty otherwise (and in older files).
+    #[serde(default, skip_serializing_if = "LatencySketch::is_empty")]
+    pub lat_sketch: LatencySketch,
 }
 
 impl IntervalStats {
@@ -384,6 +394,8 @@ impl IntervalStats {
             } else {
                 0.0
             },
+            errors_by_sqlstate: c.errors_by_sqlstate.clone(),
+            lat_sketch: LatencySketch::default(),
         }
     }
 }

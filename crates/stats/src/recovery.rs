@@ -8,10 +8,11 @@
 //! - the **rolling goodput** at the end of an interval is the rate over the `rolling_s` before
 //!   it, never reaching back before `at` (so a perturbation without effect reads as recovered
 //!   after its first interval);
-//! - **TTR90 / TTR99**: from `at` to the end of the first interval whose rolling goodput is at
-//!   least 90 % / 99 % of the baseline and stays so for `hold_s` after it (the goodput over
-//!   the hold averages that much); `None` when that never happens before the run's end (a hold
-//!   cut short by the end does not count);
+//! - **TTR90 / TTR99**: from `at` to the end of the first interval, no earlier than the one
+//!   the perturbation's action ends in (nothing recovers while a lock or a snapshot is still
+//!   held), whose rolling goodput is at least 90 % / 99 % of the baseline and stays so for
+//!   `hold_s` after it (the goodput over the hold averages that much); `None` when that never
+//!   happens before the run's end (a hold cut short by the end does not count);
 //! - the **dip** is the lowest rolling goodput from `at` until the TTR90 point (or the end);
 //! - **work lost** is what fell short of the baseline rate over the same window, interval by
 //!   interval (more than the baseline never pays a shortfall back);
@@ -113,8 +114,22 @@ pub struct Recovery {
 }
 
 /// The recovery from each perturbation starting at `starts` (seconds into the run), in the
-/// order given.
+/// order given, each over as soon as it started (see [`recover_acting`]).
 pub fn recover(samples: &[Sample], starts: &[f64], rule: &RecoveryRule) -> Vec<Recovery> {
+    let spans: Vec<(f64, f64)> = starts.iter().map(|&s| (s, s)).collect();
+    recover_acting(samples, &spans, rule)
+}
+
+/// The recovery from each perturbation acting over `(start, end)` (seconds into the run), in
+/// the order given: nothing has recovered while it still acts (a held xmin, a lock, a pause
+/// whose effect builds up), so its recovery point is no earlier than the interval its end
+/// falls in.
+pub fn recover_acting(
+    samples: &[Sample],
+    spans: &[(f64, f64)],
+    rule: &RecoveryRule,
+) -> Vec<Recovery> {
+    let starts: Vec<f64> = spans.iter().map(|s| s.0).collect();
     let mut order: Vec<usize> = (0..starts.len()).collect();
     order.sort_by(|&a, &b| starts[a].total_cmp(&starts[b]));
     let mut out = vec![Recovery::default(); starts.len()];
@@ -123,7 +138,8 @@ pub fn recover(samples: &[Sample], starts: &[f64], rule: &RecoveryRule) -> Vec<R
     for i in order {
         let at = starts[i];
         let (baseline, inherited) = match prev {
-            Some((b, recovered)) if recovered.is_none_or(|r| r > at + EPS) => (b, true),
+            // One without a baseline (nothing committed before it) passes none on.
+            Some((Some(b), recovered)) if recovered.is_none_or(|r| r > at + EPS) => (Some(b), true),
             _ => {
                 let floor = prev.and_then(|p| p.1).unwrap_or(0.0);
                 (
@@ -132,7 +148,7 @@ pub fn recover(samples: &[Sample], starts: &[f64], rule: &RecoveryRule) -> Vec<R
                 )
             }
         };
-        let r = one(samples, at, baseline, rule);
+        let r = one(samples, at, spans[i].1.max(at), baseline, rule);
         prev = Some((baseline, r.ttr90_s.map(|t| at + t)));
         out[i] = Recovery {
             baseline_inherited: inherited,
@@ -155,8 +171,14 @@ fn baseline(samples: &[Sample], from: f64, to: f64) -> Option<f64> {
     (secs > 0.0 && units > 0.0).then(|| units / secs)
 }
 
-/// The recovery from one perturbation at `at` against `baseline`.
-fn one(samples: &[Sample], at: f64, baseline: Option<f64>, rule: &RecoveryRule) -> Recovery {
+/// The recovery from one perturbation at `at`, acting until `until`, against `baseline`.
+fn one(
+    samples: &[Sample],
+    at: f64,
+    until: f64,
+    baseline: Option<f64>,
+    rule: &RecoveryRule,
+) -> Recovery {
     let Some(k0) = samples.iter().position(|s| s.end_s > at + EPS) else {
         return Recovery {
             baseline_per_s: baseline,
@@ -175,8 +197,13 @@ fn one(samples: &[Sample], at: f64, baseline: Option<f64>, rule: &RecoveryRule) 
             ..Recovery::default()
         };
     };
-    let r90 = recovered_at(after, &rolling, 0.90 * b, rule.hold_s);
-    let r99 = recovered_at(after, &rolling, 0.99 * b, rule.hold_s);
+    // The first interval a recovery may end in: the one the action's end falls in.
+    let first = after
+        .iter()
+        .position(|s| s.end_s + EPS >= until)
+        .unwrap_or(after.len());
+    let r90 = recovered_at(after, &rolling, first, 0.90 * b, rule.hold_s);
+    let r99 = recovered_at(after, &rolling, first, 0.99 * b, rule.hold_s);
     let last = r90.unwrap_or(after.len() - 1);
     let window = &after[..=last];
     let lost = window
@@ -216,14 +243,21 @@ fn rolling_rate(after: &[Sample], at: f64, i: usize, rolling_s: f64) -> f64 {
     units / secs
 }
 
-/// The first interval whose rolling rate is at least `level` and after which the goodput
-/// over the next `hold_s` averages at least `level` too (the timeline must reach that far).
+/// The first interval from `first` on whose rolling rate is at least `level` and after which
+/// the goodput over the next `hold_s` averages at least `level` too (the timeline must reach
+/// that far).
 /// The hold is judged on its mean, not on every rolling value inside it: at a few hundred
 /// transactions per second the 1 s rolling rate of a steady Poisson load varies by ±6 %, and a
 /// hold broken by any window below 90 % would time the noise, not the recovery.
-fn recovered_at(after: &[Sample], rolling: &[f64], level: f64, hold_s: f64) -> Option<usize> {
+fn recovered_at(
+    after: &[Sample],
+    rolling: &[f64],
+    first: usize,
+    level: f64,
+    hold_s: f64,
+) -> Option<usize> {
     let end = after.last()?.end_s;
-    for (i, &r) in rolling.iter().enumerate() {
+    for (i, &r) in rolling.iter().enumerate().skip(first) {
         if r + EPS < level {
             continue;
         }

@@ -38,6 +38,12 @@ pub struct CompareArgs {
     /// Also write the comparison as JSON (values, ratios, 95% intervals, p-values, verdicts)
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// The files are sides of N repeated runs each, in order (A1 A2 A3 B1 B2 B3): the
+    /// perturbations' times to recover are compared across the repeats (mean, spread,
+    /// Welch's t-test); the other metrics still file by file
+    #[arg(long = "repeats", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeats: u32,
 }
 
 #[derive(Debug, Clone, Args)]

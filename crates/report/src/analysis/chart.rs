@@ -22,6 +22,27 @@ pub struct Chart {
     pub colour_by_label: bool,
     pub x: Vec<f64>,
     pub series: Vec<Series>,
+    /// Spans of x shaded behind the series (a perturbation's action), on `time` charts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bands: Vec<Band>,
+    /// Labelled vertical lines drawn over the series (a perturbation's TTR90/TTR99 points).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<Mark>,
+}
+
+/// A shaded span `[from, to]` of x (drawn at least a few pixels wide).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Band {
+    pub from: f64,
+    pub to: f64,
+    pub label: String,
+}
+
+/// A dashed vertical line at `x`, its label at the top of the plot.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mark {
+    pub x: f64,
+    pub label: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -65,6 +86,8 @@ impl Chart {
             colour_by_label: false,
             x: Vec::new(),
             series: Vec::new(),
+            bands: Vec::new(),
+            marks: Vec::new(),
         }
     }
 

@@ -4,11 +4,13 @@
 //! and a verdict: `better`, `worse` or `within noise`. Noise is judged per metric by Welch's
 //! t-test on the runs' per-interval values corrected for autocorrelation (effective sample
 //! sizes, [`crate::analysis::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
-//! better. Rendered by `text::compare` and `html::compare`.
+//! better. The runs' times to recover are compared apart (`analysis::compare_ttr`).
+//! Shown by `analysis::documents::compare` (the TTRs by `documents::compare_ttr`).
 
 use hotbench_stats::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
 use serde::Serialize;
 
+use crate::analysis::compare_ttr::{compare_ttr, TtrRow};
 use crate::analysis::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
 
 const ALPHA: f64 = 0.05;
@@ -72,6 +74,17 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Top three waits per run, when probes ran.
     pub waits: Vec<Option<String>>,
+    /// Times to recover of the runs' perturbations, each run a side (`with_repeats` groups
+    /// them); empty when none was perturbed.
+    pub ttr: Vec<TtrRow>,
+}
+
+impl Comparison {
+    /// The TTRs compared with the runs taken `repeats` at a time (`compare --repeats N`).
+    pub fn with_repeats(mut self, runs: &[(String, RunRecord)], repeats: usize) -> Comparison {
+        self.ttr = compare_ttr(runs, repeats);
+        self
+    }
 }
 
 /// Per-interval values of full intervals (a last, partial interval is left out).
@@ -252,6 +265,7 @@ pub fn compare(runs: &[(String, RunRecord)]) -> Comparison {
         names: runs.iter().map(|(n, _)| n.clone()).collect(),
         rows,
         waits,
+        ttr: compare_ttr(runs, 1),
     }
 }
 
@@ -285,6 +299,33 @@ pub fn to_json(c: &Comparison) -> ComparisonDoc {
             })
             .collect(),
         top_waits: c.waits.clone(),
+        ttr: c.ttr.iter().map(ttr_to_json).collect(),
+    }
+}
+
+fn ttr_to_json(r: &TtrRow) -> hotbench_stats::TtrComparison {
+    hotbench_stats::TtrComparison {
+        perturbation: r.perturbation.clone(),
+        level: r.level.to_lowercase(),
+        rules_differ: r.rules_differ,
+        cells: r
+            .cells
+            .iter()
+            .map(|c| hotbench_stats::TtrCellComparison {
+                side: c.side.clone(),
+                firings: c.firings,
+                recovered: c.recovered,
+                mean_s: c.mean_s,
+                sd_s: c.sd_s,
+                min_s: c.min_s,
+                max_s: c.max_s,
+                ci95: c.ci95.map(|(a, b)| [a, b]),
+                resolution_s: c.resolution_s,
+                diff_s: c.diff_s,
+                p: c.p,
+                verdict: c.verdict.into(),
+            })
+            .collect(),
     }
 }
 

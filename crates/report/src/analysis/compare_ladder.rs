@@ -71,6 +71,16 @@ pub fn compare_ladders(files: &[(String, Vec<Ladder>)]) -> LadderComparison {
     }
 }
 
+impl LadderComparison {
+    /// Each variant's TTRs compared with its runs taken `repeats` at a time (`--repeats`).
+    pub fn with_repeats(mut self, repeats: usize) -> LadderComparison {
+        for v in &mut self.variants {
+            v.comparison.ttr = crate::analysis::compare_ttr::compare_ttr(&v.runs, repeats);
+        }
+        self
+    }
+}
+
 /// The comparison as a document (`compare --json` of ladder files).
 pub fn ladders_to_json(c: &LadderComparison) -> LadderComparisonDoc {
     LadderComparisonDoc {

@@ -8,6 +8,7 @@
 pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
+pub mod compare_ttr;
 pub mod documents;
 pub mod noise;
 pub mod number;

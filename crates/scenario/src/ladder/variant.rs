@@ -446,10 +446,16 @@ fn record_result(
     log: &mut dyn Write,
 ) -> (VariantResult, bool) {
     let (p, v, m) = (st.p, st.p.variant, &st.scn.manifest);
-    let record = outcome.record;
+    let mut record = outcome.record;
     let until_empty = m.work.as_ref().and_then(|w| w.until_empty.as_deref());
     let ran_out_at_s =
         until_empty.and_then(|mon| work::ran_out_at(&series, mon, record.duration_s));
+    // The backlog monitor's drain after each perturbation (its samples start about the
+    // clients' connection time before the run's clock).
+    if let Some(s) = until_empty.and_then(|mon| series.iter().find(|s| s.name == mon)) {
+        let offset_s = record.conn_time_ms / 1000.0;
+        hotbench_stats::perturbation_window::backlog(&mut record.perturbations, s, offset_s);
+    }
     notes.extend(work::notes(&record, p.work_group.as_deref(), ran_out_at_s));
     // Under a `sum:` rule goodput counts units, not transactions: no such note.
     let counts_units = |name: &str| {

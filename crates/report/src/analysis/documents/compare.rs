@@ -3,13 +3,17 @@
 //! values, ratios and verdict marks, confidence intervals and top waits get their own lines,
 //! and each run is then compared with the first in words, one metric per line. The page has
 //! a table of the same cells (each cell's p-value and confidence interval as its tooltip),
-//! a legend, throughput and latency overlays, then each run's own section.
+//! a legend, throughput and latency overlays, then each run's own section. Perturbed runs'
+//! times to recover follow the verdicts ([`ttr`]; the numbers are `analysis::compare_ttr`'s):
+//! per perturbation, TTR90 and TTR99 of each side with its uncertainty, each later side
+//! against the first, a line per side in the terminal and a table on the page.
 
 use std::fmt::Write as _;
 
 use hotbench_stats::RunRecord;
 
 use crate::analysis::compare::{Cell, Comparison, Verdict, MIN_INTERVALS};
+use crate::analysis::compare_ttr::{TtrCell, TtrRow};
 use crate::analysis::number::num;
 use crate::analysis::section::{self, Section, Span, Style, Table};
 use crate::analysis::sections::timeline::{hdr_chart, throughput_overlay};
@@ -42,7 +46,8 @@ pub fn legend(names: &[String]) -> Vec<String> {
 }
 
 /// The table, confidence intervals, top waits and verdicts (the terminal's lines), and
-/// the page's table and legend.
+/// the page's table and legend; then the perturbations' times to recover
+/// (`ttr`).
 pub fn comparison(s: &mut Section, c: &Comparison) {
     body(s, c);
     s.table(table(c));
@@ -55,6 +60,7 @@ pub fn comparison(s: &mut Section, c: &Comparison) {
          its p-value and 95% confidence interval.",
         )],
     );
+    ttr(s, &c.ttr);
 }
 
 fn marker(v: Verdict) -> &'static str {
@@ -280,6 +286,122 @@ fn table(c: &Comparison) -> Table {
     Table::new("compare", &header, rows)
 }
 
+/// Adds the TTR lines, heading, table and its key to `s` (nothing for no rows).
+pub fn ttr(s: &mut Section, rows: &[TtrRow]) {
+    let Some(first) = rows.first() else {
+        return;
+    };
+    lines(s, rows);
+    s.heading(3, "Time to recover");
+    let mut header: Vec<&str> = vec!["perturbation", ""];
+    header.extend(first.cells.iter().map(|x| x.side.as_str()));
+    let table_rows = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                section::Cell::code(r.perturbation.as_str()),
+                section::Cell::from(r.level),
+            ];
+            row.extend(r.cells.iter().map(page_cell));
+            row
+        })
+        .collect();
+    s.table(Table::new("compare-ttr", &header, table_rows));
+    let code = |t: &str| Span::new(Style::Code, t);
+    s.paragraph(
+        Some("muted"),
+        vec![
+            Span::plain(
+                "± the timeline's interval (a TTR is known to within it); over several \
+                 firings (an ",
+            ),
+            code("every…"),
+            Span::plain(", "),
+            code("--repeats"),
+            Span::plain(
+                ") the mean, with the spread and 95% interval in the title; a difference \
+                 within both sides' resolution, or with p > 0.05 over repeats, is noise.",
+            ),
+        ],
+    );
+}
+
+/// The terminal's lines: the perturbation, then each side on its own line.
+fn lines(s: &mut Section, rows: &[TtrRow]) {
+    s.line("");
+    s.line(
+        "time to recover, s (± the timeline's interval; over several firings: mean, sd, 95% CI):",
+    );
+    let mut last = "";
+    for r in rows {
+        if r.perturbation != last {
+            s.line(fit(&r.perturbation, WIDTH));
+            last = &r.perturbation;
+        }
+        for (i, c) in r.cells.iter().enumerate() {
+            let head = if i == 0 { r.level } else { "" };
+            s.line(fit(&format!("  {head:<5}  {}", text_cell(c)), WIDTH));
+        }
+        if r.rules_differ {
+            s.line("         judged with other recovery windows: not comparable as is");
+        }
+    }
+}
+
+fn text_cell(c: &TtrCell) -> String {
+    let mut s = format!("{:<3} ", c.side);
+    match c.mean_s {
+        None if c.firings == 0 => s.push_str("not perturbed"),
+        None => s.push_str("not recovered"),
+        Some(m) => {
+            let _ = write!(s, "{m:.2} ±{:.2}", c.resolution_s);
+            if let (Some(sd), Some((lo, hi))) = (c.sd_s, c.ci95) {
+                let _ = write!(s, " sd {sd:.2} CI {lo:.2}–{hi:.2}");
+            }
+        }
+    }
+    if c.firings > 0 {
+        let _ = write!(s, " ({}/{} recovered)", c.recovered, c.firings);
+    }
+    if c.verdict != "reference" {
+        let _ = write!(s, ": {}", c.verdict);
+        if let Some(d) = c.diff_s {
+            let _ = write!(s, ", {d:+.2} s");
+        }
+        if let Some(p) = c.p {
+            let _ = write!(s, " (p {})", fmt_p(p));
+        }
+    }
+    s
+}
+
+/// The page's cell: the value ± resolution, coloured by verdict, the rest in its tooltip.
+fn page_cell(x: &TtrCell) -> section::Cell {
+    let class = match x.verdict {
+        "better" => "better",
+        "worse" => "worse",
+        "within noise" | "within resolution" => "noise",
+        _ => "",
+    };
+    let value = match x.mean_s {
+        Some(m) => format!("{m:.2} ±{:.2} s", x.resolution_s),
+        None if x.firings == 0 => "–".into(),
+        None => "not recovered".into(),
+    };
+    let mut title = vec![format!("{}/{} recovered", x.recovered, x.firings)];
+    if let (Some(sd), Some((lo, hi))) = (x.sd_s, x.ci95) {
+        title.push(format!("sd {sd:.2}, 95% CI {lo:.2}–{hi:.2}"));
+    }
+    if let Some(d) = x.diff_s {
+        title.push(format!("{d:+.2} s against the first"));
+    }
+    if let Some(p) = x.p {
+        title.push(format!("p={}", fmt_p(p)));
+    }
+    title.push(x.verdict.to_string());
+    section::Cell::class(class, value).titled(title.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,5 +412,75 @@ mod tests {
         assert_eq!(letter(27), "B1");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
+    }
+
+    fn ttr_cell(side: &str, mean: Option<f64>, verdict: &'static str) -> TtrCell {
+        TtrCell {
+            side: side.into(),
+            firings: 1,
+            recovered: usize::from(mean.is_some()),
+            mean_s: mean,
+            sd_s: None,
+            min_s: mean,
+            max_s: mean,
+            ci95: None,
+            resolution_s: 0.1,
+            diff_s: mean.filter(|_| verdict != "reference").map(|m| m - 1.3),
+            p: None,
+            verdict,
+        }
+    }
+
+    fn rows() -> Vec<TtrRow> {
+        vec![TtrRow {
+            perturbation: format!("3s:ddl-lock={},1s", "t".repeat(200)),
+            level: "TTR90",
+            cells: vec![
+                ttr_cell("A", Some(1.3), "reference"),
+                ttr_cell("B", Some(2.4), "worse"),
+                ttr_cell("C", None, "worse"),
+            ],
+            rules_differ: false,
+        }]
+    }
+
+    #[test]
+    fn each_side_on_its_line_against_the_first_within_100_columns() {
+        let mut s = Section::new("t");
+        ttr(&mut s, &rows());
+        let t: String = s.lines().iter().map(|l| format!("{l}\n")).collect();
+        assert!(t.lines().all(|l| l.chars().count() <= WIDTH), "{t}");
+        assert!(
+            t.contains("  TTR90  A   1.30 ±0.10 (1/1 recovered)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("         B   2.40 ±0.10 (1/1 recovered): worse, +1.10 s\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("         C   not recovered (0/1 recovered): worse\n"),
+            "{t}"
+        );
+        let mut s = Section::new("t");
+        ttr(&mut s, &[]);
+        assert!(s.blocks.is_empty());
+    }
+
+    #[test]
+    fn the_page_has_a_cell_per_side_coloured_by_verdict_with_the_rest_in_its_title() {
+        let mut s = Section::new("t");
+        ttr(&mut s, &rows());
+        let t = s.tables().next().expect("a table");
+        assert_eq!(t.class, "compare-ttr");
+        assert_eq!(t.header, ["perturbation", "", "A", "B", "C"]);
+        let b = &t.rows[0][3];
+        assert_eq!(b.text(), "2.40 ±0.10 s");
+        assert_eq!(b.0[0].style, Style::Class("worse"));
+        assert_eq!(
+            b.0[0].title.as_deref(),
+            Some("1/1 recovered; +1.10 s against the first; worse")
+        );
+        assert_eq!(t.rows[0][4].text(), "not recovered");
     }
 }

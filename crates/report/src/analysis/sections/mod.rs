@@ -41,7 +41,10 @@ pub const RUN: &[fn(&RunRecord) -> Section] = &[
     notes::section,
 ];
 
-/// Every section of a run, in order.
+/// Every section of a run, in order, each perturbation's action shaded and its recovery
+/// marked on every chart over time ([`perturbations::shade`]).
 pub fn run(rec: &RunRecord) -> Vec<Section> {
-    RUN.iter().map(|section| section(rec)).collect()
+    let mut sections: Vec<Section> = RUN.iter().map(|section| section(rec)).collect();
+    perturbations::shade(&mut sections, rec);
+    sections
 }

@@ -1,16 +1,20 @@
 //! `--perturb` firings: what was done and when, then the baseline, the dip, the work lost
-//! and the times to recover (or why there are none). The terminal gets one line per firing;
-//! the page a table, and on the throughput chart ([`mark`]) a dashed line at each
-//! perturbation's baseline from its start to its recovery (TTR90, or the end of the run).
-//! Text a server or a file controls is escaped for the terminal here (the page escapes its
-//! own).
+//! and the times to recover (or why there are none), and what the clients saw in its window
+//! against the rest of the run (p50/p99, errors by SQLSTATE) and a queue's backlog drain.
+//! The terminal gets one line per firing; the page a table, on the throughput chart
+//! ([`mark`]) a dashed line at each perturbation's baseline from its start to its recovery
+//! (TTR90, or the end of the run), and on every time chart of the run ([`shade`]) each
+//! action shaded and its TTR90/TTR99 points marked. Text a server or a file controls is
+//! escaped for the terminal here (the page escapes its own).
 
 use std::fmt::Write;
 
 use hotbench_stats::{PerturbationRecord, RecoveryRule, RunRecord};
 
-use crate::analysis::chart::{Chart, Series};
-use crate::analysis::section::{Cell, Section, Table};
+use hotbench_stats::perturbation_window::{BacklogDrain, SpanStats};
+
+use crate::analysis::chart::{Band, Chart, Mark, Series};
+use crate::analysis::section::{Block, Cell, Section, Table};
 
 pub fn section(rec: &RunRecord) -> Section {
     let mut s = Section::new("perturbations");
@@ -34,6 +38,10 @@ pub fn section(rec: &RunRecord) -> Section {
                     "reconnects",
                     "top wait",
                     "lock queue",
+                    "p50/p99 ms in window",
+                    "outside",
+                    "errors in window",
+                    "backlog drained s",
                     "note",
                 ],
                 rec.perturbations.iter().map(row).collect(),
@@ -60,6 +68,53 @@ pub fn mark(chart: &mut Chart, rec: &RunRecord) {
             let mut s = Series::line(format!("{} baseline until recovery", p.spec), values);
             s.dashed = true;
             chart.series.push(s);
+        }
+    }
+}
+
+/// The shaded actions and TTR marks of `rec`'s perturbations that ran (the chart's JSON
+/// carries the labels; `report.js` draws them as text, never as markup).
+pub fn bands_and_marks(rec: &RunRecord) -> (Vec<Band>, Vec<Mark>) {
+    let (mut bands, mut marks) = (Vec::new(), Vec::new());
+    for p in rec.perturbations.iter().filter(|p| p.ran()) {
+        bands.push(Band {
+            from: p.at_s,
+            to: p.end_s.unwrap_or(p.at_s).max(p.at_s),
+            label: p.spec.clone(),
+        });
+        match (p.ttr90_s, p.ttr99_s) {
+            (Some(a), Some(b)) if (a - b).abs() < 1e-9 => marks.push(Mark {
+                x: p.at_s + a,
+                label: format!("{} TTR90/99", p.kind),
+            }),
+            (a, b) => {
+                for (t, name) in [(a, "TTR90"), (b, "TTR99")] {
+                    if let Some(t) = t {
+                        marks.push(Mark {
+                            x: p.at_s + t,
+                            label: format!("{} {name}", p.kind),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    (bands, marks)
+}
+
+/// Shades the perturbations of `rec` on every `time` chart of `sections` (a run's).
+pub fn shade(sections: &mut [Section], rec: &RunRecord) {
+    let (bands, marks) = bands_and_marks(rec);
+    if bands.is_empty() {
+        return;
+    }
+    let charts = sections.iter_mut().flat_map(|s| s.blocks.iter_mut());
+    for b in charts {
+        if let Block::Chart(c) = b {
+            if c.x_kind == "time" {
+                c.bands.extend_from_slice(&bands);
+                c.marks.extend_from_slice(&marks);
+            }
         }
     }
 }
@@ -103,6 +158,12 @@ fn line(p: &PerturbationRecord) -> String {
     if p.failed > 0 || p.reconnects > 0 {
         let _ = write!(o, ", failed {}, reconnects {}", p.failed, p.reconnects);
     }
+    if let Some(w) = window_text(p) {
+        let _ = write!(o, "; {w}");
+    }
+    if let Some(b) = &p.backlog {
+        let _ = write!(o, "; {}", backlog_text(b));
+    }
     if let Some(w) = &p.server {
         if let Some(top) = w.top_waits.first() {
             let _ = write!(o, "; server: top wait {} {:.0}%", safe(&top.event), top.pct);
@@ -112,6 +173,65 @@ fn line(p: &PerturbationRecord) -> String {
         }
     }
     o
+}
+
+/// `in the window p50/p99 12.0/85.0 ms (outside 1.1/3.2 ms), errors 57P01 4, 08006 1`:
+/// what the clients saw inside the window against the rest of the run.
+pub fn window_text(p: &PerturbationRecord) -> Option<String> {
+    let inside = p.inside.as_ref()?;
+    let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+    let mut parts = Vec::new();
+    if inside.p50_ms.is_some() || inside.p99_ms.is_some() {
+        let mut lat = format!("p50/p99 {}/{} ms", ms(inside.p50_ms), ms(inside.p99_ms));
+        if let Some(out) = p.outside.as_ref().filter(|o| o.p50_ms.is_some()) {
+            let _ = write!(lat, " (outside {}/{} ms)", ms(out.p50_ms), ms(out.p99_ms));
+        }
+        parts.push(lat);
+    }
+    let errors = sqlstates(inside);
+    parts.push(if errors.is_empty() {
+        "no errors".to_string()
+    } else {
+        format!("errors {}", safe(&errors))
+    });
+    Some(format!("in the window {}", parts.join(", ")))
+}
+
+/// `57P01 4, 08006 1`: a span's errors by SQLSTATE, most first (empty without errors).
+fn sqlstates(s: &SpanStats) -> String {
+    let mut e: Vec<(&String, &u64)> = s.errors_by_sqlstate.iter().collect();
+    e.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let list: Vec<String> = e.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    list.join(", ")
+}
+
+/// `backlog drained in 8.0 s (500 at its peak, 100 before)`, or not drained.
+pub fn backlog_text(b: &BacklogDrain) -> String {
+    let what = match b.drained_s {
+        Some(t) if t <= 0.0 => {
+            return format!(
+                "{} never rose past its level before ({:.0})",
+                safe(&b.monitor),
+                b.before
+            )
+        }
+        Some(t) => format!("drained in {t:.1} s"),
+        None => "not drained by the next perturbation or the end".to_string(),
+    };
+    format!(
+        "{} {what} ({:.0} at its peak, {:.0} before)",
+        safe(&b.monitor),
+        b.peak,
+        b.before
+    )
+}
+
+/// `p50/p99` of a span, ms (`–` where the timeline kept no latency).
+fn latency(s: Option<&SpanStats>) -> String {
+    let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+    s.filter(|s| s.p50_ms.is_some()).map_or("–".into(), |s| {
+        format!("{}/{}", ms(s.p50_ms), ms(s.p99_ms))
+    })
 }
 
 /// Control characters as escapes, so a server's message cannot drive the terminal.
@@ -159,6 +279,21 @@ fn row(p: &PerturbationRecord) -> Vec<Cell> {
                 .map_or("–".into(), |w| format!("{} {:.0}%", w.event, w.pct)),
         ),
         Cell::from(server.map_or("–".into(), |w| w.lock_waiting_max.to_string())),
+        Cell::from(latency(p.inside.as_ref())),
+        Cell::from(latency(p.outside.as_ref())),
+        Cell::from(p.inside.as_ref().map_or("–".into(), |w| {
+            let list = sqlstates(w);
+            if list.is_empty() {
+                "none".into()
+            } else {
+                list
+            }
+        })),
+        Cell::from(p.backlog.as_ref().map_or("–".into(), |b| {
+            b.drained_s.map_or("not drained".into(), |t| {
+                format!("{t:.1} (peak {:.0})", b.peak)
+            })
+        })),
         Cell::from(note.join("; ")),
     ]
 }
@@ -269,6 +404,106 @@ mod tests {
     }
 
     #[test]
+    fn the_window_against_the_rest_of_the_run_and_the_backlog_drain_follow() {
+        let mut p = entry();
+        p.baseline_per_s = Some(100.0);
+        p.ttr90_s = Some(1.0);
+        p.ttr99_s = Some(1.0);
+        p.inside = Some(SpanStats {
+            p50_ms: Some(12.0),
+            p99_ms: Some(85.04),
+            errors_by_sqlstate: [("57P01".to_string(), 4), ("08006".to_string(), 1)]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        });
+        p.outside = Some(SpanStats {
+            p50_ms: Some(1.1),
+            p99_ms: Some(3.2),
+            ..Default::default()
+        });
+        p.backlog = Some(BacklogDrain {
+            monitor: "backlog".into(),
+            before: 100.0,
+            peak: 500.0,
+            peak_at_s: 3.0,
+            drained_s: Some(8.0),
+        });
+        assert!(
+            line(&p).ends_with(
+                "TTR90 1.00 s, TTR99 1.00 s; in the window p50/p99 12.0/85.0 ms (outside \
+                 1.1/3.2 ms), errors 57P01 4, 08006 1; backlog drained in 8.0 s (500 at its \
+                 peak, 100 before)"
+            ),
+            "{}",
+            line(&p)
+        );
+        // No latency kept (an older file), no errors; a backlog that never drained.
+        p.inside = Some(SpanStats::default());
+        if let Some(b) = p.backlog.as_mut() {
+            b.drained_s = None;
+        }
+        assert!(
+            line(&p).ends_with(
+                "; in the window no errors; backlog not drained by the next perturbation or \
+                 the end (500 at its peak, 100 before)"
+            ),
+            "{}",
+            line(&p)
+        );
+    }
+
+    #[test]
+    fn each_action_is_shaded_and_its_ttr_points_marked_on_every_time_chart() {
+        let mut r = rec();
+        r.perturbations[1].end_s = Some(3.0);
+        r.perturbations[1].ttr99_s = Some(2.5);
+        let (bands, marks) = bands_and_marks(&r);
+        assert_eq!(
+            bands,
+            vec![Band {
+                from: 2.0,
+                to: 3.0,
+                label: "2s:ddl-lock=t,1s".into()
+            }],
+            "the failed one is not shaded"
+        );
+        let xs: Vec<(f64, &str)> = marks.iter().map(|m| (m.x, m.label.as_str())).collect();
+        assert_eq!(xs, vec![(4.0, "ddl-lock TTR90"), (4.5, "ddl-lock TTR99")]);
+        r.perturbations[1].ttr99_s = Some(2.0);
+        assert_eq!(bands_and_marks(&r).1[0].label, "ddl-lock TTR90/99");
+        // On the time charts of every section, not on the others (a latency distribution).
+        let timed = |title: &str, x_kind: &'static str| {
+            let mut c = Chart::new(title, "time", "s", "tps");
+            c.x_kind = x_kind;
+            Block::Chart(c)
+        };
+        let mut a = Section::new("timeline");
+        a.push(timed("throughput", "time"));
+        a.push(timed("hdr", "quantile"));
+        let mut b = Section::new("probes");
+        b.push(timed("waits", "time"));
+        let mut sections = vec![a, b];
+        shade(&mut sections, &r);
+        let shaded: Vec<(String, usize, usize)> = sections
+            .iter()
+            .flat_map(|s| s.blocks.iter())
+            .filter_map(|b| match b {
+                Block::Chart(c) => Some((c.title.clone(), c.bands.len(), c.marks.len())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            shaded,
+            [
+                ("throughput".to_string(), 1, 1),
+                ("hdr".to_string(), 0, 0),
+                ("waits".to_string(), 1, 1)
+            ]
+        );
+    }
+
+    #[test]
     fn the_table_marks_what_was_not_judged() {
         let s = section(&rec());
         let t = s.tables().next().expect("a table");
@@ -278,6 +513,20 @@ mod tests {
         assert!(
             cells.contains(&"not recovered".to_string()),
             "TTR99 of the judged one: {cells:?}"
+        );
+        let mut r = rec();
+        r.perturbations[1].inside = Some(SpanStats {
+            p50_ms: Some(12.0),
+            p99_ms: Some(85.0),
+            errors_by_sqlstate: [("<57P01>".to_string(), 3)].into_iter().collect(),
+            ..Default::default()
+        });
+        let s = section(&r);
+        let t = s.tables().next().expect("a table");
+        let cells: Vec<String> = t.rows[1].iter().map(Cell::text).collect();
+        assert!(
+            cells.contains(&"12.0/85.0".to_string()) && cells.contains(&"<57P01> 3".to_string()),
+            "{cells:?}"
         );
     }
 }
