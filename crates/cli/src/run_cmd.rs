@@ -153,7 +153,7 @@ pub(crate) fn benchmark_record(
 ) -> Result<(u8, RunRecord)> {
     let plan = crate::run_options::validate(args, m)?;
     let out = &args.output;
-    let scripts = crate::scripts::input_files(&plan.groups);
+    let scripts = crate::groups::input_files(&plan.groups);
     let inputs: Vec<_> = scripts.iter().map(|p| Input(p)).collect();
     crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
     let (groups, any_builtin) = load_groups(&plan)?;

@@ -81,21 +81,6 @@ pub fn load(spec: &ScriptSpec) -> Result<WeightedScript> {
     }
 }
 
-/// The script files the groups read (not built-ins, not standard input), so no output of
-/// the run can replace one.
-pub fn input_files(groups: &[crate::groups::GroupSpec]) -> Vec<std::path::PathBuf> {
-    groups
-        .iter()
-        .flat_map(|g| &g.scripts)
-        .filter_map(|s| match s {
-            ScriptSpec::File(option) => parse_weight(option).ok().map(|(path, _)| path),
-            ScriptSpec::Builtin(_) => None,
-        })
-        .filter(|p| p != "-")
-        .map(std::path::PathBuf::from)
-        .collect()
-}
-
 /// True when the spec names a builtin (pgbench then reads the scale from the tables).
 pub fn is_builtin(spec: &ScriptSpec) -> bool {
     matches!(spec, ScriptSpec::Builtin(_))

@@ -183,7 +183,7 @@ fn preflight(
             None => {
                 let plan = crate::run_options::validate(&with_point(&args.run, p), m)?;
                 if i == 0 {
-                    files = crate::scripts::input_files(&plan.groups);
+                    files = crate::groups::input_files(&plan.groups);
                 }
             }
         }

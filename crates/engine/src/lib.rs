@@ -22,6 +22,7 @@ mod machine;
 mod observe;
 mod per_key;
 mod perturb;
+mod perturb_ctx;
 mod perturb_sql;
 mod plan;
 mod poller;

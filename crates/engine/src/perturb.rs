@@ -7,77 +7,15 @@
 //! from the timeline, `stats::perturbation_record::judge`). What each kind executes is
 //! `perturb_sql.rs`.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use hotbench_settings::perturb::{At, Perturbation};
 use hotbench_stats::PerturbationRecord;
-use hotbench_wire::{CancelToken, Connector};
+use hotbench_wire::Connector;
 
-use crate::clock::now_us;
 use crate::config::RunConfig;
-
-/// What the firings share: the stop flag (with its condition variable, so waits end at
-/// once), the cancel tokens of the statements in flight, and the run's start.
-pub(crate) struct Ctx {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-    in_flight: Mutex<Vec<(u64, CancelToken)>>,
-    /// The benchmark's start (`clock::now_us`).
-    origin_us: i64,
-    pub(crate) connector: Connector,
-    /// The `application_name` of the run's client backends, when it is the run's own (one
-    /// the connection options set is somebody else's too: `terminate` refuses it).
-    pub(crate) run_application_name: Option<String>,
-}
-
-impl Ctx {
-    /// Seconds since the benchmark started.
-    pub(crate) fn now_s(&self) -> f64 {
-        (now_us() - self.origin_us) as f64 / 1e6
-    }
-
-    pub(crate) fn is_stopped(&self) -> bool {
-        *lock(&self.stopped)
-    }
-
-    /// Waits until `until_us` (on the run's clock, µs since the start) or the stop; true when
-    /// stopped.
-    pub(crate) fn wait_until(&self, until_us: i64) -> bool {
-        let mut stopped = lock(&self.stopped);
-        loop {
-            if *stopped {
-                return true;
-            }
-            let left = until_us - (now_us() - self.origin_us);
-            if left <= 0 {
-                return false;
-            }
-            stopped = match self
-                .wake
-                .wait_timeout(stopped, Duration::from_micros(left as u64))
-            {
-                Ok((g, _)) => g,
-                Err(p) => p.into_inner().0,
-            };
-        }
-    }
-
-    /// Registers a statement that [`Driver::finish`] cancels if it is still running; the
-    /// returned id unregisters it.
-    pub(crate) fn track(&self, id: u64, token: CancelToken) {
-        lock(&self.in_flight).push((id, token));
-    }
-
-    pub(crate) fn untrack(&self, id: u64) {
-        lock(&self.in_flight).retain(|(i, _)| *i != id);
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::perturb_ctx::{entry, Ctx};
 
 /// The driver thread, started with the benchmark.
 pub(crate) struct Driver {
@@ -102,14 +40,7 @@ impl Driver {
             Some(_) => None,
         };
         params.application_name = Some(format!("{}-perturb", cfg.application_name));
-        let ctx = Arc::new(Ctx {
-            stopped: Mutex::new(false),
-            wake: Condvar::new(),
-            in_flight: Mutex::new(Vec::new()),
-            origin_us,
-            connector: Connector::new(params),
-            run_application_name,
-        });
+        let ctx = Arc::new(Ctx::new(origin_us, Connector::new(params), run_application_name));
         let c = ctx.clone();
         let spawned = std::thread::Builder::new()
             .name("hotbench-perturb".into())
@@ -132,12 +63,7 @@ impl Driver {
     /// Ends the driver: wakes every wait, cancels the statements still running, and returns
     /// every perturbation that happened (or was due and could not run) in time order.
     pub(crate) fn finish(self) -> Vec<PerturbationRecord> {
-        *lock(&self.ctx.stopped) = true;
-        self.ctx.wake.notify_all();
-        for (_, token) in lock(&self.ctx.in_flight).drain(..) {
-            // Best effort: a statement that ended meanwhile has nothing to cancel.
-            let _ = token.cancel();
-        }
+        self.ctx.stop();
         let mut out = match self.thread {
             Ok(t) => t.join().unwrap_or_default(),
             Err(entries) => entries,
@@ -193,9 +119,4 @@ fn drive(ctx: &Arc<Ctx>, list: &[Perturbation]) -> Vec<PerturbationRecord> {
     }
     out.extend(firings.into_iter().filter_map(|h| h.join().ok()));
     out
-}
-
-/// The record entry of `p` starting at `at_s`.
-pub(crate) fn entry(p: &Perturbation, at_s: f64) -> PerturbationRecord {
-    PerturbationRecord::new(p.to_string(), p.kind.name(), p.kind.args(), at_s)
 }

@@ -10,7 +10,7 @@ use hotbench_settings::perturb::{Kind, Perturbation};
 use hotbench_stats::PerturbationRecord;
 use hotbench_wire::{Connection, Error, SqlState};
 
-use crate::perturb::{entry, Ctx};
+use crate::perturb_ctx::{entry, Ctx};
 
 /// The session settings of every perturbation's connection.
 const SESSION: &str = "SET statement_timeout = 0; SET lock_timeout = 0; \

@@ -20,10 +20,10 @@ use crate::hot_rows::HotRows;
 use crate::key_decode::quote_ident;
 use crate::observe::{Observer, WAITS_OBSERVE_SQL};
 use crate::pooler::PoolerTrack;
-use crate::session::{first_line, literal, Part, Session, TAG};
+use crate::session::{first_line, literal, Part, Session, PROBE_APPLICATION_NAME, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
-use crate::{ProbeOptions, Scope, PROBE_APPLICATION_NAME};
+use crate::options::{ProbeOptions, Scope};
 
 mod summary;
 

@@ -7,82 +7,23 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings,
-    SharedServer, WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, WeightedScript,
 };
-use hotbench_wire::{Config, Connection};
+use hotbench_wire::Connection;
 
 use crate::claim::{claim_schema, release_schema};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
 use crate::params::Params;
-use hotbench_stats::{Ladder, VariantResult};
+use hotbench_stats::Ladder;
 
+mod prepared;
 mod variant;
+pub use prepared::{LadderOptions, ProbeStarter};
+use prepared::{not_run, query_mode, Prepared, NOT_RUN};
 pub use crate::selection::select_variants;
 use variant::run_variant;
-
-/// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
-/// by the binary). The sampling runs as an observer of the variant's run and stores what it
-/// sampled in the record when the run ends (`record.probes`); the ladder's "top wait" column
-/// is `RunRecord::top_wait`.
-pub trait ProbeStarter {
-    /// Starts sampling the backends whose `application_name` is `application_name`.
-    fn start(
-        &self,
-        conn: &Config,
-        application_name: &str,
-        tables: &[String],
-    ) -> Box<dyn RunObserver>;
-}
-
-/// How to run a ladder.
-#[derive(Clone)]
-pub struct LadderOptions<'a> {
-    /// The target database (the scenario adds its schema and session settings).
-    pub conn: Config,
-    /// `--param k=v` (and `clients`/`duration` from `-c`/`-T`), in order.
-    pub params: Vec<(String, String)>,
-    /// `--variants a,b`: these only, in the manifest's order.
-    pub variants: Option<Vec<String>>,
-    /// Only variants not marked `demo = false`.
-    pub demo: bool,
-    /// The settings every command shares (`-j`, `--rtt`, `--interval`, …), as given.
-    pub settings: RunSettings,
-    /// The seed actually used (`--random-seed` resolved).
-    pub random_seed: u64,
-    pub target_description: String,
-    pub embedded: bool,
-    pub fast: bool,
-    pub command_line: Vec<String>,
-    pub probe: Option<&'a dyn ProbeStarter>,
-    /// Whether another hotbench command shares the server (noted in each variant's record).
-    pub sharing: &'a dyn SharedServer,
-    /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
-    pub keep_schema: bool,
-    /// Live progress lines while each variant runs (off with `--quiet`).
-    pub progress: bool,
-    /// The benchmark clients go through a pooler hotbench runs (`--pooler`); the scenario's
-    /// own sessions and the probes still use `conn`.
-    pub route: Option<&'a dyn crate::pooling::ClientRoute>,
-    /// Live figures of each variant as it runs (`--prometheus`).
-    pub live: Option<&'a dyn crate::live::LiveSink>,
-}
-
-/// A variant ready to run: everything user-controlled already validated.
-struct Prepared<'s> {
-    variant: &'s Variant,
-    params: Params,
-    groups: Vec<GroupConfig>,
-    retry: RetryPolicy,
-    settings: Vec<(String, String)>,
-    duration_s: u64,
-    scale: i64,
-    work_group: Option<String>,
-    /// Seconds the variants after this one will take (for the progress lines' time left).
-    left_after_s: u64,
-}
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
 /// variant.
@@ -222,34 +163,6 @@ pub fn run_ladder(
     Ok(ladder)
 }
 
-/// The note of a variant a Ctrl-C kept from running.
-const NOT_RUN: &str = "not run: interrupted";
-
-/// A variant that did not run (skipped on this engine, or interrupted before its run): no
-/// record and no checks, so it can never show as passed.
-fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
-    let v = p.variant;
-    VariantResult {
-        name: v.name.clone(),
-        about: p.params.describe(&v.about),
-        baseline: v.baseline,
-        skipped: Some(note.to_string()),
-        params: p.params.values.clone(),
-        record: None,
-        checks: Vec::new(),
-        monitors: Vec::new(),
-        work: None,
-        aborted_clients: 0,
-        notes: Vec::new(),
-        work_group: None,
-        work_per_interval: Vec::new(),
-        ran_out_at_s: None,
-        steady_ratio: None,
-        pct_of_ceiling: None,
-        phases_s: None,
-        client_bound: None,
-    }
-}
 
 /// Drops the scenario's schema (unless kept: later runs' probes would otherwise report its
 /// tables), then releases the claim and closes the admin connection.
@@ -483,16 +396,6 @@ fn prepare<'s>(
     })
 }
 
-fn query_mode(m: Option<&str>) -> Result<QueryMode> {
-    match m {
-        None => Ok(QueryMode::Prepared),
-        Some(s) => QueryMode::parse(s).ok_or_else(|| {
-            ScenarioError::Input(format!(
-                "invalid query_mode \"{s}\": expected simple, extended or prepared"
-            ))
-        }),
-    }
-}
 
 fn load_script(
     scn: &Scenario,

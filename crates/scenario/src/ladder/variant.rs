@@ -15,7 +15,7 @@ use hotbench_engine::{
 use hotbench_stats::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
-use super::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
+use super::prepared::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
 use crate::background::{switched_on, Holder, Monitors};
 use crate::checks::{check_rows, run_values};
 use crate::db;
