@@ -17,6 +17,7 @@
 //! }
 //! ```
 
+mod error;
 pub mod facts;
 pub mod findings;
 pub mod functions;
@@ -31,6 +32,8 @@ use std::time::{Duration, Instant};
 use hotbench_probe::{Probe, ProbeOptions, Scope};
 use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus};
 use hotbench_wire::ConnectParams;
+
+pub use error::DiagnoseError;
 
 /// How long and how often to sample.
 #[derive(Debug, Clone)]
@@ -64,15 +67,6 @@ pub fn stats_interval(interval: Duration) -> Duration {
     (interval * 10).clamp(Duration::from_millis(200), Duration::from_secs(5))
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum DiagnoseError {
-    /// No connection (exit 1).
-    #[error("could not connect: {0}")]
-    Connect(String),
-    /// The session could not be made safe; nothing was sampled (exit 1).
-    #[error("refusing to sample: {0}")]
-    Unsafe(String),
-}
 
 /// A server diagnose has connected to once and made sure it can sample safely.
 pub struct Connected {

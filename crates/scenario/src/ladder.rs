@@ -21,7 +21,7 @@ use hotbench_stats::Ladder;
 mod prepared;
 mod variant;
 pub use prepared::{LadderOptions, ProbeStarter};
-use prepared::{not_run, query_mode, Prepared, NOT_RUN};
+use prepared::{not_run, query_mode, substituted, Prepared, NOT_RUN};
 pub use crate::selection::select_variants;
 use variant::run_variant;
 
@@ -173,33 +173,6 @@ fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
     }
     release_schema(&mut admin, schema);
     admin.close();
-}
-
-/// `file.sql` → `file.ENGINE.sql` when the scenario has one.
-pub fn engine_file(scn: &Scenario, rel: &str, engine: &str) -> String {
-    if let Some(stem) = rel.strip_suffix(".sql") {
-        let candidate = format!("{stem}.{engine}.sql");
-        if scn.bundle.file(&candidate).is_some() {
-            return candidate;
-        }
-    }
-    rel.to_string()
-}
-
-fn substituted(
-    scn: &Scenario,
-    params: &Params,
-    rel: &str,
-    extra: &BTreeMap<String, String>,
-) -> Result<String> {
-    let file = scn.bundle.display(rel);
-    let text = scn
-        .bundle
-        .file(rel)
-        .ok_or_else(|| ScenarioError::manifest(&file, None, "file not found"))?;
-    params
-        .substitute(text, extra)
-        .map_err(|e| ScenarioError::manifest(&file, None, e))
 }
 
 /// What a ladder checks before it connects, without a server: the `selected` variants and

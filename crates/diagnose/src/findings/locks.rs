@@ -6,7 +6,8 @@
 
 use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
-use super::{check, pct, statement, Check, Input};
+use super::input::{check, pct, statement, Input};
+use hotbench_stats::diagnosis_record::Check;
 use crate::suggest::{estimate, Suggestion};
 
 /// Share of active time a non-row lock's waits must take to be a finding.

@@ -8,7 +8,7 @@
 
 use hotbench_stats::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
 
-use super::{check, pct, statement, Input};
+use super::input::{check, pct, statement, Input};
 use crate::facts::{trend_ms, Facts, RelationFacts};
 use crate::shape::Access;
 use crate::suggest::{estimate, Suggestion};

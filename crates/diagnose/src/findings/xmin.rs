@@ -5,7 +5,8 @@
 
 use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
-use super::{check, pct, Check, Input};
+use super::input::{check, pct, Input};
+use hotbench_stats::diagnosis_record::Check;
 use crate::facts::{trend_ms, Facts};
 
 /// Transactions the horizon must lag by, when no table is seen growing dead tuples.

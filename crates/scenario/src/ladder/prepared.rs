@@ -1,14 +1,16 @@
 //! What a ladder is run with (`LadderOptions`, the `ProbeStarter` the binary plugs in) and
 //! a variant made ready to run (`Prepared`: everything user-controlled validated), shared
 //! by the ladder (`ladder.rs`) and the variant's steps (`ladder/variant.rs`); and the record
-//! of a variant that did not run.
+//! of a variant that did not run, and a scenario's SQL files as a variant runs them.
 
 use hotbench_engine::{GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings, SharedServer};
+use std::collections::BTreeMap;
+
 use hotbench_stats::VariantResult;
 use hotbench_wire::Config;
 
 use crate::error::{Result, ScenarioError};
-use crate::manifest::Variant;
+use crate::manifest::{Scenario, Variant};
 use crate::params::Params;
 
 /// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
@@ -110,4 +112,31 @@ pub(super) fn query_mode(m: Option<&str>) -> Result<QueryMode> {
             ))
         }),
     }
+}
+
+/// `file.sql` → `file.ENGINE.sql` when the scenario has one.
+pub(super) fn engine_file(scn: &Scenario, rel: &str, engine: &str) -> String {
+    if let Some(stem) = rel.strip_suffix(".sql") {
+        let candidate = format!("{stem}.{engine}.sql");
+        if scn.bundle.file(&candidate).is_some() {
+            return candidate;
+        }
+    }
+    rel.to_string()
+}
+
+pub(super) fn substituted(
+    scn: &Scenario,
+    params: &Params,
+    rel: &str,
+    extra: &BTreeMap<String, String>,
+) -> Result<String> {
+    let file = scn.bundle.display(rel);
+    let text = scn
+        .bundle
+        .file(rel)
+        .ok_or_else(|| ScenarioError::manifest(&file, None, "file not found"))?;
+    params
+        .substitute(text, extra)
+        .map_err(|e| ScenarioError::manifest(&file, None, e))
 }

@@ -506,8 +506,8 @@ fn run_files(
     let scn = st.scn;
     let mut out = Vec::new();
     for f in files {
-        let rel = super::engine_file(scn, f, st.engine);
-        let sql = super::substituted(scn, &st.p.params, &rel, extra)?;
+        let rel = super::prepared::engine_file(scn, f, st.engine);
+        let sql = super::prepared::substituted(scn, &st.p.params, &rel, extra)?;
         let r = db::run_file(conn, &scn.bundle.display(&rel), &sql)?;
         let _ = conn.take_notices();
         out.push((rel, r));
