@@ -263,7 +263,8 @@ mod tests {
     /// scenario, its variants and its parameters.
     #[test]
     fn suggested_commands_name_real_scenarios_variants_and_parameters() {
-        let samples = hotbench_diagnose::findings::examples();
+        let samples =
+            hotbench_diagnose::findings::examples(&hotbench_diagnose::catalog::Catalog::builtin());
         assert!(samples.len() >= 4);
         for s in samples {
             let args = s.args();

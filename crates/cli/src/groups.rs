@@ -136,7 +136,9 @@ pub fn input_files(groups: &[GroupSpec]) -> Vec<std::path::PathBuf> {
         .iter()
         .flat_map(|g| &g.scripts)
         .filter_map(|s| match s {
-            ScriptSpec::File(option) => hotbench_script::parse_weight(option).ok().map(|(path, _)| path),
+            ScriptSpec::File(option) => hotbench_script::parse_weight(option)
+                .ok()
+                .map(|(path, _)| path),
             ScriptSpec::Builtin(_) => None,
         })
         .filter(|p| p != "-")

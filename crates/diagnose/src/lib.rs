@@ -17,6 +17,7 @@
 //! }
 //! ```
 
+pub mod catalog;
 mod error;
 pub mod facts;
 pub mod findings;
@@ -48,6 +49,9 @@ pub struct Options {
     pub server_cores: Option<u32>,
     /// The server, as shown (password masked).
     pub target: String,
+    /// The scenarios findings point to, by the shapes their manifests reproduce (the
+    /// built-in ones by default).
+    pub catalog: catalog::Catalog,
 }
 
 impl Options {
@@ -58,6 +62,7 @@ impl Options {
             key_reads: true,
             server_cores: None,
             target: String::new(),
+            catalog: catalog::Catalog::builtin(),
         }
     }
 }
@@ -66,7 +71,6 @@ impl Options {
 pub fn stats_interval(interval: Duration) -> Duration {
     (interval * 10).clamp(Duration::from_millis(200), Duration::from_secs(5))
 }
-
 
 /// A server diagnose has connected to once and made sure it can sample safely.
 pub struct Connected {
@@ -145,6 +149,7 @@ impl Connected {
             duration_s,
             server_cores,
             functions: &functions,
+            catalog: &opts.catalog,
         });
         let mut notes = record.notes.clone();
         if server.sees_all == Some(false) {

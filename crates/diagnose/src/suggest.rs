@@ -19,18 +19,18 @@ pub const MIN_THINK_MS: f64 = 1.0;
 /// A scenario to run, before it becomes a command.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Suggestion {
-    pub scenario: &'static str,
+    pub scenario: String,
     /// Empty: the whole ladder.
-    pub variants: Vec<&'static str>,
+    pub variants: Vec<String>,
     /// `--param NAME=VALUE`s.
-    pub params: Vec<(&'static str, String)>,
+    pub params: Vec<(String, String)>,
     pub estimate: Estimate,
 }
 
 impl Suggestion {
-    pub fn new(scenario: &'static str, estimate: Estimate) -> Suggestion {
+    pub fn new(scenario: &str, estimate: Estimate) -> Suggestion {
         Suggestion {
-            scenario,
+            scenario: scenario.to_string(),
             variants: Vec::new(),
             params: Vec::new(),
             estimate,
@@ -39,7 +39,7 @@ impl Suggestion {
 
     /// Arguments after `hotbench`.
     pub fn args(&self) -> Vec<String> {
-        let mut a: Vec<String> = vec!["scenario".into(), "run".into(), self.scenario.into()];
+        let mut a: Vec<String> = vec!["scenario".into(), "run".into(), self.scenario.clone()];
         a.push("-c".into());
         a.push(self.estimate.clients.clamp(1, MAX_CLIENTS).to_string());
         if !self.variants.is_empty() {
@@ -66,8 +66,8 @@ impl Suggestion {
         let args = self.args();
         f.command = Some(command_line(&args));
         f.command_args = args;
-        f.scenario = Some(self.scenario.to_string());
-        f.variants = self.variants.iter().map(|v| v.to_string()).collect();
+        f.scenario = Some(self.scenario);
+        f.variants = self.variants;
         f.estimate = Some(self.estimate);
     }
 }
@@ -125,8 +125,8 @@ mod tests {
     #[test]
     fn commands_carry_clients_variants_params_and_rtt() {
         let mut s = Suggestion::new("daily-limit", estimate(16, Some(8), Some(1.26)));
-        s.params.push(("customers", "8".into()));
-        s.variants = vec!["select-for-update", "update-returning"];
+        s.params.push(("customers".into(), "8".into()));
+        s.variants = vec!["select-for-update".into(), "update-returning".into()];
         assert_eq!(
             command_line(&s.args()),
             "hotbench scenario run daily-limit -c 16 --variants select-for-update,update-returning \

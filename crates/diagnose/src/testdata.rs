@@ -90,3 +90,10 @@ pub fn table(name: &str, ins: i64, upd: i64, del: i64, dead: (i64, i64)) -> Tabl
         ..Default::default()
     }
 }
+
+/// The built-in scenarios' catalog, read once.
+pub fn catalog() -> &'static crate::catalog::Catalog {
+    static CATALOG: std::sync::LazyLock<crate::catalog::Catalog> =
+        std::sync::LazyLock::new(crate::catalog::Catalog::builtin);
+    &CATALOG
+}

@@ -218,12 +218,18 @@ fn a_meta_command_hands_back_and_is_timed_to_the_drivers_next_now() {
     let mut b = Bench::new(cfg);
     let now = b.now();
     assert_eq!(b.core.advance(&mut b.slot, now), Action::Continue);
-    assert!(b.sent().is_empty(), "nothing sent before the driver comes back");
+    assert!(
+        b.sent().is_empty(),
+        "nothing sent before the driver comes back"
+    );
     b.later(700);
     let now = b.now();
     assert_eq!(b.core.advance(&mut b.slot, now), Action::Send);
     assert_eq!(b.sent()[0].1, "SELECT 1;");
-    assert_eq!(b.slot.cmd_start, 1_000_700, "the SQL starts after the meta-command");
+    assert_eq!(
+        b.slot.cmd_start, 1_000_700,
+        "the SQL starts after the meta-command"
+    );
     let set = &b.core.tally.groups[0].scripts[0].commands[0];
     assert_eq!((set.latency.count, set.latency.mean()), (1, 700.0));
 }

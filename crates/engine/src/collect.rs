@@ -252,4 +252,3 @@ impl ResultSink for Sink<'_, '_> {
 fn one_line(err: &DbError) -> String {
     err.render_with(&|s| hotbench_stats::terminal::escape(s))
 }
-

@@ -256,11 +256,7 @@ impl<E: Env> Core<E> {
             }
             Ok(ScriptAction::SyncPipeline) => {
                 if slot.pipeline.is_none() {
-                    return Some(self.command_failed(
-                        slot,
-                        "syncpipeline",
-                        "not in pipeline mode",
-                    ));
+                    return Some(self.command_failed(slot, "syncpipeline", "not in pipeline mode"));
                 }
                 if let (Some(n), true) = (slot.pipeline, slot.connected) {
                     hotbench_wire::encode::sync(&mut slot.out);
@@ -270,11 +266,7 @@ impl<E: Env> Core<E> {
             }
             Ok(ScriptAction::EndPipeline) => {
                 let Some(n) = slot.pipeline else {
-                    return Some(self.command_failed(
-                        slot,
-                        "endpipeline",
-                        "not in pipeline mode",
-                    ));
+                    return Some(self.command_failed(slot, "endpipeline", "not in pipeline mode"));
                 };
                 if slot.connected {
                     hotbench_wire::encode::sync(&mut slot.out);

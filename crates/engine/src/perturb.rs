@@ -40,7 +40,11 @@ impl Driver {
             Some(_) => None,
         };
         params.application_name = Some(format!("{}-perturb", cfg.application_name));
-        let ctx = Arc::new(Ctx::new(origin_us, Connector::new(params), run_application_name));
+        let ctx = Arc::new(Ctx::new(
+            origin_us,
+            Connector::new(params),
+            run_application_name,
+        ));
         let c = ctx.clone();
         let spawned = std::thread::Builder::new()
             .name("hotbench-perturb".into())

@@ -22,11 +22,7 @@ impl<E: Env> Core<E> {
     pub fn poll_timeout<'a>(&self, now: i64, slots: impl IntoIterator<Item = &'a Slot>) -> i64 {
         let mut at = self.timers.next_boundary;
         if let Some(end) = self.end_us {
-            at = at.min(if end > now {
-                end
-            } else {
-                end + END_GRACE_US
-            });
+            at = at.min(if end > now { end } else { end + END_GRACE_US });
         }
         for s in slots {
             if s.is_sleeping() {

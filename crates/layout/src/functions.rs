@@ -76,8 +76,10 @@ mod tests {
     fn lengths_run_from_fn_to_closing_brace() {
         let src = "trait T { fn decl(&self); }\nfn a(x: [u8; 2]) -> impl Fn(u8) {\n  let s = \"}\";\n  fn inner() {}\n  move |_| {}\n}\nfn p(f: fn(u8)) where u8: Copy { }\n";
         let f = functions(src);
-        let named: Vec<(&str, usize, usize)> =
-            f.iter().map(|f| (f.name.as_str(), f.line, f.lines)).collect();
+        let named: Vec<(&str, usize, usize)> = f
+            .iter()
+            .map(|f| (f.name.as_str(), f.line, f.lines))
+            .collect();
         assert_eq!(named, [("a", 2, 5), ("inner", 4, 1), ("p", 7, 1)]);
     }
 }

@@ -46,7 +46,10 @@ pub fn tokens(src: &str) -> Vec<Token> {
     let mut i = 0;
     let mut line = 1;
     let count_lines = |from: usize, to: usize, line: &mut usize| {
-        *line += b[from..to.min(b.len())].iter().filter(|c| **c == '\n').count();
+        *line += b[from..to.min(b.len())]
+            .iter()
+            .filter(|c| **c == '\n')
+            .count();
     };
     while i < b.len() {
         let c = b[i];
@@ -67,12 +70,18 @@ pub fn tokens(src: &str) -> Vec<Token> {
         } else if let Some(end) = raw_string_end(&b, i) {
             count_lines(i, end, &mut line);
             i = end;
-            out.push(Token { tok: Tok::Lit, line: start_line });
+            out.push(Token {
+                tok: Tok::Lit,
+                line: start_line,
+            });
         } else if c == '"' || ((c == 'b' || c == 'c') && b.get(i + 1) == Some(&'"')) {
             let end = quoted_end(&b, if c == '"' { i } else { i + 1 }, '"');
             count_lines(i, end, &mut line);
             i = end;
-            out.push(Token { tok: Tok::Lit, line: start_line });
+            out.push(Token {
+                tok: Tok::Lit,
+                line: start_line,
+            });
         } else if c == '\'' || (c == 'b' && b.get(i + 1) == Some(&'\'')) {
             let q = if c == '\'' { i } else { i + 1 };
             i = if b.get(q + 1) == Some(&'\\') || b.get(q + 2) == Some(&'\'') {
@@ -85,12 +94,18 @@ pub fn tokens(src: &str) -> Vec<Token> {
                 }
                 j
             };
-            out.push(Token { tok: Tok::Lit, line: start_line });
+            out.push(Token {
+                tok: Tok::Lit,
+                line: start_line,
+            });
         } else if c.is_ascii_digit() {
             while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Lit, line: start_line });
+            out.push(Token {
+                tok: Tok::Lit,
+                line: start_line,
+            });
         } else if c.is_alphabetic() || c == '_' {
             if c == 'r' && b.get(i + 1) == Some(&'#') {
                 i += 2;
@@ -99,13 +114,22 @@ pub fn tokens(src: &str) -> Vec<Token> {
             while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Ident(b[s..i].iter().collect()), line: start_line });
+            out.push(Token {
+                tok: Tok::Ident(b[s..i].iter().collect()),
+                line: start_line,
+            });
         } else if c == ':' && b.get(i + 1) == Some(&':') {
             i += 2;
-            out.push(Token { tok: Tok::PathSep, line: start_line });
+            out.push(Token {
+                tok: Tok::PathSep,
+                line: start_line,
+            });
         } else {
             i += 1;
-            out.push(Token { tok: Tok::Punct(c), line: start_line });
+            out.push(Token {
+                tok: Tok::Punct(c),
+                line: start_line,
+            });
         }
     }
     out
@@ -182,7 +206,10 @@ mod tests {
     use super::*;
 
     fn idents(src: &str) -> Vec<String> {
-        tokens(src).iter().filter_map(|t| t.ident().map(str::to_string)).collect()
+        tokens(src)
+            .iter()
+            .filter_map(|t| t.ident().map(str::to_string))
+            .collect()
     }
 
     #[test]

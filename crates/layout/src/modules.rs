@@ -81,7 +81,12 @@ impl Tree {
         } else {
             dir.join(file.file_stem().unwrap_or_default())
         };
-        let ctx = FileCtx { file: id, dir, child_dir, path_attrs: path_attrs(&src) };
+        let ctx = FileCtx {
+            file: id,
+            dir,
+            child_dir,
+            path_attrs: path_attrs(&src),
+        };
         self.read_module(&ctx, &toks, path, mods)
     }
 
@@ -94,7 +99,11 @@ impl Tree {
         mods: &mut Vec<Module>,
     ) -> Result<usize, String> {
         let me = mods.len();
-        mods.push(Module { path: path.clone(), file: ctx.file, ..Module::default() });
+        mods.push(Module {
+            path: path.clone(),
+            file: ctx.file,
+            ..Module::default()
+        });
         let mut depth = 0;
         let mut i = 0;
         while i < toks.len() {
@@ -134,7 +143,9 @@ impl Tree {
                     mods[me].children.insert(name.to_string(), child);
                 }
             } else if t.is_ident("use") {
-                let end = (i..toks.len()).find(|&j| toks[j].is_punct(';')).unwrap_or(toks.len());
+                let end = (i..toks.len())
+                    .find(|&j| toks[j].is_punct(';'))
+                    .unwrap_or(toks.len());
                 let public = is_public(toks, i);
                 let mut out = Vec::new();
                 use_tree(&toks[i + 1..end], &mut Vec::new(), &mut out);
@@ -199,7 +210,9 @@ impl Tree {
     }
 }
 
-const ITEM_KEYWORDS: [&str; 8] = ["fn", "struct", "enum", "trait", "type", "const", "static", "union"];
+const ITEM_KEYWORDS: [&str; 8] = [
+    "fn", "struct", "enum", "trait", "type", "const", "static", "union",
+];
 
 /// What a file's `mod x;` declarations need: where the file is and its `#[path]`s.
 struct FileCtx {
@@ -221,7 +234,11 @@ impl FileCtx {
         } else if nested.exists() {
             Ok(nested)
         } else {
-            Err(format!("mod {name}: neither {} nor {}", flat.display(), nested.display()))
+            Err(format!(
+                "mod {name}: neither {} nor {}",
+                flat.display(),
+                nested.display()
+            ))
         }
     }
 }
@@ -267,7 +284,9 @@ fn cfg_test(t: &[Token], mut i: usize) -> bool {
             return false;
         };
         let attr = &t[open + 1..i - 1];
-        if attr.first().is_some_and(|a| a.is_ident("cfg")) && attr.iter().any(|a| a.is_ident("test")) {
+        if attr.first().is_some_and(|a| a.is_ident("cfg"))
+            && attr.iter().any(|a| a.is_ident("test"))
+        {
             return true;
         }
         i = open.saturating_sub(1); // past the `#`
@@ -408,7 +427,10 @@ fn resolve(mods: &[Module], m: &Module, path: &[String], in_code: bool) -> Optio
             Some([m.path.clone(), path.to_vec()].concat())
         }
         _ if in_code => {
-            let b = m.bindings.iter().find(|b| b.name.as_deref() == Some(head.as_str()))?;
+            let b = m
+                .bindings
+                .iter()
+                .find(|b| b.name.as_deref() == Some(head.as_str()))?;
             let base = resolve(mods, m, &b.path, false)?;
             Some([base, path[1..].to_vec()].concat())
         }
@@ -428,9 +450,18 @@ fn locate(mods: &[Module], path: &[String], hops: usize, strict: bool) -> Option
         if m.items.contains(seg) || hops == 0 {
             return Some(m.file);
         }
-        if let Some(b) = m.bindings.iter().find(|b| b.name.as_deref() == Some(seg.as_str())) {
+        if let Some(b) = m
+            .bindings
+            .iter()
+            .find(|b| b.name.as_deref() == Some(seg.as_str()))
+        {
             let target = resolve(mods, m, &b.path, false)?;
-            return locate(mods, &[target, path[i + 1..].to_vec()].concat(), hops - 1, strict);
+            return locate(
+                mods,
+                &[target, path[i + 1..].to_vec()].concat(),
+                hops - 1,
+                strict,
+            );
         }
         for g in m.bindings.iter().filter(|b| b.name.is_none()) {
             if let Some(base) = resolve(mods, m, &g.path, false) {
@@ -459,7 +490,10 @@ mod tests {
     #[test]
     fn use_trees_bind_their_names() {
         let v = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(tree("crate::a::B"), [(v(&["crate", "a", "B"]), Some("B".into()))]);
+        assert_eq!(
+            tree("crate::a::B"),
+            [(v(&["crate", "a", "B"]), Some("B".into()))]
+        );
         assert_eq!(
             tree("super::{x::{Y as Z, self}, w::*}"),
             [

@@ -43,7 +43,11 @@ pub fn roots(crate_dir: &Path) -> Vec<PathBuf> {
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in read_dir(dir) {
-        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         if p.is_dir() && name != "target" && !name.starts_with('.') {
             out.extend(rust_files(&p));
         } else if name.ends_with(".rs") {
@@ -81,7 +85,11 @@ pub fn circles(crate_dir: &Path, base: &Path) -> Result<Vec<String>, String> {
             let mut msg = format!("{} (circle of {} files)", names.join(" -> "), c.len());
             if c.len() > 2 {
                 for a in &c {
-                    let to: Vec<String> = edges[a].iter().filter(|b| c.contains(b)).map(|b| name(*b)).collect();
+                    let to: Vec<String> = edges[a]
+                        .iter()
+                        .filter(|b| c.contains(b))
+                        .map(|b| name(*b))
+                        .collect();
                     msg.push_str(&format!("\n    {} uses {}", name(*a), to.join(", ")));
                 }
             }
@@ -99,7 +107,10 @@ pub fn long_functions(crate_dir: &Path, base: &Path, max: usize) -> Vec<String> 
         };
         for func in functions(&src).into_iter().filter(|x| x.lines > max) {
             let shown = f.strip_prefix(base).unwrap_or(&f).display().to_string();
-            out.push(format!("{shown}:{} fn {} ({} lines)", func.line, func.name, func.lines));
+            out.push(format!(
+                "{shown}:{} fn {} ({} lines)",
+                func.line, func.name, func.lines
+            ));
         }
     }
     out
@@ -155,8 +166,10 @@ pub fn strongly_connected(edges: &BTreeMap<usize, BTreeSet<usize>>) -> Vec<Vec<u
         on_stack: BTreeSet::new(),
         out: Vec::new(),
     };
-    let nodes: BTreeSet<usize> =
-        edges.iter().flat_map(|(a, b)| std::iter::once(*a).chain(b.iter().copied())).collect();
+    let nodes: BTreeSet<usize> = edges
+        .iter()
+        .flat_map(|(a, b)| std::iter::once(*a).chain(b.iter().copied()))
+        .collect();
     for v in nodes {
         if !s.index.contains_key(&v) {
             visit(&mut s, v);
@@ -207,8 +220,10 @@ mod tests {
         e.entry(1).or_default().insert(2);
         e.entry(2).or_default().insert(0);
         e.entry(2).or_default().insert(3);
-        let sccs: Vec<Vec<usize>> =
-            strongly_connected(&e).into_iter().filter(|c| c.len() > 1).collect();
+        let sccs: Vec<Vec<usize>> = strongly_connected(&e)
+            .into_iter()
+            .filter(|c| c.len() > 1)
+            .collect();
         assert_eq!(sccs, [vec![0, 1, 2]]);
         assert_eq!(cycle_through(&e, &sccs[0]), [0, 1, 2, 0]);
     }

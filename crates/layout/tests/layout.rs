@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use hotbench_layout::workspace::{circles, crate_dirs, long_functions};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace dir")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace dir")
 }
 
 #[test]
@@ -20,7 +23,11 @@ fn no_import_circle_between_files() {
     for c in &crates {
         found.extend(circles(c, &ws).unwrap_or_else(|e| panic!("{e}")));
     }
-    assert!(found.is_empty(), "import circles between files:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "import circles between files:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -30,5 +37,9 @@ fn no_function_over_150_lines() {
     for c in crate_dirs(&ws) {
         found.extend(long_functions(&c, &ws, 150));
     }
-    assert!(found.is_empty(), "functions over 150 lines (make them named steps):\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "functions over 150 lines (make them named steps):\n{}",
+        found.join("\n")
+    );
 }

@@ -120,4 +120,3 @@ fn run_logged(
     }
     Ok(())
 }
-

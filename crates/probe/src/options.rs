@@ -10,7 +10,6 @@ use hotbench_wire::ConnectParams;
 use crate::pooler;
 use crate::session::PROBE_APPLICATION_NAME;
 
-
 /// What to sample and how often.
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
@@ -127,4 +126,3 @@ pub fn is_local(params: &ConnectParams) -> bool {
         }
     })
 }
-

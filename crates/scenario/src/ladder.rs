@@ -14,15 +14,16 @@ use hotbench_wire::Connection;
 use crate::claim::{claim_schema, release_schema};
 use crate::db;
 use crate::error::{Result, ScenarioError};
-use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
+use crate::load::parse_goodput;
+use crate::manifest::{Scenario, Variant};
 use crate::params::Params;
 use hotbench_stats::Ladder;
 
 mod prepared;
 mod variant;
-pub use prepared::{LadderOptions, ProbeStarter};
-use prepared::{not_run, query_mode, substituted, Prepared, NOT_RUN};
 pub use crate::selection::select_variants;
+use prepared::{not_run, query_mode, substituted, Prepared, NOT_RUN};
+pub use prepared::{LadderOptions, ProbeStarter};
 use variant::run_variant;
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
@@ -162,7 +163,6 @@ pub fn run_ladder(
     on_update(&ladder);
     Ok(ladder)
 }
-
 
 /// Drops the scenario's schema (unless kept: later runs' probes would otherwise report its
 /// tables), then releases the claim and closes the admin connection.
@@ -369,20 +369,17 @@ fn prepare<'s>(
     })
 }
 
-
 fn load_script(
     scn: &Scenario,
     params: &Params,
     spec: &str,
     mode: QueryMode,
 ) -> Result<WeightedScript> {
-    let (name, weight) = split_weight(spec);
-    let weight: u32 = match weight {
-        Some(w) => w
-            .parse()
-            .map_err(|_| ScenarioError::Input(format!("invalid weight in \"{spec}\"")))?,
-        None => 1,
-    };
+    // The manifest's check refused bad weights already; pgbench's words should one remain.
+    let (name, weight) = hotbench_script::parse_weight(spec)
+        .map_err(|e| ScenarioError::Input(format!("\"{spec}\": {e}")))?;
+    let name = name.as_str();
+    let weight = weight as u32;
     let script = if let Some(b) = name.strip_prefix("builtin:") {
         let builtin = hotbench_script::find_builtin(b)
             .map_err(|e| ScenarioError::Input(format!("{spec}: {e}")))?;

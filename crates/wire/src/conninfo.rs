@@ -528,4 +528,3 @@ impl FromStr for Config {
         Config::parse(s)
     }
 }
-

@@ -14,6 +14,8 @@ pub struct Input<'a> {
     pub server_cores: Option<u32>,
     /// Bodies of the functions the statements call (read after the sample).
     pub functions: &'a crate::functions::Bodies,
+    /// The scenarios that reproduce what the findings recognise.
+    pub catalog: &'a crate::catalog::Catalog,
 }
 
 pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check {

@@ -14,8 +14,8 @@ mod xmin;
 use hotbench_stats::diagnosis_record::{Check, Finding};
 
 use crate::facts::facts;
-pub use input::Input;
 use input::check;
+pub use input::Input;
 
 /// The ranked findings and every check made.
 pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {

@@ -6,8 +6,8 @@
 use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
 use super::input::{check, pct, Input};
-use hotbench_stats::diagnosis_record::Check;
 use crate::facts::{trend_ms, Facts};
+use hotbench_stats::diagnosis_record::Check;
 
 /// Transactions the horizon must lag by, when no table is seen growing dead tuples.
 pub const MIN_AGE: i64 = 1000;

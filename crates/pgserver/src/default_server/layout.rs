@@ -283,4 +283,3 @@ pub(super) fn conninfo_of(l: &Layout, st: &State) -> ConnInfo {
 pub(super) fn absolute(d: &std::path::Path) -> Result<PathBuf> {
     std::path::absolute(d).map_err(|e| Error::io("cannot resolve directory", d, e))
 }
-

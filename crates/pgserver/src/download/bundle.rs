@@ -90,13 +90,16 @@ fn zip_entry_reader(mut f: File, e: &ZipEntry) -> std::io::Result<Box<dyn Read>>
 }
 
 pub(super) fn unpack_jar(jar: &Path, dest: &Path, version: &str) -> Result<()> {
-    let io = |e: std::io::Error| Error::download(version, format!("unpacking {}: {e}", jar.display()));
+    let io =
+        |e: std::io::Error| Error::download(version, format!("unpacking {}: {e}", jar.display()));
     let mut f = File::open(jar).map_err(io)?;
     let entries = zip_entries(&mut f).map_err(io)?;
     let e = entries
         .iter()
         .find(|e| e.name.ends_with(".txz"))
-        .ok_or_else(|| Error::download(version, format!("{} holds no .txz bundle", jar.display())))?;
+        .ok_or_else(|| {
+            Error::download(version, format!("{} holds no .txz bundle", jar.display()))
+        })?;
     let reader = zip_entry_reader(f, e).map_err(io)?;
     // xz -> tar file on disk (streaming both ways keeps memory flat).
     let tar_path = dest.join(".bundle.tar");

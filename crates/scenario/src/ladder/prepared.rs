@@ -3,7 +3,9 @@
 //! by the ladder (`ladder.rs`) and the variant's steps (`ladder/variant.rs`); and the record
 //! of a variant that did not run, and a scenario's SQL files as a variant runs them.
 
-use hotbench_engine::{GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings, SharedServer};
+use hotbench_engine::{
+    GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings, SharedServer,
+};
 use std::collections::BTreeMap;
 
 use hotbench_stats::VariantResult;

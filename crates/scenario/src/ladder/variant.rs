@@ -20,7 +20,7 @@ use crate::background::{switched_on, Holder, Monitors};
 use crate::checks::{check_rows, run_values};
 use crate::db;
 use crate::error::{Result, ScenarioError};
-use crate::manifest::{split_weight, Scenario};
+use crate::manifest::Scenario;
 use crate::phases::{self, Live};
 use crate::progress;
 use crate::work;
@@ -353,8 +353,13 @@ fn finish(
     // scenario-wide checks can name them.
     for g in m.variants.iter().flat_map(|v| v.group_defs()) {
         let specs = g.script_specs();
-        let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
-        for name in names {
+        let scripts = specs
+            .iter()
+            .map(|s| match hotbench_script::parse_weight(s) {
+                Ok((name, _)) => name,
+                Err(_) => s.clone(),
+            });
+        for name in std::iter::once(g.name.clone()).chain(scripts) {
             for k in ["committed", "goodput"] {
                 extra
                     .entry(format!("{k}:{name}"))
