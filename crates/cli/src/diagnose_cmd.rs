@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use clap::FromArgMatches;
 use hotbench_engine::duration::{parse_duration_us, parse_whole_seconds, Unit};
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
-use hotbench_stats::{terminal, Ladder};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
+use hotbench_results::{terminal, Ladder};
 
 use crate::fail::{Fail, Result};
 use crate::flags::diagnose::DiagnoseArgs;
@@ -299,7 +299,7 @@ mod tests {
     /// away), and the line says which variant's which check.
     #[test]
     fn a_failed_lab_check_is_exit_4_naming_the_variant_and_check() {
-        use hotbench_stats::{CheckResult, VariantResult};
+        use hotbench_results::{CheckResult, VariantResult};
         let mut l = Ladder::default();
         let mut v = VariantResult {
             name: "tpcb".into(),

@@ -8,7 +8,7 @@ use clap::ArgMatches;
 use hotbench_engine::{
     DisplayConfig, GroupConfig, QueryMode, RunConfig, RunObserver, ThreadsDefault, Workload,
 };
-use hotbench_stats::{RunRecord, ServerInfo};
+use hotbench_results::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
@@ -106,7 +106,7 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
     // Server notices and messages are written here: escaped for the terminal.
-    let mut err = hotbench_stats::terminal::Guard(std::io::stderr());
+    let mut err = hotbench_results::terminal::Guard(std::io::stderr());
     crate::init_interrupt::run(&mut conn, &opts, &mut err, init_fail)?;
     conn.close();
     drop(target);
@@ -133,7 +133,7 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
 fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
     let thresholds = crate::thresholds::parse(&args.output.threshold)?;
     let (code, rec) = benchmark_record(args, m, argv, ta)?;
-    let subject = hotbench_stats::threshold::Subject::run("", &rec);
+    let subject = hotbench_results::threshold::Subject::run("", &rec);
     let ok = crate::thresholds::check(&thresholds, &[subject], args.output.json.as_deref(), |o| {
         RunRecord {
             thresholds: o,
@@ -275,7 +275,7 @@ fn prepare_database(
     println!(
         "hotbench ({}, server {})",
         env!("CARGO_PKG_VERSION"),
-        hotbench_stats::terminal::escape(&server_version)
+        hotbench_results::terminal::escape(&server_version)
     );
     let _ = std::io::stdout().flush();
     let mut scale = plan.scale_given.unwrap_or(1);
@@ -286,7 +286,7 @@ fn prepare_database(
         if let Some(w) = &info.warning {
             eprintln!(
                 "hotbench: warning: {}",
-                hotbench_stats::terminal::escape_lines(w)
+                hotbench_results::terminal::escape_lines(w)
             );
         }
         scale = i64::from(info.scale);
@@ -435,9 +435,9 @@ fn report(
 ) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
     // Script names, error samples and server text are the record's: escaped for the terminal.
-    let shown = hotbench_stats::terminal::escaped(rec);
+    let shown = hotbench_results::terminal::escaped(rec);
     let lines = hotbench_report::pgbench_report(&shown) + &hotbench_report::extra_lines(&shown);
-    print!("{}", hotbench_stats::terminal::escape_lines(&lines));
+    print!("{}", hotbench_results::terminal::escape_lines(&lines));
     let out = &args.output;
     let written = crate::outputs::all(vec![
         out.json
@@ -455,7 +455,7 @@ fn report(
     } else if outcome.aborted_clients > 0 {
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
         2
-    } else if outcome.record.status == hotbench_stats::RunStatus::Disconnected {
+    } else if outcome.record.status == hotbench_results::RunStatus::Disconnected {
         match pooler_gone {
             Some(g) => {
                 eprintln!("hotbench: error: {g}: no client had a connection when the run ended")

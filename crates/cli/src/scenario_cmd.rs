@@ -50,7 +50,7 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
 pub fn pick(
     name: &str,
     pick: &ScenarioPick,
-    thresholds: &[hotbench_stats::threshold::Threshold],
+    thresholds: &[hotbench_results::threshold::Threshold],
 ) -> Result<(Scenario, Option<Vec<String>>)> {
     let scn = hotbench_scenario::find(name, &pick.dir).map_err(fail)?;
     let names: Vec<&str> = scn
@@ -150,7 +150,7 @@ fn list(dirs: &[PathBuf]) -> Result<u8> {
         }
     }
     // A --dir scenario's manifest is a file's: escaped for the terminal.
-    print!("{}", hotbench_stats::terminal::escape_lines(&out));
+    print!("{}", hotbench_results::terminal::escape_lines(&out));
     Ok(0)
 }
 
@@ -158,7 +158,7 @@ fn show(name: &str, dirs: &[PathBuf]) -> Result<u8> {
     let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
     print!(
         "{}",
-        hotbench_stats::terminal::escape_lines(&describe(&scn))
+        hotbench_results::terminal::escape_lines(&describe(&scn))
     );
     Ok(0)
 }
@@ -410,13 +410,13 @@ fn run_one(
     json: Option<&Path>,
     target: &target::Target,
 ) -> Result<Ladder> {
-    let mut stderr = hotbench_stats::terminal::Guard(std::io::stderr());
+    let mut stderr = hotbench_results::terminal::Guard(std::io::stderr());
     let mut write_err = None;
     let mut on_update = |l: &Ladder| {
         if let Some(p) = json {
             let mut all = previous.to_vec();
             all.push(l.clone());
-            if let Err(e) = hotbench_stats::json_file::write_snapshot(p, &LadderFile::new(all)) {
+            if let Err(e) = hotbench_results::json_file::write_snapshot(p, &LadderFile::new(all)) {
                 write_err = Some(Fail::run(e.to_string()));
             }
         }
@@ -431,10 +431,10 @@ fn run_one(
         }
     })?;
     println!();
-    let shown = hotbench_stats::terminal::escaped(&l);
+    let shown = hotbench_results::terminal::escaped(&l);
     print!(
         "{}",
-        hotbench_stats::terminal::escape_lines(&table::render(&shown))
+        hotbench_results::terminal::escape_lines(&table::render(&shown))
     );
     let _ = std::io::stdout().flush();
     match write_err {
@@ -446,7 +446,7 @@ fn run_one(
 /// Exit code from the ladders' checks and the `--threshold`s (stored in the ladder file).
 fn finish_checked(
     ladders: &[Ladder],
-    thresholds: &[hotbench_stats::threshold::Threshold],
+    thresholds: &[hotbench_results::threshold::Threshold],
     json: Option<&std::path::Path>,
 ) -> Result<u8> {
     if thresholds.is_empty() {
@@ -456,7 +456,7 @@ fn finish_checked(
         thresholds: o,
         ..LadderFile::new(ladders.to_vec())
     };
-    let subjects = hotbench_stats::threshold::ladder_subjects(ladders);
+    let subjects = hotbench_results::threshold::ladder_subjects(ladders);
     let ok = crate::thresholds::check(thresholds, &subjects, json, file)?;
     Ok(crate::thresholds::exit_code(finish(ladders)?, ok))
 }

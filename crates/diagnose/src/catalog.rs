@@ -5,8 +5,8 @@
 //! with such a manifest is found without touching this crate. Reading the manifests is the
 //! scenario crate's (`hotbench_scenario::load`); the findings only look up this catalog.
 
+use hotbench_results::diagnosis_record::Estimate;
 use hotbench_scenario::Scenario;
-use hotbench_stats::diagnosis_record::Estimate;
 
 use crate::suggest::Suggestion;
 

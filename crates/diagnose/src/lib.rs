@@ -31,7 +31,7 @@ mod testdata;
 use std::time::{Duration, Instant};
 
 use hotbench_probe::{Probe, ProbeOptions, Scope};
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus};
 use hotbench_wire::ConnectParams;
 
 pub use error::DiagnoseError;

@@ -3,7 +3,7 @@
 //! print and as arguments for `--run`). Pure. The cli's tests check every command it can
 //! produce against the shipped scenarios (names, variants and parameters exist).
 
-use hotbench_stats::diagnosis_record::{Estimate, Finding};
+use hotbench_results::diagnosis_record::{Estimate, Finding};
 
 /// Most clients a suggested ladder runs (it runs on the embedded server: a laptop).
 pub const MAX_CLIENTS: u32 = 200;

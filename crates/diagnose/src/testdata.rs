@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::{
+use hotbench_results::probe_record::{
     ActiveStatement, HotRow, ProbeRecord, RelationWaits, SessionsRecord, TableSummary, WaitShare,
 };
 

@@ -15,9 +15,9 @@
 
 use std::sync::Arc;
 
+use hotbench_results::{ErrorSample, FailureKind};
 use hotbench_script::{CommandKind, ThreadRandom};
 use hotbench_stats::hot_keys::KeySketch;
-use hotbench_stats::{ErrorSample, FailureKind};
 use hotbench_wire::{DbError, Message};
 
 use crate::collect::Step;

@@ -250,5 +250,5 @@ impl ResultSink for Sink<'_, '_> {
 /// and its DETAIL/HINT/CONTEXT lines, each of the server's texts escaped for the terminal
 /// (a newline or an escape sequence in a relation name stays inside its line).
 fn one_line(err: &DbError) -> String {
-    err.render_with(&|s| hotbench_stats::terminal::escape(s))
+    err.render_with(&|s| hotbench_results::terminal::escape(s))
 }

@@ -10,8 +10,8 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::{At, Perturbation};
-use hotbench_stats::PerturbationRecord;
 use hotbench_wire::Connector;
 
 use crate::config::RunConfig;

@@ -5,8 +5,8 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::Perturbation;
-use hotbench_stats::PerturbationRecord;
 use hotbench_wire::{CancelToken, Connector};
 
 use crate::clock::now_us;

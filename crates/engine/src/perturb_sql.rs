@@ -6,8 +6,8 @@
 //! options does not cut the perturbation itself short. Server errors are kept as
 //! `SQLSTATE: message`.
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::{Kind, Perturbation};
-use hotbench_stats::PerturbationRecord;
 use hotbench_wire::{Connection, Error, SqlState};
 
 use crate::perturb_ctx::{entry, Ctx};

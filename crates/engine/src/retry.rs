@@ -71,7 +71,7 @@ impl<E: Env> Core<E> {
     /// has a position in what `slot` sent (pgbench prints them).
     pub(crate) fn error_text(&self, slot: &Slot, err: &DbError) -> String {
         let sent = self.sent_text(slot);
-        err.render_at(sent.as_deref(), &|s| hotbench_stats::terminal::escape(s))
+        err.render_at(sent.as_deref(), &|s| hotbench_results::terminal::escape(s))
     }
 
     /// The command in flight failed with `err`.

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier};
 
+use hotbench_results::{ErrorSample, TxnCounters};
 use hotbench_script::ThreadRandom;
-use hotbench_stats::{ErrorSample, TxnCounters};
 use hotbench_wire::{Connection, Connector, Message};
 
 use crate::client_core::{Action, Core};
@@ -331,7 +331,7 @@ impl Worker {
             match e {
                 // Server messages and notices: escape sequences never reach the terminal.
                 Event::Stderr(line) => {
-                    eprintln!("{}", hotbench_stats::terminal::escape_lines(&line))
+                    eprintln!("{}", hotbench_results::terminal::escape_lines(&line))
                 }
                 Event::Txn(r) => {
                     if let Some(log) = self.log.as_mut() {

@@ -192,12 +192,12 @@ impl Tree {
                         Some(n) => !b.public || n == "_" || m.idents.contains(n),
                     };
                     if used {
-                        let abs = resolve(mods, m, &b.path, false);
+                        let abs = resolve(m, &b.path, false);
                         add(abs.and_then(|a| locate(mods, &a, 8, false)));
                     }
                 }
                 for p in &m.code_paths {
-                    let abs = resolve(mods, m, p, true);
+                    let abs = resolve(m, p, true);
                     add(abs.and_then(|a| locate(mods, &a, 8, false)));
                 }
             }
@@ -409,7 +409,7 @@ fn split_top(t: &[Token]) -> Vec<&[Token]> {
 
 /// `path` as written in module `m`, made absolute within the crate; `None` when it names
 /// something outside the crate (or a local name, for a path in code).
-fn resolve(mods: &[Module], m: &Module, path: &[String], in_code: bool) -> Option<Vec<String>> {
+fn resolve(m: &Module, path: &[String], in_code: bool) -> Option<Vec<String>> {
     let head = path.first()?;
     match head.as_str() {
         "crate" => Some(path[1..].to_vec()),
@@ -431,7 +431,7 @@ fn resolve(mods: &[Module], m: &Module, path: &[String], in_code: bool) -> Optio
                 .bindings
                 .iter()
                 .find(|b| b.name.as_deref() == Some(head.as_str()))?;
-            let base = resolve(mods, m, &b.path, false)?;
+            let base = resolve(m, &b.path, false)?;
             Some([base, path[1..].to_vec()].concat())
         }
         _ => None,
@@ -455,7 +455,7 @@ fn locate(mods: &[Module], path: &[String], hops: usize, strict: bool) -> Option
             .iter()
             .find(|b| b.name.as_deref() == Some(seg.as_str()))
         {
-            let target = resolve(mods, m, &b.path, false)?;
+            let target = resolve(m, &b.path, false)?;
             return locate(
                 mods,
                 &[target, path[i + 1..].to_vec()].concat(),
@@ -464,7 +464,7 @@ fn locate(mods: &[Module], path: &[String], hops: usize, strict: bool) -> Option
             );
         }
         for g in m.bindings.iter().filter(|b| b.name.is_none()) {
-            if let Some(base) = resolve(mods, m, &g.path, false) {
+            if let Some(base) = resolve(m, &g.path, false) {
                 let found = locate(mods, &[base, path[i..].to_vec()].concat(), hops - 1, true);
                 if found.is_some() {
                     return found;

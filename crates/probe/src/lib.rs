@@ -42,7 +42,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub use hotbench_stats::probe_record::{self, ProbeRecord};
+pub use hotbench_results::probe_record::{self, ProbeRecord};
 use hotbench_wire::{Config, ConnectParams, Connector};
 
 pub use sampler::SAFE_SETTINGS;

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::pooler_record::{PoolerInterval, PoolerSummary, PoolerTimes};
+use hotbench_results::pooler_record::{PoolerInterval, PoolerSummary, PoolerTimes};
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
 use crate::session::first_line;

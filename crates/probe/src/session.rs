@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
-use hotbench_stats::probe_record::ProbeCost;
+use hotbench_results::probe_record::ProbeCost;
 use hotbench_wire::{BinaryResult, Connection, Error, QueryResult, SqlState, TxStatus};
 
 /// `application_name` of the probe's own connection.

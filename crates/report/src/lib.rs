@@ -1,5 +1,5 @@
 //! Renderers of hotbench result records, and the analysis they show. Every function here is
-//! a pure function of a [`hotbench_stats::RunRecord`] (or of another result document):
+//! a pure function of a [`hotbench_results::RunRecord`] (or of another result document):
 //! - [`text`]: the report in pgbench's exact wording and hotbench's extra lines, progress
 //!   lines, Prometheus' text format, comparisons, sweeps and fits for the terminal;
 //! - [`html`]: the self-contained HTML report of runs, ladders, sweeps and comparisons;

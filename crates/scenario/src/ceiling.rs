@@ -6,7 +6,7 @@
 //! hardware.
 
 use crate::manifest::{Manifest, Variant};
-use hotbench_stats::{ClientBound, Ladder};
+use hotbench_results::{ClientBound, Ladder};
 
 /// Name of the ceiling's row.
 pub const CEILING: &str = "ceiling";
@@ -117,7 +117,7 @@ pub fn lines(l: &Ladder) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::{GroupRecord, RunRecord, TotalsRecord, TxnCounters, VariantResult};
+    use hotbench_results::{GroupRecord, RunRecord, TotalsRecord, TxnCounters, VariantResult};
 
     /// A 5-second run of `clients` whose fastest transaction took `min_us`.
     fn variant(name: &str, clients: usize, per_s: f64, min_us: f64) -> VariantResult {

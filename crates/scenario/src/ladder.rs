@@ -17,7 +17,7 @@ use crate::error::{Result, ScenarioError};
 use crate::load::parse_goodput;
 use crate::manifest::{Scenario, Variant};
 use crate::params::Params;
-use hotbench_stats::Ladder;
+use hotbench_results::Ladder;
 
 mod prepared;
 mod variant;

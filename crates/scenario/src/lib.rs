@@ -35,7 +35,7 @@ pub mod table;
 pub mod work;
 
 pub use error::{Result, ScenarioError};
-pub use hotbench_stats::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
+pub use hotbench_results::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use ladder::{run_ladder, select_variants, LadderOptions, ProbeStarter};
 pub use live::LiveSink;
 pub use load::load;

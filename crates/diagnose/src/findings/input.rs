@@ -1,8 +1,8 @@
 //! What every finding reads (`Input`) and the few helpers they word their checks and
 //! statements with, shared by the findings' modules and the ranking in `findings/mod.rs`.
 
-use hotbench_stats::diagnosis_record::{Check, FindingStatement};
-use hotbench_stats::probe_record::ProbeRecord;
+use hotbench_results::diagnosis_record::{Check, FindingStatement};
+use hotbench_results::probe_record::ProbeRecord;
 
 /// What the findings are judged from.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +28,7 @@ pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check 
 
 pub(crate) fn statement(
     role: &str,
-    s: &hotbench_stats::probe_record::ActiveStatement,
+    s: &hotbench_results::probe_record::ActiveStatement,
     samples: u64,
 ) -> FindingStatement {
     FindingStatement {

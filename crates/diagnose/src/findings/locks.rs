@@ -4,12 +4,12 @@
 //! flush), and `Lock:relation`, `Lock:extend`, `Lock:advisory` and the rest, each with what
 //! to do; NOTIFY's gets the `queue` ladder's notify variants.
 
-use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
+use hotbench_results::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
 use super::input::{check, pct, statement, Input};
 use crate::catalog::{Catalog, Seen, Shape};
 use crate::suggest::{estimate, Suggestion};
-use hotbench_stats::diagnosis_record::Check;
+use hotbench_results::diagnosis_record::Check;
 
 /// Share of active time a non-row lock's waits must take to be a finding.
 pub const MIN_SHARE: f64 = 0.10;

@@ -11,7 +11,7 @@ pub use rows::{examples, hot_row_suggestion, queue_suggestion, HotPattern};
 mod server;
 mod xmin;
 
-use hotbench_stats::diagnosis_record::{Check, Finding};
+use hotbench_results::diagnosis_record::{Check, Finding};
 
 use crate::facts::facts;
 use input::check;

@@ -6,7 +6,7 @@
 //! aggregates with a history insert are pgbench's `tpcb-hotspot`, a read-lock-then-write (or
 //! any other write) is `daily-limit`.
 
-use hotbench_stats::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
+use hotbench_results::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
 
 use super::input::{check, pct, statement, Input};
 use crate::catalog::{Catalog, Observation, Seen, Shape};
@@ -632,7 +632,7 @@ fn time_waiting(waiting: f64) -> Evidence {
 fn relation_statements(
     r: &RelationFacts,
     role: &str,
-) -> Vec<hotbench_stats::diagnosis_record::FindingStatement> {
+) -> Vec<hotbench_results::diagnosis_record::FindingStatement> {
     let mut v: Vec<_> = r.statements.iter().collect();
     v.sort_by(|a, b| {
         (b.statement.lock_waits, b.statement.samples)
@@ -674,7 +674,7 @@ fn add_blockers(input: &Input, r: &RelationFacts, f: &mut Finding) {
             .any(|t| t.relation == r.key);
         if touches || most_waited {
             f.statements
-                .push(hotbench_stats::diagnosis_record::FindingStatement {
+                .push(hotbench_results::diagnosis_record::FindingStatement {
                     role: "blocking".into(),
                     queryid: b.queryid.clone(),
                     query: b.query.clone(),

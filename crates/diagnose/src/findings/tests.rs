@@ -1,13 +1,13 @@
 //! The findings on hand-built samples: each pattern is named, with its scenario and command,
 //! and a quiet sample finds nothing.
 
-use hotbench_stats::diagnosis_record::FindingKind;
-use hotbench_stats::probe_record::{Blocker, DatabaseDelta, ProbeRecord, WaitShare, XminHolder};
+use hotbench_results::diagnosis_record::FindingKind;
+use hotbench_results::probe_record::{Blocker, DatabaseDelta, ProbeRecord, WaitShare, XminHolder};
 
 use super::{diagnose, Input};
 use crate::testdata::{record, stmt, table};
 
-fn run(p: &ProbeRecord) -> Vec<hotbench_stats::diagnosis_record::Finding> {
+fn run(p: &ProbeRecord) -> Vec<hotbench_results::diagnosis_record::Finding> {
     diagnose(&Input {
         probe: p,
         duration_s: 3.0,
@@ -559,7 +559,7 @@ fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
 /// sampled sessions (length-biased: 3 ms a gap for pgbench, whose lab run then ran at 7%).
 #[test]
 fn think_time_is_idle_time_per_transaction_over_its_gaps() {
-    use hotbench_stats::probe_record::StatementStats;
+    use hotbench_results::probe_record::StatementStats;
     let mut p = record(
         &[
             stmt("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", 50, 45, 8),

@@ -1,7 +1,7 @@
 //! `hotbench compare --html`: the comparison table (each cell's p-value and confidence
 //! interval in its title), throughput and latency overlays, then each run's section.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::compare::{Comparison, Verdict};
 use crate::html::doc::{table, Doc};

@@ -1,7 +1,7 @@
 //! `hotbench compare ladder-a.json ladder-b.json --html`: one section per variant, its
 //! comparison table and throughput overlay.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::compare_ladder::LadderComparison;
 use crate::html::compare::comparison_table;

@@ -3,7 +3,7 @@
 //! evidence, statements and command), the hot rows, the wait timeline with lock waits, the
 //! oldest snapshot and dead tuples over the sample, what was looked at, and `--run`'s ranking.
 
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
 
 use crate::html::bars::{self, Bar};
 use crate::html::doc::{facts, table, Doc};
@@ -219,8 +219,8 @@ fn lab(doc: &mut Doc, l: &LabRun) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::diagnosis_record::{FindingKind, FindingStatement, KeyShare};
-    use hotbench_stats::probe_record::HotRow;
+    use hotbench_results::diagnosis_record::{FindingKind, FindingStatement, KeyShare};
+    use hotbench_results::probe_record::HotRow;
 
     #[test]
     fn server_text_is_escaped_and_every_part_is_there() {

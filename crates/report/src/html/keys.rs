@@ -2,7 +2,7 @@
 //! share of transaction time and a table of its figures, then the rows lock waits queued on.
 //! Every value is escaped (keys are user data).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::html::bars::{self, Bar};
 use crate::html::doc::table;
@@ -119,12 +119,12 @@ pub fn hot_keys_html(rec: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hotbench_results::probe_record::{HotRow, ProbeRecord};
     use hotbench_stats::hot_keys::HotKeyRecord;
-    use hotbench_stats::probe_record::{HotRow, ProbeRecord};
 
     #[test]
     fn keys_and_rows_are_charted_tabled_and_escaped() {
-        let mut rec = hotbench_stats::testdata::record("r", 1.0, 2, 100, 2.0);
+        let mut rec = hotbench_results::testdata::record("r", 1.0, 2, 100, 2.0);
         assert_eq!(hot_keys_html(&rec), "");
         rec.hot_keys = vec![HotKeyRecord {
             variable: "c".into(),

@@ -2,7 +2,7 @@
 //! perturbation's baseline from its start to its recovery (TTR90, or the end of the run), and
 //! a table with what each did and how the workload recovered. Pure functions of the record.
 
-use hotbench_stats::{PerturbationRecord, RunRecord};
+use hotbench_results::{PerturbationRecord, RunRecord};
 
 use crate::html::chart::{Chart, Series};
 use crate::html::doc::table;

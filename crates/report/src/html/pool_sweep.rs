@@ -2,7 +2,7 @@
 //! without a pooler as a dashed line), the table with the best size called out, then every
 //! run's own section.
 
-use hotbench_stats::{SweepDoc, SweepSeries};
+use hotbench_results::{SweepDoc, SweepSeries};
 
 use crate::html::chart::{Chart, Series};
 use crate::html::doc::{table, Doc};
@@ -27,7 +27,7 @@ pub fn by_pool_size(
     doc: &SweepDoc,
     title: &str,
     unit: &str,
-    f: fn(&hotbench_stats::SweepPoint) -> f64,
+    f: fn(&hotbench_results::SweepPoint) -> f64,
 ) -> Chart {
     let mut c = Chart::new(title, "linear", "pool size", unit);
     let xs = sizes(doc);

@@ -2,8 +2,8 @@
 //! server connections over time (a chart), and the run's figures (a table). Pure functions
 //! of the result record; nothing when the run went straight to the server.
 
-use hotbench_stats::probe_record::ProbeRecord;
-use hotbench_stats::RunRecord;
+use hotbench_results::probe_record::ProbeRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::timeline::probe_intervals;
 use crate::html::chart::{Chart, Series};
@@ -19,7 +19,7 @@ pub fn pooler_chart(p: &ProbeRecord) -> Chart {
         return c;
     }
     c.x = tl.iter().map(|i| i.t).collect();
-    let line = |f: fn(&hotbench_stats::PoolerInterval) -> f64| {
+    let line = |f: fn(&hotbench_results::PoolerInterval) -> f64| {
         tl.iter()
             .map(|i| i.pooler.as_ref().map(f))
             .collect::<Vec<_>>()
@@ -95,8 +95,8 @@ pub fn pooler_table(rec: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::ProbeInterval;
-    use hotbench_stats::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
+    use hotbench_results::probe_record::ProbeInterval;
+    use hotbench_results::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
 
     #[test]
     fn a_pooled_run_gets_a_chart_and_a_table_a_direct_one_neither() {

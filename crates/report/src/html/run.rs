@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
-use hotbench_stats::{IntervalStats, RunRecord};
+use hotbench_results::probe_record::{ProbeInterval, ProbeRecord};
+use hotbench_results::{IntervalStats, RunRecord};
 
 use crate::analysis::timeline::{intervals, probe_intervals};
 use crate::html::chart::{Chart, Series};
@@ -645,7 +645,7 @@ mod tests {
 
     #[test]
     fn hdr_points_rise_to_the_max() {
-        let r = hotbench_stats::testdata::record("x", 1.0, 2, 400, 2.0);
+        let r = hotbench_results::testdata::record("x", 1.0, 2, 400, 2.0);
         let pts = hdr_points(&r);
         assert!(pts.len() > 5);
         assert!(pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1));

@@ -1,7 +1,7 @@
 //! `hotbench sweep --html`: measured throughput against the fitted curves, the table, then
 //! every run's own section.
 
-use hotbench_stats::SweepDoc;
+use hotbench_results::SweepDoc;
 
 use crate::analysis::sweep::fit;
 use crate::analysis::usl::UslFit;
@@ -43,7 +43,7 @@ pub fn usl_chart(doc: &SweepDoc) -> Chart {
 
 /// The sweep's HTML page (a pool-size sweep's own page instead).
 pub fn render_html(doc: &SweepDoc) -> String {
-    if doc.axis == hotbench_stats::SweepAxis::PoolSize {
+    if doc.axis == hotbench_results::SweepAxis::PoolSize {
         return crate::html::pool_sweep::render_pool_html(doc);
     }
     let mut page = Doc::new("hotbench sweep");

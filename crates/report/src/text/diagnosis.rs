@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
 
 /// The whole text report.
 pub fn render_text(d: &Diagnosis) -> String {
@@ -151,7 +151,7 @@ fn lab(o: &mut String, l: &LabRun) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::diagnosis_record::{
+    use hotbench_results::diagnosis_record::{
         Check, Evidence, FindingKind, FindingStatement, KeyShare,
     };
 

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
+use hotbench_results::RunRecord;
 use hotbench_stats::zipf::ZipfShare;
-use hotbench_stats::RunRecord;
 
 /// Hot keys shown in the text report (all of them are in the JSON).
 const TOP_KEYS: usize = 10;

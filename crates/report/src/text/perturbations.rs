@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::{PerturbationRecord, RunRecord};
+use hotbench_results::{PerturbationRecord, RunRecord};
 
 /// `perturbation …` lines (empty without `--perturb`).
 pub fn perturbation_lines(rec: &RunRecord) -> String {
@@ -119,8 +119,8 @@ mod tests {
         p.baseline_per_s = Some(10.0);
         p.baseline_inherited = true;
         assert!(line(&p).contains("baseline 10.0/s (the previous perturbation's)"));
-        p.server = Some(hotbench_stats::perturbation_record::ServerWindow {
-            top_waits: vec![hotbench_stats::probe_record::WaitShare {
+        p.server = Some(hotbench_results::perturbation_record::ServerWindow {
+            top_waits: vec![hotbench_results::probe_record::WaitShare {
                 event: "Lock:relation".into(),
                 count: 40,
                 pct: 80.0,

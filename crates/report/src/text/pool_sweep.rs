@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use hotbench_stats::{SweepDoc, SweepPoint};
+use hotbench_results::{SweepDoc, SweepPoint};
 
 use crate::text::number::num;
 
@@ -47,7 +47,7 @@ pub fn render_pool_text(doc: &SweepDoc) -> String {
 /// A note when the run without a pooler used another query mode than the pools (a
 /// scenario's `prepared` becomes `extended` behind a PgBouncer that keeps no prepared
 /// statements): the comparison then includes that difference.
-pub fn mode_note(runs: &[&hotbench_stats::RunRecord]) -> String {
+pub fn mode_note(runs: &[&hotbench_results::RunRecord]) -> String {
     let direct = runs.iter().find(|r| r.pooler.is_none());
     let pooled = runs.iter().find(|r| r.pooler.is_some());
     match (direct, pooled) {
@@ -91,7 +91,7 @@ pub fn best_line(best: Option<SweepPoint>, direct: Option<SweepPoint>) -> String
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::{PoolerSetup, RunRecord, SweepAxis};
+    use hotbench_results::{PoolerSetup, RunRecord, SweepAxis};
 
     /// No pooler, then pools of 4, 16 and 64 at 100 clients.
     pub(crate) fn pool_sweep() -> SweepDoc {

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::pooler_record::{PoolerSetup, PoolerSummary};
-use hotbench_stats::RunRecord;
+use hotbench_results::pooler_record::{PoolerSetup, PoolerSummary};
+use hotbench_results::RunRecord;
 
 /// `pooler: …` lines (empty for a run straight to the server).
 pub fn pooler_lines(rec: &RunRecord) -> String {
@@ -53,7 +53,7 @@ fn lines(setup: Option<&PoolerSetup>, s: Option<&PoolerSummary>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::PoolerTimes;
+    use hotbench_results::PoolerTimes;
 
     #[test]
     fn setup_and_figures_are_lines() {

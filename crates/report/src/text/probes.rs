@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::probe_record::{format_share, ProbeRecord};
-use hotbench_stats::RunRecord;
+use hotbench_results::probe_record::{format_share, ProbeRecord};
+use hotbench_results::RunRecord;
 
 /// The probe lines: top waits, lock waits, dead tuples at end, probe notes (empty without
 /// probes).
@@ -88,7 +88,7 @@ pub fn probe_record_lines(p: &ProbeRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::{HotRow, HotSpot, LockSummary, TableSummary, WaitShare};
+    use hotbench_results::probe_record::{HotRow, HotSpot, LockSummary, TableSummary, WaitShare};
 
     #[test]
     fn lines_and_top_wait() {

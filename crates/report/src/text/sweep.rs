@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use hotbench_stats::{SweepAxis, SweepDoc};
+use hotbench_results::{SweepAxis, SweepDoc};
 
 use crate::analysis::sweep::fit;
 use crate::text::number::num;

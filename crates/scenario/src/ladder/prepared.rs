@@ -8,7 +8,7 @@ use hotbench_engine::{
 };
 use std::collections::BTreeMap;
 
-use hotbench_stats::VariantResult;
+use hotbench_results::VariantResult;
 use hotbench_wire::Config;
 
 use crate::error::{Result, ScenarioError};

@@ -12,7 +12,7 @@ use hotbench_engine::{
     signals, EngineError, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome, ThreadsDefault,
     Workload, JOINED_NOTE,
 };
-use hotbench_stats::{RunRecord, ServerInfo};
+use hotbench_results::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
 use super::prepared::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
@@ -24,7 +24,7 @@ use crate::manifest::Scenario;
 use crate::phases::{self, Live};
 use crate::progress;
 use crate::work;
-use hotbench_stats::{CheckResult, Ladder, MonitorSeries, PhaseTimes, VariantResult};
+use hotbench_results::{CheckResult, Ladder, MonitorSeries, PhaseTimes, VariantResult};
 
 /// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
 /// admin connection that sets up and checks.
@@ -100,7 +100,7 @@ pub(super) fn run_variant(
         Ok(w) => w,
         Err(why) => {
             checks.push(CheckResult {
-                name: hotbench_stats::WORK_CHECK.into(),
+                name: hotbench_results::WORK_CHECK.into(),
                 ok: false,
                 detail: why,
             });
