@@ -3,7 +3,7 @@
 //! benchmark started, then stored in the record at the end).
 
 use hotbench_engine::RunObserver;
-use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
+use hotbench_results::{IntervalRecord, IntervalStats, RunRecord};
 
 /// pgbench's `progress: …` line on stderr at each `-P` period.
 pub struct ProgressLines {
@@ -94,8 +94,8 @@ impl RunObserver for ProbeObserver {
     fn finish(&mut self, record: &mut RunRecord) {
         if let Some(p) = self.handle.take() {
             record.probes = Some(p.stop());
-            hotbench_stats::align_probes(record);
-            hotbench_stats::perturbation_record::server_side(record);
+            hotbench_results::align_probes(record);
+            hotbench_results::recovery::server_side(record);
         }
     }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::case::Case;
 use common::*;
-use hotbench_stats::PerturbationRecord;
+use hotbench_results::PerturbationRecord;
 
 /// A small table `acct` and a script that reads it (an ACCESS EXCLUSIVE lock stops it). The
 /// runs that judge a recovery are throttled (`-R`) well below what a busy CI machine does, so
@@ -251,7 +251,7 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
     .expect("run hotbench");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let ladder: hotbench_stats::LadderFile = read(&out);
+    let ladder: hotbench_results::LadderFile = read(&out);
     let v = &ladder.ladders[0].variants[0];
     assert!(v.checks.iter().all(|c| c.ok), "{:?}", v.checks);
     let rec = v.record.as_ref().expect("the variant's record");

@@ -4,7 +4,7 @@
 //! backlog and dead tuples), so a dashboard follows an hour-long ladder variant by variant.
 
 use hotbench_engine::RunObserver;
-use hotbench_stats::{IntervalRecord, IntervalStats};
+use hotbench_results::{IntervalRecord, IntervalStats};
 
 use crate::background::Monitors;
 

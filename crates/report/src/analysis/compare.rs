@@ -6,7 +6,7 @@
 //! sizes, [`crate::analysis::noise`]): p > 0.05 is "within noise". Each metric knows which direction is
 //! better. Rendered by `text::compare` and `html::compare`.
 
-use hotbench_stats::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
+use hotbench_results::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
 use serde::Serialize;
 
 use crate::analysis::noise::{effective_n, mean_ci95, welch_p, welch_p_corrected};
@@ -291,7 +291,7 @@ pub fn to_json(c: &Comparison) -> ComparisonDoc {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
+    use hotbench_results::testdata::record;
 
     /// Runs a and b alike, c twice as fast (also for the renderers' tests).
     pub(crate) fn three_runs() -> Vec<(String, RunRecord)> {

@@ -9,7 +9,7 @@
 
 use std::sync::atomic::AtomicU64;
 
-use hotbench_stats::IntervalStats;
+use hotbench_results::IntervalStats;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

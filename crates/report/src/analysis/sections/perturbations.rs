@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::{PerturbationRecord, RecoveryRule, RunRecord};
+use hotbench_results::{PerturbationRecord, RecoveryRule, RunRecord};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::section::{Cell, Section, Table};
@@ -239,8 +239,8 @@ mod tests {
         p.baseline_per_s = Some(10.0);
         p.baseline_inherited = true;
         assert!(line(&p).contains("baseline 10.0/s (the previous perturbation's)"));
-        p.server = Some(hotbench_stats::perturbation_record::ServerWindow {
-            top_waits: vec![hotbench_stats::probe_record::WaitShare {
+        p.server = Some(hotbench_results::perturbation_record::ServerWindow {
+            top_waits: vec![hotbench_results::probe_record::WaitShare {
                 event: "Lock:relation".into(),
                 count: 40,
                 pct: 80.0,
