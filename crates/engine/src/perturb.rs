@@ -4,7 +4,7 @@
 //! or a slow CHECKPOINT never blocks the engine or the next perturbation. When the run ends,
 //! [`Driver::finish`] wakes it, cancels what is still running on the server, releases what
 //! is held, and returns what happened as record entries (the recovery is judged afterwards
-//! from the timeline, `stats::perturbation_record::judge`). What each kind executes is
+//! from the timeline, `results::recovery::judge`). What each kind executes is
 //! `perturb_sql.rs` (SQL on its own connection), `perturb_server.rs` (the server's processes:
 //! restart, pause, or the user's `--perturb-cmd`) and, for the run's own `rtt` and `rate`,
 //! [`knob`] here. [`check`] refuses before the run what cannot be done (a restart of a
