@@ -1,11 +1,11 @@
 //! `--pgbench-compat N`: which pgbench version `hotbench run` follows where versions differ
-//! (the differences are one table, `hotbench_stats::pgbench_format`). Here: reading the value,
+//! (the differences are one table, `hotbench_results::pgbench_format`). Here: reading the value,
 //! and `-d`, which pgbench 15 and 16 read as `--debug`, pgbench 17 and later as `--dbname`.
 //! The default stays 15 (the flags and report parsers of existing users keep working); the
 //! command line is rewritten before parsing so clap sees the long, unambiguous form.
 
-use hotbench_stats::pgbench_format::{NEWEST, OLDEST};
-use hotbench_stats::PgbenchCompat;
+use hotbench_results::pgbench_format::{NEWEST, OLDEST};
+use hotbench_results::PgbenchCompat;
 
 use crate::fail::{Fail, Result};
 

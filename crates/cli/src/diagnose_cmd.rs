@@ -10,11 +10,11 @@
 use std::time::Duration;
 
 use hotbench_engine::duration::{parse_duration_us, Unit};
-use hotbench_settings::RunSettings;
-use hotbench_stats::diagnosis_record::{
+use hotbench_results::diagnosis_record::{
     Diagnosis, DiagnosisStatus, LabRun, LabVariant, SuggestedLadder,
 };
-use hotbench_stats::{terminal, Ladder};
+use hotbench_results::{terminal, Ladder};
+use hotbench_settings::RunSettings;
 
 use crate::fail::{Fail, Result};
 use crate::flags::conn::EmbeddedArgs;
@@ -271,7 +271,8 @@ mod tests {
     fn suggested_ladders_are_real_and_their_printed_commands_mean_the_same_request() {
         use crate::flags::scenario::ScenarioCommand;
         use crate::flags::Command;
-        let samples = hotbench_diagnose::findings::examples();
+        let samples =
+            hotbench_diagnose::findings::examples(&hotbench_diagnose::catalog::Catalog::builtin());
         assert!(samples.len() >= 4);
         for s in samples {
             let typed = s.ladder();
@@ -311,7 +312,7 @@ mod tests {
     /// away), and the line says which variant's which check.
     #[test]
     fn a_failed_lab_check_is_exit_4_naming_the_variant_and_check() {
-        use hotbench_stats::{CheckResult, VariantResult};
+        use hotbench_results::{CheckResult, VariantResult};
         let mut l = Ladder::default();
         let mut v = VariantResult {
             name: "tpcb".into(),

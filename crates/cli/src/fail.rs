@@ -52,7 +52,7 @@ impl Fail {
     /// Prints `hotbench: error: …` (and detail/hint lines) to stderr.
     /// Server text in them (messages, names) is escaped for the terminal.
     pub fn print(&self) {
-        let e = |s: &str| hotbench_stats::terminal::escape_lines(s).into_owned();
+        let e = |s: &str| hotbench_results::terminal::escape_lines(s).into_owned();
         eprintln!("hotbench: error: {}", e(&self.message));
         if let Some(d) = &self.detail {
             eprintln!("hotbench: detail: {}", e(d));

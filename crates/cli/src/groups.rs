@@ -129,6 +129,23 @@ pub fn parse_groups(texts: &[String]) -> Result<Vec<GroupSpec>> {
     Ok(groups)
 }
 
+/// The script files the groups read (not built-ins, not standard input), so no output of
+/// the run can replace one.
+pub fn input_files(groups: &[GroupSpec]) -> Vec<std::path::PathBuf> {
+    groups
+        .iter()
+        .flat_map(|g| &g.scripts)
+        .filter_map(|s| match s {
+            ScriptSpec::File(option) => hotbench_script::parse_weight(option)
+                .ok()
+                .map(|(path, _)| path),
+            ScriptSpec::Builtin(_) => None,
+        })
+        .filter(|p| p != "-")
+        .map(std::path::PathBuf::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

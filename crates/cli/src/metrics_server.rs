@@ -168,7 +168,7 @@ mod tests {
         srv.update(|m| {
             m.add_interval(
                 1.0,
-                &hotbench_stats::IntervalStats {
+                &hotbench_results::IntervalStats {
                     cnt: 42,
                     tps: 42.0,
                     ..Default::default()

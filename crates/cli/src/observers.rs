@@ -3,7 +3,7 @@
 //! benchmark started, then stored in the record at the end).
 
 use hotbench_engine::RunObserver;
-use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
+use hotbench_results::{IntervalRecord, IntervalStats, RunRecord};
 
 /// pgbench's `progress: …` line on stderr at each `-P` period.
 pub struct ProgressLines {
@@ -47,9 +47,9 @@ impl RunObserver for LiveMetrics {
 /// The live judge of `--perturb` (none without it), at the perturbations' scheduled times.
 pub fn live_recovery(
     perturb: &[hotbench_settings::perturb::Perturbation],
-) -> Option<hotbench_stats::recovery_live::LiveRecovery> {
+) -> Option<hotbench_results::recovery_live::LiveRecovery> {
+    use hotbench_results::recovery_live::{LiveRecovery, Scheduled};
     use hotbench_settings::perturb::At;
-    use hotbench_stats::recovery_live::{LiveRecovery, Scheduled};
     if perturb.is_empty() {
         return None;
     }
@@ -85,7 +85,7 @@ impl hotbench_scenario::LiveSink for LadderMetrics {
         });
     }
 
-    fn perturbations_judged(&self, entries: &[hotbench_stats::PerturbationRecord]) {
+    fn perturbations_judged(&self, entries: &[hotbench_results::PerturbationRecord]) {
         self.0.update(|l| l.perturbations_judged(entries));
     }
 
@@ -132,8 +132,8 @@ impl RunObserver for ProbeObserver {
     fn finish(&mut self, record: &mut RunRecord) {
         if let Some(p) = self.handle.take() {
             record.probes = Some(p.stop());
-            hotbench_stats::align_probes(record);
-            hotbench_stats::perturbation_record::server_side(record);
+            hotbench_results::align_probes(record);
+            hotbench_results::recovery::server_side(record);
         }
     }
 }

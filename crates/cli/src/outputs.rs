@@ -12,7 +12,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use hotbench_stats::output_path::OutputPath;
+use hotbench_results::output_path::OutputPath;
 use serde::Serialize;
 
 use crate::fail::{Fail, Result};
@@ -54,7 +54,8 @@ pub fn check(outputs: &[Option<&Path>], inputs: &[Input<'_>]) -> Result<()> {
     let inputs: Vec<Known> = inputs.iter().filter_map(known).collect();
     let mut seen: Vec<(&Path, PathBuf)> = Vec::new();
     for p in outputs.iter().flatten() {
-        let out = hotbench_stats::output_path::check(p).map_err(|e| Fail::input(e.to_string()))?;
+        let out =
+            hotbench_results::output_path::check(p).map_err(|e| Fail::input(e.to_string()))?;
         let OutputPath::Regular(real) = out else {
             // A FIFO or device is written through, never replaced: it may be named twice.
             continue;
@@ -103,7 +104,7 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T, what: &str) -> Result<()
 /// A JSON document written (atomically) before the final write replaces it, so a command
 /// killed in between still leaves it; says nothing (the final write does).
 pub fn save_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    hotbench_stats::json_file::write_atomic(path, value).map_err(|e| Fail::run(e.to_string()))
+    hotbench_results::json_file::write_atomic(path, value).map_err(|e| Fail::run(e.to_string()))
 }
 
 /// Writes an HTML page (atomically for a regular file); prints `report written to PATH`.
@@ -115,7 +116,7 @@ pub fn write_html(path: &Path, page: &str) -> Result<()> {
 
 /// As [`save_json`] for an HTML page.
 pub fn save_html(path: &Path, page: &str) -> Result<()> {
-    hotbench_stats::json_file::write_bytes_atomic(path, page.as_bytes())
+    hotbench_results::json_file::write_bytes_atomic(path, page.as_bytes())
         .map_err(|e| Fail::run(e.to_string()))
 }
 

@@ -15,9 +15,9 @@ use std::sync::Mutex;
 use hotbench_engine::QueryMode;
 use hotbench_pgserver::pgbouncer::{self, PgBouncer, PgBouncerOptions, PoolMode, Upstream};
 use hotbench_probe::pooler::{self as admin, AdminConsole, PoolerFacts, PoolerSource};
+use hotbench_results::PoolerSetup;
 use hotbench_scenario::ClientRoute;
 use hotbench_settings::PoolerSpec;
-use hotbench_stats::PoolerSetup;
 use hotbench_wire::{Config, ConnectParams, Host};
 
 use crate::fail::{Fail, Result};

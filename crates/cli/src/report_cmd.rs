@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use hotbench_report::analysis::compare;
 use hotbench_report::{html, text, Document};
-use hotbench_stats::RunRecord;
-use hotbench_stats::{merge, terminal};
+use hotbench_results::RunRecord;
+use hotbench_results::{merge, terminal};
 
 use crate::fail::{Fail, Result};
 use crate::flags::report::{CompareArgs, MergeArgs, ReportArgs, UslArgs};
@@ -32,7 +32,7 @@ fn inputs(files: &[PathBuf]) -> Vec<Input<'_>> {
 
 /// A result file's text, read with the result-size limit.
 fn read_text(path: &Path) -> Result<String> {
-    hotbench_stats::input_file::read_text(path, hotbench_stats::input_file::RESULT_LIMIT)
+    hotbench_results::input_file::read_text(path, hotbench_results::input_file::RESULT_LIMIT)
         .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))
 }
 
@@ -134,8 +134,8 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
         }
     };
     print!("{}", shown(&text));
-    let json = hotbench_stats::ComparisonDoc {
-        format: hotbench_stats::COMPARE_FORMAT.into(),
+    let json = hotbench_results::ComparisonDoc {
+        format: hotbench_results::COMPARE_FORMAT.into(),
         ..compare::to_json(&c)
     };
     crate::outputs::all(vec![
@@ -152,7 +152,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
 /// `compare` of ladder files: variants lined up by name.
 fn compare_ladders(args: &CompareArgs, docs: Vec<Document>) -> Result<u8> {
     use hotbench_report::analysis::compare_ladder;
-    let files: Vec<(String, Vec<hotbench_stats::Ladder>)> = args
+    let files: Vec<(String, Vec<hotbench_results::Ladder>)> = args
         .files
         .iter()
         .zip(docs)
@@ -191,7 +191,7 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
     crate::outputs::check(&[Some(&args.output)], &inputs(&args.files))?;
     let runs = runs_of(&args.files, read_documents(&args.files)?, "merge")?;
     let merged = merge::merge(&runs).map_err(|e| Fail::input(e.to_string()))?;
-    hotbench_stats::json_file::write_atomic(&args.output, &merged)
+    hotbench_results::json_file::write_atomic(&args.output, &merged)
         .map_err(|e| Fail::run(e.to_string()))?;
     let t = &merged.totals;
     println!(
@@ -203,7 +203,7 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
         args.output.display()
     );
     for n in &merged.notes {
-        if n.starts_with(hotbench_stats::clock_skew::NOTE_PREFIX) {
+        if n.starts_with(hotbench_results::clock_skew::NOTE_PREFIX) {
             // The note names the input files: their control characters stay escaped.
             let shown: String = n
                 .chars()

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::ArgMatches;
 use hotbench_engine::{GroupConfig, QueryMode, RunConfig, RunObserver, ThreadsDefault, Workload};
-use hotbench_stats::{RunRecord, ServerInfo};
+use hotbench_results::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
@@ -43,7 +43,7 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         ))
         .hint("Try \"hotbench run --help\" for more information."));
     }
-    let target_args = target_args(args);
+    let target_args = crate::run_options::target_args(args);
     if args.initialize {
         if crate::run_options::benchmarking_option_set(m) {
             return Err(Fail::input(
@@ -58,20 +58,6 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         ));
     }
     benchmark(args, m, argv)
-}
-
-/// Where the database is, from `run`'s connection options.
-pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
-    TargetArgs {
-        conn: args.conn.clone(),
-        embedded: args.embedded.clone(),
-        dbname: args
-            .dbname_option
-            .clone()
-            .or_else(|| args.dbname.first().cloned()),
-        settings: args.settings.clone(),
-        embedded_only: false,
-    }
 }
 
 fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
@@ -104,7 +90,7 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
     let target = target::resolve(target_args, false)?;
     let mut conn = connect(&target)?;
     // Server notices and messages are written here: escaped for the terminal.
-    let mut err = hotbench_stats::terminal::Guard(std::io::stderr());
+    let mut err = hotbench_results::terminal::Guard(std::io::stderr());
     crate::init_interrupt::run(&mut conn, &opts, &mut err, init_fail)?;
     conn.close();
     drop(target);
@@ -133,7 +119,7 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     let clients = args.load.client.as_ref().map(|c| c.count());
     let req = RunRequest::new(args, m, clients)?;
     let (code, rec) = benchmark_record(&req, argv)?;
-    let subject = hotbench_stats::threshold::Subject::run("", &rec);
+    let subject = hotbench_results::threshold::Subject::run("", &rec);
     let ok = crate::thresholds::check(&thresholds, &[subject], req.output.json.as_deref(), |o| {
         RunRecord {
             thresholds: o,
@@ -149,7 +135,7 @@ pub(crate) fn benchmark_record(req: &RunRequest, argv: &[String]) -> Result<(u8,
     let (groups, shard) = req.this_process()?;
     let groups_here = groups.clone();
     let out = &req.output;
-    let scripts = crate::scripts::input_files(&groups);
+    let scripts = crate::groups::input_files(&groups);
     let inputs: Vec<_> = scripts.iter().map(|p| Input(p)).collect();
     crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
     let nclients = groups.iter().map(|g| g.clients).sum();
@@ -276,7 +262,7 @@ fn prepare_database(plan: &RunRequest, target: &Target, any_builtin: bool) -> Re
     println!(
         "hotbench ({}, server {})",
         env!("CARGO_PKG_VERSION"),
-        hotbench_stats::terminal::escape(&server_version)
+        hotbench_results::terminal::escape(&server_version)
     );
     let _ = std::io::stdout().flush();
     let mut scale = plan.scale_given.unwrap_or(1);
@@ -287,7 +273,7 @@ fn prepare_database(plan: &RunRequest, target: &Target, any_builtin: bool) -> Re
         if let Some(w) = &info.warning {
             eprintln!(
                 "hotbench: warning: {}",
-                hotbench_stats::terminal::escape_lines(w)
+                hotbench_results::terminal::escape_lines(w)
             );
         }
         scale = i64::from(info.scale);
@@ -441,9 +427,9 @@ fn report(
 ) -> Result<(u8, RunRecord)> {
     let rec = &outcome.record;
     // Script names, error samples and server text are the record's: escaped for the terminal.
-    let shown = hotbench_stats::terminal::escaped(rec);
+    let shown = hotbench_results::terminal::escaped(rec);
     let lines = hotbench_report::pgbench_report(&shown) + &hotbench_report::extra_lines(&shown);
-    print!("{}", hotbench_stats::terminal::escape_lines(&lines));
+    print!("{}", hotbench_results::terminal::escape_lines(&lines));
     let written = crate::outputs::all(vec![
         out.json
             .as_deref()
@@ -460,7 +446,7 @@ fn report(
     } else if outcome.aborted_clients > 0 {
         eprintln!("hotbench: error: Run was aborted; the above results are incomplete.");
         2
-    } else if outcome.record.status == hotbench_stats::RunStatus::Disconnected {
+    } else if outcome.record.status == hotbench_results::RunStatus::Disconnected {
         match pooler_gone {
             Some(g) => {
                 eprintln!("hotbench: error: {g}: no client had a connection when the run ended")

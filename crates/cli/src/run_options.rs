@@ -182,7 +182,7 @@ impl RunRequest {
             exit_on_abort: args.exit_on_abort,
             report_per_command: args.report_per_command,
             display: display(args, progress_s)?,
-            target: crate::run_cmd::target_args(args),
+            target: target_args(args),
             output: args.output.clone(),
         };
         req.this_process()?;
@@ -417,6 +417,20 @@ fn groups(args: &RunArgs, m: &ArgMatches, clients: Option<usize>) -> Result<Vec<
         goodput: None,
         keys: Vec::new(),
     }])
+}
+
+/// Where the database is, from `run`'s connection options.
+pub(crate) fn target_args(args: &RunArgs) -> TargetArgs {
+    TargetArgs {
+        conn: args.conn.clone(),
+        embedded: args.embedded.clone(),
+        dbname: args
+            .dbname_option
+            .clone()
+            .or_else(|| args.dbname.first().cloned()),
+        settings: args.settings.clone(),
+        embedded_only: false,
+    }
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ pub fn pick(
     name: &str,
     dirs: &[PathBuf],
     variants: Option<Vec<String>>,
-    thresholds: &[hotbench_stats::threshold::Threshold],
+    thresholds: &[hotbench_results::threshold::Threshold],
 ) -> Result<(Scenario, Option<Vec<String>>)> {
     let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
     let names: Vec<&str> = scn
@@ -152,7 +152,7 @@ fn list(dirs: &[PathBuf]) -> Result<u8> {
         }
     }
     // A --dir scenario's manifest is a file's: escaped for the terminal.
-    print!("{}", hotbench_stats::terminal::escape_lines(&out));
+    print!("{}", hotbench_results::terminal::escape_lines(&out));
     Ok(0)
 }
 
@@ -160,7 +160,7 @@ fn show(name: &str, dirs: &[PathBuf]) -> Result<u8> {
     let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
     print!(
         "{}",
-        hotbench_stats::terminal::escape_lines(&describe(&scn))
+        hotbench_results::terminal::escape_lines(&describe(&scn))
     );
     Ok(0)
 }
@@ -385,13 +385,13 @@ fn run_one(
     json: Option<&Path>,
     target: &target::Target,
 ) -> Result<Ladder> {
-    let mut stderr = hotbench_stats::terminal::Guard(std::io::stderr());
+    let mut stderr = hotbench_results::terminal::Guard(std::io::stderr());
     let mut write_err = None;
     let mut on_update = |l: &Ladder| {
         if let Some(p) = json {
             let mut all = previous.to_vec();
             all.push(l.clone());
-            if let Err(e) = hotbench_stats::json_file::write_snapshot(p, &LadderFile::new(all)) {
+            if let Err(e) = hotbench_results::json_file::write_snapshot(p, &LadderFile::new(all)) {
                 write_err = Some(Fail::run(e.to_string()));
             }
         }
@@ -406,10 +406,10 @@ fn run_one(
         }
     })?;
     println!();
-    let shown = hotbench_stats::terminal::escaped(&l);
+    let shown = hotbench_results::terminal::escaped(&l);
     print!(
         "{}",
-        hotbench_stats::terminal::escape_lines(&table::render(&shown))
+        hotbench_results::terminal::escape_lines(&table::render(&shown))
     );
     let _ = std::io::stdout().flush();
     match write_err {
@@ -421,7 +421,7 @@ fn run_one(
 /// Exit code from the ladders' checks and the `--threshold`s (stored in the ladder file).
 fn finish_checked(
     ladders: &[Ladder],
-    thresholds: &[hotbench_stats::threshold::Threshold],
+    thresholds: &[hotbench_results::threshold::Threshold],
     json: Option<&std::path::Path>,
 ) -> Result<u8> {
     if thresholds.is_empty() {
@@ -431,7 +431,7 @@ fn finish_checked(
         thresholds: o,
         ..LadderFile::new(ladders.to_vec())
     };
-    let subjects = hotbench_stats::threshold::ladder_subjects(ladders);
+    let subjects = hotbench_results::threshold::ladder_subjects(ladders);
     let ok = crate::thresholds::check(thresholds, &subjects, json, file)?;
     Ok(crate::thresholds::exit_code(finish(ladders)?, ok))
 }

@@ -59,12 +59,12 @@ pub fn load(spec: &ScriptSpec) -> Result<WeightedScript> {
         }
         ScriptSpec::File(option) => {
             let (path, weight) = parse_weight(option).map_err(|e| Fail::input(e.to_string()))?;
-            let limit = hotbench_stats::input_file::SCRIPT_LIMIT;
+            let limit = hotbench_results::input_file::SCRIPT_LIMIT;
             let text = if path == "-" {
-                hotbench_stats::input_file::read_stdin(limit)
+                hotbench_results::input_file::read_stdin(limit)
                     .map_err(|e| Fail::input(format!("could not read file \"-\": {e}")))?
             } else {
-                hotbench_stats::input_file::read_text(std::path::Path::new(&path), limit)
+                hotbench_results::input_file::read_text(std::path::Path::new(&path), limit)
                     .map_err(|e| Fail::input(format!("could not open file \"{path}\": {e}")))?
             };
             let script = parse_script(&path, &text).map_err(|e| Fail::input(e.to_string()))?;
@@ -79,21 +79,6 @@ pub fn load(spec: &ScriptSpec) -> Result<WeightedScript> {
             })
         }
     }
-}
-
-/// The script files the groups read (not built-ins, not standard input), so no output of
-/// the run can replace one.
-pub fn input_files(groups: &[crate::groups::GroupSpec]) -> Vec<std::path::PathBuf> {
-    groups
-        .iter()
-        .flat_map(|g| &g.scripts)
-        .filter_map(|s| match s {
-            ScriptSpec::File(option) => parse_weight(option).ok().map(|(path, _)| path),
-            ScriptSpec::Builtin(_) => None,
-        })
-        .filter(|p| p != "-")
-        .map(std::path::PathBuf::from)
-        .collect()
 }
 
 /// True when the spec names a builtin (pgbench then reads the scale from the tables).

@@ -8,8 +8,8 @@
 
 use clap::ArgMatches;
 use hotbench_report::{html, text};
+use hotbench_results::{SweepAxis, SweepDoc};
 use hotbench_settings::RunSettings;
-use hotbench_stats::{SweepAxis, SweepDoc};
 
 use crate::fail::{Fail, Result};
 use crate::flags::sweep::SweepArgs;
@@ -101,10 +101,10 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     };
     let doc = doc.with_axis(axis);
     println!();
-    let shown = hotbench_stats::terminal::escaped(&doc);
+    let shown = hotbench_results::terminal::escaped(&doc);
     print!(
         "{}",
-        hotbench_stats::terminal::escape_lines(&text::sweep::render_text(&shown))
+        hotbench_results::terminal::escape_lines(&text::sweep::render_text(&shown))
     );
     crate::outputs::all(vec![
         run.output
@@ -186,7 +186,7 @@ fn preflight(requests: &Requests) -> Result<Vec<std::path::PathBuf>> {
             for (i, r) in reqs.iter().enumerate() {
                 let (groups, _) = r.this_process()?;
                 if i == 0 {
-                    files = crate::scripts::input_files(&groups);
+                    files = crate::groups::input_files(&groups);
                 }
             }
             Ok(files)
@@ -219,7 +219,7 @@ fn ladder_request(args: &SweepArgs, p: &Point) -> LadderRequest {
 
 /// Each run of the sweep as a threshold subject (a scenario sweep's variant scopes match
 /// the variant's runs at every client count).
-fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
+fn subjects(doc: &SweepDoc) -> Vec<hotbench_results::threshold::Subject<'_>> {
     doc.runs
         .iter()
         .enumerate()
@@ -238,7 +238,7 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
                 Some(l) => format!("{l} @ {clients}"),
                 None => clients,
             };
-            let mut s = hotbench_stats::threshold::Subject::run(name, r);
+            let mut s = hotbench_results::threshold::Subject::run(name, r);
             s.variant = label;
             s
         })
@@ -270,12 +270,12 @@ fn sweep_scenario(
     argv: &[String],
 ) -> Result<(SweepDoc, u8)> {
     let name = scn.name().to_string();
-    let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
+    let mut runs: Vec<(String, hotbench_results::RunRecord)> = Vec::new();
     let mut code = 0;
     for (p, req) in points.iter().zip(requests) {
         println!(
             "\n=== sweep: {}, {} ===",
-            hotbench_stats::terminal::escape(&name),
+            hotbench_results::terminal::escape(&name),
             p.name
         );
         let ladders =

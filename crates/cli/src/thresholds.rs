@@ -1,13 +1,13 @@
 //! `--threshold EXPR` on `run`, `scenario run`, `demo` and `sweep`: expressions are parsed
 //! before anything runs (a bad one is exit 1 with its text), checked on the final results
-//! (the logic is `hotbench_stats::threshold`), printed ✔/✘ with the measured values, stored
+//! (the logic is `hotbench_results::threshold`), printed ✔/✘ with the measured values, stored
 //! in the JSON file as `thresholds[]`, and a crossed one makes the exit code 3 (unless the run
 //! itself failed: 2 wins).
 
 use std::path::Path;
 
-use hotbench_stats::threshold::{self, Subject, Threshold};
-use hotbench_stats::ThresholdOutcome;
+use hotbench_results::threshold::{self, Subject, Threshold};
+use hotbench_results::ThresholdOutcome;
 
 use crate::fail::{Fail, Result};
 
@@ -48,10 +48,10 @@ pub fn check<D: serde::Serialize>(
     }
     let outcomes = threshold::evaluate(thresholds, subjects);
     let text = hotbench_report::text::threshold::render(&outcomes);
-    print!("{}", hotbench_stats::terminal::escape_lines(&text));
+    print!("{}", hotbench_results::terminal::escape_lines(&text));
     let ok = threshold::all_ok(&outcomes);
     if let Some(p) = json {
-        hotbench_stats::json_file::write_atomic(p, &with(outcomes))
+        hotbench_results::json_file::write_atomic(p, &with(outcomes))
             .map_err(|e| Fail::run(e.to_string()))?;
     }
     Ok(ok)

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use hotbench_stats::ComparisonDoc;
+use hotbench_results::ComparisonDoc;
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
@@ -64,7 +64,7 @@ fn sleep_added_is_worse() {
     assert!(out.contains("  tps ") && out.contains("worse"), "{out}");
     assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
     let v: ComparisonDoc = read(&cmp);
-    assert_eq!(v.format, hotbench_stats::COMPARE_FORMAT);
+    assert_eq!(v.format, hotbench_results::COMPARE_FORMAT);
     assert_eq!(verdict(&v, "tps"), "worse", "{v:?}");
     assert_eq!(verdict(&v, "p50 ms"), "worse", "{v:?}");
     let ci = v.metrics[2].cells[1].ci95.expect("p50 interval");
@@ -115,8 +115,8 @@ fn ladder_files_line_up_by_variant() {
         out.contains("not in every file (not compared): queue/for-update"),
         "{out}"
     );
-    let v: hotbench_stats::LadderComparisonDoc = read(&cmp);
-    assert_eq!(v.format, hotbench_stats::COMPARE_FORMAT);
+    let v: hotbench_results::LadderComparisonDoc = read(&cmp);
+    assert_eq!(v.format, hotbench_results::COMPARE_FORMAT);
     assert_eq!(v.variants.len(), 1);
     assert_eq!(v.variants[0].variant, "skip-locked");
     assert_eq!(v.missing, ["queue/for-update"]);

@@ -465,7 +465,7 @@ fn measure_row(
     .output()
     .expect("run the suggested ladder");
     let (lout, lerr) = text(&o);
-    let l: hotbench_stats::LadderFile = read(&ljson);
+    let l: hotbench_results::LadderFile = read(&ljson);
     let var = &l.ladders[0].variants[0];
     let rec = var
         .record

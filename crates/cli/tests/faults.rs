@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::case::{Case, Ran};
 use common::*;
 use hotbench_pgserver::{testing, ConnInfo};
-use hotbench_stats::{RunRecord, RunStatus};
+use hotbench_results::{RunRecord, RunStatus};
 
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
@@ -250,7 +250,7 @@ fn second_ctrl_c_exits_at_once_and_json_stays_valid() {
         "{:?}",
         o.status
     );
-    assert_eq!(case.record().format, hotbench_stats::RESULT_FORMAT);
+    assert_eq!(case.record().format, hotbench_results::RESULT_FORMAT);
 }
 
 #[test]

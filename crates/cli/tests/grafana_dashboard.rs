@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use hotbench_report::text::prometheus::{exposition, LiveMetrics};
-use hotbench_stats::IntervalStats;
+use hotbench_results::IntervalStats;
 
 /// Labels Prometheus adds at scrape time.
 const SCRAPE_LABELS: [&str; 2] = ["job", "instance"];

@@ -104,7 +104,7 @@ fn a_pipe_is_read_once_however_often_the_command_reads_it() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, started) in [("a.json", 1.0e9), ("b.json", 1.0e9 + 5.0)] {
-        let rec = hotbench_stats::testdata::record("s.sql", started, 3, 300, 2.0);
+        let rec = hotbench_results::testdata::record("s.sql", started, 3, 300, 2.0);
         std::fs::write(dir.join(name), serde_json::to_vec(&rec).unwrap()).unwrap();
     }
     let o = std::process::Command::new("bash")

@@ -39,7 +39,7 @@ fn file_type(p: &Path) -> std::fs::FileType {
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {
-    hotbench_stats::output_path::temp_siblings_in(dir)
+    hotbench_results::output_path::temp_siblings_in(dir)
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod common;
 
 use common::case::Case;
 use common::*;
-use hotbench_stats::PerturbationRecord;
+use hotbench_results::PerturbationRecord;
 
 /// A small table `acct` and a script that reads it (an ACCESS EXCLUSIVE lock stops it). The
 /// runs that judge a recovery are throttled (`-R`) well below what a busy CI machine does, so
@@ -294,7 +294,7 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
     .expect("run hotbench");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let ladder: hotbench_stats::LadderFile = read(&out);
+    let ladder: hotbench_results::LadderFile = read(&out);
     let v = &ladder.ladders[0].variants[0];
     assert!(v.checks.iter().all(|c| c.ok), "{:?}", v.checks);
     let rec = v.record.as_ref().expect("the variant's record");
@@ -340,7 +340,7 @@ fn a_queue_backlog_drain_is_timed_after_its_consumers_were_held_up() {
     .expect("run hotbench");
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let ladder: hotbench_stats::LadderFile = read(&out);
+    let ladder: hotbench_results::LadderFile = read(&out);
     let v = &ladder.ladders[0].variants[0];
     assert!(
         v.checks.iter().all(|c| c.ok),
@@ -384,11 +384,11 @@ fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
 /// A result file of a run perturbed at 3 s whose goodput was back `ttr` s later (`None`: not
 /// recovered), on a timeline of 100 ms intervals.
 fn perturbed_file(dir: &std::path::Path, name: &str, ttr: Option<f64>) -> String {
-    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9, 10, 1000, 2.0);
+    let mut rec = hotbench_results::testdata::record("s.sql", 1.0e9, 10, 1000, 2.0);
     rec.timeline = (1..=100)
-        .map(|i| hotbench_stats::IntervalRecord {
+        .map(|i| hotbench_results::IntervalRecord {
             t: i as f64 * 0.1,
-            totals: hotbench_stats::IntervalStats {
+            totals: hotbench_results::IntervalStats {
                 goodput_per_s: 100.0,
                 ..Default::default()
             },

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use common::case::Case;
 use common::*;
-use hotbench_stats::{IntervalRecord, LadderFile, PerturbationRecord, RunRecord};
+use hotbench_results::{IntervalRecord, LadderFile, PerturbationRecord, RunRecord};
 
 fn only(entries: &[PerturbationRecord], kind: &str) -> PerturbationRecord {
     let found: Vec<_> = entries.iter().filter(|p| p.kind == kind).collect();

@@ -326,6 +326,41 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
     let expectations = load("expectations.json");
     let key = format!("pg{version}/{test}");
     let notes = expectations[&key].as_object().cloned().unwrap_or_default();
+    // A dedicated PostgreSQL 18 server lives as long as the suite.
+    let own_server = match (&pg18, with_server) {
+        (Some(bin), true) => Some(start_server(bin)),
+        _ => None,
+    };
+    let suite = set_up_suite(version, test, with_server, program, own_server.as_ref());
+    let mut tally = Tally::default();
+    let ids: Vec<&str> = data["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    for id in notes.keys() {
+        if !ids.contains(&id.as_str()) {
+            tally.unexpected.insert(
+                id.clone(),
+                vec!["listed in expectations.json but no such case".into()],
+            );
+        }
+    }
+    for step in data["steps"].as_array().expect("steps") {
+        run_step(&suite, step, &notes, &mut tally);
+    }
+    tally.report(&key, with_server, &suite);
+}
+
+/// A suite's directory and database (its own server's or the harness's), ready to run.
+fn set_up_suite(
+    version: &str,
+    test: &str,
+    with_server: bool,
+    program: Program,
+    own_server: Option<&hotbench_pgserver::server::Server>,
+) -> Suite {
     let tag = match &program {
         Program::Hotbench => format!("tap{version}-{test}"),
         Program::Pgbench(_) => format!("oracle{version}-{test}"),
@@ -333,12 +368,7 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
     let dir = temp_dir(&tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("suite dir");
-    // A dedicated PostgreSQL 18 server lives as long as the suite.
-    let own_server = match (&pg18, with_server) {
-        (Some(bin), true) => Some(start_server(bin)),
-        _ => None,
-    };
-    let db = with_server.then(|| match &own_server {
+    let db = with_server.then(|| match own_server {
         Some(server) => server
             .create_database(&format!("tap{version}_{}", std::process::id()))
             .expect("create database"),
@@ -346,10 +376,10 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
     });
     let mut suite = Suite {
         db,
-        psql_bins: own_server.as_ref().map(|s| s.binaries().clone()),
+        psql_bins: own_server.map(|s| s.binaries().clone()),
         server_major: 0,
         dir,
-        program: program.clone(),
+        program,
     };
     if let Some(db) = &suite.db {
         give_to_server_user(&suite.dir, db);
@@ -360,137 +390,160 @@ fn run_suite(version: &str, test: &str, with_server: bool, program: Program) {
             .unwrap_or(0);
         suite.server_major = num / 10000;
     }
-    let (mut passed, mut known, mut total) = (0, 0, 0);
-    // Skipped cases with their reasons from expectations.json, reported in the summary.
-    let mut skipped: Vec<String> = Vec::new();
-    let mut todo_failures = 0;
-    let mut unexpected: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let ids: Vec<&str> = data["steps"]
-        .as_array()
-        .expect("steps")
-        .iter()
-        .filter_map(|s| s["id"].as_str())
-        .collect();
-    for id in notes.keys() {
-        if !ids.contains(&id.as_str()) {
-            unexpected.insert(
-                id.clone(),
-                vec!["listed in expectations.json but no such case".into()],
+    suite
+}
+
+/// What a suite's cases came to.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    known: usize,
+    total: usize,
+    /// Skipped cases with their reasons from expectations.json, reported in the summary.
+    skipped: Vec<String>,
+    todo_failures: usize,
+    unexpected: BTreeMap<String, Vec<String>>,
+}
+
+/// Runs one step of a suite (SQL, a data or log check, a configuration change, a case).
+fn run_step(
+    suite: &Suite,
+    step: &serde_json::Value,
+    notes: &serde_json::Map<String, serde_json::Value>,
+    tally: &mut Tally,
+) {
+    match step["kind"].as_str().expect("kind") {
+        "sql" => {
+            let sql = subst(step["sql"].as_str().expect("sql"), &suite.dir);
+            if sql.contains("CREATE TABLESPACE") {
+                let loc = suite.dir.join("regress_pgbench_tap_1_ts_dir");
+                std::fs::create_dir_all(&loc).expect("tablespace dir");
+                give_to_server_user(&loc, suite.db.as_ref().unwrap());
+            }
+            suite.psql(&sql);
+        }
+        "query" => {
+            let got = suite
+                .try_psql(step["sql"].as_str().expect("sql"))
+                .unwrap_or_else(|e| e);
+            let want = step["expect"].as_str().expect("expect");
+            if got.trim() != want {
+                tally
+                    .unexpected
+                    .entry(format!("data check {}", step["sql"]))
+                    .or_default()
+                    .push(format!("got {got:?}, expected {want}"));
+            }
+        }
+        "conf" => apply_conf(suite, step["text"].as_str().expect("text")),
+        "reload" => {}
+        "logs" => {
+            let problems = check_logs(suite, step);
+            if !problems.is_empty() {
+                tally
+                    .unexpected
+                    .insert(format!("log check {}", step["prefix"]), problems);
+            }
+        }
+        "pgbench" => run_pgbench_step(suite, step, notes, tally),
+        other => panic!("unknown step kind {other}"),
+    }
+}
+
+/// Runs one pgbench case (unless expectations.json skips it) and judges it against its
+/// known failure class, if any.
+fn run_pgbench_step(
+    suite: &Suite,
+    step: &serde_json::Value,
+    notes: &serde_json::Map<String, serde_json::Value>,
+    tally: &mut Tally,
+) {
+    tally.total += 1;
+    let id = step["id"].as_str().expect("id");
+    let note = notes.get(id);
+    let is_hotbench = matches!(suite.program, Program::Hotbench);
+    if let Some(reason) = note.and_then(|n| n.get("skip")) {
+        if is_hotbench {
+            match reason.as_str().filter(|r| !r.trim().is_empty()) {
+                Some(r) => tally.skipped.push(format!("{id}: {r}")),
+                None => {
+                    tally.unexpected.insert(
+                        id.to_string(),
+                        vec!["skipped without a reason in expectations.json".into()],
+                    );
+                }
+            }
+            return;
+        }
+    }
+    let problems = run_case(suite, step);
+    // Real pgbench must pass everything but what its server cannot do; hotbench
+    // has its known failures, server-version ones only on an older server.
+    let known_class = note.and_then(|n| n.get("known_failure")).filter(|class| {
+        let server_bound = class
+            .as_str()
+            .is_some_and(|c| c.starts_with("server-version:"));
+        if server_bound {
+            suite.server_major < 17
+        } else {
+            is_hotbench
+        }
+    });
+    match (problems.is_empty(), known_class) {
+        (true, None) => tally.passed += 1,
+        (true, Some(_)) => {
+            tally.unexpected.insert(
+                id.to_string(),
+                vec!["passes now: remove it from the known failures".into()],
             );
         }
-    }
-    for step in data["steps"].as_array().expect("steps") {
-        match step["kind"].as_str().expect("kind") {
-            "sql" => {
-                let sql = subst(step["sql"].as_str().expect("sql"), &suite.dir);
-                if sql.contains("CREATE TABLESPACE") {
-                    let loc = suite.dir.join("regress_pgbench_tap_1_ts_dir");
-                    std::fs::create_dir_all(&loc).expect("tablespace dir");
-                    give_to_server_user(&loc, suite.db.as_ref().unwrap());
-                }
-                suite.psql(&sql);
-            }
-            "query" => {
-                let got = suite
-                    .try_psql(step["sql"].as_str().expect("sql"))
-                    .unwrap_or_else(|e| e);
-                let want = step["expect"].as_str().expect("expect");
-                if got.trim() != want {
-                    unexpected
-                        .entry(format!("data check {}", step["sql"]))
-                        .or_default()
-                        .push(format!("got {got:?}, expected {want}"));
-                }
-            }
-            "conf" => apply_conf(&suite, step["text"].as_str().expect("text")),
-            "reload" => {}
-            "logs" => {
-                let problems = check_logs(&suite, step);
-                if !problems.is_empty() {
-                    unexpected.insert(format!("log check {}", step["prefix"]), problems);
-                }
-            }
-            "pgbench" => {
-                total += 1;
-                let id = step["id"].as_str().expect("id");
-                let note = notes.get(id);
-                let is_hotbench = matches!(suite.program, Program::Hotbench);
-                if let Some(reason) = note.and_then(|n| n.get("skip")) {
-                    if is_hotbench {
-                        match reason.as_str().filter(|r| !r.trim().is_empty()) {
-                            Some(r) => skipped.push(format!("{id}: {r}")),
-                            None => {
-                                unexpected.insert(
-                                    id.to_string(),
-                                    vec!["skipped without a reason in expectations.json".into()],
-                                );
-                            }
-                        }
-                        continue;
-                    }
-                }
-                let problems = run_case(&suite, step);
-                // Real pgbench must pass everything but what its server cannot do; hotbench
-                // has its known failures, server-version ones only on an older server.
-                let known_class = note.and_then(|n| n.get("known_failure")).filter(|class| {
-                    let server_bound = class
-                        .as_str()
-                        .is_some_and(|c| c.starts_with("server-version:"));
-                    if server_bound {
-                        suite.server_major < 17
-                    } else {
-                        is_hotbench
-                    }
-                });
-                match (problems.is_empty(), known_class) {
-                    (true, None) => passed += 1,
-                    (true, Some(_)) => {
-                        unexpected.insert(
-                            id.to_string(),
-                            vec!["passes now: remove it from the known failures".into()],
-                        );
-                    }
-                    (false, Some(class)) => {
-                        known += 1;
-                        eprintln!("known failure {id} ({class}): {}", problems[0]);
-                    }
-                    // PostgreSQL's own TODO (an upstream flake, e.g. concurrent GRANT/VACUUM):
-                    // reported, never a failure, as under Test::More.
-                    (false, None) if step.get("todo").is_some() => {
-                        todo_failures += 1;
-                        eprintln!("TODO failure {id} ({}): {}", step["todo"], problems[0]);
-                    }
-                    (false, None) => {
-                        unexpected.insert(id.to_string(), problems);
-                    }
-                }
-            }
-            other => panic!("unknown step kind {other}"),
+        (false, Some(class)) => {
+            tally.known += 1;
+            eprintln!("known failure {id} ({class}): {}", problems[0]);
+        }
+        // PostgreSQL's own TODO (an upstream flake, e.g. concurrent GRANT/VACUUM):
+        // reported, never a failure, as under Test::More.
+        (false, None) if step.get("todo").is_some() => {
+            tally.todo_failures += 1;
+            eprintln!("TODO failure {id} ({}): {}", step["todo"], problems[0]);
+        }
+        (false, None) => {
+            tally.unexpected.insert(id.to_string(), problems);
         }
     }
-    let server = if with_server {
-        format!(" on PostgreSQL {}", suite.server_major)
-    } else {
-        String::new()
-    };
-    let skip_list = if skipped.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", skipped.join("; "))
-    };
-    let summary = format!(
-        "{key} with {}{server}: passed {passed}/{total}, skipped {}{skip_list}, known failures {known}, TODO failures {todo_failures}, unexpected {}",
-        suite.program.label(),
-        skipped.len(),
-        unexpected.len()
-    );
-    eprintln!("{summary}");
-    if !unexpected.is_empty() {
-        let mut msg = String::new();
-        for (id, problems) in &unexpected {
-            msg.push_str(&format!("\n=== {id}\n{}\n", problems.join("\n")));
+}
+
+impl Tally {
+    /// Prints the suite's summary line; panics listing the unexpected results, if any.
+    fn report(&self, key: &str, with_server: bool, suite: &Suite) {
+        let server = if with_server {
+            format!(" on PostgreSQL {}", suite.server_major)
+        } else {
+            String::new()
+        };
+        let skip_list = if self.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.skipped.join("; "))
+        };
+        let summary = format!(
+            "{key} with {}{server}: passed {}/{}, skipped {}{skip_list}, known failures {}, TODO failures {}, unexpected {}",
+            suite.program.label(),
+            self.passed,
+            self.total,
+            self.skipped.len(),
+            self.known,
+            self.todo_failures,
+            self.unexpected.len()
+        );
+        eprintln!("{summary}");
+        if !self.unexpected.is_empty() {
+            let mut msg = String::new();
+            for (id, problems) in &self.unexpected {
+                msg.push_str(&format!("\n=== {id}\n{}\n", problems.join("\n")));
+            }
+            panic!("{key}: {} unexpected results:{msg}", self.unexpected.len());
         }
-        panic!("{key}: {} unexpected results:{msg}", unexpected.len());
     }
 }
 

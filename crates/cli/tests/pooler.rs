@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::{command_on, database, hotbench, temp_dir, text, wait_until, write_script};
 use hotbench_pgserver::process::processes_in;
-use hotbench_stats::{LadderFile, RunRecord, RunStatus, SweepAxis, SweepDoc};
+use hotbench_results::{LadderFile, RunRecord, RunStatus, SweepAxis, SweepDoc};
 
 fn read<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> T {
     let bytes = std::fs::read(path).expect("read the JSON");

@@ -33,7 +33,7 @@ fn refused(o: &Output, want: &str, what: &str) -> String {
 
 /// A valid run result, as `--json` writes one.
 fn result_file(dir: &Path, name: &str, started_at: f64) -> PathBuf {
-    let rec = hotbench_stats::testdata::record("s.sql", started_at, 3, 300, 2.0);
+    let rec = hotbench_results::testdata::record("s.sql", started_at, 3, 300, 2.0);
     let p = dir.join(name);
     std::fs::write(&p, serde_json::to_vec(&rec).unwrap()).unwrap();
     p
@@ -405,7 +405,7 @@ fn merge_refuses_one_run_given_twice() {
 #[test]
 fn merge_refuses_counts_that_overflow() {
     let dir = fresh_dir("merge-overflow");
-    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9, 3, 300, 2.0);
+    let mut rec = hotbench_results::testdata::record("s.sql", 1.0e9, 3, 300, 2.0);
     rec.totals.counters.cnt = u64::MAX - 10;
     std::fs::write(dir.join("huge.json"), serde_json::to_vec(&rec).unwrap()).unwrap();
     result_file(&dir, "b.json", 1.0e9 + 1.0);
@@ -417,7 +417,7 @@ fn merge_refuses_counts_that_overflow() {
 fn merge_refuses_different_timeline_intervals() {
     let dir = fresh_dir("merge-interval");
     result_file(&dir, "a.json", 1.0e9);
-    let mut rec = hotbench_stats::testdata::record("s.sql", 1.0e9 + 1.0, 3, 300, 2.0);
+    let mut rec = hotbench_results::testdata::record("s.sql", 1.0e9 + 1.0, 3, 300, 2.0);
     rec.config.settings.interval_us = 100_000;
     std::fs::write(dir.join("fine.json"), serde_json::to_vec(&rec).unwrap()).unwrap();
     merge_refused(
@@ -432,7 +432,7 @@ fn merge_refuses_different_timeline_intervals() {
 fn merge_of_a_ladder_says_what_merge_takes() {
     let dir = fresh_dir("merge-ladder");
     result_file(&dir, "r.json", 1.0e9);
-    let ladder = hotbench_stats::LadderFile::new(Vec::new());
+    let ladder = hotbench_results::LadderFile::new(Vec::new());
     std::fs::write(dir.join("lad.json"), serde_json::to_vec(&ladder).unwrap()).unwrap();
     let o = in_dir(&dir, &["merge", "lad.json", "r.json", "-o", "m.json"]);
     let err = refused(&o, "merge combines run results", "merge lad.json r.json");

@@ -402,7 +402,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
         ],
     ));
     println!("{out}");
-    let doc: hotbench_stats::SweepDoc =
+    let doc: hotbench_results::SweepDoc =
         serde_json::from_value(json_value(&json)).expect("sweep document");
     let sigma = |label: &str| {
         let series = doc.series();

@@ -6,7 +6,7 @@ mod common;
 
 use common::case::{Case, Ran};
 use common::*;
-use hotbench_stats::RunStatus;
+use hotbench_results::RunStatus;
 
 fn init(db: &hotbench_pgserver::ConnInfo) {
     let o = run(db, &["-i", "-q"]);

@@ -9,7 +9,7 @@ use std::process::Output;
 
 use common::{command_on, database, hotbench, read, temp_dir, text};
 use hotbench_pgserver::ConnInfo;
-use hotbench_stats::{LadderFile, TxnCounters, VariantResult};
+use hotbench_results::{LadderFile, TxnCounters, VariantResult};
 
 /// `hotbench scenario run NAME` against `db`, with `args`.
 fn scenario_run(db: &ConnInfo, name: &str, args: &[&str]) -> Output {
@@ -42,7 +42,7 @@ fn ladder_passes(name: &str, args: &[&str]) -> LadderFile {
     );
     assert!(stdout.contains("vs baseline"), "{stdout}");
     let v: LadderFile = read(&out_json);
-    assert_eq!(v.format, hotbench_stats::LADDER_FORMAT);
+    assert_eq!(v.format, hotbench_results::LADDER_FORMAT);
     let ladder = &v.ladders[0];
     for variant in &ladder.variants {
         if variant.skipped.is_some() {

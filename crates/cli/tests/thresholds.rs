@@ -26,7 +26,7 @@ fn crossed_threshold_exits_3_and_is_stored() {
     assert!(stdout.contains("✔ failed=0"), "{stdout}");
     assert!(stderr.contains("thresholds crossed"), "{stderr}");
     let v = case.record();
-    assert_eq!(v.format, hotbench_stats::RESULT_FORMAT);
+    assert_eq!(v.format, hotbench_results::RESULT_FORMAT);
     let t = &v.thresholds;
     assert_eq!(t.len(), 3);
     assert_eq!(t[1].threshold, "p99<5ms");
@@ -126,8 +126,8 @@ fn sweep_checks_every_client_count() {
     let stdout = Ran::from(o).expect_code(3).out;
     assert!(stdout.contains("1 client: p50 = "), "{stdout}");
     assert!(stdout.contains("3 clients: tps = "), "{stdout}");
-    let v: hotbench_stats::SweepDoc = read(&case.json);
-    assert_eq!(v.format, hotbench_stats::SWEEP_FORMAT);
+    let v: hotbench_results::SweepDoc = read(&case.json);
+    assert_eq!(v.format, hotbench_results::SWEEP_FORMAT);
     let t = &v.thresholds;
     assert_eq!(t.len(), 6, "{t:?}");
     assert_eq!(t.iter().filter(|x| x.ok).count(), 3, "{t:?}");
@@ -155,8 +155,8 @@ fn ladder_thresholds_per_variant_and_best() {
     assert!(stdout.contains("✔ skip-locked:jobs/s>=1"), "{stdout}");
     assert!(stdout.contains("best:vs_baseline>=0.01"), "{stdout}");
     assert!(stdout.contains("✘ for-update:p99<0.001ms"), "{stdout}");
-    let v: hotbench_stats::LadderFile = read(&out);
-    assert_eq!(v.format, hotbench_stats::LADDER_FORMAT);
+    let v: hotbench_results::LadderFile = read(&out);
+    assert_eq!(v.format, hotbench_results::LADDER_FORMAT);
     let t = &v.thresholds;
     // checks=pass is checked on both variants.
     assert_eq!(t.len(), 5, "{t:?}");

@@ -31,8 +31,8 @@ fn usl_reproduces_the_published_cisco_fit_from_csv() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("contention dominates"), "{out}");
-    let v: hotbench_stats::UslDoc = common::read(&json);
-    assert_eq!(v.format, hotbench_stats::USL_FORMAT);
+    let v: hotbench_results::UslDoc = common::read(&json);
+    assert_eq!(v.format, hotbench_results::USL_FORMAT);
     let fit = &v.first;
     for (k, got, want) in [
         ("sigma", fit.sigma, 0.02671591),
@@ -43,7 +43,7 @@ fn usl_reproduces_the_published_cisco_fit_from_csv() {
     }
     assert!(fit.n_max.is_some() && fit.x_max.is_some(), "{fit:?}");
     assert!(fit.r2 > 0.9, "{fit:?}");
-    assert_eq!(fit.constraint, hotbench_stats::Constraint::Contention);
+    assert_eq!(fit.constraint, hotbench_results::Constraint::Contention);
     assert_eq!(v.fits.len(), 1);
     let html = std::fs::read_to_string(&page).expect("html written");
     assert!(html.contains("USL fit"));

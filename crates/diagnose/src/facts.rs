@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::diagnosis_record::KeyShare;
-use hotbench_stats::probe_record::{ActiveStatement, ProbeRecord, TableSummary};
+use hotbench_results::diagnosis_record::KeyShare;
+use hotbench_results::probe_record::{ActiveStatement, ProbeRecord, TableSummary};
 
 use crate::shape::{relation_key, touches_via, Access};
 
@@ -238,7 +238,7 @@ pub fn trend_ms(p: &ProbeRecord, queryids: &[&str]) -> Option<(f64, f64)> {
 mod tests {
     use super::*;
     use crate::testdata::{record, stmt};
-    use hotbench_stats::probe_record::StatementInterval;
+    use hotbench_results::probe_record::StatementInterval;
 
     #[test]
     fn statements_tables_and_waits_meet_on_the_relation() {
@@ -350,7 +350,7 @@ mod tests {
         let mut p = record(&[], &[]);
         for (i, ms) in [1.0, 1.1, 1.0, 2.0, 2.2, 2.4].iter().enumerate() {
             p.timeline
-                .push(hotbench_stats::probe_record::ProbeInterval {
+                .push(hotbench_results::probe_record::ProbeInterval {
                     t: i as f64,
                     statements: vec![StatementInterval {
                         queryid: "7".into(),

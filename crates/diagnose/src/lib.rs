@@ -17,6 +17,8 @@
 //! }
 //! ```
 
+pub mod catalog;
+mod error;
 pub mod facts;
 pub mod findings;
 pub mod functions;
@@ -29,8 +31,10 @@ mod testdata;
 use std::time::{Duration, Instant};
 
 use hotbench_probe::{Probe, ProbeOptions, Scope};
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus};
 use hotbench_wire::ConnectParams;
+
+pub use error::DiagnoseError;
 
 /// How long and how often to sample.
 #[derive(Debug, Clone)]
@@ -45,6 +49,9 @@ pub struct Options {
     pub server_cores: Option<u32>,
     /// The server, as shown (password masked).
     pub target: String,
+    /// The scenarios findings point to, by the shapes their manifests reproduce (the
+    /// built-in ones by default).
+    pub catalog: catalog::Catalog,
 }
 
 impl Options {
@@ -55,6 +62,7 @@ impl Options {
             key_reads: true,
             server_cores: None,
             target: String::new(),
+            catalog: catalog::Catalog::builtin(),
         }
     }
 }
@@ -62,16 +70,6 @@ impl Options {
 /// Ten wait samples per stats round, between 200 ms and 5 s.
 pub fn stats_interval(interval: Duration) -> Duration {
     (interval * 10).clamp(Duration::from_millis(200), Duration::from_secs(5))
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DiagnoseError {
-    /// No connection (exit 1).
-    #[error("could not connect: {0}")]
-    Connect(String),
-    /// The session could not be made safe; nothing was sampled (exit 1).
-    #[error("refusing to sample: {0}")]
-    Unsafe(String),
 }
 
 /// A server diagnose has connected to once and made sure it can sample safely.
@@ -151,6 +149,7 @@ impl Connected {
             duration_s,
             server_cores,
             functions: &functions,
+            catalog: &opts.catalog,
         });
         let mut notes = record.notes.clone();
         if server.sees_all == Some(false) {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hotbench_wire::{ConnectParams, Connector};
 
-use crate::DiagnoseError;
+use crate::error::DiagnoseError;
 
 /// `application_name` of diagnose's connections (the probe's and this check's).
 pub const APPLICATION_NAME: &str = "hotbench diagnose";

@@ -4,7 +4,7 @@
 //! cli's tests check every ladder it can suggest against the shipped scenarios (names,
 //! variants and parameters exist) and that the printed command means the same ladder.
 
-use hotbench_stats::diagnosis_record::{Estimate, Finding, SuggestedLadder};
+use hotbench_results::diagnosis_record::{Estimate, Finding, SuggestedLadder};
 
 /// Most clients a suggested ladder runs (it runs on the embedded server: a laptop).
 pub const MAX_CLIENTS: u32 = 200;
@@ -20,18 +20,18 @@ pub const MIN_THINK_MS: f64 = 1.0;
 /// A scenario to run, before it becomes a command.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Suggestion {
-    pub scenario: &'static str,
+    pub scenario: String,
     /// Empty: the whole ladder.
-    pub variants: Vec<&'static str>,
+    pub variants: Vec<String>,
     /// `--param NAME=VALUE`s.
-    pub params: Vec<(&'static str, String)>,
+    pub params: Vec<(String, String)>,
     pub estimate: Estimate,
 }
 
 impl Suggestion {
-    pub fn new(scenario: &'static str, estimate: Estimate) -> Suggestion {
+    pub fn new(scenario: &str, estimate: Estimate) -> Suggestion {
         Suggestion {
-            scenario,
+            scenario: scenario.to_string(),
             variants: Vec::new(),
             params: Vec::new(),
             estimate,
@@ -43,14 +43,10 @@ impl Suggestion {
     pub fn ladder(&self) -> SuggestedLadder {
         let tenths_us = |ms: f64| (ms * 10.0).round() as i64 * 100;
         SuggestedLadder {
-            scenario: self.scenario.to_string(),
-            variants: self.variants.iter().map(|v| v.to_string()).collect(),
+            scenario: self.scenario.clone(),
+            variants: self.variants.clone(),
             clients: self.estimate.clients.clamp(1, MAX_CLIENTS),
-            params: self
-                .params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
+            params: self.params.clone(),
             rtt_us: self
                 .estimate
                 .rtt_ms
@@ -76,8 +72,8 @@ impl Suggestion {
         f.command = Some(command_line(&args));
         f.command_args = args;
         f.suggestion = Some(ladder);
-        f.scenario = Some(self.scenario.to_string());
-        f.variants = self.variants.iter().map(|v| v.to_string()).collect();
+        f.scenario = Some(self.scenario);
+        f.variants = self.variants;
         f.estimate = Some(self.estimate);
     }
 }
@@ -161,8 +157,8 @@ mod tests {
     #[test]
     fn commands_carry_clients_variants_params_and_rtt() {
         let mut s = Suggestion::new("daily-limit", estimate(16, Some(8), Some(1.26)));
-        s.params.push(("customers", "8".into()));
-        s.variants = vec!["select-for-update", "update-returning"];
+        s.params.push(("customers".into(), "8".into()));
+        s.variants = vec!["select-for-update".into(), "update-returning".into()];
         assert_eq!(
             command_line(&s.args()),
             "hotbench scenario run daily-limit -c 16 --variants select-for-update,update-returning \

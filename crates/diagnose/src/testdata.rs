@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::{
+use hotbench_results::probe_record::{
     ActiveStatement, HotRow, ProbeRecord, RelationWaits, SessionsRecord, TableSummary, WaitShare,
 };
 
@@ -89,4 +89,11 @@ pub fn table(name: &str, ins: i64, upd: i64, del: i64, dead: (i64, i64)) -> Tabl
         dead_tuples_end: dead.1,
         ..Default::default()
     }
+}
+
+/// The built-in scenarios' catalog, read once.
+pub fn catalog() -> &'static crate::catalog::Catalog {
+    static CATALOG: std::sync::LazyLock<crate::catalog::Catalog> =
+        std::sync::LazyLock::new(crate::catalog::Catalog::builtin);
+    &CATALOG
 }

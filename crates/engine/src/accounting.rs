@@ -2,7 +2,7 @@
 //! transaction and a server error are counted (per group, script and timeline interval), logged (`-l`) and
 //! sampled for the result record (`stats::ErrorSample`).
 
-use hotbench_stats::ErrorSample;
+use hotbench_results::ErrorSample;
 use hotbench_wire::DbError;
 
 use crate::client_core::{Core, MAX_ERROR_SAMPLES};

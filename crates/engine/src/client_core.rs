@@ -5,14 +5,19 @@
 //! loop in `worker.rs` owns the connections and does the I/O; unit tests drive the core with
 //! scripted server replies instead (`client_core_tests.rs`).
 //!
+//! The core never reads the clock: every input carries the time it happened at (`now`, read
+//! by the driver), as quinn-proto's do, and the driver reaches the core's state only through
+//! its methods.
+//!
 //! The state machine itself is in `machine.rs`, error handling and retries in `retry.rs`,
-//! transaction accounting in `accounting.rs`; this file holds the thread state and the
-//! events that come from the network.
+//! transaction accounting in `accounting.rs`, the run's clock rules in `timers.rs`; this file
+//! holds the thread state and the events that come from the network.
 
 use std::sync::Arc;
 
+use hotbench_results::{ErrorSample, FailureKind};
 use hotbench_script::{CommandKind, ThreadRandom};
-use hotbench_stats::{ErrorSample, FailureKind};
+use hotbench_stats::hot_keys::KeySketch;
 use hotbench_wire::{DbError, Message};
 
 use crate::collect::Step;
@@ -23,7 +28,6 @@ use crate::plan::Plan;
 use crate::send::SendBuffers;
 use crate::slot::{Phase, Resume, Slot};
 use crate::tally::Tally;
-use crate::timers::Timers;
 
 /// What the driver must do for a client after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +40,19 @@ pub enum Action {
     /// Hand `slot.out` to the connection; results follow. Call [`Core::on_lost`] if the
     /// write fails.
     Send,
+    /// A meta-command ran (it may have taken time): call [`Core::advance`] again at once,
+    /// with the time now.
+    Continue,
 }
 
 /// Reconnect attempts start this long after a loss, µs.
 const RECONNECT_DELAY_US: i64 = 10_000;
 
-/// One worker thread's clients, minus their sockets.
+/// One worker thread's clients, minus their sockets. The driver uses its methods only.
 pub struct Core<E: Env> {
-    pub env: E,
-    pub plan: Arc<Plan>,
-    pub tally: Tally,
+    pub(crate) env: E,
+    pub(crate) plan: Arc<Plan>,
+    pub(crate) tally: Tally,
     pub(crate) bufs: SendBuffers,
     pub(crate) rnd: ThreadRandom,
     /// Per group: the schedule's last start under -R, µs.
@@ -58,9 +65,9 @@ pub struct Core<E: Env> {
     /// The emulated round trip, µs: `--rtt`, or an `rtt` perturbation's for a while.
     pub(crate) rtt_us: i64,
     /// End of a -T run (monotonic µs).
-    pub end_us: Option<i64>,
+    pub(crate) end_us: Option<i64>,
     /// Distinct server errors seen, with counts (at most [`MAX_ERROR_SAMPLES`]).
-    pub errors: Vec<ErrorSample>,
+    pub(crate) errors: Vec<ErrorSample>,
     /// What the driver must write or do (stderr lines, -l records, intervals).
     pub(crate) events: Events,
     /// The run's clock rules (`timers.rs`).
@@ -70,10 +77,10 @@ pub struct Core<E: Env> {
     /// `debug()` output of the meta-command being run.
     pub(crate) debug_out: Vec<u8>,
     /// A client aborted (for `--exit-on-abort`).
-    pub any_aborted: bool,
+    pub(crate) any_aborted: bool,
     /// When this thread's last transaction ended (committed, failed or skipped), µs: where
     /// the benchmark interval ends, not at teardown or at the cancellation of stuck ones.
-    pub last_end_us: i64,
+    pub(crate) last_end_us: i64,
     /// A `--key` variable's text form when it holds a double or boolean (reused: counting a
     /// key does not allocate).
     pub(crate) key_text: String,
@@ -82,8 +89,22 @@ pub struct Core<E: Env> {
 /// Distinct error messages remembered per thread.
 pub const MAX_ERROR_SAMPLES: usize = 20;
 
+/// The core's timers (set by [`Core::start`]; their rules are `timers.rs`).
+#[derive(Debug, Default)]
+pub struct Timers {
+    /// Length of a timeline interval, µs.
+    pub interval_us: i64,
+    /// When the current interval ends (monotonic µs).
+    pub next_boundary: i64,
+    /// Index of the current interval.
+    pub index: u64,
+    /// `--exit-on-abort` already stopped the run.
+    pub abort_reported: bool,
+}
+
 impl<E: Env> Core<E> {
-    /// The core of thread `tid` of `plan`; `rnd` are the thread's PRNGs.
+    /// The core of thread `tid` of `plan`; `rnd` are the thread's PRNGs. Each `--key`
+    /// variable gets its sketch.
     pub fn new(plan: Arc<Plan>, tid: usize, rnd: ThreadRandom, env: E) -> Self {
         let assigned = &plan.threads[tid].clients;
         let delay = (0..plan.groups.len())
@@ -92,9 +113,15 @@ impl<E: Env> Core<E> {
                 plan.throttle_delay_us(g, here)
             })
             .collect::<Vec<_>>();
+        let mut tally = Tally::new(&plan.shape());
+        tally.keys = plan
+            .key_vars
+            .iter()
+            .map(|k| KeySketch::new(k, plan.cfg.settings.key_capacity))
+            .collect();
         Core {
             env,
-            tally: Tally::new(&plan.shape()),
+            tally,
             bufs: SendBuffers::default(),
             rnd,
             trigger: vec![0; plan.groups.len()],
@@ -112,6 +139,24 @@ impl<E: Env> Core<E> {
             key_text: String::new(),
             plan,
         }
+    }
+
+    /// The clients connect to `hosts` hosts (counted per host in the result).
+    pub fn track_hosts(&mut self, hosts: usize) {
+        self.tally.track_hosts(hosts);
+    }
+
+    /// The thread's results once its clients are done: the tally (with each client's
+    /// fairness counts taken from `slots`) and the distinct server errors seen.
+    pub fn take_results(&mut self, slots: &mut [Slot]) -> (Tally, Vec<ErrorSample>) {
+        self.tally.clients = slots
+            .iter_mut()
+            .map(|s| (s.id, s.group, std::mem::take(&mut s.fair)))
+            .collect();
+        (
+            std::mem::take(&mut self.tally),
+            std::mem::take(&mut self.errors),
+        )
     }
 
     /// The benchmark starts at `origin`: -R schedules, the -T end and the timeline
@@ -143,14 +188,19 @@ impl<E: Env> Core<E> {
         self.limit_reached(slot) || self.past_end(now) || self.env.stop_requested()
     }
 
-    /// A connection attempt requested by [`Action::Connect`] ended (`Err`: why it failed).
-    pub fn on_connected(&mut self, slot: &mut Slot, result: Result<(), String>) {
+    /// A connection attempt ([`Action::Connect`], or the start's) ended at `now`: `Ok` with
+    /// the index of the host it reached, `Err` with why it failed.
+    pub fn on_connected(&mut self, slot: &mut Slot, result: Result<usize, String>, now: i64) {
         let asked_at = slot.connect_at;
+        if let Ok(host) = result {
+            self.tally.connected_to(host, slot.host);
+            slot.host = Some(host);
+        }
         match (slot.phase, result) {
-            (Phase::Reconnect, Ok(())) => {
+            (Phase::Reconnect, Ok(_)) => {
                 slot.mark_connected();
                 slot.reconnect_attempts = 0;
-                let gap = (self.env.now() - slot.disconnected_at).max(0) as u64;
+                let gap = (now - slot.disconnected_at).max(0) as u64;
                 let (g, s) = (slot.group, slot.script);
                 self.tally.each(g, s, |c| {
                     c.reconnects += 1;
@@ -163,7 +213,7 @@ impl<E: Env> Core<E> {
                 let backoff = (10_000i64 << slot.reconnect_attempts.min(7)).min(1_000_000);
                 slot.wake_at = asked_at + backoff;
             }
-            (_, Ok(())) => slot.mark_connected(),
+            (_, Ok(_)) => slot.mark_connected(),
             (_, Err(e)) => {
                 if self.plan.cfg.connect_each_txn {
                     self.events.say(format!(
@@ -179,14 +229,15 @@ impl<E: Env> Core<E> {
         }
     }
 
-    /// One backend message for the client. `None`: keep reading; `Some(action)`: stop
-    /// reading and do `action` (the command's results were complete, or the session ended).
-    pub fn on_message(&mut self, slot: &mut Slot, msg: &Message) -> Option<Action> {
+    /// One backend message for the client, read at `now`. `None`: keep reading;
+    /// `Some(action)`: stop reading and do `action` (the command's results were complete, or
+    /// the session ended).
+    pub fn on_message(&mut self, slot: &mut Slot, msg: &Message, now: i64) -> Option<Action> {
         if !matches!(slot.phase, Phase::WaitResult | Phase::WaitRollback) {
             // Asynchronous messages (notices, parameter status) between commands.
             if let Message::ErrorResponse(body) = msg {
                 let err = DbError::from_error_response(body).ok();
-                self.on_lost(slot, err, "server sent an error outside a command");
+                self.on_lost(slot, err, "server sent an error outside a command", now);
                 return Some(Action::Wait);
             }
             return None;
@@ -205,7 +256,7 @@ impl<E: Env> Core<E> {
         let step = match slot.collector.on_message(msg, sql, &mut slot.interp.vars) {
             Ok(s) => s,
             Err(e) => {
-                self.on_lost(slot, None, &e.to_string());
+                self.on_lost(slot, None, &e.to_string(), now);
                 return Some(Action::Wait);
             }
         };
@@ -223,7 +274,7 @@ impl<E: Env> Core<E> {
         }
         if slot.collector.error.as_ref().is_some_and(DbError::is_fatal) {
             let err = slot.collector.error.take();
-            self.on_lost(slot, err, "the server terminated the session");
+            self.on_lost(slot, err, "the server terminated the session", now);
             return Some(Action::Wait);
         }
         if step != Step::Done {
@@ -235,9 +286,7 @@ impl<E: Env> Core<E> {
                 return None;
             }
         }
-        // One clock read for the whole event: the result's time is also when the next
-        // command starts.
-        let now = self.env.now();
+        // The result's time is also when the next command starts.
         // --rtt on every round trip; --think too when the result left the transaction open
         // (the client's own time between a transaction's statements, holding its locks).
         let mut rtt = self.rtt_us;
@@ -255,7 +304,7 @@ impl<E: Env> Core<E> {
             return Some(Action::Wait);
         }
         let action = if slot.phase == Phase::WaitRollback {
-            self.process_rollback(slot)
+            self.process_rollback(slot, now)
         } else {
             self.process_result(slot, now)
         };
@@ -263,7 +312,7 @@ impl<E: Env> Core<E> {
             return Some(action);
         }
         if slot.is_runnable(now) {
-            return Some(self.advance_at(slot, now));
+            return Some(self.advance(slot, now));
         }
         Some(Action::Wait)
     }
@@ -291,7 +340,7 @@ impl<E: Env> Core<E> {
                 slot.phase = Phase::Command;
                 return Action::Wait;
             }
-            return self.handle_sql_error(slot, err);
+            return self.handle_sql_error(slot, err, now);
         }
         if let Some(e) = slot.collector.store_error.take() {
             self.events.say(format!(
@@ -347,9 +396,9 @@ impl<E: Env> Core<E> {
         self.events.pop()
     }
 
-    /// The connection is gone (`err`: the server's last word, if any): fail the
+    /// The connection is gone at `now` (`err`: the server's last word, if any): fail the
     /// transaction in flight, then reconnect or abort.
-    pub fn on_lost(&mut self, slot: &mut Slot, err: Option<DbError>, what: &str) {
+    pub fn on_lost(&mut self, slot: &mut Slot, err: Option<DbError>, what: &str, now: i64) {
         let (g, s) = (slot.group, slot.script);
         let err = err.or_else(|| slot.collector.farewell.take());
         let detail = match &err {
@@ -388,7 +437,6 @@ impl<E: Env> Core<E> {
                         slot.id
                     ));
                 }
-                let now = self.env.now();
                 slot.disconnected_at = now;
                 slot.reconnect_attempts = 0;
                 slot.wake_at = now + RECONNECT_DELAY_US;

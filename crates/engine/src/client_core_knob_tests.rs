@@ -18,8 +18,9 @@ fn a_shutdown_notice_before_the_connection_drops_is_the_failures_sqlstate() {
     let body =
         "SWARNING\0VWARNING\0C57P01\0Mterminating connection due to immediate shutdown command\0\0";
     assert_eq!(b.reply(&[backend(b'N', body.as_bytes())]), None);
+    let now = b.now();
     b.core
-        .on_lost(&mut b.slot, None, "server closed the connection");
+        .on_lost(&mut b.slot, None, "server closed the connection", now);
     assert_eq!(b.totals().connection_failures, 1);
     assert_eq!(b.totals().errors_by_sqlstate.get("57P01"), Some(&1));
     assert_eq!(b.core.errors[0].sqlstate, "57P01");

@@ -1,8 +1,8 @@
 //! The engine core driven without a server: a hand-moved clock, scripted backend replies
 //! and a fake driver that records what the core asked to send. Covers commits, retries of
 //! serialization failures and deadlocks, errors that abort, lost connections and
-//! reconnects, -R lag, -L skips, pipelines, -C, the round-trip emulation, and the end of a
-//! -R run that a stall outlasts (every scheduled transaction counted).
+//! reconnects, -R lag, -L skips, pipelines, -C and the round-trip emulation (the end of a
+//! -R run: `client_core_rate_tests.rs`).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -23,7 +23,8 @@ use crate::plan::Plan;
 use crate::slot::{Outcome, Phase, Slot};
 use crate::timers::END_GRACE_US;
 
-/// A clock the test moves, and a stop flag.
+/// A clock the test moves (the time the fake driver passes with every input), and a stop
+/// flag.
 #[derive(Clone, Default)]
 pub(crate) struct FakeEnv {
     pub(crate) now: Rc<Cell<i64>>,
@@ -31,9 +32,6 @@ pub(crate) struct FakeEnv {
 }
 
 impl Env for FakeEnv {
-    fn now(&self) -> i64 {
-        self.now.get()
-    }
     fn stop_requested(&self) -> bool {
         self.stop.get()
     }
@@ -85,7 +83,7 @@ impl Bench {
         Bench { core, slot, env }
     }
 
-    fn at(&self, us: i64) {
+    pub(crate) fn at(&self, us: i64) {
         self.env.now.set(us);
     }
 
@@ -93,8 +91,27 @@ impl Bench {
         self.env.now.set(self.env.now.get() + us);
     }
 
+    pub(crate) fn now(&self) -> i64 {
+        self.env.now.get()
+    }
+
+    /// Runs the client as the driver does: again at once after a meta-command.
     pub(crate) fn advance(&mut self) -> Action {
-        self.core.advance(&mut self.slot)
+        self.go_on(Action::Continue)
+    }
+
+    /// The connection attempt the core asked for ended now.
+    pub(crate) fn connected(&mut self, result: Result<usize, String>) {
+        let now = self.now();
+        self.core.on_connected(&mut self.slot, result, now);
+    }
+
+    pub(crate) fn go_on(&mut self, mut action: Action) -> Action {
+        while action == Action::Continue {
+            let now = self.now();
+            action = self.core.advance(&mut self.slot, now);
+        }
+        action
     }
 
     /// Takes what the core asked to send, as `(type byte, text)` per frontend message
@@ -124,8 +141,9 @@ impl Bench {
     /// Feeds server messages; the first that ends the wait returns its action.
     pub(crate) fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
         for m in msgs {
-            if let Some(a) = self.core.on_message(&mut self.slot, m) {
-                return Some(a);
+            let now = self.now();
+            if let Some(a) = self.core.on_message(&mut self.slot, m, now) {
+                return Some(self.go_on(a));
             }
         }
         None
@@ -189,6 +207,31 @@ fn a_committed_transaction_is_timed_from_its_start() {
     assert_eq!(t.latency.mean(), 500.0);
     let cmd = &b.core.tally.groups[0].scripts[0].commands[1];
     assert_eq!((cmd.latency.count, cmd.latency.mean()), (1, 300.0));
+}
+
+#[test]
+fn a_meta_command_hands_back_and_is_timed_to_the_drivers_next_now() {
+    // The core never reads the clock: after a meta-command it answers Continue, and the
+    // time after it is what the driver passes next (a `\shell` may take long).
+    let mut cfg = config("\\set a 1\nSELECT :a;\n");
+    cfg.report_per_command = true;
+    let mut b = Bench::new(cfg);
+    let now = b.now();
+    assert_eq!(b.core.advance(&mut b.slot, now), Action::Continue);
+    assert!(
+        b.sent().is_empty(),
+        "nothing sent before the driver comes back"
+    );
+    b.later(700);
+    let now = b.now();
+    assert_eq!(b.core.advance(&mut b.slot, now), Action::Send);
+    assert_eq!(b.sent()[0].1, "SELECT 1;");
+    assert_eq!(
+        b.slot.cmd_start, 1_000_700,
+        "the SQL starts after the meta-command"
+    );
+    let set = &b.core.tally.groups[0].scripts[0].commands[0];
+    assert_eq!((set.latency.count, set.latency.mean()), (1, 700.0));
 }
 
 #[test]
@@ -285,10 +328,12 @@ fn a_lost_connection_fails_the_transaction_then_reconnects_with_backoff() {
     let mut b = Bench::new(cfg);
     b.advance();
     b.reply(&ok("BEGIN", b'T'));
+    let now = b.now();
     b.core.on_lost(
         &mut b.slot,
         None,
         "server closed the connection unexpectedly",
+        now,
     );
     assert!(!b.slot.connected && b.slot.out.is_empty());
     assert_eq!(b.slot.phase, Phase::Reconnect);
@@ -296,12 +341,12 @@ fn a_lost_connection_fails_the_transaction_then_reconnects_with_backoff() {
     assert_eq!(b.advance(), Action::Wait, "not before the reconnect delay");
     b.later(10_000);
     assert_eq!(b.advance(), Action::Connect);
-    b.core.on_connected(&mut b.slot, Err("refused".into()));
+    b.connected(Err("refused".into()));
     assert_eq!(b.advance(), Action::Wait, "backing off");
     b.later(20_000);
     assert_eq!(b.advance(), Action::Connect);
     b.later(1_000);
-    b.core.on_connected(&mut b.slot, Ok(()));
+    b.connected(Ok(0));
     let t = b.totals();
     assert_eq!((t.reconnects, t.disconnected_us), (1, 31_000));
     assert_eq!(b.advance(), Action::Send);
@@ -384,12 +429,12 @@ fn connect_each_transaction_closes_and_reopens() {
     cfg.limit = Limit::Transactions(2);
     let mut b = Bench::new(cfg);
     assert_eq!(b.advance(), Action::Connect);
-    b.core.on_connected(&mut b.slot, Ok(()));
+    b.connected(Ok(0));
     assert_eq!(b.advance(), Action::Send);
     b.sent();
     assert_eq!(b.reply(&ok("SELECT 1", b'I')), Some(Action::Connect));
     assert!(!b.slot.connected, "closed after the transaction");
-    b.core.on_connected(&mut b.slot, Err("refused".into()));
+    b.connected(Err("refused".into()));
     assert_eq!(b.slot.phase, Phase::Aborted, "-C: a failed connect aborts");
 }
 
@@ -511,14 +556,14 @@ fn a_timed_run_wakes_at_its_end_then_abandons_after_the_grace() {
     let origin = 1_000_000;
     let slots = [];
     assert_eq!(
-        b.core.poll_timeout(&slots),
+        b.core.poll_timeout(b.now(), &slots),
         origin + 3_000_000,
         "the -T end"
     );
     assert!(!b.core.must_abandon(origin + 3_000_000));
     b.at(origin + 3_000_000);
     assert_eq!(
-        b.core.poll_timeout(&slots),
+        b.core.poll_timeout(b.now(), &slots),
         origin + 3_000_000 + END_GRACE_US,
         "past the end: the grace's end"
     );
@@ -547,14 +592,14 @@ fn sleeping_clients_and_interval_boundaries_set_the_timeout() {
     assert_eq!(b.advance(), Action::Wait);
     assert_eq!(b.slot.phase, Phase::Sleep);
     assert_eq!(
-        b.core.poll_timeout([&b.slot]),
+        b.core.poll_timeout(b.now(), [&b.slot]),
         1_005_000,
         "the sleep ends first"
     );
     b.at(2_000_000);
     let _ = b.advance();
     assert_eq!(
-        b.core.poll_timeout([&b.slot]),
+        b.core.poll_timeout(b.now(), [&b.slot]),
         2_000_000,
         "the first interval's end"
     );
@@ -581,7 +626,7 @@ fn passed_interval_boundaries_are_each_handed_out_in_order() {
         })
         .collect();
     assert_eq!(got, vec![(0, 0), (1, 0)]);
-    assert_eq!(b.core.poll_timeout([]), 4_000_000);
+    assert_eq!(b.core.poll_timeout(b.now(), []), 4_000_000);
     b.core.finish_intervals();
     assert!(matches!(
         b.core.events.drain()[..],
@@ -665,102 +710,4 @@ fn the_core_queues_log_records_and_notices_instead_of_writing_them() {
     assert_eq!((records[0].client, records[0].txn_no), (0, 1));
     assert_eq!(records[0].latency, 700);
     assert_eq!(records[0].outcome, Some(Outcome::Committed));
-}
-
-/// Issue 36, row 14: under -R the server stalls after ten commits and stays stalled past
-/// the end of the -T run. At the end plus the grace the transaction in flight is
-/// unfinished, and every start the schedule owed before the end that no client could take
-/// is unstarted: with the commits they add up to the schedule exactly.
-#[test]
-fn a_stall_until_the_end_of_a_rate_limited_run_leaves_no_scheduled_transaction_uncounted() {
-    let mut cfg = config("SELECT 1;\n");
-    cfg.groups[0].rate = Some(100.0);
-    cfg.limit = Limit::Duration(1_000_000);
-    let mut b = Bench::new(cfg);
-    let (origin, end) = (1_000_000, 2_000_000);
-    // The schedule as the core draws it: the thread's throttle PRNG (seed 2), mean 10 ms.
-    let mut prng = PrngState::seed(2);
-    let (mut at, mut scheduled) = (origin, 0u64);
-    loop {
-        at += hotbench_script::poisson_rand(&mut prng, 10_000.0);
-        if at > end {
-            break;
-        }
-        scheduled += 1;
-    }
-    for _ in 0..10 {
-        assert_eq!(b.advance(), Action::Wait);
-        assert_eq!(b.slot.phase, Phase::Throttle);
-        b.at(b.slot.wake_at);
-        assert_eq!(b.advance(), Action::Send);
-        b.later(100);
-        b.reply(&ok("SELECT 1", b'I'));
-    }
-    b.advance();
-    b.at(b.slot.wake_at);
-    assert_eq!(
-        b.advance(),
-        Action::Send,
-        "the eleventh is sent; no answer comes"
-    );
-    let stalled_at = b.env.now.get();
-    assert!(stalled_at < end);
-    // The core wakes the driver at the end, then at the end of the grace, and gives up.
-    assert_eq!(
-        b.core.poll_timeout([&b.slot]),
-        end.min(b.core.timers.next_boundary)
-    );
-    b.at(end + END_GRACE_US);
-    assert!(b.core.must_abandon(end + END_GRACE_US));
-    assert!(b.core.abandon(&mut b.slot, end + END_GRACE_US), "cancel it");
-    b.core.count_unstarted(end + END_GRACE_US);
-    let t = b.totals().clone();
-    assert_eq!((t.cnt, t.unfinished), (10, 1));
-    assert!(t.unstarted > 50, "{}", t.unstarted);
-    assert_eq!(
-        t.cnt + t.failures() + t.skipped + t.unfinished + t.unstarted,
-        scheduled,
-        "every scheduled transaction is counted once"
-    );
-    // Nothing is owed twice.
-    b.core.count_unstarted(end + END_GRACE_US);
-    assert_eq!(b.totals().unstarted, t.unstarted);
-}
-
-/// A -R run that kept up owes nothing at its end, and a client waiting for a start past
-/// the end is not counted; one whose start passed (the thread was held up) is.
-#[test]
-fn a_rate_limited_run_that_kept_up_has_nothing_unstarted() {
-    let mut cfg = config("SELECT 1;\n");
-    cfg.groups[0].rate = Some(100.0);
-    cfg.limit = Limit::Duration(1_000_000);
-    let mut b = Bench::new(cfg.clone());
-    let end = 2_000_000;
-    b.advance();
-    for _ in 0..1000 {
-        match b.slot.phase {
-            Phase::Throttle => {
-                b.at(b.slot.wake_at.max(b.env.now.get()));
-                b.advance();
-            }
-            Phase::WaitResult => {
-                b.later(100);
-                b.reply(&ok("SELECT 1", b'I'));
-            }
-            _ => break,
-        }
-    }
-    assert_eq!(
-        b.slot.phase,
-        Phase::Finished,
-        "its next start is past the end"
-    );
-    b.core.count_unstarted(end + 10);
-    assert_eq!(b.totals().unstarted, 0);
-    // Held up while waiting for a start that is now past: unstarted.
-    let mut b = Bench::new(cfg);
-    assert_eq!(b.advance(), Action::Wait);
-    let start = b.slot.wake_at;
-    assert!(!b.core.abandon(&mut b.slot, start + 1), "nothing to cancel");
-    assert_eq!(b.totals().unstarted, 1);
 }

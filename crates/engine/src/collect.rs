@@ -248,9 +248,15 @@ impl ResultSink for Sink<'_, '_> {
     /// Server notices go to stderr as libpq's default notice processor prints them (pgbench
     /// shows them that way: `WARNING:  SET LOCAL can only be used in transaction blocks`).
     fn notice(&mut self, notice: DbError) {
-        self.c.notices.push(crate::retry::one_line(&notice));
+        self.c.notices.push(one_line(&notice));
         if notice.code.is_connection_lost() {
             self.c.farewell = Some(notice);
         }
     }
+}
+/// The error as libpq's `PQerrorMessage` words it (pgbench prints that): `ERROR:  message`
+/// and its DETAIL/HINT/CONTEXT lines, each of the server's texts escaped for the terminal
+/// (a newline or an escape sequence in a relation name stays inside its line).
+fn one_line(err: &DbError) -> String {
+    err.render_with(&|s| hotbench_results::terminal::escape(s))
 }

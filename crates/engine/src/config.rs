@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use hotbench_stats::{ConfigGroup, ConfigRecord, ConfigScript, RetryRecord};
+use hotbench_results::{ConfigGroup, ConfigRecord, ConfigScript, RetryRecord};
 
 use crate::backoff::Backoff;
 pub use hotbench_settings::{
@@ -80,7 +80,7 @@ pub struct DisplayConfig {
     /// Failures by kind in the report and the -l log.
     pub failures_detailed: bool,
     /// The pgbench version whose log layouts (and, through the record, report) to follow.
-    pub pgbench_compat: hotbench_stats::PgbenchCompat,
+    pub pgbench_compat: hotbench_results::PgbenchCompat,
     /// Result file, rewritten atomically every few intervals and at the end.
     pub json_path: Option<PathBuf>,
 }

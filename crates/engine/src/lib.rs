@@ -10,6 +10,8 @@ mod client_core;
 #[cfg(test)]
 mod client_core_knob_tests;
 #[cfg(test)]
+mod client_core_rate_tests;
+#[cfg(test)]
 mod client_core_tests;
 pub mod clock;
 mod collect;
@@ -26,6 +28,7 @@ mod observe;
 mod per_key;
 mod perturb;
 mod perturb_cmd;
+mod perturb_ctx;
 mod perturb_server;
 mod perturb_sql;
 mod plan;

@@ -11,19 +11,14 @@ use crate::client_core::{Action, Core};
 use crate::config::{QueryMode, GOODPUT_VARIABLE};
 use crate::env::Env;
 use crate::send::encode_command;
-use crate::slot::{Outcome, Phase, Resume, Slot};
+use crate::slot::{MetaResult, Outcome, Phase, Resume, Slot};
 
 impl<E: Env> Core<E> {
-    /// Runs the client's state machine until it has to wait.
-    pub fn advance(&mut self, slot: &mut Slot) -> Action {
-        let now = self.env.now();
-        self.advance_at(slot, now)
-    }
-
-    /// [`advance`](Self::advance) from the time `now` the caller already read: the clock is
-    /// read again only after a meta-command ran (pgbench's `pg_time_now_lazy`), not at
-    /// every step of the state machine.
-    pub(crate) fn advance_at(&mut self, slot: &mut Slot, mut now: i64) -> Action {
+    /// Runs the client's state machine at `now` until it has to wait, or until a
+    /// meta-command ran: then it answers [`Action::Continue`], and the driver calls again
+    /// with the time after it (pgbench resets its lazy `now` after every meta-command, which
+    /// may take time: `\shell`), so the core never reads the clock.
+    pub fn advance(&mut self, slot: &mut Slot, now: i64) -> Action {
         loop {
             match slot.phase {
                 Phase::Finished | Phase::Aborted | Phase::WaitResult | Phase::WaitRollback => {
@@ -108,7 +103,7 @@ impl<E: Env> Core<E> {
                         }
                         Resume::Rollback => {
                             slot.phase = Phase::WaitRollback;
-                            self.process_rollback(slot)
+                            self.process_rollback(slot, now)
                         }
                     };
                     if action != Action::Wait {
@@ -116,7 +111,7 @@ impl<E: Env> Core<E> {
                     }
                 }
                 Phase::Command => {
-                    if let Some(action) = self.command(slot, &mut now) {
+                    if let Some(action) = self.command(slot, now) {
                         return action;
                     }
                 }
@@ -157,9 +152,13 @@ impl<E: Env> Core<E> {
         false
     }
 
-    /// Runs command `slot.cmd`. `None`: go on with the next step; `Some`: stop here. `now`
-    /// is read again after a meta-command (it may take time: `\shell`).
-    fn command(&mut self, slot: &mut Slot, now: &mut i64) -> Option<Action> {
+    /// Runs command `slot.cmd` at `now`. `None`: go on with the next step; `Some`: stop
+    /// here. A meta-command ends with [`Action::Continue`]: what it returned is finished
+    /// ([`finish_meta`](Self::finish_meta)) when the driver calls again with the time after.
+    fn command(&mut self, slot: &mut Slot, now: i64) -> Option<Action> {
+        if let Some((r, t0)) = slot.meta_done.take() {
+            return self.finish_meta(slot, r, t0, now);
+        }
         let plan = self.plan.clone();
         let script = &plan.groups[slot.group].scripts[slot.script];
         let Some(command) = script.command(slot.cmd) else {
@@ -171,7 +170,7 @@ impl<E: Env> Core<E> {
                 self.abort(slot);
                 return Some(Action::Wait);
             }
-            self.end_transaction(slot, Outcome::Committed, *now);
+            self.end_transaction(slot, Outcome::Committed, now);
             return None;
         };
         match &command.kind {
@@ -187,7 +186,7 @@ impl<E: Env> Core<E> {
                         return Some(self.command_failed(slot, meta, &why));
                     }
                 }
-                let action = self.send_sql(slot, sql, *now);
+                let action = self.send_sql(slot, sql, now);
                 if slot.phase == Phase::Command {
                     // Queued inside a pipeline: go on with the next command.
                     return None;
@@ -201,7 +200,6 @@ impl<E: Env> Core<E> {
                         slot.id, meta.name
                     ));
                 }
-                let t0 = *now;
                 let r = slot
                     .interp
                     .execute(script, slot.script, slot.cmd, &mut self.debug_out);
@@ -213,89 +211,86 @@ impl<E: Env> Core<E> {
                         self.events.say(line.to_string());
                     }
                 }
-                *now = self.env.now();
-                if self.plan.cfg.report_per_command {
-                    let dt = *now - t0;
-                    if let Some(c) = self.tally.command(slot.group, slot.script, slot.cmd) {
-                        c.latency.add(dt as f64);
-                        c.hist.record_us(dt.max(0) as u64);
-                    }
-                }
-                match r {
-                    Ok(ScriptAction::Next) => slot.cmd += 1,
-                    Ok(ScriptAction::Jump(n)) => slot.cmd = n,
-                    Ok(ScriptAction::Sleep(us)) => {
-                        slot.cmd += 1;
-                        if us > 0 {
-                            slot.wake_at = *now + us;
-                            slot.resume = Resume::Command;
-                            slot.phase = Phase::Sleep;
-                            return Some(Action::Wait);
-                        }
-                    }
-                    Ok(ScriptAction::StartPipeline) => {
-                        if slot.pipeline.is_some() {
-                            return Some(self.command_failed(
-                                slot,
-                                "startpipeline",
-                                "already in pipeline mode",
-                            ));
-                        }
-                        if self.plan.cfg.query_mode == QueryMode::Simple {
-                            self.events.say(format!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id));
-                            self.abort(slot);
-                            return Some(Action::Wait);
-                        }
-                        slot.pipeline = Some(0);
-                        slot.cmd += 1;
-                    }
-                    Ok(ScriptAction::SyncPipeline) => {
-                        if slot.pipeline.is_none() {
-                            return Some(self.command_failed(
-                                slot,
-                                "syncpipeline",
-                                "not in pipeline mode",
-                            ));
-                        }
-                        if let (Some(n), true) = (slot.pipeline, slot.connected) {
-                            hotbench_wire::encode::sync(&mut slot.out);
-                            slot.pipeline = Some(n + 1);
-                        }
-                        slot.cmd += 1;
-                    }
-                    Ok(ScriptAction::EndPipeline) => {
-                        let Some(n) = slot.pipeline else {
-                            return Some(self.command_failed(
-                                slot,
-                                "endpipeline",
-                                "not in pipeline mode",
-                            ));
-                        };
-                        if slot.connected {
-                            hotbench_wire::encode::sync(&mut slot.out);
-                        }
-                        slot.pipeline = Some(n + 1);
-                        slot.cmd_start = *now;
-                        slot.collector.start(None);
-                        slot.phase = Phase::WaitResult;
-                        return Some(Action::Send);
-                    }
-                    Err(e) => {
-                        self.events.say(format!(
-                            "hotbench: error: client {} command {}: {}",
-                            slot.id, e.command, e.message
-                        ));
-                        self.events.say(format!(
-                            "hotbench: error: {}",
-                            e.abort_line(slot.id, slot.script)
-                        ));
-                        self.abort(slot);
-                        return Some(Action::Wait);
-                    }
-                }
-                None
+                slot.meta_done = Some((r, now));
+                Some(Action::Continue)
             }
         }
+    }
+
+    /// The meta-command started at `t0` returned `r`; `now` is the time after it.
+    fn finish_meta(&mut self, slot: &mut Slot, r: MetaResult, t0: i64, now: i64) -> Option<Action> {
+        if self.plan.cfg.report_per_command {
+            let dt = now - t0;
+            if let Some(c) = self.tally.command(slot.group, slot.script, slot.cmd) {
+                c.latency.add(dt as f64);
+                c.hist.record_us(dt.max(0) as u64);
+            }
+        }
+        match r {
+            Ok(ScriptAction::Next) => slot.cmd += 1,
+            Ok(ScriptAction::Jump(n)) => slot.cmd = n,
+            Ok(ScriptAction::Sleep(us)) => {
+                slot.cmd += 1;
+                if us > 0 {
+                    slot.wake_at = now + us;
+                    slot.resume = Resume::Command;
+                    slot.phase = Phase::Sleep;
+                    return Some(Action::Wait);
+                }
+            }
+            Ok(ScriptAction::StartPipeline) => {
+                if slot.pipeline.is_some() {
+                    return Some(self.command_failed(
+                        slot,
+                        "startpipeline",
+                        "already in pipeline mode",
+                    ));
+                }
+                if self.plan.cfg.query_mode == QueryMode::Simple {
+                    self.events.say(format!("hotbench: error: client {} aborted: cannot use pipeline mode with the simple query protocol", slot.id));
+                    self.abort(slot);
+                    return Some(Action::Wait);
+                }
+                slot.pipeline = Some(0);
+                slot.cmd += 1;
+            }
+            Ok(ScriptAction::SyncPipeline) => {
+                if slot.pipeline.is_none() {
+                    return Some(self.command_failed(slot, "syncpipeline", "not in pipeline mode"));
+                }
+                if let (Some(n), true) = (slot.pipeline, slot.connected) {
+                    hotbench_wire::encode::sync(&mut slot.out);
+                    slot.pipeline = Some(n + 1);
+                }
+                slot.cmd += 1;
+            }
+            Ok(ScriptAction::EndPipeline) => {
+                let Some(n) = slot.pipeline else {
+                    return Some(self.command_failed(slot, "endpipeline", "not in pipeline mode"));
+                };
+                if slot.connected {
+                    hotbench_wire::encode::sync(&mut slot.out);
+                }
+                slot.pipeline = Some(n + 1);
+                slot.cmd_start = now;
+                slot.collector.start(None);
+                slot.phase = Phase::WaitResult;
+                return Some(Action::Send);
+            }
+            Err(e) => {
+                self.events.say(format!(
+                    "hotbench: error: client {} command {}: {}",
+                    slot.id, e.command, e.message
+                ));
+                self.events.say(format!(
+                    "hotbench: error: {}",
+                    e.abort_line(slot.id, slot.script)
+                ));
+                self.abort(slot);
+                return Some(Action::Wait);
+            }
+        }
+        None
     }
 
     /// A meta-command misused (pipeline state, `\gset` in a pipeline): pgbench's
@@ -313,7 +308,7 @@ impl<E: Env> Core<E> {
     /// otherwise the client waits for its results after the driver sent it.
     fn send_sql(&mut self, slot: &mut Slot, sql: &hotbench_script::SqlCommand, now: i64) -> Action {
         if !slot.connected {
-            self.on_lost(slot, None, "no connection");
+            self.on_lost(slot, None, "no connection", now);
             return Action::Wait;
         }
         let in_pipeline = slot.pipeline.is_some();

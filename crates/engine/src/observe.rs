@@ -3,7 +3,7 @@
 //! a new one is added without touching it. Called once per interval or period, never per
 //! transaction (dynamic dispatch costs nothing that matters here).
 
-use hotbench_stats::{IntervalRecord, IntervalStats, RunRecord};
+use hotbench_results::{IntervalRecord, IntervalStats, RunRecord};
 
 /// Something that follows a run. Every method has a do-nothing default.
 pub trait RunObserver {

@@ -4,7 +4,7 @@
 //! or a slow CHECKPOINT never blocks the engine or the next perturbation. When the run ends,
 //! [`Driver::finish`] wakes it, cancels what is still running on the server, releases what
 //! is held, and returns what happened as record entries (the recovery is judged afterwards
-//! from the timeline, `stats::perturbation_record::judge`). What each kind executes is
+//! from the timeline, `results::recovery::judge`). What each kind executes is
 //! `perturb_sql.rs` (SQL on its own connection), `perturb_server.rs` (the server's processes:
 //! restart, pause, or the user's `--perturb-cmd`) and, for the run's own `rtt` and `rate`,
 //! [`knob`] here. [`check`] refuses before the run what cannot be done (a restart of a
@@ -12,19 +12,17 @@
 //! sharded run (`--shard I/N`) shard 0 fires what acts on the whole server, once for the run;
 //! every shard does what acts on the run's clients to its own.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::{At, Kind, Perturbation, Scope};
-use hotbench_settings::perturb_cmd::{command_for, PerturbCmd};
-use hotbench_stats::PerturbationRecord;
-use hotbench_wire::{CancelToken, Connector};
+use hotbench_settings::perturb_cmd::command_for;
+use hotbench_wire::Connector;
 
-use crate::clock::now_us;
 use crate::config::RunConfig;
 use crate::knobs::Knobs;
-use crate::server_process::ServerHandle;
+use crate::perturb_ctx::{early, entry, run_rate, Ctx};
 
 /// Refuses, before the run, perturbations this run cannot do: `restart` or `pause` of a
 /// server hotbench did not start with no `--perturb-cmd` for it, `rate` without `-R`.
@@ -51,90 +49,6 @@ pub(crate) fn check(cfg: &RunConfig) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The run's open-loop rate, transactions per second (0: closed loop).
-fn run_rate(cfg: &RunConfig) -> f64 {
-    cfg.groups
-        .iter()
-        .filter_map(|g| g.rate.filter(|r| *r > 0.0 && g.clients > 0))
-        .sum()
-}
-
-/// What the firings share: the stop flag (with its condition variable, so waits end at
-/// once), the cancel tokens of the statements in flight, and the run's start.
-pub(crate) struct Ctx {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-    in_flight: Mutex<Vec<(u64, CancelToken)>>,
-    /// The benchmark's start (`clock::now_us`).
-    origin_us: i64,
-    pub(crate) connector: Connector,
-    /// The `application_name` of the run's client backends, when it is the run's own (one
-    /// the connection options set is somebody else's too: `terminate` refuses it).
-    pub(crate) run_application_name: Option<String>,
-    /// What `rtt` and `rate` change, and the values they go back to.
-    pub(crate) knobs: Arc<Knobs>,
-    pub(crate) base_rtt_us: i64,
-    pub(crate) run_rate: f64,
-    /// The server's processes (`restart`, `pause`), when hotbench started it.
-    pub(crate) server: Option<ServerHandle>,
-    /// The user's `--perturb-cmd`s.
-    pub(crate) commands: Vec<PerturbCmd>,
-    /// This process's shard of the run (`--shard I/N`): index, count.
-    pub(crate) shard: Option<(usize, usize)>,
-}
-
-impl Ctx {
-    /// Seconds since the benchmark started.
-    pub(crate) fn now_s(&self) -> f64 {
-        (now_us() - self.origin_us) as f64 / 1e6
-    }
-
-    pub(crate) fn is_stopped(&self) -> bool {
-        *lock(&self.stopped)
-    }
-
-    /// Waits until `until_us` (on the run's clock, µs since the start) or the stop; true when
-    /// stopped.
-    pub(crate) fn wait_until(&self, until_us: i64) -> bool {
-        let mut stopped = lock(&self.stopped);
-        loop {
-            if *stopped {
-                return true;
-            }
-            let left = until_us - (now_us() - self.origin_us);
-            if left <= 0 {
-                return false;
-            }
-            stopped = match self
-                .wake
-                .wait_timeout(stopped, Duration::from_micros(left as u64))
-            {
-                Ok((g, _)) => g,
-                Err(p) => p.into_inner().0,
-            };
-        }
-    }
-
-    /// Waits `us` from now, or until the stop; true when stopped.
-    pub(crate) fn wait_for(&self, us: i64) -> bool {
-        self.wait_until(now_us() - self.origin_us + us)
-    }
-
-    /// Registers a statement that [`Driver::finish`] cancels if it is still running; the
-    /// returned id unregisters it.
-    pub(crate) fn track(&self, id: u64, token: CancelToken) {
-        lock(&self.in_flight).push((id, token));
-    }
-
-    pub(crate) fn untrack(&self, id: u64) {
-        lock(&self.in_flight).retain(|(i, _)| *i != id);
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The driver thread, started with the benchmark.
@@ -164,20 +78,13 @@ impl Driver {
             Some(_) => None,
         };
         params.application_name = Some(format!("{}-perturb", cfg.application_name));
-        let ctx = Arc::new(Ctx {
-            stopped: Mutex::new(false),
-            wake: Condvar::new(),
-            in_flight: Mutex::new(Vec::new()),
+        let ctx = Arc::new(Ctx::new(
+            cfg,
             origin_us,
-            connector: Connector::new(params),
+            Connector::new(params),
             run_application_name,
             knobs,
-            base_rtt_us: cfg.settings.rtt_us,
-            run_rate: run_rate(cfg),
-            server: cfg.server.clone(),
-            commands: cfg.settings.perturb_cmd.clone(),
-            shard: cfg.shard.as_ref().map(|s| (s.index, s.count)),
-        });
+        ));
         let (list, left_to_shard_0) = by_shard(&cfg.settings.perturb, ctx.shard);
         let c = ctx.clone();
         let spawned = std::thread::Builder::new()
@@ -205,12 +112,7 @@ impl Driver {
     /// Ends the driver: wakes every wait, cancels the statements still running, and returns
     /// every perturbation that happened (or was due and could not run) in time order.
     pub(crate) fn finish(self) -> Vec<PerturbationRecord> {
-        *lock(&self.ctx.stopped) = true;
-        self.ctx.wake.notify_all();
-        for (_, token) in lock(&self.ctx.in_flight).drain(..) {
-            // Best effort: a statement that ended meanwhile has nothing to cancel.
-            let _ = token.cancel();
-        }
+        self.ctx.stop();
         let mut out = match self.thread {
             Ok(t) => t.join().unwrap_or_default(),
             Err(entries) => entries,
@@ -337,18 +239,4 @@ fn knob(ctx: &Ctx, p: &Perturbation) -> PerturbationRecord {
     rec.detail = Some(detail);
     rec.end_s = Some(ctx.now_s());
     rec
-}
-
-/// The note of a hold the run's end cut short.
-pub(crate) fn early(stopped: bool) -> &'static str {
-    if stopped {
-        "; released early: the run ended"
-    } else {
-        ""
-    }
-}
-
-/// The record entry of `p` starting at `at_s`.
-pub(crate) fn entry(p: &Perturbation, at_s: f64) -> PerturbationRecord {
-    PerturbationRecord::new(p.to_string(), p.kind.name(), p.kind.args(), at_s)
 }

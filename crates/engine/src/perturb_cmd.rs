@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use hotbench_settings::perturb::{Kind, Perturbation};
 
-use crate::perturb::Ctx;
+use crate::perturb_ctx::Ctx;
 
 /// The longest a command may run.
 pub(crate) const LIMIT: Duration = Duration::from_secs(600);
@@ -181,6 +181,9 @@ impl Output {
         let start = chars.len().saturating_sub(TAIL_CHARS);
         let cut: String = chars[start..].iter().collect();
         let more = if start > 0 { "…" } else { "" };
-        format!("; output: {more}{}", hotbench_stats::terminal::escape(&cut))
+        format!(
+            "; output: {more}{}",
+            hotbench_results::terminal::escape(&cut)
+        )
     }
 }

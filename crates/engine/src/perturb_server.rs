@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::{Kind, Perturbation};
 use hotbench_settings::perturb_cmd::command_for;
-use hotbench_stats::PerturbationRecord;
 
-use crate::perturb::{early, entry, Ctx};
+use crate::perturb_ctx::{early, entry, Ctx};
 use crate::server_process::ServerProcess;
 
 /// How long past a pause's end its watchdog waits before it continues the server itself

@@ -7,11 +7,11 @@
 //! options does not cut the perturbation itself short. Server errors are kept as
 //! `SQLSTATE: message`.
 
+use hotbench_results::PerturbationRecord;
 use hotbench_settings::perturb::{Kind, Perturbation};
-use hotbench_stats::PerturbationRecord;
 use hotbench_wire::{Connection, Error, SqlState};
 
-use crate::perturb::{entry, Ctx};
+use crate::perturb_ctx::{entry, Ctx};
 
 /// The session settings of every perturbation's connection.
 const SESSION: &str = "SET statement_timeout = 0; SET lock_timeout = 0; \
@@ -120,7 +120,7 @@ fn statement(conn: &mut Connection, sql: &str) -> Result<Option<String>, Error> 
         .map(|v| v.unwrap_or_else(|| "NULL".into()));
     Ok(first.map(|v| {
         let shown: String = v.chars().take(200).collect();
-        format!("returned {}", hotbench_stats::terminal::escape(&shown))
+        format!("returned {}", hotbench_results::terminal::escape(&shown))
     }))
 }
 

@@ -2,7 +2,7 @@
 //! `-P` seconds over the intervals since the last line; the run's trailing partial interval
 //! gets none (as in pgbench).
 
-use hotbench_stats::record::IntervalStats;
+use hotbench_results::record::IntervalStats;
 use hotbench_stats::TxnCounters;
 
 use crate::clock::to_unix_us;

@@ -4,11 +4,11 @@
 //! the client's own CPU and memory, and the run's status. Pure functions of their inputs,
 //! unit-tested without a run.
 
-use hotbench_stats::record::{ErrorSample, IntervalStats, RunStatus};
-use hotbench_stats::LatencySketch;
-use hotbench_stats::{
+use hotbench_results::record::{ErrorSample, IntervalStats, RunStatus};
+use hotbench_results::{
     CommandRecord, GroupRecord, IntervalRecord, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
+use hotbench_stats::LatencySketch;
 
 use crate::plan::Plan;
 use crate::tally::Tally;
@@ -93,7 +93,7 @@ pub fn finish(record: &mut RunRecord, plan: &Plan, tally: &Tally, end: RunEnd) {
         .hosts
         .iter()
         .enumerate()
-        .map(|(i, h)| hotbench_stats::HostRecord {
+        .map(|(i, h)| hotbench_results::HostRecord {
             host: end.host_labels.get(i).cloned().unwrap_or_default(),
             clients: h.clients,
             moved_in: h.moved_in,
@@ -103,7 +103,7 @@ pub fn finish(record: &mut RunRecord, plan: &Plan, tally: &Tally, end: RunEnd) {
     let c = &record.totals.counters;
     let txns = (c.cnt + c.failures()).max(1) as f64;
     let (user, sys) = end.cpu_s;
-    record.client = hotbench_stats::ClientUsage {
+    record.client = hotbench_results::ClientUsage {
         rss_start_kib: end.rss_start_kib,
         rss_end_kib: crate::usage::rss_kib(),
         rss_peak_kib: crate::usage::peak_rss_kib(),

@@ -46,13 +46,6 @@ impl ErrorClass {
     }
 }
 
-/// The error as libpq's `PQerrorMessage` words it (pgbench prints that): `ERROR:  message`
-/// and its DETAIL/HINT/CONTEXT lines, each of the server's texts escaped for the terminal
-/// (a newline or an escape sequence in a relation name stays inside its line).
-pub(crate) fn one_line(err: &DbError) -> String {
-    err.render_with(&|s| hotbench_stats::terminal::escape(s))
-}
-
 impl<E: Env> Core<E> {
     /// The text sent for `slot`'s command, in which a server error's position counts
     /// (rendered again from the variables on this error path; none inside a pipeline, where
@@ -74,15 +67,15 @@ impl<E: Env> Core<E> {
         Some(text)
     }
 
-    /// [`one_line`] with libpq's `LINE n:` and caret lines under the message where the error
+    /// `collect::one_line` with libpq's `LINE n:` and caret lines under the message where the error
     /// has a position in what `slot` sent (pgbench prints them).
     pub(crate) fn error_text(&self, slot: &Slot, err: &DbError) -> String {
         let sent = self.sent_text(slot);
-        err.render_at(sent.as_deref(), &|s| hotbench_stats::terminal::escape(s))
+        err.render_at(sent.as_deref(), &|s| hotbench_results::terminal::escape(s))
     }
 
     /// The command in flight failed with `err`.
-    pub(crate) fn handle_sql_error(&mut self, slot: &mut Slot, err: DbError) -> Action {
+    pub(crate) fn handle_sql_error(&mut self, slot: &mut Slot, err: DbError, now: i64) -> Action {
         let plan = self.plan.clone();
         let cfg = &plan.cfg;
         let (g, s, c) = (slot.group, slot.script, slot.cmd);
@@ -101,7 +94,6 @@ impl<E: Env> Core<E> {
         }
         match class.retriable_failure() {
             Some(kind) => {
-                let now = self.env.now();
                 if self.can_retry(slot, now) {
                     if let Some(t) = self.tally.command(g, s, c) {
                         t.retries += 1;
@@ -127,7 +119,7 @@ impl<E: Env> Core<E> {
                     slot.retry_after_rollback = false;
                     slot.failure_after_rollback = Some(kind);
                 }
-                self.finish_error(slot, in_tx)
+                self.finish_error(slot, in_tx, now)
             }
             None if cfg.retry.continue_on_error => {
                 if let Some(t) = self.tally.command(g, s, c) {
@@ -135,7 +127,7 @@ impl<E: Env> Core<E> {
                 }
                 slot.retry_after_rollback = false;
                 slot.failure_after_rollback = Some(FailureKind::Other);
-                self.finish_error(slot, in_tx)
+                self.finish_error(slot, in_tx, now)
             }
             None => {
                 if let Some(t) = self.tally.command(g, s, c) {
@@ -169,8 +161,8 @@ impl<E: Env> Core<E> {
         !self.past_end(now) && !self.env.stop_requested()
     }
 
-    /// After an error: roll back if a transaction block is open, then retry or fail.
-    fn finish_error(&mut self, slot: &mut Slot, in_tx: bool) -> Action {
+    /// After an error at `now`: roll back if a transaction block is open, then retry or fail.
+    fn finish_error(&mut self, slot: &mut Slot, in_tx: bool, now: i64) -> Action {
         if in_tx
             && slot.connected
             && hotbench_wire::encode::query(&mut slot.out, "ROLLBACK").is_ok()
@@ -179,11 +171,12 @@ impl<E: Env> Core<E> {
             slot.phase = Phase::WaitRollback;
             return Action::Send;
         }
-        self.process_rollback(slot)
+        self.process_rollback(slot, now)
     }
 
-    /// The ROLLBACK after an error completed (or was not needed): retry or end as failed.
-    pub(crate) fn process_rollback(&mut self, slot: &mut Slot) -> Action {
+    /// The ROLLBACK after an error completed at `now` (or was not needed): retry or end as
+    /// failed.
+    pub(crate) fn process_rollback(&mut self, slot: &mut Slot, now: i64) -> Action {
         if slot.collector.error.take().is_some() {
             self.events.say(format!(
                 "hotbench: error: client {} aborted: could not roll back the failed transaction",
@@ -207,7 +200,7 @@ impl<E: Env> Core<E> {
                 .backoff
                 .delay_us(slot.tries, slot.jitter.next_unit());
             if delay > 0 {
-                slot.wake_at = self.env.now() + delay;
+                slot.wake_at = now + delay;
                 slot.resume = Resume::Command;
                 slot.phase = Phase::Sleep;
             } else {
@@ -218,7 +211,6 @@ impl<E: Env> Core<E> {
                 .failure_after_rollback
                 .take()
                 .unwrap_or(FailureKind::Other);
-            let now = self.env.now();
             self.end_transaction(slot, Outcome::Failed(kind), now);
         }
         Action::Wait

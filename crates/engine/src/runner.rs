@@ -8,9 +8,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::thread::JoinHandle;
 
+use hotbench_results::record::{ErrorSample, RunStatus};
+use hotbench_results::{RunRecord, TotalsRecord, TxnCounters};
 use hotbench_script::{client_variables, define, derive_seeds, Variables};
-use hotbench_stats::record::{ErrorSample, RunStatus};
-use hotbench_stats::{RunRecord, TotalsRecord, TxnCounters};
 use hotbench_wire::Connector;
 
 use crate::clock::{now_us, to_unix_us};
@@ -132,10 +132,10 @@ pub fn run(
     };
     record_build::finish(&mut record, &plan, &c.tally, end);
     record.perturbations = perturbations;
-    hotbench_stats::perturbation_record::judge(
+    hotbench_results::recovery::judge(
         &mut record.perturbations,
         &record.timeline,
-        hotbench_stats::RecoveryRule {
+        hotbench_results::RecoveryRule {
             hold_s: cfg.settings.recovery_hold_us as f64 / 1e6,
             ..Default::default()
         },
@@ -264,9 +264,9 @@ fn connect_record(
     took_us: i64,
     retries: u64,
     in_flight: usize,
-) -> hotbench_stats::ConnectPhase {
+) -> hotbench_results::ConnectPhase {
     let each_txn = plan.cfg.connect_each_txn;
-    hotbench_stats::ConnectPhase {
+    hotbench_results::ConnectPhase {
         duration_ms: took_us as f64 / 1000.0,
         connections: if each_txn { 0 } else { nclients },
         concurrency: if each_txn { 0 } else { in_flight },
@@ -391,7 +391,7 @@ impl<'p> Coordinator<'p> {
 fn write_json(cfg: &RunConfig, record: &RunRecord) {
     if let Some(path) = &cfg.display.json_path {
         // Snapshots only: the command writes the final document and reports its failure.
-        if let Err(e) = hotbench_stats::json_file::write_snapshot(path, record) {
+        if let Err(e) = hotbench_results::json_file::write_snapshot(path, record) {
             eprintln!("hotbench: error: {e}");
         }
     }

@@ -95,7 +95,15 @@ pub struct Slot {
     pub disconnected_at: i64,
     /// When the connection attempt in progress was requested (reconnect back-off base).
     pub connect_at: i64,
+    /// A meta-command that ran (its result, and when it started, µs): the core finishes it
+    /// when the driver calls again with the time after it ([`Action::Continue`]).
+    ///
+    /// [`Action::Continue`]: crate::client_core::Action::Continue
+    pub meta_done: Option<(MetaResult, i64)>,
 }
+
+/// What running a meta-command returned.
+pub type MetaResult = Result<hotbench_script::Action, hotbench_script::ExecError>;
 
 impl Slot {
     pub fn new(id: usize, group: usize, interp: Interp, shape: &[usize], seed: u64) -> Self {
@@ -129,6 +137,7 @@ impl Slot {
             reconnect_attempts: 0,
             disconnected_at: 0,
             connect_at: 0,
+            meta_done: None,
         }
     }
 

@@ -6,8 +6,8 @@
 
 use std::time::SystemTime;
 
+use hotbench_results::{BenchInfo, RunRecord, ServerInfo};
 use hotbench_settings::{RunSettings, ThreadsDefault};
-use hotbench_stats::{BenchInfo, RunRecord, ServerInfo};
 
 use crate::config::{GroupConfig, Limit, QueryMode, RetryPolicy, RunConfig};
 
@@ -181,8 +181,8 @@ mod tests {
             ..Default::default()
         };
         let r = cfg.starting_record("tpcb-like".into(), server, vec!["run".into()], &());
-        assert_eq!(r.status, hotbench_stats::RunStatus::Starting);
-        assert_eq!(r.format, hotbench_stats::RESULT_FORMAT);
+        assert_eq!(r.status, hotbench_results::RunStatus::Starting);
+        assert_eq!(r.format, hotbench_results::RESULT_FORMAT);
         assert_eq!(r.bench.duration_s, Some(30));
         assert_eq!(r.bench.transactions_per_client, None);
         assert_eq!((r.bench.threads, r.bench.max_tries), (2, 3));

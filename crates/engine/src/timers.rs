@@ -15,31 +15,14 @@ pub const END_GRACE_US: i64 = 2_000_000;
 /// The shortest timeline interval, µs.
 const MIN_INTERVAL_US: i64 = 1000;
 
-/// The core's timers (set by [`Core::start`]).
-#[derive(Debug, Default)]
-pub struct Timers {
-    /// Length of a timeline interval, µs.
-    pub interval_us: i64,
-    /// When the current interval ends (monotonic µs).
-    pub next_boundary: i64,
-    /// Index of the current interval.
-    pub index: u64,
-    /// `--exit-on-abort` already stopped the run.
-    pub abort_reported: bool,
-}
-
 impl<E: Env> Core<E> {
-    /// The earliest time the driver must wake the core: the end of the current timeline
+    /// The earliest time the driver, at `now`, must wake the core: the end of the current timeline
     /// interval, a sleeping client's wake time (-R schedule, `\sleep`, reconnect, `--rtt`),
     /// the end of a -T run, then the end of its grace.
-    pub fn poll_timeout<'a>(&self, slots: impl IntoIterator<Item = &'a Slot>) -> i64 {
+    pub fn poll_timeout<'a>(&self, now: i64, slots: impl IntoIterator<Item = &'a Slot>) -> i64 {
         let mut at = self.timers.next_boundary;
         if let Some(end) = self.end_us {
-            at = at.min(if end > self.env.now() {
-                end
-            } else {
-                end + END_GRACE_US
-            });
+            at = at.min(if end > now { end } else { end + END_GRACE_US });
         }
         for s in slots {
             if s.is_sleeping() {

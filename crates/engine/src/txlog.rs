@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use hotbench_stats::pgbench_format::Traits;
+use hotbench_results::pgbench_format::Traits;
 use hotbench_stats::{FailureKind, SimpleStats};
 
 use crate::clock::to_unix_us;
@@ -223,7 +223,7 @@ impl TxLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::PgbenchCompat;
+    use hotbench_results::PgbenchCompat;
 
     /// Logs one committed and one other-SQL-failed transaction with `--failures-detailed`,
     /// as pgbench version `version`, and returns the log's lines.

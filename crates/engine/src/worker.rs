@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Barrier};
 
+use hotbench_results::{ErrorSample, TxnCounters};
 use hotbench_script::ThreadRandom;
-use hotbench_stats::{ErrorSample, TxnCounters};
 use hotbench_wire::{Connection, Connector, Message};
 
 use crate::client_core::{Action, Core};
@@ -102,6 +102,8 @@ const FLUSH_RETRY_US: i64 = 100;
 
 /// One worker thread: the core, its clients' sockets, and where its reports go.
 struct Worker {
+    /// The thread's copy of the plan (the core holds the same).
+    plan: Arc<Plan>,
     slots: Vec<Slot>,
     links: Vec<Link>,
     d: Driver,
@@ -147,7 +149,7 @@ pub fn run_worker(
     if shared.cancel.load(Ordering::SeqCst) {
         return;
     }
-    match TxLog::open(&w.core.plan.cfg, tid) {
+    match TxLog::open(&w.plan.cfg, tid) {
         Ok(l) => w.log = l,
         Err(e) => {
             eprintln!("hotbench: error: {e}");
@@ -185,19 +187,12 @@ impl Worker {
             conn_total_us: 0,
             blocking: slots.len() == 1,
         };
-        let mut core = Core::new(plan, tid, rnd, SystemEnv);
-        core.tally.track_hosts(d.connector.host_count());
-        core.tally.keys = core
-            .plan
-            .key_vars
-            .iter()
-            .map(|k| {
-                hotbench_stats::hot_keys::KeySketch::new(k, core.plan.cfg.settings.key_capacity)
-            })
-            .collect();
+        let mut core = Core::new(Arc::clone(&plan), tid, rnd, SystemEnv);
+        core.track_hosts(d.connector.host_count());
         let wake_fd = signals::install();
         let _ = d.poller.add(wake_fd, WAKE_TOKEN);
         Ok(Worker {
+            plan,
             ready: Vec::with_capacity(slots.len() + 2),
             slots,
             links,
@@ -214,7 +209,7 @@ impl Worker {
     /// at a time (`connect_phase`). Returns the outcome, the transient refusals retried and
     /// the most start-ups in flight at once.
     fn connect_all(&mut self) -> (Result<(), String>, u64, usize) {
-        if self.core.plan.cfg.connect_each_txn {
+        if self.plan.cfg.connect_each_txn {
             return (Ok(()), 0, 0);
         }
         let ids: Vec<usize> = self.slots.iter().map(|s| s.id).collect();
@@ -240,9 +235,7 @@ impl Worker {
                 let why = format!("could not create connection for client {}: {e}", slot.id);
                 return (Err(why), retries, peak);
             }
-            self.core.tally.connected_to(host, slot.host);
-            slot.host = Some(host);
-            slot.mark_connected();
+            self.core.on_connected(slot, Ok(host), now_us());
         }
         (Ok(()), retries, peak)
     }
@@ -273,7 +266,7 @@ impl Worker {
                 self.drain_events();
                 continue;
             }
-            let mut wake = self.core.poll_timeout(&self.slots);
+            let mut wake = self.core.poll_timeout(now, &self.slots);
             if flushing {
                 wake = wake.min(now + FLUSH_RETRY_US);
             }
@@ -319,7 +312,7 @@ impl Worker {
                 retry_flush(s, l, &mut self.d, &mut self.core);
             }
             if s.is_runnable(*now) {
-                let action = self.core.advance(s);
+                let action = self.core.advance(s, *now);
                 drive(s, l, i, &mut self.d, &mut self.core, action);
                 *now = now_us();
             }
@@ -357,7 +350,7 @@ impl Worker {
             match e {
                 // Server messages and notices: escape sequences never reach the terminal.
                 Event::Stderr(line) => {
-                    eprintln!("{}", hotbench_stats::terminal::escape_lines(&line))
+                    eprintln!("{}", hotbench_results::terminal::escape_lines(&line))
                 }
                 Event::Txn(r) => {
                     if let Some(log) = self.log.as_mut() {
@@ -398,17 +391,13 @@ impl Worker {
             .iter()
             .filter(|s| s.phase == Phase::Aborted)
             .count();
-        self.core.tally.clients = self
-            .slots
-            .iter_mut()
-            .map(|s| (s.id, s.group, std::mem::take(&mut s.fair)))
-            .collect();
+        let (tally, errors) = self.core.take_results(&mut self.slots);
         let _ = self.tx.send(WorkerMsg::Done {
             thread: self.d.tid,
-            tally: Box::new(std::mem::take(&mut self.core.tally)),
+            tally: Box::new(tally),
             aborted,
             conn_total_us: self.d.conn_total_us,
-            errors: std::mem::take(&mut self.core.errors),
+            errors,
             bench_end_us,
         });
     }
@@ -499,18 +488,17 @@ fn drive(
         match action {
             Action::Wait => return,
             Action::Connect => {
-                let result = d.connect(link, token, slot.id).map(|host| {
-                    core.tally.connected_to(host, slot.host);
-                    slot.host = Some(host);
-                });
-                core.on_connected(slot, result.map_err(|e| e.to_string()));
-                action = core.advance(slot);
+                let result = d.connect(link, token, slot.id);
+                let now = now_us();
+                core.on_connected(slot, result.map_err(|e| e.to_string()), now);
+                action = core.advance(slot, now);
             }
+            Action::Continue => action = core.advance(slot, now_us()),
             Action::Send => match write(slot, link) {
                 Ok(()) => return,
                 Err(e) => {
                     let last = last_word(link);
-                    core.on_lost(slot, last, &e);
+                    core.on_lost(slot, last, &e, now_us());
                     action = Action::Wait;
                 }
             },
@@ -539,7 +527,7 @@ fn retry_flush(slot: &mut Slot, link: &mut Link, d: &mut Driver, core: &mut Thre
     if let Err(e) = write(slot, link) {
         link.flush_pending = false;
         let last = last_word(link);
-        core.on_lost(slot, last, &e);
+        core.on_lost(slot, last, &e, now_us());
         d.drop_connection(link);
     }
 }
@@ -597,8 +585,10 @@ fn on_readable(
         }
         Err(e) => Some(e.to_string()),
     };
+    // One clock read per read from the socket: the time of every message it brought.
+    let now = now_us();
     if let Some(what) = lost {
-        core.on_lost(slot, None, &what);
+        core.on_lost(slot, None, &what, now);
         d.drop_connection(link);
         return;
     }
@@ -610,7 +600,7 @@ fn on_readable(
             Ok(Some(m)) => m,
             Ok(None) => return,
             Err(e) => {
-                core.on_lost(slot, None, &e.to_string());
+                core.on_lost(slot, None, &e.to_string(), now);
                 d.drop_connection(link);
                 return;
             }
@@ -618,7 +608,7 @@ fn on_readable(
         if let Message::ReadyForQuery(body) = &msg {
             conn.note_ready_for_query(body.status());
         }
-        if let Some(action) = core.on_message(slot, &msg) {
+        if let Some(action) = core.on_message(slot, &msg, now) {
             drive(slot, link, token, d, core, action);
             return;
         }

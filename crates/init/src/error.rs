@@ -93,7 +93,7 @@ impl InitError {
         match self {
             InitError::UnrecognizedStep(_) => Some(format!(
                 "Allowed step characters are: \"{}\".",
-                crate::ALL_INIT_STEPS
+                crate::steps::ALL_INIT_STEPS
             )),
             InitError::Query { query, .. } => Some(format!("Query was: {query}")),
             _ => None,

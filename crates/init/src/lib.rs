@@ -24,6 +24,7 @@ pub mod rows;
 pub mod run;
 mod session;
 pub mod sql;
+mod steps;
 pub mod table_info;
 
 pub use error::InitError;

@@ -10,10 +10,7 @@ use std::str::FromStr;
 
 use crate::error::InitError;
 
-/// Every step character pgbench 15 knows (`-I`).
-pub const ALL_INIT_STEPS: &str = "dtgGvpf";
-/// pgbench's default `-I`.
-pub const DEFAULT_INIT_STEPS: &str = "dtgvp";
+pub use crate::steps::{ALL_INIT_STEPS, DEFAULT_INIT_STEPS};
 /// Rows of `pgbench_branches` per scale unit.
 pub const NBRANCHES: i64 = 1;
 /// Rows of `pgbench_tellers` per scale unit.

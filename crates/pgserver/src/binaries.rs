@@ -119,8 +119,8 @@ pub fn find(opts: &BinOptions) -> Result<PgBinaries> {
         return Ok(b);
     }
     match opts.pg_version {
-        Some(want) if !opts.no_download => crate::download::fetch(want),
-        None if !opts.no_download => crate::download::fetch(DEFAULT_DOWNLOAD_MAJOR),
+        Some(want) if !opts.no_download => download(want),
+        None if !opts.no_download => download(DEFAULT_DOWNLOAD_MAJOR),
         _ => Err(Error::MissingBinaries {
             wanted: opts
                 .pg_version
@@ -254,6 +254,24 @@ fn support_dirs(bin: &Path, major: u32) -> (Option<PathBuf>, Option<PathBuf>) {
         .into_iter()
         .find(|d| d.join("plpgsql.so").is_file());
     (share, lib)
+}
+
+/// Download (or reuse from the cache) binaries for major `major`.
+fn download(major: u32) -> Result<PgBinaries> {
+    let want = |b: &PgBinaries| b.major == major;
+    if let Some(mut b) = crate::download::cached_bin_dirs()
+        .into_iter()
+        .filter_map(|d| PgBinaries::from_dir(&d).ok())
+        .find(want)
+    {
+        b.downloaded = true;
+        return Ok(b);
+    }
+    let cache = crate::paths::cache_dir()?;
+    let dir = crate::download::fetch_into(&crate::download::repository(), &cache, major)?;
+    let mut b = PgBinaries::from_dir(&dir.join("bin"))?;
+    b.downloaded = true;
+    Ok(b)
 }
 
 #[cfg(test)]

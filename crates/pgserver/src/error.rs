@@ -85,6 +85,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// A download of `version` failed, and why.
+    pub(crate) fn download(version: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::Download {
+            version: version.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// Wrap an I/O error with what was being done; ENOSPC becomes [`Error::DiskFull`].
     pub(crate) fn io(
         what: impl Into<String>,

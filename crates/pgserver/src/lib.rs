@@ -22,6 +22,7 @@ pub mod default_server;
 pub mod download;
 pub mod error;
 pub mod guardian;
+mod initdb;
 pub mod limits;
 pub mod lock_file;
 pub mod paths;

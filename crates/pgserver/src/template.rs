@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use crate::account::RunAs;
 use crate::binaries::PgBinaries;
-use crate::cluster;
 use crate::config::DEFAULT_USER;
 use crate::error::{Error, Result};
 use crate::paths;
@@ -34,7 +33,7 @@ pub fn ensure(bins: &PgBinaries, user: &RunAs, log: &Path) -> Result<PathBuf> {
     user.chown(&root)?;
     let tmp = root.join(format!(".{}.{}.tmp", key(bins), std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let made = cluster::initdb_with_extensions(bins, user, &tmp, DEFAULT_USER, true, log);
+    let made = crate::initdb::initdb_with_extensions(bins, user, &tmp, DEFAULT_USER, true, log);
     if let Err(e) = made {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{
+use hotbench_results::probe_record::{
     DatabaseDelta, ProbeInterval, ServerDelta, TableInterval, TableSummary,
 };
 use hotbench_wire::QueryResult;

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{HotRow, RelationWaits};
+use hotbench_results::probe_record::{HotRow, RelationWaits};
 
 use crate::classify::{display_relation, int};
 use crate::row_keys::RowKeys;

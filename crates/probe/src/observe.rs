@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{
+use hotbench_results::probe_record::{
     ActiveStatement, Blocker, RelationWaits, SessionsRecord, XminHolder,
 };
 use hotbench_wire::QueryResult;

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::pooler_record::{PoolerInterval, PoolerSummary, PoolerTimes};
+use hotbench_results::pooler_record::{PoolerInterval, PoolerSummary, PoolerTimes};
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
 use crate::session::first_line;
@@ -46,7 +46,7 @@ impl AdminConsole {
     /// Connects to the console with `params` (their database should be `pgbouncer`).
     pub fn connect(params: &ConnectParams) -> Result<AdminConsole, String> {
         let mut params = params.clone();
-        params.application_name = Some(crate::PROBE_APPLICATION_NAME.into());
+        params.application_name = Some(crate::session::PROBE_APPLICATION_NAME.into());
         if params.connect_timeout.is_none() {
             params.connect_timeout = Some(std::time::Duration::from_secs(10));
         }

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hotbench_stats::probe_record::{
+use hotbench_results::probe_record::{
     self, HotSpot, LockSummary, ProbeInterval, ProbeRecord, WaitShare,
 };
 
@@ -19,11 +19,11 @@ use crate::health::{self, TablesSnap};
 use crate::hot_rows::HotRows;
 use crate::key_decode::quote_ident;
 use crate::observe::{Observer, WAITS_OBSERVE_SQL};
+use crate::options::{ProbeOptions, Scope};
 use crate::pooler::PoolerTrack;
-use crate::session::{first_line, literal, Part, Session, TAG};
+use crate::session::{first_line, literal, Part, Session, PROBE_APPLICATION_NAME, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
-use crate::{ProbeOptions, Scope, PROBE_APPLICATION_NAME};
 
 mod summary;
 

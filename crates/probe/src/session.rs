@@ -5,8 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
-use hotbench_stats::probe_record::ProbeCost;
+use hotbench_results::probe_record::ProbeCost;
 use hotbench_wire::{BinaryResult, Connection, Error, QueryResult, SqlState, TxStatus};
+
+/// `application_name` of the probe's own connection.
+pub const PROBE_APPLICATION_NAME: &str = "hotbench-probe";
 
 /// What a query measures; a failure disables only its part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::probe_record::{StatementInterval, StatementStats};
+use hotbench_results::probe_record::{StatementInterval, StatementStats};
 use hotbench_wire::QueryResult;
 
 use crate::classify::{float, int};

@@ -1,7 +1,7 @@
 //! Result documents read back from files (`hotbench report`, `hotbench usl`), recognised by
 //! their `format` field: a run record, scenario ladders or a sweep.
 
-use hotbench_stats::{
+use hotbench_results::{
     Ladder, LadderFile, RunRecord, SweepDoc, LADDER_FORMAT, RESULT_FORMAT, SWEEP_FORMAT,
 };
 
@@ -95,7 +95,7 @@ pub const KNOWN_FORMATS: [&str; 3] = [RESULT_FORMAT, LADDER_FORMAT, SWEEP_FORMAT
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
+    use hotbench_results::testdata::record;
 
     #[test]
     fn documents_are_recognised_by_format() {

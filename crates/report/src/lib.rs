@@ -1,5 +1,5 @@
 //! Renderers of hotbench result records, and the analysis they show. Every function here is
-//! a pure function of a [`hotbench_stats::RunRecord`] (or of another result document):
+//! a pure function of a [`hotbench_results::RunRecord`] (or of another result document):
 //! - [`analysis`]: what those show beyond the record (run comparison with its noise test,
 //!   the USL fit of a sweep or of any points), and every report as one format-neutral list
 //!   of sections (`analysis::section`, a run's `analysis::sections::RUN`, the other

@@ -7,8 +7,8 @@
 
 use hotbench_report::analysis::{compare, compare_ladder, usl_input, usl_series};
 use hotbench_report::{html, parse_document, render_documents, text, Document};
-use hotbench_stats::testdata::record;
-use hotbench_stats::{CheckResult, Ladder, LadderFile, RunRecord, SweepDoc, VariantResult};
+use hotbench_results::testdata::record;
+use hotbench_results::{CheckResult, Ladder, LadderFile, RunRecord, SweepDoc, VariantResult};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -190,10 +190,10 @@ fn exercise(text_in: &str, other: Option<&RunRecord>) {
             let _ = text::compare::render_text(&c);
             let _ = html::compare::render_html(&c, &runs);
             let _ = compare::to_json(&c);
-            if let Ok(m) = hotbench_stats::merge::merge(&runs) {
+            if let Ok(m) = hotbench_results::merge::merge(&runs) {
                 let _ = hotbench_report::pgbench_report(&m);
             }
-            judge(&[hotbench_stats::threshold::Subject::run("", &runs[0].1)]);
+            judge(&[hotbench_results::threshold::Subject::run("", &runs[0].1)]);
         }
         Document::Ladders(ladders) => {
             let _ = hotbench_report::render_ladders(&ladders);
@@ -204,7 +204,7 @@ fn exercise(text_in: &str, other: Option<&RunRecord>) {
             let c = compare_ladder::compare_ladders(&files);
             let _ = text::compare_ladder::render_text(&c);
             let _ = html::compare_ladder::render_html(&c);
-            judge(&hotbench_stats::threshold::ladder_subjects(&ladders));
+            judge(&hotbench_results::threshold::ladder_subjects(&ladders));
         }
         Document::Sweep(s) => {
             let _ = text::sweep::render_text(&s);
@@ -214,8 +214,8 @@ fn exercise(text_in: &str, other: Option<&RunRecord>) {
 }
 
 /// Every kind of `--threshold` on what was read.
-fn judge(subjects: &[hotbench_stats::threshold::Subject<'_>]) {
-    let t = hotbench_stats::threshold::parse_all(&[
+fn judge(subjects: &[hotbench_results::threshold::Subject<'_>]) {
+    let t = hotbench_results::threshold::parse_all(&[
         "tps>1".to_string(),
         "p99<1s".into(),
         "retries<1%".into(),
@@ -223,8 +223,8 @@ fn judge(subjects: &[hotbench_stats::threshold::Subject<'_>]) {
         "best:vs_baseline>=2".into(),
     ]);
     if let Ok(t) = t {
-        let out = hotbench_stats::threshold::evaluate(&t, subjects);
-        let _ = hotbench_stats::threshold::all_ok(&out);
+        let out = hotbench_results::threshold::evaluate(&t, subjects);
+        let _ = hotbench_results::threshold::all_ok(&out);
     }
 }
 
@@ -253,7 +253,7 @@ proptest! {
         let rb: Result<RunRecord, _> = serde_json::from_value(mutate(seed, &b.1));
         if let (Ok(ra), Ok(rb)) = (ra, rb) {
             let runs = vec![("a".to_string(), ra), ("b".to_string(), rb)];
-            match hotbench_stats::merge::merge(&runs) {
+            match hotbench_results::merge::merge(&runs) {
                 Ok(m) => {
                     let _ = hotbench_report::pgbench_report(&m);
                     let _ = render_documents(&[Document::Run("m".into(), Box::new(m))]);
@@ -313,6 +313,6 @@ fn counts_near_the_top_are_rendered_compared_and_judged() {
     let mut other = r.clone();
     other.started_at += 1.0;
     other.totals.counters.latency.count = 7;
-    let merged = hotbench_stats::merge::merge(&[("a".into(), r), ("b".into(), other)]);
+    let merged = hotbench_results::merge::merge(&[("a".into(), r), ("b".into(), other)]);
     assert!(merged.is_err(), "counts past u64::MAX are refused");
 }

@@ -5,11 +5,11 @@
 //! two of `cargo test`.
 
 use hotbench_report::{html, text};
-use hotbench_stats::diagnosis_record::{
+use hotbench_results::diagnosis_record::{
     Check, Diagnosis, Evidence, Finding, FindingKind, FindingStatement, KeyShare, LabRun,
     LabVariant,
 };
-use hotbench_stats::probe_record::{HotRow, ProbeInterval, RelationWaits, SessionsRecord};
+use hotbench_results::probe_record::{HotRow, ProbeInterval, RelationWaits, SessionsRecord};
 use proptest::prelude::*;
 use serde_json::Value;
 

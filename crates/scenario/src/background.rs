@@ -15,7 +15,7 @@ use hotbench_wire::{Config, Connection};
 use crate::db;
 use crate::error::{Result, ScenarioError};
 use crate::params::Params;
-use hotbench_stats::MonitorSeries;
+use hotbench_results::MonitorSeries;
 
 /// A perturbation's connection, kept open until [`Holder::stop`].
 pub struct Holder {

@@ -5,28 +5,11 @@
 //! to what the server can do, which says whether to keep working on the schema or on the
 //! hardware.
 
-use std::collections::BTreeMap;
-
-use serde::Deserialize;
-
-use crate::manifest::{Manifest, Scalar, Variant};
-use hotbench_stats::{ClientBound, Ladder};
+use crate::manifest::{Manifest, Variant};
+use hotbench_results::{ClientBound, Ladder};
 
 /// Name of the ceiling's row.
 pub const CEILING: &str = "ceiling";
-
-/// `[ceiling]` in a manifest.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CeilingDef {
-    /// The variant whose statements (scripts, setup, settings) the ceiling runs.
-    pub variant: String,
-    /// Parameter overrides that remove the contention; they win over `--param`.
-    #[serde(default)]
-    pub params: BTreeMap<String, Scalar>,
-    #[serde(default)]
-    pub about: String,
-}
 
 /// The ceiling as a variant (not the baseline, named [`CEILING`]); `None` without
 /// `[ceiling]`. The manifest's validation guarantees the named variant exists.
@@ -134,7 +117,7 @@ pub fn lines(l: &Ladder) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::{GroupRecord, RunRecord, TotalsRecord, TxnCounters, VariantResult};
+    use hotbench_results::{GroupRecord, RunRecord, TotalsRecord, TxnCounters, VariantResult};
 
     /// A 5-second run of `clients` whose fastest transaction took `min_us`.
     fn variant(name: &str, clients: usize, per_s: f64, min_us: f64) -> VariantResult {

@@ -3,7 +3,7 @@
 //! the server's checkpoint schedule, not the pattern. Read from the probe's record
 //! (server-wide counts, so another workload's checkpoints count too).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 /// "N checkpoint(s) during the run …, at T s …", or `None` when none began (or the probe
 /// could not count them).
@@ -31,7 +31,7 @@ pub fn note(r: &RunRecord) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord, ServerDelta};
+    use hotbench_results::probe_record::{ProbeInterval, ProbeRecord, ServerDelta};
 
     fn record(total: Option<u64>, per_interval: &[(f64, Option<u64>)]) -> RunRecord {
         RunRecord {

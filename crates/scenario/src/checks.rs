@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::error::{Result, ScenarioError};
-use hotbench_stats::CheckResult;
+use hotbench_results::CheckResult;
 
 /// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, `{{unfinished}}`,
 /// `{{in_doubt}}`, and per group or per script file `{{committed:NAME}}`, `{{goodput:NAME}}`,
@@ -121,7 +121,7 @@ mod tests {
         r.totals.counters.unfinished = 3;
         let mut totals = r.totals.clone();
         totals.counters.unfinished = 2;
-        r.groups.push(hotbench_stats::GroupRecord {
+        r.groups.push(hotbench_results::GroupRecord {
             name: "consumer".into(),
             threads: 1,
             clients: 4,
@@ -145,7 +145,7 @@ mod tests {
         let mut totals = r.totals.clone();
         totals.counters.unfinished = 1;
         totals.counters.connection_failures = 2;
-        r.groups.push(hotbench_stats::GroupRecord {
+        r.groups.push(hotbench_results::GroupRecord {
             name: "consumer".into(),
             threads: 1,
             clients: 4,

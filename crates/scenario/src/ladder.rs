@@ -7,87 +7,24 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use hotbench_engine::{
-    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, RunObserver, RunSettings,
-    SharedServer, WeightedScript,
+    signals, Backoff, GoodputRule, GroupConfig, QueryMode, RetryPolicy, WeightedScript,
 };
-use hotbench_wire::{Config, Connection};
+use hotbench_wire::Connection;
 
 use crate::claim::{claim_schema, release_schema};
 use crate::db;
 use crate::error::{Result, ScenarioError};
-use crate::manifest::{parse_goodput, split_weight, Scenario, Variant};
+use crate::load::parse_goodput;
+use crate::manifest::{Scenario, Variant};
 use crate::params::Params;
-use hotbench_stats::{Ladder, VariantResult};
+use hotbench_results::Ladder;
 
+mod prepared;
 mod variant;
 pub use crate::selection::select_variants;
+use prepared::{not_run, query_mode, substituted, Prepared, NOT_RUN};
+pub use prepared::{LadderOptions, ProbeStarter};
 use variant::run_variant;
-
-/// Starts server-side sampling for each variant (the probes of `hotbench-probe`, plugged in
-/// by the binary). The sampling runs as an observer of the variant's run and stores what it
-/// sampled in the record when the run ends (`record.probes`); the ladder's "top wait" column
-/// is `RunRecord::top_wait`.
-pub trait ProbeStarter {
-    /// Starts sampling the backends whose `application_name` is `application_name`.
-    fn start(
-        &self,
-        conn: &Config,
-        application_name: &str,
-        tables: &[String],
-    ) -> Box<dyn RunObserver>;
-}
-
-/// How to run a ladder.
-#[derive(Clone)]
-pub struct LadderOptions<'a> {
-    /// The target database (the scenario adds its schema and session settings).
-    pub conn: Config,
-    /// `--param k=v` (and `clients`/`duration` from `-c`/`-T`), in order.
-    pub params: Vec<(String, String)>,
-    /// `--variants a,b`: these only, in the manifest's order.
-    pub variants: Option<Vec<String>>,
-    /// Only variants not marked `demo = false`.
-    pub demo: bool,
-    /// The settings every command shares (`-j`, `--rtt`, `--interval`, …), as given.
-    pub settings: RunSettings,
-    /// The seed actually used (`--random-seed` resolved).
-    pub random_seed: u64,
-    pub target_description: String,
-    pub embedded: bool,
-    pub fast: bool,
-    pub command_line: Vec<String>,
-    pub probe: Option<&'a dyn ProbeStarter>,
-    /// Whether another hotbench command shares the server (noted in each variant's record).
-    pub sharing: &'a dyn SharedServer,
-    /// `--keep-schema`: leave the `hb_NAME` schema (the last variant's data) in place.
-    pub keep_schema: bool,
-    /// Live progress lines while each variant runs (off with `--quiet`).
-    pub progress: bool,
-    /// The benchmark clients go through a pooler hotbench runs (`--pooler`); the scenario's
-    /// own sessions and the probes still use `conn`.
-    pub route: Option<&'a dyn crate::pooling::ClientRoute>,
-    /// Live figures of each variant as it runs (`--prometheus`).
-    pub live: Option<&'a dyn crate::live::LiveSink>,
-    /// The server's processes, when hotbench started it (the `restart` and `pause`
-    /// perturbations).
-    pub server: Option<hotbench_engine::ServerHandle>,
-}
-
-/// A variant ready to run: everything user-controlled already validated.
-struct Prepared<'s> {
-    variant: &'s Variant,
-    params: Params,
-    groups: Vec<GroupConfig>,
-    retry: RetryPolicy,
-    settings: Vec<(String, String)>,
-    duration_s: u64,
-    scale: i64,
-    work_group: Option<String>,
-    /// Seconds the variants after this one will take (for the progress lines' time left).
-    left_after_s: u64,
-    /// The manifest's `[[perturbation]]`s for this variant (after the user's `--perturb`).
-    perturbations: Vec<hotbench_engine::Perturbation>,
-}
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
 /// variant.
@@ -227,35 +164,6 @@ pub fn run_ladder(
     Ok(ladder)
 }
 
-/// The note of a variant a Ctrl-C kept from running.
-const NOT_RUN: &str = "not run: interrupted";
-
-/// A variant that did not run (skipped on this engine, or interrupted before its run): no
-/// record and no checks, so it can never show as passed.
-fn not_run(p: &Prepared<'_>, note: &str) -> VariantResult {
-    let v = p.variant;
-    VariantResult {
-        name: v.name.clone(),
-        about: p.params.describe(&v.about),
-        baseline: v.baseline,
-        skipped: Some(note.to_string()),
-        params: p.params.values.clone(),
-        record: None,
-        checks: Vec::new(),
-        monitors: Vec::new(),
-        work: None,
-        aborted_clients: 0,
-        notes: Vec::new(),
-        work_group: None,
-        work_per_interval: Vec::new(),
-        ran_out_at_s: None,
-        steady_ratio: None,
-        pct_of_ceiling: None,
-        phases_s: None,
-        client_bound: None,
-    }
-}
-
 /// Drops the scenario's schema (unless kept: later runs' probes would otherwise report its
 /// tables), then releases the claim and closes the admin connection.
 fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
@@ -265,33 +173,6 @@ fn end_ladder(mut admin: Connection, schema: &str, keep_schema: bool) {
     }
     release_schema(&mut admin, schema);
     admin.close();
-}
-
-/// `file.sql` → `file.ENGINE.sql` when the scenario has one.
-pub fn engine_file(scn: &Scenario, rel: &str, engine: &str) -> String {
-    if let Some(stem) = rel.strip_suffix(".sql") {
-        let candidate = format!("{stem}.{engine}.sql");
-        if scn.bundle.file(&candidate).is_some() {
-            return candidate;
-        }
-    }
-    rel.to_string()
-}
-
-fn substituted(
-    scn: &Scenario,
-    params: &Params,
-    rel: &str,
-    extra: &BTreeMap<String, String>,
-) -> Result<String> {
-    let file = scn.bundle.display(rel);
-    let text = scn
-        .bundle
-        .file(rel)
-        .ok_or_else(|| ScenarioError::manifest(&file, None, "file not found"))?;
-    params
-        .substitute(text, extra)
-        .map_err(|e| ScenarioError::manifest(&file, None, e))
 }
 
 /// What a ladder checks before it connects, without a server: the `selected` variants and
@@ -490,30 +371,17 @@ fn prepare<'s>(
     })
 }
 
-fn query_mode(m: Option<&str>) -> Result<QueryMode> {
-    match m {
-        None => Ok(QueryMode::Prepared),
-        Some(s) => QueryMode::parse(s).ok_or_else(|| {
-            ScenarioError::Input(format!(
-                "invalid query_mode \"{s}\": expected simple, extended or prepared"
-            ))
-        }),
-    }
-}
-
 fn load_script(
     scn: &Scenario,
     params: &Params,
     spec: &str,
     mode: QueryMode,
 ) -> Result<WeightedScript> {
-    let (name, weight) = split_weight(spec);
-    let weight: u32 = match weight {
-        Some(w) => w
-            .parse()
-            .map_err(|_| ScenarioError::Input(format!("invalid weight in \"{spec}\"")))?,
-        None => 1,
-    };
+    // The manifest's check refused bad weights already; pgbench's words should one remain.
+    let (name, weight) = hotbench_script::parse_weight(spec)
+        .map_err(|e| ScenarioError::Input(format!("\"{spec}\": {e}")))?;
+    let name = name.as_str();
+    let weight = weight as u32;
     let script = if let Some(b) = name.strip_prefix("builtin:") {
         let builtin = hotbench_script::find_builtin(b)
             .map_err(|e| ScenarioError::Input(format!("{spec}: {e}")))?;

@@ -4,8 +4,8 @@
 //! on the same data and clients, each from a freshly set-up schema, checks the data after
 //! each, and ranks them against the baseline.
 //!
-//! - [`source`]: built-in and on-disk scenario bundles; [`manifest`]: the format and its
-//!   validation; [`params`]: `{{name}}` parameters and `-D` variables, typed by
+//! - [`source`]: built-in and on-disk scenario bundles; [`manifest`]: the format, [`load`]:
+//!   reading it and its validation; [`params`]: `{{name}}` parameters and `-D` variables, typed by
 //!   [`param_type`].
 //! - [`ladder::run_ladder`] runs it; [`result`] is what it returns (and writes as JSON);
 //!   [`table::render`] prints the ladder table.
@@ -21,6 +21,7 @@ pub mod db;
 pub mod error;
 pub mod ladder;
 pub mod live;
+pub mod load;
 pub mod manifest;
 pub mod param_type;
 pub mod params;
@@ -35,10 +36,11 @@ pub mod table;
 pub mod work;
 
 pub use error::{Result, ScenarioError};
-pub use hotbench_stats::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
+pub use hotbench_results::{Ladder, LadderFile, VariantResult, LADDER_FORMAT};
 pub use ladder::{run_ladder, select_variants, LadderOptions, ProbeStarter};
 pub use live::LiveSink;
-pub use manifest::{load, Scenario};
+pub use load::load;
+pub use manifest::Scenario;
 pub use pooling::ClientRoute;
 pub use source::{all_bundles, find_bundle, Bundle};
 

@@ -5,7 +5,7 @@
 //! at each variant's end, its judged perturbations (`--perturb`).
 
 use hotbench_engine::RunObserver;
-use hotbench_stats::{IntervalRecord, IntervalStats, PerturbationRecord, RunRecord};
+use hotbench_results::{IntervalRecord, IntervalStats, PerturbationRecord, RunRecord};
 
 use crate::background::Monitors;
 

@@ -5,27 +5,8 @@
 //! expansion, free text as a quoted SQL literal. A `--param` value can therefore never
 //! close a statement and start another.
 
-use serde::Deserialize;
-
+pub use crate::manifest::ParamType;
 use crate::manifest::{ParamDef, Scalar};
-
-/// A parameter's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamType {
-    /// A whole number (`-?[0-9]+`, 64-bit).
-    Integer,
-    /// A finite decimal number (`1.1`, `2e3`).
-    Number,
-    /// `N[us|ms|s|m|h]` (bare: milliseconds); expands to the number of milliseconds.
-    Duration,
-    /// One of the keys of `values`; expands to that key's text in the manifest.
-    Enum,
-    /// An SQL identifier: a letter or `_`, then letters, digits or `_` (at most 63 bytes).
-    Identifier,
-    /// Any text without NUL; expands to a quoted SQL literal (`'it''s'`).
-    Text,
-}
 
 impl ParamType {
     /// The declared type, or the one the default implies (integer, number; enum when the

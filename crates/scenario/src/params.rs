@@ -214,7 +214,7 @@ fn push(out: &mut String, piece: &str, budget: &mut usize) -> std::result::Resul
 
 /// Bytes a substitution may copy, over all its nesting levels: the size limit of a script
 /// or scenario file read from disk.
-pub const EXPANSION_LIMIT: usize = hotbench_stats::input_file::SCRIPT_LIMIT as usize;
+pub const EXPANSION_LIMIT: usize = hotbench_results::input_file::SCRIPT_LIMIT as usize;
 
 fn is_run_value(name: &str) -> bool {
     let base = name.split(':').next().unwrap_or(name);

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use hotbench_stats::PhaseTimes;
+use hotbench_results::PhaseTimes;
 
 /// A phase shows on the progress output once it has run this long.
 pub const SHOW_AFTER: Duration = Duration::from_secs(2);

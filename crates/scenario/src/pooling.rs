@@ -12,7 +12,7 @@
 //! become `extended` on a PgBouncer that cannot keep them (before 1.21), with a note.
 
 use hotbench_engine::QueryMode;
-use hotbench_stats::PoolerSetup;
+use hotbench_results::PoolerSetup;
 use hotbench_wire::Config;
 
 use crate::manifest::{Need, Variant};

@@ -5,12 +5,12 @@
 
 use std::io::Write;
 
-use hotbench_stats::{IntervalRecord, IntervalStats};
+use hotbench_results::{IntervalRecord, IntervalStats};
 
 use hotbench_engine::RunObserver;
 
 use crate::background::Monitors;
-use hotbench_stats::VariantResult;
+use hotbench_results::VariantResult;
 
 /// Seconds between progress lines for a variant of `duration_s`: about six lines per
 /// variant, at least every second and at most every 10 s.

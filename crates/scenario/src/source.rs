@@ -148,7 +148,7 @@ fn collect_disk(
             continue;
         }
         let text =
-            hotbench_stats::input_file::read_text(&p, hotbench_stats::input_file::SCRIPT_LIMIT)
+            hotbench_results::input_file::read_text(&p, hotbench_results::input_file::SCRIPT_LIMIT)
                 .map_err(|e| {
                     ScenarioError::Input(format!("could not read \"{}\": {e}", p.display()))
                 })?;

@@ -4,7 +4,7 @@
 //! group's (a queue's consumers), other groups are in the notes. A pure function of the
 //! [`Ladder`], so it can be re-rendered from a JSON file.
 
-use hotbench_stats::{Ladder, VariantResult};
+use hotbench_results::{Ladder, VariantResult};
 
 const HEADERS: [&str; 10] = [
     "variant",
@@ -174,8 +174,8 @@ pub fn render(l: &Ladder) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::CheckResult;
-    use hotbench_stats::{FailureKind, RunRecord, TotalsRecord, TxnCounters};
+    use hotbench_results::CheckResult;
+    use hotbench_results::{FailureKind, RunRecord, TotalsRecord, TxnCounters};
 
     fn variant(name: &str, baseline: bool, committed: u64, deadlocks: u64) -> VariantResult {
         let mut c = TxnCounters::default();
@@ -187,7 +187,7 @@ mod tests {
         }
         c.unfinished = 3;
         let record = RunRecord {
-            status: hotbench_stats::RunStatus::Completed,
+            status: hotbench_results::RunStatus::Completed,
             duration_s: 2.0,
             totals: TotalsRecord::from_counters(c, 2.0),
             ..Default::default()

@@ -4,10 +4,10 @@
 //! is flagged, since its own latency is mostly schedule lag).
 
 use hotbench_engine::GroupConfig;
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::manifest::Manifest;
-use hotbench_stats::MonitorSeries;
+use hotbench_results::MonitorSeries;
 
 /// The group doing the scenario's work: the only group; else the manifest's `work_group`
 /// when the variant has it; else the only group without a rate; else `None` (all groups).
@@ -76,7 +76,7 @@ pub fn other_group_notes(r: &RunRecord, work_group: Option<&str>) -> Vec<String>
             out.push(format!(
                 "⚠ behind its rate: {} (more than {:.0}% short)",
                 s.describe(),
-                hotbench_stats::BEHIND_TOLERANCE * 100.0
+                hotbench_results::BEHIND_TOLERANCE * 100.0
             ));
         }
     }

@@ -216,3 +216,56 @@ fn unterminated_comments_and_quotes_name_file_and_line() {
         assert_eq!(e, expected);
     }
 }
+
+/// A manifest's `FILE@W` is read by the one parser `-f` uses (`hotbench_script::parse_weight`),
+/// with pgbench's words: a weight that is not a number is an error, not part of a file name.
+#[test]
+fn script_weights_are_parsed_as_pgbench_parses_them() {
+    let with = |spec: &str| GOOD.replace("script = \"a.sql\"", &format!("script = \"{spec}\""));
+    let files = [("a.sql", "select 1;"), ("a.sql@x", "select 1;")];
+    let e = error(&with("a.sql@x"), &files);
+    assert!(e.contains("invalid weight specification: @x"), "{e}");
+    let e = error(&with("a.sql@3000000000"), &files);
+    assert!(
+        e.contains("weight specification out of range (0 .. 2147483647): 3000000000"),
+        "{e}"
+    );
+    let e = error(&with("a.sql@0"), &files);
+    assert!(e.contains("total script weight must not be zero"), "{e}");
+    let ok = load(bundle(&with("a.sql@ 7"), &files)).expect("strtol's blanks");
+    assert_eq!(ok.manifest.variants[0].script.as_deref(), Some("a.sql@ 7"));
+}
+
+/// `[[reproduces]]` names a shape once, the scenario's own variants and parameters, and what
+/// a diagnosis observes.
+#[test]
+fn reproduced_shapes_name_variants_parameters_and_observations() {
+    let m = |extra: &str| {
+        format!(
+            "{GOOD}\n[params.rows]\ndefault = 10\n\n[[reproduces]]\nshape = \"counter\"\n{extra}"
+        )
+    };
+    let files = [("a.sql", "select 1;")];
+    let s = load(bundle(
+        &m("variants = [\"a\"]\nobserved = { hot_rows = \"rows\" }\n"),
+        &files,
+    ))
+    .expect("loads");
+    let r = &s.manifest.reproduces[0];
+    assert_eq!(
+        (r.shape.as_str(), &r.variants[..]),
+        ("counter", &["a".to_string()][..])
+    );
+    assert_eq!(r.observed["hot_rows"], "rows");
+    let e = error(&m("variants = [\"b\"]\n"), &files);
+    assert!(
+        e.contains("[[reproduces]] \"counter\": no variant named \"b\""),
+        "{e}"
+    );
+    let e = error(&m("params = { nope = 1 }\n"), &files);
+    assert!(e.contains("unknown parameter \"nope\""), "{e}");
+    let e = error(&m("observed = { keys = \"rows\" }\n"), &files);
+    assert!(e.contains("unknown observation \"keys\""), "{e}");
+    let e = error(&m("[[reproduces]]\nshape = \"counter\"\n"), &files);
+    assert!(e.contains("shape \"counter\" is listed twice"), "{e}");
+}

@@ -6,11 +6,9 @@
 //! lets the CLI merge sources in the right order and lets the report print exactly what the
 //! user gave, password masked.
 
-use std::fmt;
 use std::str::FromStr;
 
 pub use crate::binding::ChannelBindingMode;
-use crate::conninfo;
 use crate::error::ConfigError;
 
 /// libpq `sslmode`.
@@ -235,52 +233,6 @@ impl Config {
         Config::default()
     }
 
-    /// Parses a conninfo string (`host=a port=5432`) or a URL (`postgresql://…`).
-    pub fn parse(s: &str) -> Result<Config, ConfigError> {
-        if conninfo::is_url(s) {
-            conninfo::parse_url(s)
-        } else {
-            conninfo::parse_conninfo(s)
-        }
-    }
-
-    /// True when libpq would treat `s` as a connection string rather than a database name
-    /// (it contains `=` or starts with a URL prefix).
-    pub fn looks_like_conninfo(s: &str) -> bool {
-        conninfo::is_url(s) || s.contains('=')
-    }
-
-    /// The CLI's connection arguments with pgbench's (libpq's) precedence: `-h -p -U`
-    /// first, then the positional `dbname`, which, when it is a conninfo string or URL, is
-    /// expanded and overrides them.
-    pub fn from_cli(
-        host: Option<&str>,
-        port: Option<&str>,
-        user: Option<&str>,
-        dbname: Option<&str>,
-    ) -> Result<Config, ConfigError> {
-        let mut c = Config::new();
-        if let Some(h) = host {
-            c.set("host", h)?;
-        }
-        if let Some(p) = port {
-            c.set("port", p)?;
-        }
-        if let Some(u) = user {
-            c.set("user", u)?;
-        }
-        if let Some(d) = dbname {
-            if Config::looks_like_conninfo(d) {
-                let expanded = Config::parse(d)?;
-                c.form = expanded.form;
-                c.apply(&expanded);
-            } else {
-                c.set("dbname", d)?;
-            }
-        }
-        Ok(c)
-    }
-
     /// Sets one libpq keyword. Unknown keywords are an error (libpq's wording); keywords
     /// hotbench does not act on (`keepalives`, `gssencmode`, …) are accepted and ignored.
     pub fn set(&mut self, keyword: &str, value: &str) -> Result<(), ConfigError> {
@@ -394,55 +346,6 @@ impl Config {
             self.load_balance_hosts.map(|m| m.as_str().to_string()),
         );
         out
-    }
-
-    /// The options for display, password replaced by `********`, in the form they were
-    /// given (conninfo or URL).
-    pub fn masked(&self) -> String {
-        match self.form {
-            Form::Conninfo => self.masked_conninfo(),
-            Form::Url => conninfo::to_url(self, true),
-        }
-    }
-
-    /// Conninfo form with the password masked.
-    pub fn masked_conninfo(&self) -> String {
-        conninfo::to_conninfo(self, true)
-    }
-
-    /// URL form with the password masked.
-    pub fn masked_url(&self) -> String {
-        conninfo::to_url(self, true)
-    }
-
-    /// URL form including the password.
-    pub fn to_url_string(&self) -> String {
-        conninfo::to_url(self, false)
-    }
-
-    /// Conninfo form including the password (for handing to another libpq tool).
-    pub fn to_conninfo_string(&self) -> String {
-        conninfo::to_conninfo(self, false)
-    }
-}
-
-impl fmt::Debug for Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Config({})", self.masked_conninfo())
-    }
-}
-
-impl fmt::Display for Config {
-    /// Same as [`Config::masked`].
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.masked())
-    }
-}
-
-impl FromStr for Config {
-    type Err = ConfigError;
-    fn from_str(s: &str) -> Result<Self, ConfigError> {
-        Config::parse(s)
     }
 }
 

@@ -5,6 +5,9 @@
 //! quotes and backslash escapes in conninfo values; percent-decoding, `[v6]` hosts,
 //! `host1:p1,host2:p2` lists and query parameters in URLs.
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::config::{Config, Form};
 use crate::error::ConfigError;
 
@@ -426,4 +429,102 @@ pub(crate) fn to_url(c: &Config, mask: bool) -> String {
         s.push_str(&q.join("&"));
     }
     s
+}
+
+/// Config's text forms: parsed from and written as a conninfo string or a URL.
+impl Config {
+    /// Parses a conninfo string (`host=a port=5432`) or a URL (`postgresql://…`).
+    pub fn parse(s: &str) -> Result<Config, ConfigError> {
+        if is_url(s) {
+            parse_url(s)
+        } else {
+            parse_conninfo(s)
+        }
+    }
+
+    /// True when libpq would treat `s` as a connection string rather than a database name
+    /// (it contains `=` or starts with a URL prefix).
+    pub fn looks_like_conninfo(s: &str) -> bool {
+        is_url(s) || s.contains('=')
+    }
+
+    /// The CLI's connection arguments with pgbench's (libpq's) precedence: `-h -p -U`
+    /// first, then the positional `dbname`, which, when it is a conninfo string or URL, is
+    /// expanded and overrides them.
+    pub fn from_cli(
+        host: Option<&str>,
+        port: Option<&str>,
+        user: Option<&str>,
+        dbname: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        let mut c = Config::new();
+        if let Some(h) = host {
+            c.set("host", h)?;
+        }
+        if let Some(p) = port {
+            c.set("port", p)?;
+        }
+        if let Some(u) = user {
+            c.set("user", u)?;
+        }
+        if let Some(d) = dbname {
+            if Config::looks_like_conninfo(d) {
+                let expanded = Config::parse(d)?;
+                c.form = expanded.form;
+                c.apply(&expanded);
+            } else {
+                c.set("dbname", d)?;
+            }
+        }
+        Ok(c)
+    }
+
+    /// The options for display, password replaced by `********`, in the form they were
+    /// given (conninfo or URL).
+    pub fn masked(&self) -> String {
+        match self.form {
+            Form::Conninfo => self.masked_conninfo(),
+            Form::Url => to_url(self, true),
+        }
+    }
+
+    /// Conninfo form with the password masked.
+    pub fn masked_conninfo(&self) -> String {
+        to_conninfo(self, true)
+    }
+
+    /// URL form with the password masked.
+    pub fn masked_url(&self) -> String {
+        to_url(self, true)
+    }
+
+    /// URL form including the password.
+    pub fn to_url_string(&self) -> String {
+        to_url(self, false)
+    }
+
+    /// Conninfo form including the password (for handing to another libpq tool).
+    pub fn to_conninfo_string(&self) -> String {
+        to_conninfo(self, false)
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Config({})", self.masked_conninfo())
+    }
+}
+
+impl fmt::Display for Config {
+    /// Same as [`Config::masked`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.masked())
+    }
+}
+
+impl FromStr for Config {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        Config::parse(s)
+    }
 }

@@ -83,7 +83,7 @@ impl Case {
     }
 
     /// The run's result file as its type.
-    pub fn record(&self) -> hotbench_stats::RunRecord {
+    pub fn record(&self) -> hotbench_results::RunRecord {
         super::record(&self.json)
     }
 }

@@ -174,7 +174,7 @@ pub fn read<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> T {
 }
 
 /// A result file as a `RunRecord`.
-pub fn record(path: &std::path::Path) -> hotbench_stats::RunRecord {
+pub fn record(path: &std::path::Path) -> hotbench_results::RunRecord {
     read(path)
 }
 

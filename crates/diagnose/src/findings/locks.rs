@@ -4,10 +4,12 @@
 //! flush), and `Lock:relation`, `Lock:extend`, `Lock:advisory` and the rest, each with what
 //! to do; NOTIFY's gets the `queue` ladder's notify variants.
 
-use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
+use hotbench_results::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
-use super::{check, pct, statement, Check, Input};
+use super::input::{check, pct, statement, Input};
+use crate::catalog::{Catalog, Seen, Shape};
 use crate::suggest::{estimate, Suggestion};
+use hotbench_results::diagnosis_record::Check;
 
 /// Share of active time a non-row lock's waits must take to be a finding.
 pub const MIN_SHARE: f64 = 0.10;
@@ -116,22 +118,26 @@ fn finding(input: &Input, event: &str, share: f64) -> Finding {
                     .into()
             },
         ));
-        notify_suggestion(notifying_sessions.max(waiting_sessions)).apply(&mut f);
+        let producers = notifying_sessions.max(waiting_sessions);
+        if let Some(sug) = notify_suggestion(producers, input.catalog) {
+            sug.apply(&mut f);
+        }
     }
     f
 }
 
-/// The queue ladder with producers that notify per job, per batch or not at all, one job per
-/// producer transaction (`depth=0`), as many producers as sessions notified.
-pub fn notify_suggestion(producers: u32) -> Suggestion {
-    let mut sug = Suggestion::new("queue", estimate(4, None, None));
-    sug.variants = vec!["notify-per-job", "notify-per-batch", "skip-locked"];
-    sug.params.push(("depth", "0".into()));
-    sug.params.push((
-        "producers",
-        producers.clamp(1, crate::suggest::MAX_CLIENTS).to_string(),
-    ));
-    sug
+/// The queue ladder with producers that notify per job, per batch or not at all (the
+/// scenario that reproduces NOTIFY's commit lock), as many producers as sessions notified.
+pub fn notify_suggestion(producers: u32, catalog: &Catalog) -> Option<Suggestion> {
+    let seen = Seen {
+        sessions: Some(producers.clamp(1, crate::suggest::MAX_CLIENTS)),
+        ..Seen::default()
+    };
+    Some(
+        catalog
+            .find(Shape::Notify)?
+            .suggest(estimate(4, None, None), &seen),
+    )
 }
 
 /// What the lock is, and what to do about it.

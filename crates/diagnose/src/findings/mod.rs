@@ -3,6 +3,7 @@
 //! it looked at to the checks, and the findings are ranked by the share of active session
 //! time they explain. Pure: the unit tests feed it hand-built probe records.
 
+mod input;
 mod locks;
 mod rows;
 
@@ -10,22 +11,11 @@ pub use rows::{examples, hot_row_suggestion, queue_suggestion, HotPattern};
 mod server;
 mod xmin;
 
-use hotbench_stats::diagnosis_record::{Check, Finding, FindingStatement};
-use hotbench_stats::probe_record::ProbeRecord;
+use hotbench_results::diagnosis_record::{Check, Finding};
 
 use crate::facts::facts;
-
-/// What the findings are judged from.
-#[derive(Debug, Clone, Copy)]
-pub struct Input<'a> {
-    pub probe: &'a ProbeRecord,
-    /// Seconds sampled.
-    pub duration_s: f64,
-    /// Cores of the server's machine, when known.
-    pub server_cores: Option<u32>,
-    /// Bodies of the functions the statements call (read after the sample).
-    pub functions: &'a crate::functions::Bodies,
-}
+use input::check;
+pub use input::Input;
 
 /// The ranked findings and every check made.
 pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
@@ -104,35 +94,6 @@ fn functions_check(input: &Input, checks: &mut Vec<Check>) {
         ));
     }
     checks.push(check("functions called", v.join("; "), false));
-}
-
-pub(crate) fn check(what: &str, value: impl Into<String>, found: bool) -> Check {
-    Check {
-        what: what.into(),
-        value: value.into(),
-        found,
-    }
-}
-
-pub(crate) fn statement(
-    role: &str,
-    s: &hotbench_stats::probe_record::ActiveStatement,
-    samples: u64,
-) -> FindingStatement {
-    FindingStatement {
-        role: role.into(),
-        queryid: s.queryid.clone(),
-        query: s.query.clone(),
-        samples,
-        state: String::new(),
-    }
-}
-
-/// `62%`.
-pub(crate) fn pct(share: f64) -> String {
-    // Never "-0%".
-    let v = share * 100.0;
-    format!("{:.0}%", if v > 0.0 { v } else { 0.0 })
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@
 //! aggregates with a history insert are pgbench's `tpcb-hotspot`, a read-lock-then-write (or
 //! any other write) is `daily-limit`.
 
-use hotbench_stats::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
+use hotbench_results::diagnosis_record::{Estimate, Evidence, Finding, FindingKind};
 
-use super::{check, pct, statement, Input};
+use super::input::{check, pct, statement, Input};
+use crate::catalog::{Catalog, Observation, Seen, Shape};
 use crate::facts::{trend_ms, Facts, RelationFacts};
 use crate::shape::Access;
 use crate::suggest::{estimate, Suggestion};
@@ -161,21 +162,18 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         // tellers' rows are the ones waited on).
         est.hot_keys = tpcb_scale(f);
     }
-    let mut sug = hot_row_suggestion(pattern, est);
-    if sug
-        .estimate
-        .rtt_ms
-        .is_some_and(|g| g < crate::suggest::MIN_RTT_MS)
-    {
-        sug.estimate.rtt_ms = None;
+    if est.rtt_ms.is_some_and(|g| g < crate::suggest::MIN_RTT_MS) {
+        est.rtt_ms = None;
     }
-    if sug
-        .estimate
+    if est
         .think_ms
         .is_some_and(|g| g < crate::suggest::MIN_THINK_MS)
     {
-        sug.estimate.think_ms = None;
+        est.think_ms = None;
     }
+    let lab = input.catalog.find(pattern.shape());
+    let hot_param = lab.and_then(|l| l.param_for(Observation::HotRows));
+    let sug = hot_row_suggestion(pattern, est.clone(), input.catalog);
     let share = f.share(r.busy).max(waiting);
     let top_keys: Vec<String> = r.keys.iter().take(3).map(|k| k.key.clone()).collect();
     let mut finding = Finding {
@@ -216,10 +214,12 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
         advice: pattern.advice().into(),
         ..Default::default()
     };
-    if pattern == HotPattern::Tpcb && sug.estimate.hot_keys.is_none() {
+    if let (HotPattern::Tpcb, None, Some(p)) = (pattern, est.hot_keys, hot_param) {
         finding.evidence.push(Evidence::new(
-            "scale",
-            "not estimated (the aggregate tables' row counts were not read): pass --param scale=N",
+            p,
+            format!(
+                "not estimated (the aggregate tables' row counts were not read): pass --param {p}=N"
+            ),
         ));
     }
     if let Some(g) = gap {
@@ -227,9 +227,11 @@ fn hot_row(input: &Input, f: &Facts, r: &RelationFacts, waiting: f64) -> Finding
             .evidence
             .push(gap_evidence(input, g, little.is_some()));
     }
-    key_evidence(r, pattern, &sug, &mut finding);
+    key_evidence(r, pattern, (est.hot_keys, hot_param), &mut finding);
     add_blockers(input, r, &mut finding);
-    sug.apply(&mut finding);
+    if let Some(sug) = sug {
+        sug.apply(&mut finding);
+    }
     finding
 }
 
@@ -290,8 +292,14 @@ fn gap_evidence(input: &Input, g: f64, by_little: bool) -> Evidence {
     )
 }
 
-/// Partitions, how the rows are named, and the hot-row count the command is given.
-fn key_evidence(r: &RelationFacts, pattern: HotPattern, sug: &Suggestion, finding: &mut Finding) {
+/// Partitions, how the rows are named, and the hot-row count the command is given (`hot`:
+/// the count estimated, and the scenario's parameter that takes it).
+fn key_evidence(
+    r: &RelationFacts,
+    pattern: HotPattern,
+    hot: (Option<u32>, Option<&str>),
+    finding: &mut Finding,
+) {
     if !r.partitions.is_empty() {
         finding
             .evidence
@@ -304,29 +312,27 @@ fn key_evidence(r: &RelationFacts, pattern: HotPattern, sug: &Suggestion, findin
              a user-defined type, or --no-keys; the notes say which): rows named by ctid",
         ));
     }
-    let param = sug.params.first().map(|p| p.0);
-    match (pattern, param, keys_read(r)) {
+    match (pattern, hot, keys_read(r)) {
         (HotPattern::Tpcb, ..) => {}
-        (_, Some(p), false) => finding.evidence.push(Evidence::new(
+        (_, (Some(n), Some(p)), false) => finding.evidence.push(Evidence::new(
             "hot rows",
             format!(
                 "at most {}, a guess (keys unread: a row is a new ctid after every update): the \
                  fewer of the row versions waited on ({}) and the table's live rows ({}); \
                  suggested as --param {p}={}: with fewer hot rows the lab contends more",
-                sug.estimate.hot_keys.unwrap_or(0),
+                n,
                 r.rows,
                 r.table
                     .as_ref()
                     .map_or("unknown".to_string(), |t| t.live_tuples_end.to_string()),
-                sug.estimate.hot_keys.unwrap_or(0),
+                n,
             ),
         )),
-        (_, None, _) => finding.evidence.push(Evidence::new(
+        (_, (None, Some(p)), _) => finding.evidence.push(Evidence::new(
             "hot rows",
             format!(
                 "not estimated (no row waited on was named): the command runs the scenario's \
-                 default; pass --param {}=N",
-                pattern.param()
+                 default; pass --param {p}=N"
             ),
         )),
         _ => {}
@@ -367,7 +373,12 @@ fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Opt
         .map(|s| s.statement.sessions)
         .max()
         .unwrap_or(r.sessions);
-    let sug = queue_suggestion(estimate(claimers, None, None), skip, old_snapshot);
+    let sug = queue_suggestion(
+        estimate(claimers, None, None),
+        skip,
+        old_snapshot,
+        input.catalog,
+    );
     let mut why = Vec::new();
     if !skip {
         why.push(format!(
@@ -432,7 +443,9 @@ fn queue(input: &Input, f: &Facts, r: &RelationFacts, old_snapshot: bool) -> Opt
         ));
     }
     add_blockers(input, r, &mut finding);
-    sug.apply(&mut finding);
+    if let Some(sug) = sug {
+        sug.apply(&mut finding);
+    }
     Some(finding)
 }
 
@@ -452,12 +465,24 @@ pub enum HotPattern {
 }
 
 impl HotPattern {
-    /// The scenario parameter that holds the hot rows' count.
-    fn param(self) -> &'static str {
+    /// The shape a scenario's `[[reproduces]]` names it by.
+    pub fn shape(self) -> Shape {
         match self {
-            HotPattern::Tpcb => "scale",
-            HotPattern::Counters { .. } => "posts",
-            HotPattern::Payments { .. } => "customers",
+            HotPattern::Tpcb => Shape::AggregateIncrements,
+            HotPattern::Counters {
+                in_transaction: false,
+            } => Shape::Counter,
+            HotPattern::Counters {
+                in_transaction: true,
+            } => Shape::CounterInTransaction,
+            HotPattern::Payments {
+                share_locks: true, ..
+            } => Shape::ReadCheckWriteShared,
+            HotPattern::Payments {
+                locking_reads: true,
+                ..
+            } => Shape::ReadCheckWrite,
+            HotPattern::Payments { .. } => Shape::RowWrites,
         }
     }
 
@@ -523,78 +548,39 @@ fn tpcb_scale(f: &Facts) -> Option<u32> {
         .map(|n| n.clamp(1, i64::from(crate::suggest::MAX_KEYS)) as u32)
 }
 
-/// The ladder that reproduces a hot row of this pattern.
-pub fn hot_row_suggestion(p: HotPattern, est: Estimate) -> Suggestion {
-    let keys = est.hot_keys;
-    let param = p.param();
-    let (scenario, variants): (_, Vec<&'static str>) = match p {
-        HotPattern::Tpcb => ("tpcb-hotspot", vec!["tpcb", "bucketed", "simple-update"]),
-        HotPattern::Counters {
-            in_transaction: false,
-        } => ("counters", vec!["direct", "slotted", "events-rollup"]),
-        // The increment in a transaction that reads the row too (an ORM's view): the
-        // variant of that shape first, so the lab's baseline holds the row as the user's did.
-        HotPattern::Counters {
-            in_transaction: true,
-        } => (
-            "counters",
-            vec![
-                "direct-in-transaction",
-                "direct",
-                "slotted",
-                "events-rollup",
-            ],
-        ),
-        HotPattern::Payments { share_locks, .. } => {
-            let mut v = vec![
-                "select-for-update",
-                "update-returning",
-                "procedure",
-                "escrow",
-            ];
-            if share_locks {
-                v.insert(1, "for-share");
-            }
-            ("daily-limit", v)
-        }
+/// The ladder that reproduces a hot row of this pattern (the scenario that declares its
+/// shape), given its hot rows' count; `None` when no scenario reproduces it.
+pub fn hot_row_suggestion(p: HotPattern, est: Estimate, catalog: &Catalog) -> Option<Suggestion> {
+    let seen = Seen {
+        hot_rows: est.hot_keys,
+        ..Seen::default()
     };
-    let mut s = Suggestion::new(scenario, est);
-    s.variants = variants;
-    if let Some(k) = keys {
-        s.params.push((param, k.to_string()));
-    }
-    s
+    Some(catalog.find(p.shape())?.suggest(est, &seen))
 }
 
-/// The queue ladder with the variants that fit: for FOR UPDATE claims, the ways to stop
-/// waiting; for SKIP LOCKED ones, the ways to keep the scan short (with the old snapshot).
-pub fn queue_suggestion(est: Estimate, skip_locked: bool, old_snapshot: bool) -> Suggestion {
-    let mut s = Suggestion::new("queue", est);
-    s.variants = if skip_locked {
-        vec![
-            "for-update",
-            "skip-locked",
-            "skip-locked-lifo",
-            "watermark",
-            "rotation",
-        ]
+/// The queue ladder with the variants that fit the claims: FOR UPDATE ones, or SKIP LOCKED
+/// ones (with the old snapshot, when one was held).
+pub fn queue_suggestion(
+    est: Estimate,
+    skip_locked: bool,
+    old_snapshot: bool,
+    catalog: &Catalog,
+) -> Option<Suggestion> {
+    let shape = if skip_locked {
+        Shape::ClaimSkipLocked
     } else {
-        vec![
-            "for-update",
-            "skip-locked",
-            "skip-locked-batch",
-            "advisory-lock",
-        ]
+        Shape::Claim
     };
-    if old_snapshot {
-        s.params.push(("xmin_holder", "on".into()));
-    }
-    s
+    let seen = Seen {
+        old_snapshot,
+        ..Seen::default()
+    };
+    Some(catalog.find(shape)?.suggest(est, &seen))
 }
 
-/// Every suggestion these findings can make, with extreme estimates (for checking them
-/// against the shipped scenarios).
-pub fn examples() -> Vec<Suggestion> {
+/// Every suggestion these findings can make from `catalog`, with extreme estimates (for
+/// checking them against the scenarios).
+pub fn examples(catalog: &Catalog) -> Vec<Suggestion> {
     let ests = [
         estimate(1, Some(1), Some(0.3)),
         crate::suggest::think_time(estimate(8, Some(4), None), Some(8.6)),
@@ -620,14 +606,14 @@ pub fn examples() -> Vec<Suggestion> {
                 share_locks: false,
             },
         ] {
-            v.push(hot_row_suggestion(p, e.clone()));
+            v.extend(hot_row_suggestion(p, e.clone(), catalog));
         }
         for (skip, old) in [(false, false), (true, true), (true, false), (false, true)] {
-            v.push(queue_suggestion(e.clone(), skip, old));
+            v.extend(queue_suggestion(e.clone(), skip, old, catalog));
         }
     }
     for producers in [0, 12, 100_000] {
-        v.push(super::locks::notify_suggestion(producers));
+        v.extend(super::locks::notify_suggestion(producers, catalog));
     }
     v
 }
@@ -646,7 +632,7 @@ fn time_waiting(waiting: f64) -> Evidence {
 fn relation_statements(
     r: &RelationFacts,
     role: &str,
-) -> Vec<hotbench_stats::diagnosis_record::FindingStatement> {
+) -> Vec<hotbench_results::diagnosis_record::FindingStatement> {
     let mut v: Vec<_> = r.statements.iter().collect();
     v.sort_by(|a, b| {
         (b.statement.lock_waits, b.statement.samples)
@@ -688,7 +674,7 @@ fn add_blockers(input: &Input, r: &RelationFacts, f: &mut Finding) {
             .any(|t| t.relation == r.key);
         if touches || most_waited {
             f.statements
-                .push(hotbench_stats::diagnosis_record::FindingStatement {
+                .push(hotbench_results::diagnosis_record::FindingStatement {
                     role: "blocking".into(),
                     queryid: b.queryid.clone(),
                     query: b.query.clone(),

@@ -3,9 +3,10 @@
 //! holders idle inside their transaction, and more sessions running than the server has
 //! cores.
 
-use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
+use hotbench_results::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
-use super::{check, pct, Check, Input};
+use super::input::{check, pct, Input};
+use hotbench_results::diagnosis_record::Check;
 
 /// Rolled-back share of transactions that is a finding (with at least [`MIN_ROLLBACKS`]).
 pub const MIN_ROLLBACK_SHARE: f64 = 0.05;

@@ -1,18 +1,19 @@
 //! The findings on hand-built samples: each pattern is named, with its scenario and command,
 //! and a quiet sample finds nothing.
 
-use hotbench_stats::diagnosis_record::FindingKind;
-use hotbench_stats::probe_record::{Blocker, DatabaseDelta, ProbeRecord, WaitShare, XminHolder};
+use hotbench_results::diagnosis_record::FindingKind;
+use hotbench_results::probe_record::{Blocker, DatabaseDelta, ProbeRecord, WaitShare, XminHolder};
 
 use super::{diagnose, Input};
 use crate::testdata::{record, stmt, table};
 
-fn run(p: &ProbeRecord) -> Vec<hotbench_stats::diagnosis_record::Finding> {
+fn run(p: &ProbeRecord) -> Vec<hotbench_results::diagnosis_record::Finding> {
     diagnose(&Input {
         probe: p,
         duration_s: 3.0,
         server_cores: Some(2),
         functions: &Default::default(),
+        catalog: crate::testdata::catalog(),
     })
     .0
 }
@@ -263,6 +264,7 @@ fn a_quiet_skip_locked_queue_is_only_a_check() {
         duration_s: 3.0,
         server_cores: None,
         functions: &Default::default(),
+        catalog: crate::testdata::catalog(),
     });
     assert!(f.is_empty(), "{f:?}");
     assert!(
@@ -361,6 +363,7 @@ fn uniform_reads_find_nothing_and_say_what_was_looked_at() {
         duration_s: 3.0,
         server_cores: Some(2),
         functions: &Default::default(),
+        catalog: crate::testdata::catalog(),
     });
     assert!(f.is_empty(), "{f:?}");
     let what: Vec<&str> = checks.iter().map(|c| c.what.as_str()).collect();
@@ -518,6 +521,7 @@ fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
         duration_s: 3.0,
         server_cores: None,
         functions: &Default::default(),
+        catalog: crate::testdata::catalog(),
     });
     let l = f
         .iter()
@@ -555,7 +559,7 @@ fn notify_commit_lock_waits_are_a_finding_with_the_notify_ladder() {
 /// sampled sessions (length-biased: 3 ms a gap for pgbench, whose lab run then ran at 7%).
 #[test]
 fn think_time_is_idle_time_per_transaction_over_its_gaps() {
-    use hotbench_stats::probe_record::StatementStats;
+    use hotbench_results::probe_record::StatementStats;
     let mut p = record(
         &[
             stmt("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", 50, 45, 8),
@@ -674,4 +678,90 @@ fn an_increment_read_back_in_its_transaction_starts_with_the_transaction_variant
     }
     let f = run(&p);
     assert_eq!(f[0].variants, ["direct", "slotted", "events-rollup"]);
+}
+
+/// A scenario added only as a directory with a `scenario.toml` that declares the shape it
+/// reproduces is what diagnose points to: nothing in this crate names it.
+#[test]
+fn a_scenario_added_as_a_directory_is_found_by_the_shape_it_reproduces() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lab = dir.path().join("my-counters");
+    std::fs::create_dir(&lab).expect("scenario dir");
+    std::fs::write(
+        lab.join("bump.sql"),
+        "update c set n = n + 1 where id = :id;\n",
+    )
+    .expect("script");
+    std::fs::write(
+        lab.join("scenario.toml"),
+        r#"title = "my counters"
+demonstrates = "counter increments, my way"
+
+[params.rows]
+default = 10
+
+[[variants]]
+name = "bump"
+baseline = true
+script = "bump.sql"
+
+[[variants]]
+name = "batched"
+script = "bump.sql"
+
+[[reproduces]]
+shape = "counter"
+variants = ["batched", "bump"]
+observed = { hot_rows = "rows" }
+"#,
+    )
+    .expect("manifest");
+    let mut scenarios: Vec<hotbench_scenario::Scenario> =
+        hotbench_scenario::source::dir_bundles(dir.path())
+            .expect("bundles")
+            .into_iter()
+            .map(|b| hotbench_scenario::load(b).expect("loads"))
+            .collect();
+    let builtin = hotbench_scenario::source::builtin_bundles();
+    scenarios.extend(
+        builtin
+            .into_iter()
+            .filter_map(|b| hotbench_scenario::load(b).ok()),
+    );
+    let catalog = crate::catalog::Catalog::of(&scenarios);
+    let p = record(
+        &[stmt(
+            "update post set views_count = views_count + ? where id = ?",
+            50,
+            45,
+            8,
+        )],
+        &[
+            ("post", "id=1", 20),
+            ("post", "id=2", 15),
+            ("post", "id=3", 10),
+        ],
+    );
+    let (f, _) = diagnose(&Input {
+        probe: &p,
+        duration_s: 3.0,
+        server_cores: Some(2),
+        functions: &Default::default(),
+        catalog: &catalog,
+    });
+    assert_eq!(f[0].kind, FindingKind::HotRow);
+    assert_eq!(f[0].scenario.as_deref(), Some("my-counters"));
+    assert_eq!(f[0].variants, ["batched", "bump"]);
+    let cmd = f[0].command.as_deref().unwrap_or("");
+    assert!(
+        cmd.contains("scenario run my-counters") && cmd.contains("--param rows=3"),
+        "{cmd}"
+    );
+    // Other shapes still go to the built-in scenarios.
+    assert_eq!(
+        catalog
+            .find(crate::catalog::Shape::Claim)
+            .map(|r| r.scenario.as_str()),
+        Some("queue")
+    );
 }

@@ -3,10 +3,11 @@
 //! thousands of transactions). Vacuum cannot remove what it still may see, so tables written
 //! meanwhile bloat and their scans (a queue's claims above all) slow down.
 
-use hotbench_stats::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
+use hotbench_results::diagnosis_record::{Evidence, Finding, FindingKind, FindingStatement};
 
-use super::{check, pct, Check, Input};
+use super::input::{check, pct, Input};
 use crate::facts::{trend_ms, Facts};
+use hotbench_results::diagnosis_record::Check;
 
 /// Transactions the horizon must lag by, when no table is seen growing dead tuples.
 pub const MIN_AGE: i64 = 1000;

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::guard::{lock_ignoring_poison, GuardInner};
+use super::guard::{lock_ignoring_poison, DefaultGuard, GuardInner};
 use super::layout::{remove_file, users_exclusive, users_shared, Lock, KEPT, LAST_USER};
 use crate::account::RunAs;
 use crate::binaries::PgBinaries;
@@ -40,11 +40,14 @@ pub struct Restarted {
     pub start: Duration,
 }
 
-impl Control {
-    pub(super) fn new(inner: Arc<GuardInner>) -> Control {
-        Control(inner)
+impl DefaultGuard {
+    /// Handle for the perturbations that restart or pause the server.
+    pub fn control(&self) -> Control {
+        Control(Arc::clone(&self.inner))
     }
+}
 
+impl Control {
     /// The postmaster's pid now.
     pub fn pid(&self) -> u32 {
         self.0.pid.load(Ordering::SeqCst)

@@ -92,7 +92,7 @@ impl GuardInner {
 /// started it (unless `hotbench server start` adopted it meanwhile).
 #[derive(Debug)]
 pub struct DefaultGuard {
-    inner: Arc<GuardInner>,
+    pub(super) inner: Arc<GuardInner>,
 }
 
 /// A cloneable, thread-safe handle whose [`Stopper::stop`] stops the guarded server (for the
@@ -242,11 +242,6 @@ impl DefaultGuard {
     /// Handle for a signal handler.
     pub fn stopper(&self) -> Stopper {
         Stopper(Arc::clone(&self.inner))
-    }
-
-    /// Handle for the perturbations that restart or pause the server.
-    pub fn control(&self) -> super::Control {
-        super::Control::new(Arc::clone(&self.inner))
     }
 
     /// Stop now (same as dropping).

@@ -165,7 +165,7 @@ pub(super) fn users_exclusive(base: &Path) -> Option<std::fs::File> {
 /// else `--pg-version`, else a running default cluster, else the installed major's.
 pub(super) fn locate(opts: &DefaultOptions) -> Result<PathBuf> {
     if let Some(d) = &opts.dir {
-        return super::startup::absolute(d);
+        return absolute(d);
     }
     if let Some(v) = opts.bins.pg_version {
         return default_base(v);
@@ -279,4 +279,7 @@ pub(super) fn conninfo_of(l: &Layout, st: &State) -> ConnInfo {
         password,
         ssl_root_cert: None,
     }
+}
+pub(super) fn absolute(d: &std::path::Path) -> Result<PathBuf> {
+    std::path::absolute(d).map_err(|e| Error::io("cannot resolve directory", d, e))
 }

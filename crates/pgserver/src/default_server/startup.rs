@@ -3,11 +3,10 @@
 //! line), give the superuser a generated password when it has none yet, start the
 //! postmaster on the last-used port, record the state and the password file.
 
-use std::path::PathBuf;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use super::layout::{default_base, existing_bases, running_in, Layout};
+use super::layout::{absolute, default_base, existing_bases, running_in, Layout};
 use super::{say, DefaultOptions};
 use crate::account::RunAs;
 use crate::binaries::{self, PgBinaries};
@@ -80,10 +79,6 @@ fn take_over(l: &Layout, user: &RunAs) -> Result<()> {
 }
 
 /// `--dir` made absolute (it ends up in postgresql.conf and the state file).
-pub(super) fn absolute(d: &std::path::Path) -> Result<PathBuf> {
-    std::path::absolute(d).map_err(|e| Error::io("cannot resolve directory", d, e))
-}
-
 pub(super) fn initdb_if_needed(
     l: &Layout,
     bins: &PgBinaries,

@@ -5,7 +5,6 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::fail;
 use crate::error::{Error, Result};
 
 /// One entry of a zip central directory.
@@ -91,13 +90,16 @@ fn zip_entry_reader(mut f: File, e: &ZipEntry) -> std::io::Result<Box<dyn Read>>
 }
 
 pub(super) fn unpack_jar(jar: &Path, dest: &Path, version: &str) -> Result<()> {
-    let io = |e: std::io::Error| fail(version, format!("unpacking {}: {e}", jar.display()));
+    let io =
+        |e: std::io::Error| Error::download(version, format!("unpacking {}: {e}", jar.display()));
     let mut f = File::open(jar).map_err(io)?;
     let entries = zip_entries(&mut f).map_err(io)?;
     let e = entries
         .iter()
         .find(|e| e.name.ends_with(".txz"))
-        .ok_or_else(|| fail(version, format!("{} holds no .txz bundle", jar.display())))?;
+        .ok_or_else(|| {
+            Error::download(version, format!("{} holds no .txz bundle", jar.display()))
+        })?;
     let reader = zip_entry_reader(f, e).map_err(io)?;
     // xz -> tar file on disk (streaming both ways keeps memory flat).
     let tar_path = dest.join(".bundle.tar");
@@ -106,7 +108,7 @@ pub(super) fn unpack_jar(jar: &Path, dest: &Path, version: &str) -> Result<()> {
             File::create(&tar_path).map_err(|e| Error::io("cannot create", &tar_path, e))?,
         );
         lzma_rs::xz_decompress(&mut BufReader::new(reader), &mut tar_out)
-            .map_err(|e| fail(version, format!("bad .txz bundle: {e:?}")))?;
+            .map_err(|e| Error::download(version, format!("bad .txz bundle: {e:?}")))?;
         tar_out
             .flush()
             .map_err(|e| Error::io("cannot write", &tar_path, e))?;
@@ -121,7 +123,7 @@ pub(super) fn unpack_jar(jar: &Path, dest: &Path, version: &str) -> Result<()> {
                 detail: "unpacking PostgreSQL binaries".into(),
             }
         } else {
-            fail(version, format!("unpacking tar: {e}"))
+            Error::download(version, format!("unpacking tar: {e}"))
         }
     })?;
     std::fs::remove_file(&tar_path).map_err(|e| Error::io("cannot remove", &tar_path, e))?;

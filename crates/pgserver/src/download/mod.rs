@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use sha1::Digest;
 
-use crate::binaries::PgBinaries;
 use crate::error::{Error, Result};
 use crate::paths;
 
@@ -42,10 +41,7 @@ pub fn platform() -> Result<&'static str> {
 }
 
 fn fail(version: impl Into<String>, reason: impl Into<String>) -> Error {
-    Error::Download {
-        version: version.into(),
-        reason: reason.into(),
-    }
+    Error::download(version, reason)
 }
 
 /// Bin directories of complete bundles in the cache, newest version first.
@@ -132,24 +128,6 @@ pub fn repository() -> String {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('/').to_string())
         .unwrap_or_else(|| MAVEN_CENTRAL.to_string())
-}
-
-/// Download (or reuse from the cache) binaries for major `major`.
-pub fn fetch(major: u32) -> Result<PgBinaries> {
-    let want = |b: &PgBinaries| b.major == major;
-    if let Some(mut b) = cached_bin_dirs()
-        .into_iter()
-        .filter_map(|d| PgBinaries::from_dir(&d).ok())
-        .find(want)
-    {
-        b.downloaded = true;
-        return Ok(b);
-    }
-    let cache = paths::cache_dir()?;
-    let dir = fetch_into(&repository(), &cache, major)?;
-    let mut b = PgBinaries::from_dir(&dir.join("bin"))?;
-    b.downloaded = true;
-    Ok(b)
 }
 
 /// Download the newest bundle of `major` from `repo` into `cache` (unless another process

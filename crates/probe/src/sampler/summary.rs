@@ -154,7 +154,7 @@ impl Sampler {
         }
     }
 
-    fn statement_summary(&mut self) -> Vec<hotbench_stats::probe_record::StatementStats> {
+    fn statement_summary(&mut self) -> Vec<hotbench_results::probe_record::StatementStats> {
         let (Some(first), Some(last)) = (&self.stmt_first, &self.stmt_prev) else {
             return Vec::new();
         };

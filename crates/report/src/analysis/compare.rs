@@ -7,7 +7,7 @@
 //! better. The runs' times to recover are compared apart (`analysis::compare_ttr`).
 //! Shown by `analysis::documents::compare` (the TTRs by `documents::compare_ttr`).
 
-use hotbench_stats::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
+use hotbench_results::{CellComparison, ComparisonDoc, IntervalStats, MetricComparison, RunRecord};
 use serde::Serialize;
 
 use crate::analysis::compare_ttr::{compare_ttr, TtrRow};
@@ -303,15 +303,15 @@ pub fn to_json(c: &Comparison) -> ComparisonDoc {
     }
 }
 
-fn ttr_to_json(r: &TtrRow) -> hotbench_stats::TtrComparison {
-    hotbench_stats::TtrComparison {
+fn ttr_to_json(r: &TtrRow) -> hotbench_results::TtrComparison {
+    hotbench_results::TtrComparison {
         perturbation: r.perturbation.clone(),
         level: r.level.to_lowercase(),
         rules_differ: r.rules_differ,
         cells: r
             .cells
             .iter()
-            .map(|c| hotbench_stats::TtrCellComparison {
+            .map(|c| hotbench_results::TtrCellComparison {
                 side: c.side.clone(),
                 firings: c.firings,
                 recovered: c.recovered,
@@ -332,7 +332,7 @@ fn ttr_to_json(r: &TtrRow) -> hotbench_stats::TtrComparison {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
+    use hotbench_results::testdata::record;
 
     /// Runs a and b alike, c twice as fast (also for the renderers' tests).
     pub(crate) fn three_runs() -> Vec<(String, RunRecord)> {

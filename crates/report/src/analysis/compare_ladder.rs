@@ -4,7 +4,7 @@
 //! from some file are listed, not compared. Rendered by `text::compare_ladder` and
 //! `html::compare_ladder`.
 
-use hotbench_stats::{ComparedVariant, Ladder, LadderComparisonDoc, RunRecord, COMPARE_FORMAT};
+use hotbench_results::{ComparedVariant, Ladder, LadderComparisonDoc, RunRecord, COMPARE_FORMAT};
 
 use crate::analysis::compare::{compare, to_json, Comparison};
 
@@ -102,8 +102,8 @@ pub fn ladders_to_json(c: &LadderComparison) -> LadderComparisonDoc {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
-    use hotbench_stats::VariantResult;
+    use hotbench_results::testdata::record;
+    use hotbench_results::VariantResult;
 
     fn ladder(variants: &[(&str, u64)]) -> Ladder {
         Ladder {

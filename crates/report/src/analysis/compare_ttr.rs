@@ -16,7 +16,7 @@
 //! t-test gives p > 0.05; `worse`/`better` otherwise (shorter is better). A side where a
 //! firing did not recover is `worse` than one where every firing did (and the reverse).
 
-use hotbench_stats::{PerturbationRecord, RunRecord};
+use hotbench_results::{PerturbationRecord, RunRecord};
 
 use crate::analysis::noise::{mean_ci95, student_t_two_sided};
 

@@ -2,7 +2,7 @@
 //! firings that did not recover.
 
 use super::*;
-use hotbench_stats::IntervalRecord;
+use hotbench_results::IntervalRecord;
 
 /// A run with a timeline of `dt`-second intervals and one judged firing of `spec` per TTR90
 /// given (`None`: not recovered).

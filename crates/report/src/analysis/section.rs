@@ -14,7 +14,7 @@
 //!
 //! Strings here are the record's own: each renderer escapes them its way (HTML escapes every
 //! text and attribute; the terminal prints records already escaped by
-//! `hotbench_stats::terminal::escaped`). No markup here.
+//! `hotbench_results::terminal::escaped`). No markup here.
 
 use crate::analysis::chart::Chart;
 use crate::analysis::number::num;

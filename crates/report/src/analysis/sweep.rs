@@ -1,9 +1,9 @@
 //! `hotbench sweep`: the same workload at several client counts, and the Universal
 //! Scalability Law fitted to each series' measured throughput. The sweep document
-//! (`hotbench_stats::SweepDoc`) keeps every run's full record; `text::sweep` and
+//! (`hotbench_results::SweepDoc`) keeps every run's full record; `text::sweep` and
 //! `html::sweep` render it.
 
-use hotbench_stats::{SweepDoc, SweepSeries};
+use hotbench_results::{SweepDoc, SweepSeries};
 
 use crate::analysis::usl::{self, UslFit};
 
@@ -28,8 +28,8 @@ pub fn first_fit(doc: &SweepDoc) -> Result<UslFit, usl::UslError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
-    use hotbench_stats::RunRecord;
+    use hotbench_results::testdata::record;
+    use hotbench_results::RunRecord;
 
     /// Runs at 1, 2, 4 and 8 clients scaling with σ = 0.1.
     pub(crate) fn sweep() -> SweepDoc {

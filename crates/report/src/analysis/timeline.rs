@@ -2,8 +2,8 @@
 //! round or interval closes a few milliseconds after the last full second, which would plot
 //! as a dip or a spike). Shared by the run's and the pooler's charts.
 
-use hotbench_stats::probe_record::{ProbeInterval, ProbeRecord};
-use hotbench_stats::{IntervalRecord, RunRecord};
+use hotbench_results::probe_record::{ProbeInterval, ProbeRecord};
+use hotbench_results::{IntervalRecord, RunRecord};
 
 /// How many intervals of these `widths` to draw: all but a last partial interval shorter than
 /// half the usual one (a few milliseconds after the last full second say little and plot as a

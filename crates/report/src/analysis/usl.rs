@@ -39,7 +39,7 @@ impl UslFit {
 
 /// Which term of the USL's denominator costs more (typed in `stats`: the USL document
 /// stores it).
-pub use hotbench_stats::Constraint;
+pub use hotbench_results::Constraint;
 
 impl UslFit {
     /// The constraint that dominates at `n` clients (the largest measured count, normally):

@@ -143,8 +143,8 @@ pub fn group(points: Vec<LabelledPoint>) -> Vec<PointSeries> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
-    use hotbench_stats::SweepDoc;
+    use hotbench_results::testdata::record;
+    use hotbench_results::SweepDoc;
 
     #[test]
     fn csv_with_and_without_header() {

@@ -1,9 +1,9 @@
 //! A series of (concurrency, throughput) points and its USL fit (σ, κ, λ, the peak
 //! concurrency N_max and throughput X_max there, R², the dominant constraint), and
-//! `hotbench usl --json`'s document (`hotbench_stats::UslDoc`). Rendered by `text::usl` and
+//! `hotbench usl --json`'s document (`hotbench_results::UslDoc`). Rendered by `text::usl` and
 //! `html::usl`.
 
-use hotbench_stats::{UslDoc, UslFitRecord, USL_FORMAT};
+use hotbench_results::{UslDoc, UslFitRecord, USL_FORMAT};
 
 use crate::analysis::usl::{self, Constraint, UslError, UslFit};
 use crate::analysis::usl_input::PointSeries;

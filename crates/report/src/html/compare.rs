@@ -1,7 +1,7 @@
 //! `hotbench compare --html`: the document's sections (`analysis::documents::compare`) as a
 //! page, then each run's section.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::compare::Comparison;
 use crate::analysis::documents::compare::sections;

@@ -1,7 +1,7 @@
 //! `hotbench diagnose --html`: the document's sections (`analysis::documents::diagnosis`)
 //! as one self-contained page, every value from the server escaped.
 
-use hotbench_stats::diagnosis_record::Diagnosis;
+use hotbench_results::diagnosis_record::Diagnosis;
 
 use crate::analysis::documents::diagnosis::{sections, title};
 use crate::html::section::page;
@@ -14,8 +14,8 @@ pub fn render_html(d: &Diagnosis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::diagnosis_record::{Finding, FindingKind, FindingStatement, KeyShare};
-    use hotbench_stats::probe_record::HotRow;
+    use hotbench_results::diagnosis_record::{Finding, FindingKind, FindingStatement, KeyShare};
+    use hotbench_results::probe_record::HotRow;
 
     #[test]
     fn server_text_is_escaped_and_every_part_is_there() {

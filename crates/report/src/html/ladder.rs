@@ -1,9 +1,9 @@
 //! Scenario ladders in the HTML report, read from the ladder document
-//! (`hotbench_stats::LadderFile`, written by `hotbench scenario run --json`). A ladder
+//! (`hotbench_results::LadderFile`, written by `hotbench scenario run --json`). A ladder
 //! becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a table,
 //! the checks' details, throughput overlays and each variant's own run section.
 
-use hotbench_stats::{Ladder, RunRecord, VariantResult};
+use hotbench_results::{Ladder, RunRecord, VariantResult};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
@@ -252,7 +252,7 @@ fn shortcomings(doc: &mut Doc, l: &Ladder) {
                      is mostly schedule lag and is left out of the figures above)</li>",
                     html(&v.name),
                     html(&s.describe()),
-                    hotbench_stats::BEHIND_TOLERANCE * 100.0
+                    hotbench_results::BEHIND_TOLERANCE * 100.0
                 )
             })
         })
@@ -364,13 +364,13 @@ mod tests {
     }
 
     fn variant(name: &str, baseline: bool, count: u64) -> VariantResult {
-        let mut r = hotbench_stats::testdata::record(name, 1.0, 2, count, 2.0);
+        let mut r = hotbench_results::testdata::record(name, 1.0, 2, count, 2.0);
         r.totals.counters.deadlock_failures = if count == 0 { 12 } else { 0 };
         VariantResult {
             name: name.into(),
             baseline,
             record: Some(r),
-            checks: vec![hotbench_stats::CheckResult {
+            checks: vec![hotbench_results::CheckResult {
                 name: "never negative".into(),
                 ok: true,
                 detail: String::new(),
@@ -408,7 +408,7 @@ mod tests {
             variants: vec![update],
             ceiling: Some(VariantResult {
                 about: "update's statements with customers=4000 (not ranked)".into(),
-                client_bound: Some(hotbench_stats::ClientBound {
+                client_bound: Some(hotbench_results::ClientBound {
                     clients: 100,
                     floor_ms: 1.03,
                     rtt_ms: 1.0,

@@ -2,7 +2,7 @@
 //! `hotbench report a.json b.json`), from scenario ladders (`scenario run --html`), and from
 //! any mix of result documents read back from files ([`crate::document`]).
 
-use hotbench_stats::{Ladder, RunRecord};
+use hotbench_results::{Ladder, RunRecord};
 
 use crate::analysis::documents::sweep::usl_chart;
 use crate::analysis::section::{Bar, Bars};
@@ -37,7 +37,7 @@ fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
                 format!("({} tps)", crate::analysis::number::num(r.totals.tps))
             },
             highlight: i == 0,
-            bad: r.status != hotbench_stats::RunStatus::Completed,
+            bad: r.status != hotbench_results::RunStatus::Completed,
         })
         .collect();
     doc.raw(&bars::svg(&Bars {
@@ -135,22 +135,22 @@ pub fn render_documents(docs: &[Document]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::testdata::record;
-    use hotbench_stats::LadderFile;
+    use hotbench_results::testdata::record;
+    use hotbench_results::LadderFile;
 
     #[test]
     fn user_text_is_escaped_everywhere() {
         let evil = "<script>alert(1)</script>.sql";
         let mut r = record(evil, 1_795_343_749.0, 3, 300, 1.0);
         r.notes.push(evil.into());
-        r.errors.push(hotbench_stats::ErrorSample {
+        r.errors.push(hotbench_results::ErrorSample {
             sqlstate: "42P01".into(),
             message: evil.into(),
             count: 1,
         });
         r.groups[0].scripts[0]
             .commands
-            .push(hotbench_stats::CommandRecord {
+            .push(hotbench_results::CommandRecord {
                 index: 0,
                 line: 1,
                 text: format!("select '{evil}'"),

@@ -3,7 +3,7 @@
 //! time, commands, errors, hot keys, pooler, probes, perturbations) as the section model's
 //! HTML, the charts drawn together under the headline figures.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::sections;
 use crate::html::doc::Doc;
@@ -21,12 +21,12 @@ pub fn run_section(doc: &mut Doc, title: &str, rec: &RunRecord) {
 mod tests {
     use super::*;
     use crate::analysis::sections::RUN;
+    use hotbench_results::{ErrorSample, PerturbationRecord};
     use hotbench_stats::hot_keys::HotKeyRecord;
-    use hotbench_stats::{ErrorSample, PerturbationRecord};
 
     /// A run with commands, errors, hot keys and a perturbation.
     fn record() -> RunRecord {
-        let mut r = hotbench_stats::testdata::record("s.sql", 1.0, 2, 100, 2.0);
+        let mut r = hotbench_results::testdata::record("s.sql", 1.0, 2, 100, 2.0);
         r.totals.counters.record_error_code("40001");
         r.errors.push(ErrorSample {
             sqlstate: "40001".into(),

@@ -151,8 +151,8 @@ pub fn run_sections(doc: &mut Doc, sections: &[Section]) {
 mod tests {
     use super::*;
     use crate::analysis::sections::{keys, perturbations, pooler};
+    use hotbench_results::probe_record::{HotRow, ProbeRecord};
     use hotbench_stats::hot_keys::HotKeyRecord;
-    use hotbench_stats::probe_record::{HotRow, ProbeRecord};
 
     /// A section's markup (the page's body between its shell).
     fn markup(s: Section) -> String {
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn keys_and_rows_are_charted_tabled_and_escaped() {
-        let mut rec = hotbench_stats::testdata::record("r", 1.0, 2, 100, 2.0);
+        let mut rec = hotbench_results::testdata::record("r", 1.0, 2, 100, 2.0);
         assert_eq!(markup(keys::section(&rec)), "");
         rec.hot_keys = vec![HotKeyRecord {
             variable: "c".into(),
@@ -210,8 +210,8 @@ mod tests {
 
     #[test]
     fn the_pooler_is_escaped_and_a_direct_run_has_no_pooler_markup() {
-        let rec = hotbench_stats::RunRecord {
-            pooler: Some(hotbench_stats::PoolerSetup {
+        let rec = hotbench_results::RunRecord {
+            pooler: Some(hotbench_results::PoolerSetup {
                 kind: "pgbouncer".into(),
                 version: "1.18.0<".into(),
                 pool_mode: "transaction".into(),
@@ -219,10 +219,10 @@ mod tests {
                 started_by_hotbench: true,
             }),
             probes: Some(ProbeRecord {
-                pooler: Some(hotbench_stats::PoolerSummary {
+                pooler: Some(hotbench_results::PoolerSummary {
                     samples: 30,
                     wait_pct: 89.0,
-                    times: hotbench_stats::PoolerTimes {
+                    times: hotbench_results::PoolerTimes {
                         avg_wait_ms: Some(44.0),
                         ..Default::default()
                     },
@@ -243,7 +243,7 @@ mod tests {
             h.contains("<td>89%</td>") && h.contains("<td>44</td>"),
             "{h}"
         );
-        let direct = hotbench_stats::RunRecord {
+        let direct = hotbench_results::RunRecord {
             probes: Some(ProbeRecord::default()),
             ..Default::default()
         };
@@ -252,14 +252,14 @@ mod tests {
 
     #[test]
     fn the_perturbations_table_escapes_what_the_server_said() {
-        let mut failed = hotbench_stats::PerturbationRecord::new(
+        let mut failed = hotbench_results::PerturbationRecord::new(
             "1s:checkpoint".into(),
             "checkpoint",
             "".into(),
             1.0,
         );
         failed.error = Some("42501: <denied>".into());
-        let rec = hotbench_stats::RunRecord {
+        let rec = hotbench_results::RunRecord {
             perturbations: vec![failed],
             ..Default::default()
         };

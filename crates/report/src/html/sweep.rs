@@ -1,7 +1,7 @@
 //! `hotbench sweep --html`: the document's sections (`analysis::documents::sweep`, or
 //! `pool_sweep` for a pool-size sweep) as a page, then every run's own section.
 
-use hotbench_stats::{RunRecord, SweepAxis, SweepDoc};
+use hotbench_results::{RunRecord, SweepAxis, SweepDoc};
 
 use crate::analysis::documents::{pool_sweep, sweep};
 use crate::analysis::section::Section;

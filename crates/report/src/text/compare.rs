@@ -17,12 +17,12 @@ mod tests {
     use crate::analysis::compare::compare;
     use crate::analysis::compare::tests::{short, three_runs};
     use crate::analysis::documents::compare::WIDTH;
-    use hotbench_stats::testdata::record;
+    use hotbench_results::testdata::record;
 
     #[test]
     fn three_runs_with_long_names_and_waits_fit_100_columns() {
         let long = "results/2026-11-23/after-the-index-change-with-fillfactor-70.json";
-        let runs: Vec<(String, hotbench_stats::RunRecord)> = (0..3)
+        let runs: Vec<(String, hotbench_results::RunRecord)> = (0..3)
             .map(|i| {
                 let r = record("s", 1.0, 8, 8000 + i * 1000, 2.0 + i as f64);
                 (format!("{long}-{i}"), r)

@@ -1,7 +1,7 @@
 //! `hotbench diagnose`'s terminal report: the document's sections
 //! (`analysis::documents::diagnosis`) in the terminal.
 
-use hotbench_stats::diagnosis_record::Diagnosis;
+use hotbench_results::diagnosis_record::Diagnosis;
 
 use crate::analysis::documents::diagnosis::sections;
 use crate::text::section::render;
@@ -14,7 +14,7 @@ pub fn render_text(d: &Diagnosis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::diagnosis_record::{
+    use hotbench_results::diagnosis_record::{
         Check, Evidence, Finding, FindingKind, FindingStatement, KeyShare,
     };
 

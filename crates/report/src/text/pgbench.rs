@@ -1,11 +1,11 @@
 //! The final report, line for line as the pgbench version of `--pgbench-compat` prints it
-//! (15 by default; the differences are `hotbench_stats::pgbench_format`'s table), so tools
+//! (15 by default; the differences are `hotbench_results::pgbench_format`'s table), so tools
 //! that parse pgbench output keep working, followed by hotbench's extra lines.
 
 use std::fmt::Write as _;
 
-use hotbench_stats::pgbench_format::Traits;
-use hotbench_stats::{RunRecord, ScriptRecord, TxnCounters};
+use hotbench_results::pgbench_format::Traits;
+use hotbench_results::{RunRecord, ScriptRecord, TxnCounters};
 
 fn pct(n: u64, total: u64) -> f64 {
     if total == 0 {
@@ -326,12 +326,12 @@ pub fn extra_lines(rec: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::{BenchInfo, CommandRecord, GroupRecord, Percentiles, TotalsRecord};
+    use hotbench_results::{BenchInfo, CommandRecord, GroupRecord, Percentiles, TotalsRecord};
 
     fn record(bench: BenchInfo, counters: TxnCounters, commands: Vec<CommandRecord>) -> RunRecord {
         let totals = TotalsRecord::from_counters(counters, 2.0);
         RunRecord {
-            status: hotbench_stats::RunStatus::Completed,
+            status: hotbench_results::RunStatus::Completed,
             bench,
             duration_s: 2.0,
             conn_time_ms: 15.923,
@@ -478,7 +478,7 @@ statement latencies in milliseconds and failures:
             "none under -C or in old records"
         );
         let mut rec = rec;
-        rec.connect = hotbench_stats::ConnectPhase {
+        rec.connect = hotbench_results::ConnectPhase {
             duration_ms: 812.5,
             connections: 1000,
             concurrency: 16,

@@ -1,6 +1,6 @@
 //! pgbench's `-P` progress line, computed from one timeline interval.
 
-use hotbench_stats::IntervalStats;
+use hotbench_results::IntervalStats;
 
 /// Formats `progress: 5.0 s, 744.9 tps, lat 5.273 ms stddev 4.210, 0 failed[, lag …]`.
 /// `at` is either the elapsed seconds or (with --progress-timestamp) Unix seconds.

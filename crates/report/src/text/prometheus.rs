@@ -14,8 +14,8 @@
 
 use std::sync::atomic::AtomicU64;
 
-use hotbench_stats::recovery_live::LiveRecovery;
-use hotbench_stats::{IntervalStats, PerturbationRecord};
+use hotbench_results::recovery_live::LiveRecovery;
+use hotbench_results::{IntervalStats, PerturbationRecord};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -492,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_run_judges_live_and_its_record_replaces_the_live_answers() {
-        use hotbench_stats::recovery_live::Scheduled;
+        use hotbench_results::recovery_live::Scheduled;
         let mut m = LiveMetrics {
             live_recovery: Some(LiveRecovery::new(
                 vec![Scheduled {

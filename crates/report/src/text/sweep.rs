@@ -1,7 +1,7 @@
 //! `hotbench sweep`'s terminal output: the document's sections
 //! (`analysis::documents::sweep`, or `pool_sweep` for a pool-size sweep) in the terminal.
 
-use hotbench_stats::{SweepAxis, SweepDoc};
+use hotbench_results::{SweepAxis, SweepDoc};
 
 use crate::analysis::documents::{pool_sweep, sweep};
 use crate::text::section::render;

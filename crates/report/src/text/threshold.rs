@@ -1,9 +1,9 @@
 //! `--threshold` outcomes in the terminal: one ✔/✘ line per threshold and subject, with the
-//! measured value, and how many failed. (Parsing and evaluation: `hotbench_stats::threshold`.)
+//! measured value, and how many failed. (Parsing and evaluation: `hotbench_results::threshold`.)
 
 use std::fmt::Write as _;
 
-use hotbench_stats::threshold::Outcome;
+use hotbench_results::threshold::Outcome;
 
 /// `thresholds:` and one ✔/✘ line per outcome.
 pub fn render(outcomes: &[Outcome]) -> String {

@@ -2,12 +2,12 @@
 //! 17 and 18 printed for the same counts (two scripts, retries and failures, `-r`), and
 //! pgbench 19's `number of other failures` as its source prints it.
 
-use hotbench_stats::{
+use hotbench_results::{
     CommandRecord, FailureKind, PgbenchCompat, RunRecord, ScriptRecord, TotalsRecord, TxnCounters,
 };
 
 use crate::text::pgbench::pgbench_report;
-use hotbench_stats::testdata;
+use hotbench_results::testdata;
 
 fn counters(cnt: u64, serialization: u64, other: u64, retried: u64) -> TxnCounters {
     let mut c = TxnCounters::default();

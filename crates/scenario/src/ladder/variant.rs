@@ -12,19 +12,19 @@ use hotbench_engine::{
     signals, EngineError, GoodputRule, Limit, RunConfig, RunObserver, RunOutcome, ThreadsDefault,
     Workload, JOINED_NOTE,
 };
-use hotbench_stats::{RunRecord, ServerInfo};
+use hotbench_results::{RunRecord, ServerInfo};
 use hotbench_wire::{Config, Connection};
 
-use super::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
+use super::prepared::{not_run, query_mode, LadderOptions, Prepared, NOT_RUN};
 use crate::background::{switched_on, Holder, Monitors};
 use crate::checks::{check_rows, run_values};
 use crate::db;
 use crate::error::{Result, ScenarioError};
-use crate::manifest::{split_weight, Scenario};
+use crate::manifest::Scenario;
 use crate::phases::{self, Live};
 use crate::progress;
 use crate::work;
-use hotbench_stats::{CheckResult, Ladder, MonitorSeries, PhaseTimes, VariantResult};
+use hotbench_results::{CheckResult, Ladder, MonitorSeries, PhaseTimes, VariantResult};
 
 /// Where a variant runs: the scenario, its prepared variant, the ladder's options and the
 /// admin connection that sets up and checks.
@@ -105,7 +105,7 @@ pub(super) fn run_variant(
         Ok(w) => w,
         Err(why) => {
             checks.push(CheckResult {
-                name: hotbench_stats::WORK_CHECK.into(),
+                name: hotbench_results::WORK_CHECK.into(),
                 ok: false,
                 detail: why,
             });
@@ -370,8 +370,13 @@ fn finish(
     // scenario-wide checks can name them.
     for g in m.variants.iter().flat_map(|v| v.group_defs()) {
         let specs = g.script_specs();
-        let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
-        for name in names {
+        let scripts = specs
+            .iter()
+            .map(|s| match hotbench_script::parse_weight(s) {
+                Ok((name, _)) => name,
+                Err(_) => s.clone(),
+            });
+        for name in std::iter::once(g.name.clone()).chain(scripts) {
             for k in ["committed", "goodput", "unfinished", "in_doubt"] {
                 extra
                     .entry(format!("{k}:{name}"))
@@ -454,7 +459,7 @@ fn record_result(
     // clients' connection time before the run's clock).
     if let Some(s) = until_empty.and_then(|mon| series.iter().find(|s| s.name == mon)) {
         let offset_s = record.conn_time_ms / 1000.0;
-        hotbench_stats::perturbation_window::backlog(&mut record.perturbations, s, offset_s);
+        hotbench_results::perturbation_window::backlog(&mut record.perturbations, s, offset_s);
     }
     notes.extend(work::notes(&record, p.work_group.as_deref(), ran_out_at_s));
     // Under a `sum:` rule goodput counts units, not transactions: no such note.
@@ -529,8 +534,8 @@ fn run_files(
     let scn = st.scn;
     let mut out = Vec::new();
     for f in files {
-        let rel = super::engine_file(scn, f, st.engine);
-        let sql = super::substituted(scn, &st.p.params, &rel, extra)?;
+        let rel = super::prepared::engine_file(scn, f, st.engine);
+        let sql = super::prepared::substituted(scn, &st.p.params, &rel, extra)?;
         let r = db::run_file(conn, &scn.bundle.display(&rel), &sql)?;
         let _ = conn.take_notices();
         out.push((rel, r));

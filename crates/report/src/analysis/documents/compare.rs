@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::compare::{Cell, Comparison, Verdict, MIN_INTERVALS};
 use crate::analysis::compare_ttr::{TtrCell, TtrRow};

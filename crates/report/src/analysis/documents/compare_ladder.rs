@@ -2,7 +2,7 @@
 //! variant's comparison as `compare` shows runs (in the terminal its table and verdicts, on
 //! the page its table and throughput overlay), then the variants not in every file.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::compare_ladder::LadderComparison;
 use crate::analysis::documents::compare::{comparison, letter, WIDTH};

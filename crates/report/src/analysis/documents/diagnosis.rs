@@ -5,7 +5,7 @@
 //! charts), the checks made (so "nothing found" says what nothing means), the notes, and
 //! `--run`'s ranking.
 
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
+use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus, Finding, LabRun};
 
 use crate::analysis::number::num;
 use crate::analysis::section::{Bar, Bars, Block, Cell, Section, Span, Style, Table};

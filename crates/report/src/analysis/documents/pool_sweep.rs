@@ -4,7 +4,7 @@
 //! and p99 by pool size (the run without a pooler as a dashed line), the best sizes, a table
 //! of every point, then each run under its own title.
 
-use hotbench_stats::{RunRecord, SweepDoc, SweepPoint, SweepSeries};
+use hotbench_results::{RunRecord, SweepDoc, SweepPoint, SweepSeries};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
@@ -218,7 +218,7 @@ pub fn runs(doc: &SweepDoc) -> Vec<(String, &RunRecord)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hotbench_stats::{PoolerSetup, SweepAxis};
+    use hotbench_results::{PoolerSetup, SweepAxis};
 
     /// No pooler, then pools of 4, 16 and 64 at 100 clients.
     pub(crate) fn pool_sweep() -> SweepDoc {

@@ -4,7 +4,7 @@
 //! against the fitted curves, a table of every point, then each run under its own title.
 //! A pool-size sweep is `pool_sweep`'s.
 
-use hotbench_stats::{RunRecord, SweepDoc};
+use hotbench_results::{RunRecord, SweepDoc};
 
 use crate::analysis::chart::Chart;
 use crate::analysis::documents::usl::{fit_chart, fit_lines, Curve};

@@ -2,7 +2,7 @@
 //! (pgbench's own `-r` columns stay as pgbench prints them), the page's table of every
 //! script and command with its whole statement, count, mean, p99, failures and retries.
 
-use hotbench_stats::{RunRecord, ScriptRecord};
+use hotbench_results::{RunRecord, ScriptRecord};
 
 use crate::analysis::section::{Cell, Section, Style, Table};
 

@@ -2,7 +2,7 @@
 //! serialization and deadlock, unfinished and unstarted transactions, reconnects), the page's
 //! table of error samples (SQLSTATE, count, the server's message).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::{Cell, Section, Table};
 

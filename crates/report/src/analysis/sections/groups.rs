@@ -2,7 +2,7 @@
 //! transactions, throughput, goodput, failures and latency (the page draws each group's
 //! throughput on the timeline's chart).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::Section;
 

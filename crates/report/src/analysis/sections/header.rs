@@ -3,7 +3,7 @@
 //! tool, then the run's notes. The page's header facts; the terminal has pgbench's header
 //! lines instead, and the notes at the end (`notes`).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::{Block, Section, Span};
 

@@ -2,7 +2,7 @@
 //! terminal's first lines after pgbench's report; throughput, goodput, percentiles, failures,
 //! retries and skips as the page's figures under its header.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::number::num;
 use crate::analysis::section::{Block, Section};

@@ -1,7 +1,7 @@
 //! One terminal line per host a multi-host run's clients spread over (`-h a,b`): its
 //! clients, those that moved in, its transactions, throughput, failures and latency.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::Section;
 

@@ -3,8 +3,8 @@
 //! bar chart of each key's share of transaction time, its figures, the Zipfian shares, and
 //! the probe's hot rows (the terminal has those among the probe's lines).
 
+use hotbench_results::RunRecord;
 use hotbench_stats::zipf::ZipfShare;
-use hotbench_stats::RunRecord;
 
 use crate::analysis::section::{Bar, Bars, Block, Cell, Section, Table};
 

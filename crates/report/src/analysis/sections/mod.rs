@@ -4,7 +4,7 @@
 //! list: a new section is a file here and a line in [`RUN`]; the renderers show its blocks
 //! as they show every other section's.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::Section;
 

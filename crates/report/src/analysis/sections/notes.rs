@@ -1,7 +1,7 @@
 //! The run's notes as the terminal's last lines (`note: …`); the page shows them under its
 //! header (`header`).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::Section;
 

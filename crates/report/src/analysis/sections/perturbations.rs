@@ -9,9 +9,9 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::{PerturbationRecord, RecoveryRule, RunRecord};
+use hotbench_results::{PerturbationRecord, RecoveryRule, RunRecord};
 
-use hotbench_stats::perturbation_window::{BacklogDrain, SpanStats};
+use hotbench_results::perturbation_window::{BacklogDrain, SpanStats};
 
 use crate::analysis::chart::{Band, Chart, Mark, Series};
 use crate::analysis::section::{Block, Cell, Section, Table};
@@ -374,8 +374,8 @@ mod tests {
         p.baseline_per_s = Some(10.0);
         p.baseline_inherited = true;
         assert!(line(&p).contains("baseline 10.0/s (the previous perturbation's)"));
-        p.server = Some(hotbench_stats::perturbation_record::ServerWindow {
-            top_waits: vec![hotbench_stats::probe_record::WaitShare {
+        p.server = Some(hotbench_results::perturbation_record::ServerWindow {
+            top_waits: vec![hotbench_results::probe_record::WaitShare {
                 event: "Lock:relation".into(),
                 count: 40,
                 pct: 80.0,

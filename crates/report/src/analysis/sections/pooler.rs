@@ -3,8 +3,8 @@
 //! clients active and waiting and server connections over time, and a table of the figures.
 //! Nothing for a run straight to the server.
 
-use hotbench_stats::probe_record::ProbeRecord;
-use hotbench_stats::RunRecord;
+use hotbench_results::probe_record::ProbeRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::number::num;
@@ -102,7 +102,7 @@ pub fn chart(p: &ProbeRecord) -> Chart {
         return c;
     }
     c.x = tl.iter().map(|i| i.t).collect();
-    let line = |f: fn(&hotbench_stats::PoolerInterval) -> f64| {
+    let line = |f: fn(&hotbench_results::PoolerInterval) -> f64| {
         tl.iter()
             .map(|i| i.pooler.as_ref().map(f))
             .collect::<Vec<_>>()
@@ -123,8 +123,8 @@ pub fn chart(p: &ProbeRecord) -> Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::ProbeInterval;
-    use hotbench_stats::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
+    use hotbench_results::probe_record::ProbeInterval;
+    use hotbench_results::{PoolerInterval, PoolerSetup, PoolerSummary, PoolerTimes};
 
     fn setup() -> PoolerSetup {
         PoolerSetup {

@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use hotbench_stats::probe_record::{format_share, ProbeInterval, ProbeRecord};
-use hotbench_stats::RunRecord;
+use hotbench_results::probe_record::{format_share, ProbeInterval, ProbeRecord};
+use hotbench_results::RunRecord;
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::section::{Cell, Section, Span, Table};
@@ -329,7 +329,7 @@ pub fn xmin_chart(p: &ProbeRecord) -> Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotbench_stats::probe_record::{HotRow, HotSpot, LockSummary, TableSummary, WaitShare};
+    use hotbench_results::probe_record::{HotRow, HotSpot, LockSummary, TableSummary, WaitShare};
 
     #[test]
     fn lines_and_top_wait() {

@@ -1,7 +1,7 @@
 //! The emulated round-trip time (`--rtt`) as a terminal line (the page has it in the
 //! header's facts).
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::Section;
 

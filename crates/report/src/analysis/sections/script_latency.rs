@@ -2,7 +2,7 @@
 //! run's percentiles cover them all, so a slow script hides behind a frequent fast one.
 //! One table, in the terminal and on the page.
 
-use hotbench_stats::RunRecord;
+use hotbench_results::RunRecord;
 
 use crate::analysis::section::{Cell, Section, Table, TextForm};
 
@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn several_scripts_get_a_row_each_one_script_nothing() {
-        let mut rec = hotbench_stats::testdata::record("a.sql", 1.0, 2, 100, 2.0);
+        let mut rec = hotbench_results::testdata::record("a.sql", 1.0, 2, 100, 2.0);
         assert!(
             section(&rec).blocks.is_empty(),
             "the run's percentiles say it"

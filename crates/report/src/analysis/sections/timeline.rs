@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use hotbench_stats::{IntervalStats, RunRecord};
+use hotbench_results::{IntervalStats, RunRecord};
 
 use crate::analysis::chart::{Chart, Series};
 use crate::analysis::section::Section;
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn hdr_points_rise_to_the_max() {
-        let r = hotbench_stats::testdata::record("x", 1.0, 2, 400, 2.0);
+        let r = hotbench_results::testdata::record("x", 1.0, 2, 400, 2.0);
         let pts = hdr_points(&r);
         assert!(pts.len() > 5);
         assert!(pts.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 >= w[0].1));

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::record::RunRecord;
 pub use crate::sessions_record::{
     ActiveStatement, Blocker, RelationWaits, SessionsRecord, XminHolder,
 };
@@ -318,31 +317,6 @@ pub fn shares(counts: &BTreeMap<String, u64>) -> Vec<WaitShare> {
         .collect();
     v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.event.cmp(&b.event)));
     v
-}
-
-impl RunRecord {
-    /// The probes' record, when probes ran, with every `t` on the run's axis (seconds since
-    /// `started_at`) even if the record was stored unaligned.
-    pub fn probe_record(&self) -> Option<ProbeRecord> {
-        let mut p = self.probes.clone()?;
-        p.rebase(self.started_at);
-        Some(p)
-    }
-
-    /// The run's top server wait with its share (`"Lock:tuple 62%"`), when probes sampled
-    /// any: the "top wait" a ladder or comparison shows per run.
-    pub fn top_wait(&self) -> Option<String> {
-        self.probe_record()?.top_wait_label()
-    }
-}
-
-/// Rewrites `record.probes` so its times count from the run's `started_at` (call after the
-/// run, once `started_at` is known). No-op without probes.
-pub fn align_probes(record: &mut RunRecord) {
-    let started_at = record.started_at;
-    if let Some(p) = &mut record.probes {
-        p.rebase(started_at);
-    }
 }
 
 /// Reads a result's `probes` value: `None` if absent or malformed (results written before a

@@ -18,34 +18,13 @@
 //!   interval (more than the baseline never pays a shortfall back);
 //! - failed transactions and reconnects are those of the intervals in that window.
 
-use serde::{Deserialize, Serialize};
-
-use crate::record::IntervalRecord;
+pub use crate::perturbation_record::RecoveryRule;
+use crate::perturbation_record::{PerturbationRecord, ServerWindow};
+use crate::probe_record::{shares, ProbeRecord};
+use crate::record::{IntervalRecord, RunRecord};
 
 /// Slack for comparing interval boundaries, which come from float seconds.
 const EPS: f64 = 1e-6;
-
-/// The windows the recovery is judged with; stored with each result so it says how it was
-/// measured.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RecoveryRule {
-    /// Longest window before the perturbation the baseline is taken from, s.
-    pub baseline_s: f64,
-    /// Window of the rolling goodput, s.
-    pub rolling_s: f64,
-    /// How long the rolling goodput must stay back for the recovery to count, s.
-    pub hold_s: f64,
-}
-
-impl Default for RecoveryRule {
-    fn default() -> RecoveryRule {
-        RecoveryRule {
-            baseline_s: 10.0,
-            rolling_s: 1.0,
-            hold_s: 2.0,
-        }
-    }
-}
 
 /// One interval of the timeline as the recovery reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -280,6 +259,86 @@ fn recovered_at(
         }
     }
     None
+}
+
+/// Fills the recovery of every entry that ran from `timeline`, with `rule`; entries that
+/// failed keep none. Sorted by start.
+pub fn judge(entries: &mut [PerturbationRecord], timeline: &[IntervalRecord], rule: RecoveryRule) {
+    entries.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    let samples = samples(timeline);
+    let ran: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].ran()).collect();
+    let spans: Vec<(f64, f64)> = ran
+        .iter()
+        .map(|&i| (entries[i].at_s, entries[i].end_s.unwrap_or(entries[i].at_s)))
+        .collect();
+    for (i, r) in ran.into_iter().zip(recover_acting(&samples, &spans, &rule)) {
+        let e = &mut entries[i];
+        e.rule = rule;
+        e.baseline_per_s = r.baseline_per_s;
+        e.baseline_inherited = r.baseline_inherited;
+        e.dip_per_s = r.dip_per_s;
+        e.lost = r.lost;
+        e.ttr90_s = r.ttr90_s;
+        e.ttr99_s = r.ttr99_s;
+        e.failed = r.failed;
+        e.reconnects = r.reconnects;
+        e.window_end_s = r.window_end_s;
+    }
+    crate::perturbation_window::fill(entries, timeline);
+}
+
+/// Fills each perturbation's [`ServerWindow`] from the record's probes (aligned on the run's
+/// timeline, `align_probes`); nothing without probes or for a perturbation that did not run.
+pub fn server_side(rec: &mut RunRecord) {
+    let Some(p) = rec.probes.as_ref() else {
+        return;
+    };
+    let run_end = rec.timeline.last().map_or(rec.duration_s, |iv| iv.t);
+    for e in rec.perturbations.iter_mut().filter(|e| e.ran()) {
+        let to = e.window_end_s.or(e.end_s).unwrap_or(run_end).max(e.at_s);
+        e.server = window(p, e.at_s, to);
+    }
+}
+
+/// The probe intervals overlapping `[from, to]`, summed.
+fn window(p: &ProbeRecord, from: f64, to: f64) -> Option<ServerWindow> {
+    let ivs: Vec<_> = p
+        .timeline
+        .iter()
+        .filter(|iv| iv.t > from && iv.t - iv.dt < to.max(from + 1e-6))
+        .collect();
+    let first = ivs.first()?;
+    let mut waits = std::collections::BTreeMap::new();
+    for iv in &ivs {
+        for (event, n) in &iv.waits {
+            let c: &mut u64 = waits.entry(event.clone()).or_default();
+            *c = c.saturating_add(*n);
+        }
+    }
+    let sum = |f: &dyn Fn(&&crate::probe_record::ProbeInterval) -> Option<u64>| {
+        let v: Vec<u64> = ivs.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| crate::saturating_sum(v))
+    };
+    let mut top_waits = shares(&waits);
+    top_waits.truncate(3);
+    Some(ServerWindow {
+        from_s: first.t - first.dt,
+        to_s: ivs.last().map_or(first.t, |iv| iv.t),
+        top_waits,
+        lock_waiting_max: ivs.iter().map(|iv| iv.lock_waiting_max).max().unwrap_or(0),
+        wal_bytes: sum(&|iv| iv.server.wal_bytes),
+        checkpoints: sum(&|iv| iv.server.checkpoints),
+        xmin_age_max: ivs.iter().filter_map(|iv| iv.xmin_age).max(),
+        dead_tuples_max: ivs
+            .iter()
+            .filter(|iv| !iv.tables.is_empty())
+            .map(|iv| {
+                iv.tables
+                    .iter()
+                    .fold(0i64, |a, t| a.saturating_add(t.dead_tuples))
+            })
+            .max(),
+    })
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ fn a_statistic_without_a_sample_fails_and_says_why() {
     for _ in 0..40 {
         r.totals
             .counters
-            .record_failure(crate::counters::FailureKind::Other);
+            .record_failure(hotbench_stats::counters::FailureKind::Other);
     }
     r.totals = crate::TotalsRecord::from_counters(r.totals.counters.clone(), 10.0);
     let ts =

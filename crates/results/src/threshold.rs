@@ -6,8 +6,8 @@
 //! [`Outcome`]s in the JSON. An unscoped threshold applies to every subject (each variant
 //! of a ladder, each run of a sweep).
 
+pub use crate::threshold_outcome::Outcome;
 use crate::RunRecord;
-use serde::{Deserialize, Serialize};
 
 use crate::Ladder;
 
@@ -320,23 +320,6 @@ pub fn ladder_subjects(ladders: &[Ladder]) -> Vec<Subject<'_>> {
         }
     }
     out
-}
-
-/// One threshold checked on one subject, as the result, ladder and sweep files store it
-/// (`thresholds[]`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Outcome {
-    /// The expression as given.
-    pub threshold: String,
-    /// The subject's name (variant, clients), empty for a single run.
-    pub subject: String,
-    /// The measured value in the metric's unit (ms, %, ratio; 1/0 for checks), null when
-    /// the subject has no such measurement.
-    pub measured: Option<f64>,
-    /// The measured value as printed.
-    pub shown: String,
-    pub ok: bool,
 }
 
 fn metric_label(m: &Metric) -> String {

@@ -1,10 +1,10 @@
 //! Inside vs outside on synthetic timelines, files without sketches, and backlog drains.
 
 use super::*;
-use crate::histogram::LatencyHistogram;
-use crate::perturbation_record::judge;
 use crate::record::IntervalStats;
+use crate::recovery::judge;
 use crate::RecoveryRule;
+use hotbench_stats::histogram::LatencyHistogram;
 
 /// 1 s intervals committing 100 at 1 ms, except `slow` (indexes) at 50 ms with a 57P01 each.
 fn timeline(n: usize, slow: &[usize]) -> Vec<IntervalRecord> {

@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::ladder_record::MonitorSeries;
-use crate::latency_sketch::LatencySketch;
 use crate::perturbation_record::PerturbationRecord;
 use crate::record::IntervalRecord;
+use hotbench_stats::latency_sketch::LatencySketch;
 
 /// The clients' side of a span of the run (a perturbation's window, or the rest of the run).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::counters::TxnCounters;
-use crate::histogram::Percentiles;
-use crate::latency_sketch::LatencySketch;
+use hotbench_stats::counters::TxnCounters;
+use hotbench_stats::histogram::Percentiles;
+use hotbench_stats::latency_sketch::LatencySketch;
 
 /// Bumped on any incompatible change of the record's shape.
 pub const RESULT_FORMAT: &str = "hotbench-result/1";
@@ -102,17 +102,17 @@ pub struct RunRecord {
     pub hosts: Vec<HostRecord>,
     /// Per client: commits, failures, p99 (by `client_id`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub per_client: Vec<crate::fairness::ClientRecord>,
+    pub per_client: Vec<hotbench_stats::fairness::ClientRecord>,
     /// Per group: Jain's fairness index and starved clients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fairness: Vec<crate::fairness::GroupFairness>,
+    pub fairness: Vec<hotbench_stats::fairness::GroupFairness>,
     /// `--key VAR`: per value, by share of transaction time (largest first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hot_keys: Vec<crate::hot_keys::HotKeyRecord>,
+    pub hot_keys: Vec<hotbench_stats::hot_keys::HotKeyRecord>,
     /// For `--key` variables drawn by `random_zipfian`: the top-k values' observed share of
     /// the transactions against the share the parameter predicts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hot_key_zipf: Vec<crate::zipf::ZipfShare>,
+    pub hot_key_zipf: Vec<hotbench_stats::zipf::ZipfShare>,
     /// `--threshold` outcomes, when any were given (the final file only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::ThresholdOutcome>,
@@ -405,6 +405,31 @@ pub struct ErrorSample {
     pub sqlstate: String,
     pub message: String,
     pub count: u64,
+}
+
+impl RunRecord {
+    /// The probes' record, when probes ran, with every `t` on the run's axis (seconds since
+    /// `started_at`) even if the record was stored unaligned.
+    pub fn probe_record(&self) -> Option<crate::probe_record::ProbeRecord> {
+        let mut p = self.probes.clone()?;
+        p.rebase(self.started_at);
+        Some(p)
+    }
+
+    /// The run's top server wait with its share (`"Lock:tuple 62%"`), when probes sampled
+    /// any: the "top wait" a ladder or comparison shows per run.
+    pub fn top_wait(&self) -> Option<String> {
+        self.probe_record()?.top_wait_label()
+    }
+}
+
+/// Rewrites `record.probes` so its times count from the run's `started_at` (call after the
+/// run, once `started_at` is known). No-op without probes.
+pub fn align_probes(record: &mut RunRecord) {
+    let started_at = record.started_at;
+    if let Some(p) = &mut record.probes {
+        p.rebase(started_at);
+    }
 }
 
 #[cfg(test)]
