@@ -4,9 +4,10 @@
 //! [`server_side`] adds what the probes saw in each window once they joined the record;
 //! [`crate::perturbation_window`] what the clients saw in it against the rest of the run.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use crate::perturbation_window::{BacklogDrain, SpanStats};
 use crate::probe_record::WaitShare;
 
 /// The windows the recovery is judged with; stored with each result so it says how it was
@@ -273,4 +274,43 @@ mod tests {
         let mut none = RunRecord::default();
         server_side(&mut none);
     }
+}
+
+/// The clients' side of a span of the run (a perturbation's window, or the rest of the run).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpanStats {
+    /// Seconds of timeline the span's intervals add up to.
+    pub seconds: f64,
+    pub committed: u64,
+    pub failed: u64,
+    /// Latency of the transactions committed in the span, ms: absent when none committed
+    /// or the timeline keeps no latency sketches (a run without `--perturb`, an older file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p99_ms: Option<f64>,
+    /// Failed tries and transactions by SQLSTATE (retried errors included).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_sqlstate: BTreeMap<String, u64>,
+}
+
+/// A queue's backlog around a perturbation, from the ladder's backlog monitor (the
+/// manifest's `[work] until_empty`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BacklogDrain {
+    /// The monitor read (`backlog`).
+    pub monitor: String,
+    /// Its mean over the baseline window before the perturbation.
+    pub before: f64,
+    /// Its highest sample from the start until it drained (or the next perturbation, or the
+    /// end), and when, s into the run.
+    pub peak: f64,
+    pub peak_at_s: f64,
+    /// From the perturbation's start until the backlog was back to its level before (within
+    /// the tolerance: the larger of 10 %, twice its spread before, and 1); 0 when it never
+    /// rose past that; absent when it had not drained by the next perturbation or the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drained_s: Option<f64>,
 }

@@ -10,54 +10,10 @@
 //! inside. *Outside* is every interval overlapping no perturbation's window (the same for
 //! every entry of a run). Intervals are counted whole: `--interval 100ms` draws a tighter
 //! window than the default 1 s.
-
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use crate::ladder_record::MonitorSeries;
-use crate::perturbation_record::PerturbationRecord;
+use crate::perturbation_record::{BacklogDrain, PerturbationRecord, SpanStats};
 use crate::record::IntervalRecord;
 use hotbench_stats::latency_sketch::LatencySketch;
-
-/// The clients' side of a span of the run (a perturbation's window, or the rest of the run).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SpanStats {
-    /// Seconds of timeline the span's intervals add up to.
-    pub seconds: f64,
-    pub committed: u64,
-    pub failed: u64,
-    /// Latency of the transactions committed in the span, ms: absent when none committed
-    /// or the timeline keeps no latency sketches (a run without `--perturb`, an older file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub p50_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub p99_ms: Option<f64>,
-    /// Failed tries and transactions by SQLSTATE (retried errors included).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub errors_by_sqlstate: BTreeMap<String, u64>,
-}
-
-/// A queue's backlog around a perturbation, from the ladder's backlog monitor (the
-/// manifest's `[work] until_empty`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct BacklogDrain {
-    /// The monitor read (`backlog`).
-    pub monitor: String,
-    /// Its mean over the baseline window before the perturbation.
-    pub before: f64,
-    /// Its highest sample from the start until it drained (or the next perturbation, or the
-    /// end), and when, s into the run.
-    pub peak: f64,
-    pub peak_at_s: f64,
-    /// From the perturbation's start until the backlog was back to its level before (within
-    /// the tolerance: the larger of 10 %, twice its spread before, and 1); 0 when it never
-    /// rose past that; absent when it had not drained by the next perturbation or the end.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drained_s: Option<f64>,
-}
 
 /// One interval with its start.
 struct Span<'a> {

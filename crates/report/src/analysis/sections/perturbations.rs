@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use hotbench_results::{PerturbationRecord, RecoveryRule, RunRecord};
 
-use hotbench_results::perturbation_window::{BacklogDrain, SpanStats};
+use hotbench_results::perturbation_record::{BacklogDrain, SpanStats};
 
 use crate::analysis::chart::{Band, Chart, Mark, Series};
 use crate::analysis::section::{Block, Cell, Section, Table};
