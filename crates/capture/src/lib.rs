@@ -6,6 +6,8 @@
 pub mod catalog;
 pub mod catalog_types;
 pub mod datagen;
+mod datagen_expr;
+mod datagen_insert;
 pub mod model;
 pub mod observed;
 pub mod pgdump;
