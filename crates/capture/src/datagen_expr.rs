@@ -406,7 +406,7 @@ mod tests {
         let mut c = col(ValueKind::Text);
         c.type_sql = "text".into();
         let v = value(&c, Some(&s), &Role::Drawn, &draws(), 10.0, "s").unwrap();
-        assert!(v.contains("E'{\"''); drop table t; --\""), "{v}");
+        assert!(v.contains("E'\\x7b\"''); drop table t; --\","), "{v}");
         assert!(!v.contains("{{"), "{v}");
         assert!(!numbers(&["1); drop".into()]));
     }
