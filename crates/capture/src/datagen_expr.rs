@@ -209,6 +209,21 @@ fn ranked(
         })
         .unwrap_or_default();
     let d = distinct.max(1);
+    // Few enough: the values the statistics name, each once.
+    let mut known: Vec<Option<String>> = Vec::new();
+    if let Some(s) = stats {
+        for v in s.mcv.iter().map(|(v, _)| v).chain(&s.histogram) {
+            if !known.iter().any(|k| k.as_deref() == Some(v.as_str())) {
+                known.push(Some(v.clone()));
+            }
+        }
+    }
+    if !known.is_empty() && d <= known.len() as u64 {
+        return Some(format!(
+            "({}::text[])[1 + ({rank})::int4]",
+            literal(&array_text(&known))
+        ));
+    }
     Some(match &col.kind {
         ValueKind::Int { min, max } => {
             let lo: i128 = bounds

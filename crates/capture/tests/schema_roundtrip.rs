@@ -139,3 +139,44 @@ fn a_skewed_schema_round_trips() {
     );
     assert_eq!(next, "t", "the sequence moved past the generated keys");
 }
+
+#[test]
+fn scale_shrinks_and_grows_the_data() {
+    let db = testing::fresh_database("cap_scale");
+    exec(
+        &db,
+        "create table items (id int primary key, name text not null, price numeric);
+         insert into items select g, 'item ' || g, g % 50 from generate_series(1, 2000) g;
+         create table sales (id bigint generated always as identity primary key,
+                             item_id int not null references items, qty int);
+         insert into sales (item_id, qty) select case when g % 4 = 0 then 42 else 1 + g % 2000 end, g % 9
+           from generate_series(1, 4000) g;
+         analyze;",
+    );
+    for (scale, items, sales) in [(0.1, 200.0, 400.0), (10.0, 20000.0, 40000.0)] {
+        let opts = SchemaOptions {
+            scale,
+            ..SchemaOptions::default()
+        };
+        let cap = capture(&db, &[t(None, "sales")], &opts);
+        let twin = apply("cap_scale_twin", &cap);
+        let (ni, ns) = (count(&twin, "items"), count(&twin, "sales"));
+        eprintln!("--scale {scale}: items {ni} (want {items}), sales {ns} (want {sales})");
+        assert!(
+            (ni - items).abs() <= items * 0.1,
+            "--scale {scale}: {ni} items"
+        );
+        assert!(
+            (ns - sales).abs() <= sales * 0.1,
+            "--scale {scale}: {ns} sales"
+        );
+        let (top, share) = top_mcv(&twin, "sales", "item_id");
+        assert_eq!(top, "42", "--scale {scale}: the hot item");
+        assert!(
+            (share - 0.25).abs() <= 0.1,
+            "--scale {scale}: its share {share}"
+        );
+        let p = cap.tables.iter().find(|p| p.name == "sales").unwrap();
+        assert_eq!(p.rows as f64, sales);
+    }
+}
