@@ -45,7 +45,7 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
     if opts.redact {
         redact_profiles(profiles, Redactor::new(opts.seed), &mut notes);
     }
-    let rows = target_rows(model, profiles, opts.scale);
+    let rows = target_rows(model, opts.scale);
     let must = must_rows(model, profiles, opts, &mut notes);
     let mut plan = Plan {
         model,
@@ -119,8 +119,7 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
 }
 
 /// `reltuples × scale` of each table (its live tuple count when never analyzed).
-fn target_rows(model: &Model, profiles: &[TableProfile], scale: f64) -> BTreeMap<u32, u64> {
-    let _ = profiles;
+fn target_rows(model: &Model, scale: f64) -> BTreeMap<u32, u64> {
     model
         .relations
         .iter()

@@ -12,7 +12,7 @@ use schema_common::*;
 fn dump_opts(db: &hotbench_pgserver::ConnInfo) -> SchemaOptions {
     SchemaOptions {
         dump: DumpSource::PgDump {
-            params: params(db),
+            params: Box::new(params(db)),
             bin_dir: Some(testing::shared().binaries().bin_dir.clone()),
         },
         ..SchemaOptions::default()
@@ -126,7 +126,7 @@ fn no_usable_pg_dump_falls_back_to_the_catalogs_and_says_why() {
     );
     let mut opts = dump_opts(&db);
     opts.dump = DumpSource::PgDump {
-        params: params(&db),
+        params: Box::new(params(&db)),
         bin_dir: Some("/nonexistent-hotbench".into()),
     };
     let cap = capture(&db, &[t(None, "t")], &opts);

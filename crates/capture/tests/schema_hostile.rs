@@ -284,3 +284,38 @@ fn what_cannot_be_reproduced_is_named() {
         "0"
     );
 }
+
+#[test]
+fn a_database_printing_dates_its_own_way_still_round_trips() {
+    let db = testing::fresh_database("cap_datestyle");
+    exec(
+        &db,
+        &format!(
+            "alter database {} set datestyle = 'SQL, DMY';
+             alter database {} set extra_float_digits = -10;",
+            db.dbname, db.dbname
+        ),
+    );
+    exec(
+        &db,
+        "create table visits (id int primary key, day date not null, at timestamp not null, w float8);
+         insert into visits select g, date '2024-01-31' + g % 40, timestamp '2024-12-31 10:00' + g * interval '1 hour',
+                case when g % 2 = 0 then 0.1234567890123 else 2.5 end
+           from generate_series(1, 800) g;
+         analyze visits;",
+    );
+    let cap = capture(&db, &[t(None, "visits")], &SchemaOptions::default());
+    let twin = apply("cap_datestyle_twin", &cap);
+    assert_eq!(scalar(&twin, "select count(*) from visits"), "800");
+    assert_eq!(
+        scalar(&twin, "select count(*) from visits where day between '2024-01-31' and '2024-03-10'"),
+        "800",
+        "{}",
+        cap.data_sql
+    );
+    assert_eq!(
+        scalar(&twin, "select count(*) > 300 from visits where w = 0.1234567890123"),
+        "t",
+        "a most-common float keeps every digit"
+    );
+}
