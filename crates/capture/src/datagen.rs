@@ -514,7 +514,7 @@ fn sequences(model: &Model) -> String {
         }
         let _ = writeln!(
             out,
-            "select pg_catalog.setval({}, greatest(coalesce(max({})::int8 + 1, {}), {}), false) from {};",
+            "select pg_catalog.setval({}::regclass, greatest(coalesce(max({})::int8 + 1, {}), {}), false) from {};",
             literal(&crate::sqltext::qualified(&s.schema, &s.name)),
             ident(&col.name),
             s.start,

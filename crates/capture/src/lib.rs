@@ -15,4 +15,5 @@ pub mod profile;
 pub mod redact;
 pub mod schema;
 pub mod schema_sql;
+pub mod sqlnames;
 pub mod sqltext;
