@@ -108,8 +108,10 @@ pub fn query(
     })
 }
 
-/// As [`query`], but a missing privilege, view or function (or a timeout) is a note in
-/// `model.unreproducible` and no rows, rather than an error.
+/// As [`query`], but a missing privilege, view or function, a timeout, or a lock another
+/// session holds (`lock_timeout`) is a note in `model.unreproducible` and no rows, rather
+/// than an error; inside the snapshot the query runs under a savepoint, so a failed one
+/// leaves the snapshot usable.
 pub fn query_or_note(
     conn: &mut Connection,
     model: &mut Model,
@@ -117,8 +119,17 @@ pub fn query_or_note(
     sql: &str,
     params: &[Option<&str>],
 ) -> Result<QueryResult, SchemaError> {
+    let in_block = conn.tx_status() == TxStatus::InTransaction;
+    if in_block {
+        query(conn, what, "savepoint hotbench_capture", &[])?;
+    }
     match query(conn, what, sql, params) {
-        Ok(r) => Ok(r),
+        Ok(r) => {
+            if in_block {
+                query(conn, what, "release savepoint hotbench_capture", &[])?;
+            }
+            Ok(r)
+        }
         Err(SchemaError::Query { source, .. })
             if !source.is_connection_lost()
                 && source.sqlstate().is_some_and(|c| {
@@ -129,14 +140,73 @@ pub fn query_or_note(
                         || c == SqlState::FEATURE_NOT_SUPPORTED
                 }) =>
         {
-            let first = source
-                .db_error()
-                .map(|d| d.message.clone())
-                .unwrap_or_else(|| source.to_string());
+            if in_block {
+                query(conn, what, "rollback to savepoint hotbench_capture", &[])?;
+            }
+            let why = match source.sqlstate() {
+                Some(SqlState::LOCK_NOT_AVAILABLE) => {
+                    "another session holds a lock on it (DDL in flight?); not waited for"
+                        .to_string()
+                }
+                _ => source
+                    .db_error()
+                    .map(|d| d.message.clone())
+                    .unwrap_or_else(|| source.to_string()),
+            };
             model
                 .unreproducible
-                .push(format!("{what}: could not be read ({first})"));
+                .push(format!("{what}: could not be read ({why})"));
             Ok(QueryResult::default())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Runs `sql` (its `$1` the `oid[]` of `oids`) for all of them at once; when another
+/// session holds a lock one of them needs (the server locks a relation to deparse some of
+/// its parts), runs it per relation instead, and the relations it could not read (not waited
+/// for) go to `model.locked`.
+pub fn per_relation(
+    conn: &mut Connection,
+    model: &mut Model,
+    what: &str,
+    sql: &str,
+    oids: &[u32],
+) -> Result<QueryResult, SchemaError> {
+    let arr = oid_array(oids.iter().copied());
+    if conn.tx_status() != TxStatus::InTransaction {
+        return query(conn, what, sql, &[Some(&arr)]);
+    }
+    let locked = |e: &SchemaError| {
+        matches!(e, SchemaError::Query { source, .. }
+            if source.sqlstate() == Some(SqlState::LOCK_NOT_AVAILABLE))
+    };
+    query(conn, what, "savepoint hotbench_capture", &[])?;
+    match query(conn, what, sql, &[Some(&arr)]) {
+        Ok(r) => {
+            query(conn, what, "release savepoint hotbench_capture", &[])?;
+            Ok(r)
+        }
+        Err(e) if locked(&e) => {
+            query(conn, what, "rollback to savepoint hotbench_capture", &[])?;
+            let mut all = QueryResult::default();
+            for oid in oids {
+                query(conn, what, "savepoint hotbench_capture", &[])?;
+                let one = oid_array([*oid]);
+                match query(conn, what, sql, &[Some(&one)]) {
+                    Ok(r) => {
+                        query(conn, what, "release savepoint hotbench_capture", &[])?;
+                        all.columns = r.columns;
+                        all.rows.extend(r.rows);
+                    }
+                    Err(e) if locked(&e) => {
+                        query(conn, what, "rollback to savepoint hotbench_capture", &[])?;
+                        model.locked.insert(*oid);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(all)
         }
         Err(e) => Err(e),
     }
@@ -294,14 +364,14 @@ fn relations_sql(version: u32) -> String {
          case when c.relispartition then (select h.inhparent::int8 from pg_catalog.pg_inherits h \
            where h.inhrelid = c.oid) end, \
          case when c.relispartition then pg_catalog.pg_get_expr(c.relpartbound, c.oid) end, \
-         case when c.relispartition then pg_catalog.pg_get_partition_constraintdef(c.oid) end"
+         null::text"
     } else {
         "null::text, null::int8, null::text, null::text"
     };
     format!(
         "select c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, \
            c.reltuples::float8, c.relpersistence::text, {partdef}, c.reloptions::text, \
-           case when c.relkind in ('v', 'm') then pg_catalog.pg_get_viewdef(c.oid) end, \
+           null::text, \
            pg_catalog.pg_stat_get_live_tuples(c.oid)::float8, \
            pg_catalog.pg_stat_get_last_analyze_time(c.oid) is not null \
              or pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) is not null, \
@@ -319,9 +389,8 @@ pub fn relations(
     oids: &[u32],
     model: &mut Model,
 ) -> Result<Vec<Relation>, SchemaError> {
-    let arr = oid_array(oids.iter().copied());
     let sql = relations_sql(model.server_version_num);
-    let r = query(conn, "reading the tables", &sql, &[Some(&arr)])?;
+    let r = per_relation(conn, model, "reading the tables", &sql, oids)?;
     let mut out = Vec::new();
     for row in 0..r.rows.len() {
         let kind = match r.get(row, 3) {
@@ -385,6 +454,7 @@ pub fn relations(
         }
         out.push(rel);
     }
+    locked_parts(conn, &mut out, model)?;
     // Parents before partitions, then as asked.
     let order: BTreeMap<u32, usize> = oids.iter().enumerate().map(|(k, o)| (*o, k)).collect();
     let depths: BTreeMap<u32, usize> = out
@@ -393,6 +463,40 @@ pub fn relations(
         .collect();
     out.sort_by_key(|r| (depths.get(&r.oid).copied(), order.get(&r.oid).copied()));
     Ok(out)
+}
+
+/// A view's definition and a partition's bound as a constraint: the server locks the
+/// relation to write them, so each is read on its own (a relation another session holds
+/// locked is named, not waited for).
+fn locked_parts(
+    conn: &mut Connection,
+    rels: &mut [Relation],
+    model: &mut Model,
+) -> Result<(), SchemaError> {
+    for rel in rels.iter_mut() {
+        let oid = rel.oid.to_string();
+        if rel.kind == RelKind::View {
+            let r = query_or_note(
+                conn,
+                model,
+                &format!("view {}", rel.display()),
+                "select pg_catalog.pg_get_viewdef($1::oid)",
+                &[Some(&oid)],
+            )?;
+            rel.view_def = cell(&r, 0, 0);
+        }
+        if rel.partition_of.is_some() {
+            let r = query_or_note(
+                conn,
+                model,
+                &format!("partition bound of {}", rel.display()),
+                "select pg_catalog.pg_get_partition_constraintdef($1::oid)",
+                &[Some(&oid)],
+            )?;
+            rel.partition_constraint = cell(&r, 0, 0);
+        }
+    }
+    Ok(())
 }
 
 /// The partition parents of `oid` up to its root.
@@ -444,9 +548,9 @@ pub fn columns(
     rels: &mut [Relation],
     model: &mut Model,
 ) -> Result<Vec<u32>, SchemaError> {
-    let arr = oid_array(rels.iter().map(|r| r.oid));
     let sql = columns_sql(model.server_version_num);
-    let r = query(conn, "reading the columns", &sql, &[Some(&arr)])?;
+    let oids: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    let r = per_relation(conn, model, "reading the columns", &sql, &oids)?;
     let mut defaults = Vec::new();
     for row in 0..r.rows.len() {
         let rel_oid = cell_u32(&r, row, 0);
@@ -499,13 +603,15 @@ const CONSTRAINTS_SQL: &str = "select conrelid::int8, conname::text, contype::te
 pub fn constraints(
     conn: &mut Connection,
     rels: &mut [Relation],
+    model: &mut Model,
 ) -> Result<(Vec<u32>, BTreeSet<u32>), SchemaError> {
-    let arr = oid_array(rels.iter().map(|r| r.oid));
-    let r = query(
+    let oids: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    let r = per_relation(
         conn,
+        model,
         "reading the constraints",
         CONSTRAINTS_SQL,
-        &[Some(&arr)],
+        &oids,
     )?;
     let mut oids = Vec::new();
     let mut backing = BTreeSet::new();
@@ -548,9 +654,10 @@ pub fn indexes(
     conn: &mut Connection,
     rels: &mut [Relation],
     backing: &BTreeSet<u32>,
+    model: &mut Model,
 ) -> Result<Vec<u32>, SchemaError> {
-    let arr = oid_array(rels.iter().map(|r| r.oid));
-    let r = query(conn, "reading the indexes", INDEXES_SQL, &[Some(&arr)])?;
+    let oids: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    let r = per_relation(conn, model, "reading the indexes", INDEXES_SQL, &oids)?;
     let mut oids = Vec::new();
     for row in 0..r.rows.len() {
         let rel_oid = cell_u32(&r, row, 0);

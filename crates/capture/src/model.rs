@@ -134,9 +134,10 @@ pub struct Index {
 }
 
 /// What kind of relation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RelKind {
+    #[default]
     Table,
     Partitioned,
     View,
@@ -145,7 +146,7 @@ pub enum RelKind {
 
 /// A touched relation (a table named by a statement, a parent its foreign keys reference,
 /// a partition of a partitioned one).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Relation {
     pub oid: u32,
     pub schema: String,
@@ -272,6 +273,8 @@ pub struct Model {
     pub unreproducible: Vec<String>,
     /// The server's `server_version_num`.
     pub server_version_num: u32,
+    /// Relations another session held a lock on that reading them needed (left out).
+    pub locked: std::collections::BTreeSet<u32>,
     /// Why `pg_dump`'s output would not do (a column written with another type).
     pub catalogs_only: Option<String>,
 }

@@ -31,7 +31,7 @@ pub fn dump(
     timeout: Duration,
 ) -> Result<(String, String), String> {
     if let Some(why) = &model.catalogs_only {
-        return Err(why.clone());
+        return Err(format!("pg_dump not used: {why}"));
     }
     let server_major = model.server_version_num / 10000;
     let (program, version, major) = find(bin_dir, server_major)?;
@@ -87,7 +87,13 @@ pub fn dump(
             .find(|l| !l.trim().is_empty())
             .unwrap_or("")
             .trim();
-        return Err(format!("pg_dump failed: {first}"));
+        // --lock-wait-timeout is a statement_timeout around pg_dump's LOCK TABLE.
+        let hint = if first.contains("timeout") {
+            " (another session held a lock it needed; not waited for)"
+        } else {
+            ""
+        };
+        return Err(format!("pg_dump failed: {first}{hint}"));
     }
     let text = String::from_utf8(out.stdout)
         .map_err(|_| "pg_dump wrote text that is not UTF-8".to_string())?;

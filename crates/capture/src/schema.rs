@@ -218,8 +218,9 @@ fn read_model(
     let mut used_by: Vec<(u32, u32)> = Vec::new();
     if !rels.is_empty() {
         let defaults = catalog::columns(conn, &mut rels, &mut model)?;
-        let (cons, backing) = catalog::constraints(conn, &mut rels)?;
-        let idx = catalog::indexes(conn, &mut rels, &backing)?;
+        let (cons, backing) = catalog::constraints(conn, &mut rels, &mut model)?;
+        let idx = catalog::indexes(conn, &mut rels, &backing, &mut model)?;
+        drop_locked(&mut rels, &mut model);
         catalog_types::types(conn, &mut rels, &mut model)?;
         catalog_types::sequences(conn, &rels, &defaults, &mut model)?;
         catalog_types::extras(conn, &rels, &mut model)?;
@@ -246,4 +247,28 @@ fn read_model(
         profiles.push(profile::read(conn, &rel, &mut model)?);
     }
     Ok((model, profiles))
+}
+
+/// Leaves out the relations another session held locked while they were read (each named).
+fn drop_locked(rels: &mut Vec<crate::model::Relation>, model: &mut Model) {
+    if model.locked.is_empty() {
+        return;
+    }
+    for r in rels.iter().filter(|r| model.locked.contains(&r.oid)) {
+        model.unreproducible.push(format!(
+            "table {}: another session holds a lock on it (DDL in flight?); not waited for, \
+             so it is left out",
+            r.display()
+        ));
+    }
+    let named: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    for oid in model.locked.iter().filter(|o| !named.contains(o)) {
+        model.unreproducible.push(format!(
+            "a related table (oid {oid}): another session holds a lock on it (DDL in flight?); \
+             not waited for, so it is left out"
+        ));
+    }
+    let locked = model.locked.clone();
+    rels.retain(|r| !locked.contains(&r.oid));
+    model.catalogs_only = Some("a table was locked by another session".into());
 }
