@@ -1,7 +1,9 @@
 -- Views: counters (plus slots) against what the clients committed and, for events, the log.
+-- A transaction in doubt (cancelled at the end, or cut by a restart) may have committed.
 select 'views counted = views committed' as name,
-       total = {{committed:main}} or {{committed:main}} = 0 or not is_views as ok,
-       format('%s views counted, %s view transactions committed', total, {{committed:main}}) as detail
+       total between {{committed:main}} and {{committed:main}} + {{in_doubt:main}}
+       or {{committed:main}} = 0 or not is_views as ok,
+       format('%s views counted, %s view transactions committed, %s in doubt', total, {{committed:main}}, {{in_doubt:main}}) as detail
 from (select (select coalesce(sum(views_count), 0) from post)
            + (select coalesce(sum(n), 0) from post_view_slot) as total,
              (select count(*) from comment) = 0 as is_views) s;

@@ -23,9 +23,10 @@ select 'nothing below zero' as name,
        and not exists (select 1 from limit_bucket where remaining < 0) as ok,
        '' as detail;
 
--- A payment cancelled at the end of the run may still have committed (the cancel lost the race).
+-- A payment in doubt may still have committed: cancelled at the end of the run (the cancel
+-- lost the race), or cut by a lost connection after its commit (a restart).
 select 'ledger rows = payments the clients saw succeed' as name,
-       count(*) between {{goodput}} and {{goodput}} + {{unfinished}} as ok,
-       format('%s ledger rows, %s successful payments reported, %s cancelled at the end',
-              count(*), {{goodput}}, {{unfinished}}) as detail
+       count(*) between {{goodput}} and {{goodput}} + {{in_doubt}} as ok,
+       format('%s ledger rows, %s successful payments reported, %s in doubt (cancelled at the end or cut by a lost connection)',
+              count(*), {{goodput}}, {{in_doubt}}) as detail
 from ledger;

@@ -1,34 +1,30 @@
 //! `hotbench diagnose`: glue between the command line, the server to diagnose, the diagnosis
 //! (`hotbench-diagnose`) and its reports; `--run` then runs the first finding's suggested
-//! ladder on the embedded server through `scenario run` itself, so what runs is exactly the
-//! printed command. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
+//! ladder on the embedded server: the typed suggestion the printed command is rendered from,
+//! built into a `LadderRequest` directly (a test checks the printed command parses to the
+//! same request). Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
 //! connection, 2 the server went away mid-sample or the sample was interrupted (the partial
 //! diagnosis is still printed and written), or `--run`'s ladder could not run; 4 `--run`'s
 //! ladder ran but one of its checks failed (said on stderr, variant and check).
 
 use std::time::Duration;
 
-use clap::FromArgMatches;
-use hotbench_engine::duration::{parse_duration_us, parse_whole_seconds, Unit};
-use hotbench_stats::diagnosis_record::{Diagnosis, DiagnosisStatus, LabRun, LabVariant};
+use hotbench_engine::duration::{parse_duration_us, Unit};
+use hotbench_settings::RunSettings;
+use hotbench_stats::diagnosis_record::{
+    Diagnosis, DiagnosisStatus, LabRun, LabVariant, SuggestedLadder,
+};
 use hotbench_stats::{terminal, Ladder};
 
 use crate::fail::{Fail, Result};
+use crate::flags::conn::EmbeddedArgs;
 use crate::flags::diagnose::DiagnoseArgs;
-use crate::flags::scenario::{ScenarioCommand, ScenarioRunArgs};
+use crate::ladder_request::LadderRequest;
 use crate::option_ranges::parse_int;
 use crate::target::{self, TargetArgs};
 
 pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     let opts = options(a)?;
-    let run_time = match &a.run_time {
-        Some(t) => Some(
-            parse_whole_seconds(t)
-                .map_err(|e| Fail::input(format!("--run-time: {e}")))?
-                .to_string(),
-        ),
-        None => None,
-    };
     crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()], &[])?;
     let target = target::resolve(
         &TargetArgs {
@@ -77,7 +73,7 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     };
     if lab_follows {
         hotbench_engine::signals::reset();
-        let ran = lab(a, &mut d, run_time, argv);
+        let ran = lab(a, &mut d, argv);
         write(a, &d, true)?;
         code = ran?;
     }
@@ -134,56 +130,65 @@ fn write(a: &DiagnoseArgs, d: &Diagnosis, announce: bool) -> Result<()> {
     ])
 }
 
-/// The suggested command parsed as `scenario run` parses it: what `--run` runs is exactly
-/// what the diagnosis printed.
-pub fn parse_suggestion(args: &[String]) -> Result<ScenarioRunArgs> {
-    let argv: Vec<String> = std::iter::once("hotbench".to_string())
-        .chain(args.iter().cloned())
-        .collect();
-    let m = crate::flags::command()
-        .try_get_matches_from(&argv)
-        .map_err(|e| Fail::run(format!("suggested command does not parse: {e}")))?;
-    match crate::flags::Cli::from_arg_matches(&m).map(|c| c.command) {
-        Ok(crate::flags::Command::Scenario(s)) => match s.command {
-            ScenarioCommand::Run(r) => Ok(*r),
-            _ => Err(Fail::run("suggested command is not `scenario run`")),
+/// The ladder `--run` runs: the suggestion as it is printed, on the embedded server
+/// (`embedded`: its `--pg-version`/`--pg-bin`) whatever the environment names, each variant
+/// `run_time` seconds when given.
+pub(crate) fn lab_request(
+    s: &SuggestedLadder,
+    embedded: &EmbeddedArgs,
+    run_time: Option<u32>,
+) -> LadderRequest {
+    let mut settings = RunSettings::default();
+    if let Some(us) = s.rtt_us {
+        settings.rtt_us = us;
+    }
+    if let Some(us) = s.think_us {
+        settings.think_us = us;
+    }
+    LadderRequest {
+        clients: Some(s.clients as usize),
+        duration_s: run_time,
+        params: s.params.clone(),
+        keep_schema: false,
+        quiet: false,
+        demo: false,
+        target: TargetArgs {
+            conn: Default::default(),
+            embedded: embedded.clone(),
+            dbname: None,
+            settings,
+            // The ladder writes (schema, tables, clients): never where flags or `PG*` name
+            // the diagnosed server.
+            embedded_only: true,
         },
-        _ => Err(Fail::run("suggested command is not `scenario run`")),
+        output: Default::default(),
     }
 }
 
-/// `--run`: the first finding with a command, run on the embedded server; its ranking joins
-/// the diagnosis.
-fn lab(
-    a: &DiagnoseArgs,
-    d: &mut Diagnosis,
-    run_time: Option<String>,
-    argv: &[String],
-) -> Result<u8> {
-    let Some(f) = d.findings.iter().find(|f| f.command.is_some()) else {
+/// `--run`: the first finding with a suggested ladder, run on the embedded server; its
+/// ranking joins the diagnosis.
+fn lab(a: &DiagnoseArgs, d: &mut Diagnosis, argv: &[String]) -> Result<u8> {
+    let first = d
+        .findings
+        .iter()
+        .find_map(|f| Some((f.command.clone()?, f.suggestion.clone()?)));
+    let Some((command, s)) = first else {
         println!("\n--run: no finding suggests a ladder; nothing to run");
         return Ok(0);
     };
-    let command = f.command.clone().unwrap_or_default();
-    let mut r = parse_suggestion(&f.command_args)?;
-    r.ladder.embedded = a.embedded.clone();
-    // The ladder writes (schema, tables, clients): never where flags or `PG*` name the
-    // diagnosed server.
-    r.ladder.embedded_only = true;
-    if run_time.is_some() {
-        r.ladder.load.time = run_time;
-    }
+    let req = lab_request(&s, &a.embedded, a.run_time);
     println!(
         "\n--run: {} (on the embedded server)",
         terminal::escape(&command)
     );
-    let picked = crate::scenario_cmd::pick(&r.name, &r.pick, &[])?;
+    let variants = (!s.variants.is_empty()).then(|| s.variants.clone());
+    let picked = crate::scenario_cmd::pick(&s.scenario, &[], variants, &[])?;
     let mut lab = LabRun {
         command,
-        scenario: r.name.clone(),
+        scenario: s.scenario.clone(),
         ..Default::default()
     };
-    let code = match crate::scenario_cmd::run_ladders(&[picked], &r.ladder, None, false, argv) {
+    let code = match crate::scenario_cmd::run_ladders(&[picked], &req, argv) {
         Ok(ladders) => {
             if let Some(l) = ladders.first() {
                 lab.ranking = ranking(l);
@@ -259,38 +264,46 @@ fn ranking(l: &Ladder) -> Vec<LabVariant> {
 mod tests {
     use super::*;
 
-    /// Every command a diagnosis can suggest parses as `scenario run` and names a shipped
-    /// scenario, its variants and its parameters.
+    /// Every ladder a diagnosis can suggest names a shipped scenario, its variants and its
+    /// parameters; its printed command, parsed by the real command line, is the request
+    /// `--run` builds from the typed suggestion.
     #[test]
-    fn suggested_commands_name_real_scenarios_variants_and_parameters() {
+    fn suggested_ladders_are_real_and_their_printed_commands_mean_the_same_request() {
+        use crate::flags::scenario::ScenarioCommand;
+        use crate::flags::Command;
         let samples = hotbench_diagnose::findings::examples();
         assert!(samples.len() >= 4);
         for s in samples {
-            let args = s.args();
-            let r = parse_suggestion(&args).unwrap_or_else(|f| panic!("{args:?}: {}", f.message));
-            let scn = hotbench_scenario::find(&r.name, &[]).expect("shipped scenario");
-            hotbench_scenario::select_variants(
-                &scn,
-                r.pick.variant_names().unwrap().as_deref(),
-                false,
-            )
-            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            let params: Vec<(String, String)> = r
-                .ladder
-                .param
-                .iter()
-                .map(|p| hotbench_scenario::params::parse_assignment(p).expect("NAME=VALUE"))
-                .collect();
-            hotbench_scenario::params::Params::resolve(&scn.manifest, None, &params)
-                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            // --rtt is parsed with the command line (a bad one fails parse_suggestion).
+            let typed = s.ladder();
+            let scn = hotbench_scenario::find(&typed.scenario, &[]).expect("shipped scenario");
+            let variants = (!typed.variants.is_empty()).then(|| typed.variants.clone());
+            hotbench_scenario::select_variants(&scn, variants.as_deref(), false)
+                .unwrap_or_else(|e| panic!("{typed:?}: {e}"));
+            hotbench_scenario::params::Params::resolve(&scn.manifest, None, &typed.params)
+                .unwrap_or_else(|e| panic!("{typed:?}: {e}"));
+            let args = hotbench_diagnose::suggest::ladder_args(&typed);
+            let argv = std::iter::once("hotbench".to_string()).chain(args.iter().cloned());
+            let (cli, _) = crate::parse_command_line(argv)
+                .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
+            let Command::Scenario(sc) = cli.command else {
+                panic!("{args:?} is not scenario run")
+            };
+            let ScenarioCommand::Run(r) = sc.command else {
+                panic!("{args:?} is not scenario run")
+            };
+            assert_eq!(r.name, typed.scenario, "{args:?}");
+            assert_eq!(r.pick.variant_names(), Ok(variants), "{args:?}");
+            let mut printed = LadderRequest::new(&r.ladder, r.dbname.clone(), false);
+            printed.target.embedded_only = true;
+            let built = lab_request(&typed, &EmbeddedArgs::default(), None);
+            assert_eq!(printed, built, "{args:?}");
+            assert!(built.clients.is_some(), "{args:?}");
             if args.iter().any(|a| a == "--rtt") {
-                assert!(r.ladder.settings.rtt_us > 0, "{args:?}");
+                assert!(built.settings().rtt_us > 0, "{args:?}");
             }
             if args.iter().any(|a| a == "--think") {
-                assert!(r.ladder.settings.think_us > 0, "{args:?}");
+                assert!(built.settings().think_us > 0, "{args:?}");
             }
-            assert!(r.ladder.load.client.is_some(), "{args:?}");
         }
     }
 

@@ -72,4 +72,8 @@ impl fmt::Display for Fail {
     }
 }
 
+/// A flag's value parser answers with a `Fail` (its detail and hint lines kept): clap carries
+/// it as the error's source, and `main` prints it as any other.
+impl std::error::Error for Fail {}
+
 pub type Result<T> = std::result::Result<T, Fail>;

@@ -8,6 +8,7 @@ mod fail;
 mod flags;
 mod groups;
 mod init_interrupt;
+mod ladder_request;
 mod mask;
 mod metrics_server;
 mod null_server_cmd;
@@ -23,6 +24,7 @@ mod scenario_cmd;
 mod scripts;
 mod seed;
 mod server_cmd;
+mod server_process;
 mod shard;
 mod sweep_cmd;
 mod target;
@@ -34,12 +36,8 @@ use clap::FromArgMatches;
 
 fn main() -> ExitCode {
     let argv = compat::rewrite_argv(std::env::args().collect());
-    let matches = match flags::command().try_get_matches_from(&argv) {
-        Ok(m) => m,
-        Err(e) => return clap_exit(e, &argv),
-    };
-    let cli = match flags::Cli::from_arg_matches(&matches) {
-        Ok(c) => c,
+    let (cli, matches) = match parse_command_line(&argv) {
+        Ok(parsed) => parsed,
         Err(e) => return clap_exit(e, &argv),
     };
     let result = match &cli.command {
@@ -76,6 +74,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command line as typed values: the one place clap reads one. Flags are parsed and
+/// checked once, here; commands hand each other typed requests, never argument strings (a
+/// test fails on a clap parse anywhere else). Tests read printed commands through it too.
+fn parse_command_line<I, T>(argv: I) -> Result<(flags::Cli, clap::ArgMatches), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = flags::command().try_get_matches_from(argv)?;
+    let cli = flags::Cli::from_arg_matches(&matches)?;
+    Ok((cli, matches))
+}
+
 /// Prints a clap error; usage errors exit 1 like pgbench, help and version exit 0. Usage
 /// errors are worded as pgbench's getopt ones: one error line, then where to find help.
 fn clap_exit(e: clap::Error, argv: &[String]) -> ExitCode {
@@ -89,6 +100,10 @@ fn clap_exit(e: clap::Error, argv: &[String]) -> ExitCode {
         // the option: one line, as pgbench's own range checks print.
         ErrorKind::ValueValidation if std::error::Error::source(&e).is_some() => {
             if let Some(why) = std::error::Error::source(&e) {
+                if let Some(f) = why.downcast_ref::<fail::Fail>() {
+                    f.print();
+                    return ExitCode::from(f.code);
+                }
                 eprintln!("hotbench: error: {why}");
             }
             return ExitCode::from(1);
@@ -115,4 +130,106 @@ fn clap_exit(e: clap::Error, argv: &[String]) -> ExitCode {
     };
     eprintln!("hotbench: hint: Try \"{command} --help\" for more information.");
     ExitCode::from(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use hotbench_settings::{PoolMode, PoolerSpec, RunSettings};
+
+    use super::*;
+    use crate::flags::scenario::ScenarioCommand;
+    use crate::flags::Command;
+
+    /// The run settings and `-c`/`-T` each command that runs parsed from `argv`.
+    fn settings_of(argv: &[&str]) -> (RunSettings, Option<Vec<usize>>, Option<u32>) {
+        let (cli, _) = parse_command_line(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        let (settings, load) = match cli.command {
+            Command::Run(a) => (a.settings, a.load),
+            Command::Sweep(a) => (a.run.settings, a.run.load),
+            Command::Demo(a) => (a.ladder.settings, a.ladder.load),
+            Command::Scenario(s) => match s.command {
+                ScenarioCommand::Run(a) => (a.ladder.settings, a.ladder.load),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        };
+        let clients = load.client.map(|c| c.counts().to_vec());
+        (settings, clients, load.time)
+    }
+
+    const COMMANDS: [&[&str]; 4] = [
+        &["hotbench", "run"],
+        &["hotbench", "sweep"],
+        &["hotbench", "demo"],
+        &["hotbench", "scenario", "run", "queue"],
+    ];
+
+    /// `RunSettings::default()` (read from the flags' declaration, no command line parsed)
+    /// is what every command parses when no flag is given: what an old record missing a
+    /// field reads as.
+    #[test]
+    fn no_flags_are_the_settings_defaults_in_every_command() {
+        for prefix in COMMANDS {
+            assert_eq!(
+                settings_of(prefix),
+                (RunSettings::default(), None, None),
+                "{prefix:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn flags_parse_once_into_typed_values_in_every_command() {
+        let flags = [
+            "-j",
+            "4",
+            "--rtt",
+            "2",
+            "--interval",
+            "250ms",
+            "--probe",
+            "off",
+            "--pooler",
+            "pgbouncer:session",
+            "-c",
+            "8",
+            "-T",
+            "2m",
+        ];
+        for prefix in COMMANDS {
+            let argv: Vec<&str> = prefix.iter().chain(&flags).copied().collect();
+            let (s, clients, time) = settings_of(&argv);
+            assert_eq!(
+                (s.jobs, s.rtt_us, s.interval_us, s.probe),
+                (Some(4), 2000, 250_000, false),
+                "{prefix:?}"
+            );
+            assert_eq!(s.pooler, Some(PoolerSpec::PgBouncer(PoolMode::Session)));
+            assert_eq!((clients, time), (Some(vec![8]), Some(120)), "{prefix:?}");
+        }
+        let (_, counts, _) = settings_of(&["hotbench", "sweep", "-c", "1,2, 4,2"]);
+        assert_eq!(counts, Some(vec![1, 2, 4]));
+    }
+
+    /// A flag's value parser may answer with a `Fail`: its detail line survives clap.
+    #[test]
+    fn a_value_parsers_fail_keeps_its_detail() {
+        let e = parse_command_line(["hotbench", "run", "-T", "1500ms"]).expect_err("refused");
+        let f = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<fail::Fail>())
+            .expect("the value parser's Fail");
+        assert_eq!(f.message, "invalid value \"1500ms\" for option -T/--time");
+        assert!(
+            f.detail
+                .as_deref()
+                .is_some_and(|d| d.contains("whole number of seconds")),
+            "{f:?}"
+        );
+        let e = parse_command_line(["hotbench", "run", "-c", "1,2"]).expect_err("refused");
+        let f = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<fail::Fail>());
+        assert_eq!(
+            f.map(|f| f.message.as_str()),
+            Some("invalid value \"1,2\" for option -c/--clients")
+        );
+    }
 }

@@ -1,11 +1,11 @@
 //! pgbench's numeric options and their one-line range messages, checked the way pgbench's
-//! getopt loop does: every value as soon as it is read, before the mode checks, so `-T -1`
-//! says `-T/--time must be in range 1..2147483647` whatever else is on the line. Floating
-//! values (`-R`, `-L`, `--sampling-rate`) must also be finite and meaningful: pgbench takes
-//! `nan`, `inf` and `1e-20` and then schedules nonsense; hotbench refuses them.
+//! getopt loop does: every value as soon as it is read (they are the flags' value parsers),
+//! in command-line order, before the mode checks, so `-T -1` says `-T/--time must be in
+//! range 1..2147483647` whatever else is on the line. Floating values (`-R`, `-L`,
+//! `--sampling-rate`) must also be finite and meaningful: pgbench takes `nan`, `inf` and
+//! `1e-20` and then schedules nonsense; hotbench refuses them.
 
 use crate::fail::{Fail, Result};
-use crate::flags::run::RunArgs;
 
 pub use hotbench_settings::values::INT_MAX;
 
@@ -92,44 +92,34 @@ pub fn parse_max_tries(t: &str) -> Result<u32> {
     }
 }
 
-/// Every numeric option given, in pgbench's order and with its messages, before anything
-/// else looks at the command line.
-pub fn check_all(a: &RunArgs) -> Result<()> {
-    // -j is the shared settings' and checked as clap reads it.
-    let ints: [(&Option<String>, &str, i64, i64); 8] = [
-        (&a.load.client, "-c/--clients", 1, INT_MAX),
-        (&a.fillfactor, "-F/--fillfactor", 10, 100),
-        (&a.progress, "-P/--progress", 1, INT_MAX),
-        (&a.scale, "-s/--scale", 1, INT_MAX),
-        (&a.transactions, "-t/--transactions", 1, INT_MAX),
-        (&a.load.time, "-T/--time", 1, INT_MAX),
-        (&a.aggregate_interval, "--aggregate-interval", 1, INT_MAX),
-        (&a.partitions, "--partitions", 0, INT_MAX),
-    ];
-    for (value, option, min, max) in ints {
-        match value {
-            Some(v) if option == "-T/--time" => {
-                parse_time(v)?;
-            }
-            Some(v) => {
-                parse_int(v, option, min, max)?;
-            }
-            None => {}
-        }
-    }
-    if let Some(r) = &a.rate {
-        parse_rate(r)?;
-    }
-    if let Some(l) = &a.latency_limit {
-        parse_latency_limit(l)?;
-    }
-    if let Some(s) = &a.sampling_rate {
-        parse_sampling_rate(s)?;
-    }
-    if let Some(t) = &a.max_tries {
-        parse_max_tries(t)?;
-    }
-    Ok(())
+/// `-F`: 10..100.
+pub fn fillfactor(v: &str) -> Result<i32> {
+    parse_int(v, "-F/--fillfactor", 10, 100).map(|n| n as i32)
+}
+
+/// `-s`: 1..2147483647.
+pub fn scale(v: &str) -> Result<i32> {
+    parse_int(v, "-s/--scale", 1, INT_MAX).map(|n| n as i32)
+}
+
+/// `--partitions`: 0..2147483647.
+pub fn partitions(v: &str) -> Result<i32> {
+    parse_int(v, "--partitions", 0, INT_MAX).map(|n| n as i32)
+}
+
+/// `-P`: seconds, 1..2147483647.
+pub fn progress(v: &str) -> Result<u32> {
+    parse_int(v, "-P/--progress", 1, INT_MAX).map(|n| n as u32)
+}
+
+/// `-t`: transactions per client, 1..2147483647.
+pub fn transactions(v: &str) -> Result<u64> {
+    parse_int(v, "-t/--transactions", 1, INT_MAX).map(|n| n as u64)
+}
+
+/// `--aggregate-interval`: seconds, 1..2147483647.
+pub fn aggregate_interval(v: &str) -> Result<u32> {
+    parse_int(v, "--aggregate-interval", 1, INT_MAX).map(|n| n as u32)
 }
 
 /// One connection per client must fit in the open-files limit (raised to the hard limit

@@ -16,6 +16,7 @@ use hotbench_engine::QueryMode;
 use hotbench_pgserver::pgbouncer::{self, PgBouncer, PgBouncerOptions, PoolMode, Upstream};
 use hotbench_probe::pooler::{self as admin, AdminConsole, PoolerFacts, PoolerSource};
 use hotbench_scenario::ClientRoute;
+use hotbench_settings::PoolerSpec;
 use hotbench_stats::PoolerSetup;
 use hotbench_wire::{Config, ConnectParams, Host};
 
@@ -39,26 +40,28 @@ pub struct PoolerRequest {
     pub admin: Option<String>,
 }
 
-/// The pool mode of a validated `--pooler` value (`pgbouncer:session`).
-fn mode_of(spec: &str) -> PoolMode {
-    match spec.rsplit(':').next() {
-        Some("session") => PoolMode::Session,
-        _ => PoolMode::Transaction,
+/// PgBouncer's pool mode for a `--pooler` setting's.
+fn pool_mode(m: hotbench_settings::PoolMode) -> PoolMode {
+    match m {
+        hotbench_settings::PoolMode::Transaction => PoolMode::Transaction,
+        hotbench_settings::PoolMode::Session => PoolMode::Session,
     }
 }
 
 impl PoolerRequest {
-    /// From the settings' values: `spec` a validated `--pooler` (`pgbouncer:session`), else
-    /// a transaction pool when a pool size is given.
+    /// From the settings' values: `--pooler`'s pool mode, else a transaction pool when a
+    /// pool size is given.
     pub fn new(
-        spec: Option<&str>,
+        spec: Option<PoolerSpec>,
         pool_size: Option<u32>,
         bin: Option<PathBuf>,
         admin: Option<String>,
     ) -> PoolerRequest {
-        let spec = spec.or(pool_size.map(|_| "pgbouncer:transaction"));
+        let mode = spec
+            .map(|s| pool_mode(s.mode()))
+            .or(pool_size.map(|_| PoolMode::Transaction));
         PoolerRequest {
-            mode: spec.map(mode_of),
+            mode,
             pool_size,
             bin,
             admin,
@@ -341,9 +344,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pool_modes_of_validated_specs() {
-        assert_eq!(mode_of("pgbouncer:session"), PoolMode::Session);
-        assert_eq!(mode_of("pgbouncer:transaction"), PoolMode::Transaction);
+    fn pool_modes_of_the_settings() {
+        let session = PoolerSpec::PgBouncer(hotbench_settings::PoolMode::Session);
+        let req = PoolerRequest::new(Some(session), Some(8), None, None);
+        assert_eq!(req.mode, Some(PoolMode::Session));
         let implied = PoolerRequest::new(None, Some(8), None, None);
         assert_eq!(
             implied.mode,

@@ -5,16 +5,15 @@
 use std::io::Write;
 
 use clap::ArgMatches;
-use hotbench_engine::{
-    DisplayConfig, GroupConfig, QueryMode, RunConfig, RunObserver, ThreadsDefault, Workload,
-};
+use hotbench_engine::{GroupConfig, QueryMode, RunConfig, RunObserver, ThreadsDefault, Workload};
 use hotbench_stats::{RunRecord, ServerInfo};
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
-use crate::option_ranges::{parse_int, INT_MAX};
+use crate::flags::shared::OutputArgs;
+use crate::groups::GroupSpec;
 use crate::outputs::Input;
-use crate::run_options::RunOptions;
+use crate::run_options::RunRequest;
 use crate::scripts::{is_builtin, load};
 use crate::target::{self, Target, TargetArgs};
 
@@ -36,7 +35,6 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
         eprintln!("-- {}: {}\n{}", b.name, b.desc, b.script);
         return Ok(0);
     }
-    crate::option_ranges::check_all(args)?;
     crate::compat::check(args.pgbench_compat.as_deref())?;
     if args.dbname.len() > 1 {
         return Err(Fail::input(format!(
@@ -59,7 +57,7 @@ pub fn main(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
             "some of the specified options cannot be used in benchmarking mode",
         ));
     }
-    benchmark(args, m, argv, &target_args)
+    benchmark(args, m, argv)
 }
 
 /// Where the database is, from `run`'s connection options.
@@ -83,14 +81,14 @@ fn initialize(args: &RunArgs, target_args: &TargetArgs) -> Result<u8> {
         hotbench_init::check_init_steps(s).map_err(init_fail)?;
         opts.steps = s.clone();
     }
-    if let Some(s) = &args.scale {
-        opts.scale = parse_int(s, "-s/--scale", 1, INT_MAX)? as i32;
+    if let Some(s) = args.scale {
+        opts.scale = s;
     }
-    if let Some(f) = &args.fillfactor {
-        opts.fillfactor = parse_int(f, "-F/--fillfactor", 10, 100)? as i32;
+    if let Some(f) = args.fillfactor {
+        opts.fillfactor = f;
     }
-    if let Some(p) = &args.partitions {
-        opts.partitions = parse_int(p, "--partitions", 0, INT_MAX)? as i32;
+    if let Some(p) = args.partitions {
+        opts.partitions = p;
     }
     if let Some(pm) = &args.partition_method {
         opts.partition_method = Some(pm.parse::<PartitionMethod>().map_err(init_fail)?);
@@ -130,11 +128,13 @@ fn connect(target: &Target) -> Result<hotbench_wire::Connection> {
         .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), target))
 }
 
-fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -> Result<u8> {
+fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     let thresholds = crate::thresholds::parse(&args.output.threshold)?;
-    let (code, rec) = benchmark_record(args, m, argv, ta)?;
+    let clients = args.load.client.as_ref().map(|c| c.count());
+    let req = RunRequest::new(args, m, clients)?;
+    let (code, rec) = benchmark_record(&req, argv)?;
     let subject = hotbench_stats::threshold::Subject::run("", &rec);
-    let ok = crate::thresholds::check(&thresholds, &[subject], args.output.json.as_deref(), |o| {
+    let ok = crate::thresholds::check(&thresholds, &[subject], req.output.json.as_deref(), |o| {
         RunRecord {
             thresholds: o,
             ..rec.clone()
@@ -143,33 +143,30 @@ fn benchmark(args: &RunArgs, m: &ArgMatches, argv: &[String], ta: &TargetArgs) -
     Ok(crate::thresholds::exit_code(code, ok))
 }
 
-/// Runs the benchmark, prints its report and writes `--json`/`--html`; returns the exit code
-/// and the result record (`hotbench sweep` calls it once per client count).
-pub(crate) fn benchmark_record(
-    args: &RunArgs,
-    m: &ArgMatches,
-    argv: &[String],
-    ta: &TargetArgs,
-) -> Result<(u8, RunRecord)> {
-    let plan = crate::run_options::validate(args, m)?;
-    let out = &args.output;
-    let scripts = crate::scripts::input_files(&plan.groups);
+/// Runs the benchmark `req` asks for, prints its report and writes `--json`/`--html`;
+/// returns the exit code and the result record (`hotbench sweep` calls it once per point).
+pub(crate) fn benchmark_record(req: &RunRequest, argv: &[String]) -> Result<(u8, RunRecord)> {
+    let (groups, shard) = req.this_process()?;
+    let groups_here = groups.clone();
+    let out = &req.output;
+    let scripts = crate::scripts::input_files(&groups);
     let inputs: Vec<_> = scripts.iter().map(|p| Input(p)).collect();
     crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
-    let (groups, any_builtin) = load_groups(&plan)?;
+    let nclients = groups.iter().map(|g| g.clients).sum();
+    let (groups, any_builtin) = load_groups(req, &groups)?;
     // pgbench raises the open-files limit to the number of clients (+ a few).
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
-    let target = target::resolve(ta, false)?;
+    let target = target::resolve(&req.target, false)?;
     if let Some(p) = &target.pooler {
-        p.check_query_mode(plan.query_mode)?;
+        p.check_query_mode(req.query_mode)?;
     }
-    let db = prepare_database(args, &plan, &target, any_builtin)?;
+    let db = prepare_database(req, &target, any_builtin)?;
     let retry = crate::retry_profile::apply(
-        plan.retry_profile,
+        req.retry_profile,
         db.engine,
-        args.max_tries.is_some(),
-        args.retry_backoff.is_some(),
-        plan.retry.clone(),
+        req.max_tries_given,
+        req.backoff_given,
+        req.retry.clone(),
     )?;
     let transaction_type = if groups.len() == 1 && groups[0].scripts.len() == 1 {
         groups[0].scripts[0].script.name().to_string()
@@ -177,7 +174,16 @@ pub(crate) fn benchmark_record(
         "multiple scripts".to_string()
     };
     let max_tries = retry.max_tries;
-    let cfg = run_config(args, &plan, groups, retry, db.scale, &target)?;
+    let mut cfg = run_config(req, groups, retry, db.scale, &target)?;
+    if shard.is_some() {
+        // A shard bursts to its part of a `rate=` perturbation, as it runs its part of `-R`.
+        let rate = |gs: &[GroupSpec]| gs.iter().filter_map(|g| g.rate).sum::<f64>();
+        let run_rate = rate(&req.groups);
+        if run_rate > 0.0 {
+            shard_rates(&mut cfg.settings.perturb, rate(&groups_here) / run_rate);
+        }
+    }
+    cfg.shard = shard;
     let server = ServerInfo {
         version: db.server_version,
         engine: db.engine.name().to_string(),
@@ -197,7 +203,7 @@ pub(crate) fn benchmark_record(
     record.bench.partition_method = db.partition.0;
     record.bench.partitions = db.partition.1.max(0) as u32;
     let since = std::time::SystemTime::now();
-    let mut outcome = run_observed(args, &plan, cfg, record, max_tries, &target)?;
+    let mut outcome = run_observed(req, nclients, cfg, record, max_tries, &target)?;
     if hotbench_engine::SharedServer::joined_since(&target, since) {
         eprintln!("hotbench: warning: {}", hotbench_engine::JOINED_NOTE);
         outcome
@@ -214,16 +220,16 @@ pub(crate) fn benchmark_record(
             .push(format!("{g} (it went away during the run)"));
     }
     drop(target);
-    report(args, outcome, pooler_gone)
+    report(out, outcome, pooler_gone)
 }
 
 /// The groups' scripts, loaded and checked (parse errors are input errors, reported before
 /// connecting); whether any is a built-in (they need pgbench's tables).
-fn load_groups(plan: &RunOptions) -> Result<(Vec<GroupConfig>, bool)> {
+fn load_groups(plan: &RunRequest, specs: &[GroupSpec]) -> Result<(Vec<GroupConfig>, bool)> {
     let mut groups = Vec::new();
     let mut any_builtin = false;
     let mut total_weight: u64 = 0;
-    for gs in &plan.groups {
+    for gs in specs {
         let mut scripts = Vec::new();
         for s in &gs.scripts {
             any_builtin |= is_builtin(s);
@@ -264,12 +270,7 @@ struct Database {
 
 /// Connects, prints the banner, reads pgbench's tables' scale when built-in scripts need
 /// them, and vacuums as pgbench does (unless `-n`).
-fn prepare_database(
-    args: &RunArgs,
-    plan: &RunOptions,
-    target: &Target,
-    any_builtin: bool,
-) -> Result<Database> {
+fn prepare_database(plan: &RunRequest, target: &Target, any_builtin: bool) -> Result<Database> {
     let mut conn = connect(target)?;
     let server_version = conn.server_version().to_string();
     println!(
@@ -295,7 +296,7 @@ fn prepare_database(
             info.partitions,
         );
     }
-    if !args.no_vacuum {
+    if !plan.no_vacuum {
         eprint!("starting vacuum...");
         for sql in [
             "vacuum pgbench_branches",
@@ -305,7 +306,7 @@ fn prepare_database(
             try_execute(&mut conn, sql);
         }
         eprintln!("end.");
-        if args.vacuum_all {
+        if plan.vacuum_all {
             eprint!("starting vacuum pgbench_accounts...");
             try_execute(&mut conn, "vacuum analyze pgbench_accounts");
             eprintln!("end.");
@@ -327,8 +328,7 @@ fn prepare_database(
 
 /// The run: built as every command builds one, plus what only pgbench's flags set.
 fn run_config(
-    args: &RunArgs,
-    plan: &RunOptions,
+    plan: &RunRequest,
     groups: Vec<GroupConfig>,
     retry: hotbench_engine::RetryPolicy,
     scale: i64,
@@ -341,47 +341,52 @@ fn run_config(
         retry,
         defines: plan.defines.clone(),
         scale,
-        keys: args.key.clone(),
+        keys: plan.keys.clone(),
         random_seed: plan.random_seed,
         threads_default: ThreadsDefault::One,
     };
     let mut cfg = RunConfig::build(
         workload,
-        args.settings.clone(),
+        plan.settings().clone(),
         target.clients_config()?,
         hotbench_probe::unique_application_name(),
     );
     cfg.latency_limit_us = plan.latency_limit_us;
-    cfg.connect_each_txn = args.connect;
+    cfg.connect_each_txn = plan.connect_each_txn;
     cfg.log = plan.log.clone();
-    cfg.exit_on_abort = args.exit_on_abort;
-    cfg.report_per_command = args.report_per_command;
-    cfg.shard = plan.shard.clone();
+    cfg.exit_on_abort = plan.exit_on_abort;
+    cfg.report_per_command = plan.report_per_command;
+    cfg.server = crate::server_process::handle(target);
+    if target.pooler.is_some() {
+        // Perturbations go straight to the server, as the probes do.
+        cfg.perturb_conn = Some(target.config.clone());
+    }
     cfg.spread = plan.spread;
     cfg.start_at_us = plan.start_at_us;
-    cfg.display = DisplayConfig {
-        progress_s: plan.progress_s,
-        progress_timestamp: args.progress_timestamp,
-        verbose_errors: args.verbose_errors,
-        debug: args.debug,
-        failures_detailed: args.failures_detailed,
-        pgbench_compat: crate::compat::check(args.pgbench_compat.as_deref())?,
-        json_path: args.output.json.clone(),
-    };
+    cfg.display = plan.display.clone();
     Ok(cfg)
+}
+
+/// A shard bursts to its part of a `rate=` perturbation's rate, as it runs its part of `-R`.
+fn shard_rates(perturb: &mut [hotbench_settings::Perturbation], share: f64) {
+    for p in perturb.iter_mut() {
+        if let hotbench_settings::perturb::Kind::Rate { per_s, .. } = &mut p.kind {
+            *per_s *= share;
+        }
+    }
 }
 
 /// Runs the engine with pgbench's progress lines, `--prometheus` and the probes watching.
 fn run_observed(
-    args: &RunArgs,
-    plan: &RunOptions,
+    plan: &RunRequest,
+    nclients: usize,
     cfg: RunConfig,
     record: RunRecord,
     max_tries: u32,
     target: &Target,
 ) -> Result<hotbench_engine::RunOutcome> {
     let mut progress = crate::observers::ProgressLines {
-        timestamp: args.progress_timestamp,
+        timestamp: plan.display.progress_timestamp,
         throttled: cfg.is_throttled(),
         latency_limit: cfg.latency_limit_us.is_some(),
         retries: max_tries != 1,
@@ -390,12 +395,12 @@ fn run_observed(
         .settings
         .probe
         .then(|| crate::observers::ProbeObserver::new(start_probe(&cfg, target), true));
-    let mut metrics = match &args.output.prometheus {
+    let mut metrics = match &plan.output.prometheus {
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(
                 spec,
                 hotbench_report::text::prometheus::LiveMetrics {
-                    clients: plan.nclients,
+                    clients: nclients,
                     server_version: record.server.version.clone(),
                     ..Default::default()
                 },
@@ -429,7 +434,7 @@ fn run_observed(
 /// Prints pgbench's report and hotbench's lines, writes `--json`/`--html`; the exit code
 /// says how the run ended.
 fn report(
-    args: &RunArgs,
+    out: &OutputArgs,
     outcome: hotbench_engine::RunOutcome,
     pooler_gone: Option<String>,
 ) -> Result<(u8, RunRecord)> {
@@ -438,7 +443,6 @@ fn report(
     let shown = hotbench_stats::terminal::escaped(rec);
     let lines = hotbench_report::pgbench_report(&shown) + &hotbench_report::extra_lines(&shown);
     print!("{}", hotbench_stats::terminal::escape_lines(&lines));
-    let out = &args.output;
     let written = crate::outputs::all(vec![
         out.json
             .as_deref()
@@ -502,10 +506,9 @@ mod fuzz {
     //! Random command lines built from pgbench's flags and hostile values: parsing and
     //! validation must answer with a message (exit 1) or succeed, never panic.
 
-    use clap::{CommandFactory, FromArgMatches};
     use proptest::prelude::*;
 
-    use crate::flags::{Cli, Command};
+    use crate::flags::Command;
 
     const FLAGS: &[&str] = &[
         "-c",
@@ -588,11 +591,11 @@ mod fuzz {
         fn random_command_lines_never_panic(args in prop::collection::vec(arg(), 0..8)) {
             let mut argv = vec!["hotbench".to_string(), "run".to_string()];
             argv.extend(args.into_iter().flatten());
-            let Ok(m) = Cli::command().try_get_matches_from(&argv) else { return Ok(()) };
-            let Ok(cli) = Cli::from_arg_matches(&m) else { return Ok(()) };
+            let Ok((cli, m)) = crate::parse_command_line(&argv) else { return Ok(()) };
             let Command::Run(run) = cli.command else { return Ok(()) };
             let sub = m.subcommand_matches("run").cloned().unwrap_or_default();
-            if let Err(f) = crate::run_options::validate(&run, &sub) {
+            let clients = run.load.client.as_ref().map(|c| c.count());
+            if let Err(f) = crate::run_options::RunRequest::new(&run, &sub, clients) {
                 prop_assert_eq!(f.code, 1);
                 prop_assert!(!f.message.is_empty());
             }

@@ -1,21 +1,23 @@
 //! `hotbench run`'s pgbench options checked before anything touches a database: pgbench's
-//! flags with pgbench's messages (exit 1), resolved into [`RunOptions`], from which `run_cmd`
-//! builds the engine's `RunConfig`. The settings every command shares
+//! flags with pgbench's messages (exit 1), resolved once into a typed [`RunRequest`], from
+//! which `run_cmd` builds the engine's `RunConfig` (and `sweep` each point's request). The settings every command shares
 //! (`hotbench_settings::RunSettings`) are validated by their own value parsers.
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args};
-use hotbench_engine::{Backoff, GoodputRule, Limit, LogConfig, QueryMode, RetryPolicy};
+use hotbench_engine::{
+    Backoff, DisplayConfig, GoodputRule, Limit, LogConfig, QueryMode, RetryPolicy,
+};
 use hotbench_settings::run::{BENCHMARKING, HOTBENCH};
+use hotbench_settings::RunSettings;
 
 use crate::fail::{Fail, Result};
 use crate::flags::run::RunArgs;
+use crate::flags::shared::OutputArgs;
 use crate::groups::{parse_goodput, parse_groups, GroupSpec};
-use crate::option_ranges::{
-    check_open_files, parse_int, parse_latency_limit, parse_max_tries, parse_rate,
-    parse_sampling_rate, INT_MAX,
-};
+use crate::option_ranges::check_open_files;
 use crate::scripts::{specs_in_order, ScriptSpec};
+use crate::target::TargetArgs;
 
 /// pgbench's limit on `-b`/`-f`/`-N`/`-S` scripts in one run.
 pub(crate) const MAX_SCRIPTS: usize = 128;
@@ -49,138 +51,210 @@ fn given(m: &ArgMatches, pick: impl Fn(&str, &str) -> bool) -> bool {
     found
 }
 
-/// Everything validated, before touching the database.
-pub(crate) struct RunOptions {
+/// `hotbench run`'s flags validated once, with pgbench's checks and messages, before anything
+/// touches a database: what a run is asked to do, typed (ripgrep's "high" arguments: nothing
+/// in it is a string still to parse). `run` builds one from its flags; `sweep` builds one from
+/// its flags, then each point's with [`RunRequest::at`]; `run_cmd` makes the engine's
+/// `RunConfig` from it.
+#[derive(Debug, Clone)]
+pub(crate) struct RunRequest {
+    /// The client groups, all the run's clients (`--shard` takes this process's part as the
+    /// run starts: [`RunRequest::this_process`]).
     pub(crate) groups: Vec<GroupSpec>,
-    pub(crate) nclients: usize,
     pub(crate) limit: Limit,
     pub(crate) query_mode: QueryMode,
     pub(crate) retry: RetryPolicy,
     pub(crate) retry_profile: crate::retry_profile::RetryProfile,
+    /// `--max-tries` and `--retry-backoff` given: the retry profile fills only what is not.
+    pub(crate) max_tries_given: bool,
+    pub(crate) backoff_given: bool,
     pub(crate) latency_limit_us: Option<i64>,
-    pub(crate) progress_s: Option<u32>,
     pub(crate) log: Option<LogConfig>,
     pub(crate) random_seed: u64,
     pub(crate) goodput: GoodputRule,
     pub(crate) defines: Vec<(String, String)>,
+    /// `--key` variables.
+    pub(crate) keys: Vec<String>,
     pub(crate) scale_given: Option<i64>,
-    pub(crate) shard: Option<hotbench_engine::ShardConfig>,
+    pub(crate) shard: Option<crate::shard::Shard>,
+    /// `-D` as given, part of the shards' run key.
+    define_flags: Vec<String>,
     pub(crate) start_at_us: Option<i64>,
     pub(crate) spread: hotbench_wire::Spread,
+    /// pgbench's flags of the run itself: `-C`, `-n`, `-v`, `--exit-on-abort`, `-r`.
+    pub(crate) connect_each_txn: bool,
+    pub(crate) no_vacuum: bool,
+    pub(crate) vacuum_all: bool,
+    pub(crate) exit_on_abort: bool,
+    pub(crate) report_per_command: bool,
+    /// What only changes what people see (progress lines, error messages, `-d`, the result
+    /// file's snapshots).
+    pub(crate) display: DisplayConfig,
+    /// Where the database is, with the settings every command shares (`target.settings`).
+    pub(crate) target: TargetArgs,
+    /// `--json`, `--html`, `--prometheus` (`--threshold` is checked by the command).
+    pub(crate) output: OutputArgs,
 }
 
-pub(crate) fn validate(args: &RunArgs, m: &ArgMatches) -> Result<RunOptions> {
-    let query_mode = match &args.protocol {
-        Some(p) => QueryMode::parse(p)
-            .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
-        None => QueryMode::Simple,
-    };
-    let progress_s = match &args.progress {
-        Some(p) => Some(parse_int(p, "-P/--progress", 1, INT_MAX)? as u32),
-        None => None,
-    };
-    if args.progress_timestamp && progress_s.is_none() {
-        return Err(Fail::input(
-            "--progress-timestamp is allowed only under --progress",
-        ));
-    }
-    let (limit, duration) = limit(args)?;
-    let log = log(args, duration)?;
-    let latency_limit_us = args
-        .latency_limit
-        .as_deref()
-        .map(parse_latency_limit)
-        .transpose()?;
-    let retry = retry(args, latency_limit_us.is_some() || duration.is_some())?;
-    let retry_profile = crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
-    let start_at_us = args
-        .start_at
-        .as_deref()
-        .map(crate::shard::parse_start_at)
-        .transpose()?;
-    let shard = args
-        .shard
-        .as_deref()
-        .map(crate::shard::Shard::parse)
-        .transpose()?;
-    let random_seed = seed(args, shard.is_some(), start_at_us)?;
-    let goodput = match &args.goodput {
-        Some(g) => parse_goodput(g)?,
-        None => GoodputRule::Committed,
-    };
-    let defines = defines(args)?;
-    let scale_given = match &args.scale {
-        Some(s) => Some(parse_int(s, "-s/--scale", 1, INT_MAX)?),
-        None => None,
-    };
-    let mut groups = groups(args, m)?;
-    let spread = match args.load_balance.as_deref() {
-        None => hotbench_wire::Spread::First,
-        Some(t) => hotbench_wire::Spread::parse(t).ok_or_else(|| {
-            Fail::input(format!(
-                "invalid --load-balance \"{t}\": expected first, round-robin or random"
-            ))
-        })?,
-    };
-    // Checked with the other options, not when the endpoint starts after connecting.
-    if let Some(spec) = &args.output.prometheus {
-        crate::metrics_server::parse_addr(spec)?;
-    }
-    for k in &args.key {
-        if !hotbench_script::valid_variable_name(k) {
-            return Err(Fail::input(format!(
-                "invalid --key \"{k}\": expected a script variable name"
-            )));
+impl RunRequest {
+    /// `args` validated; `clients` is `-c` (a sweep gives its first count).
+    pub(crate) fn new(
+        args: &RunArgs,
+        m: &ArgMatches,
+        clients: Option<usize>,
+    ) -> Result<RunRequest> {
+        let query_mode = match &args.protocol {
+            Some(p) => QueryMode::parse(p)
+                .ok_or_else(|| Fail::input(format!("invalid query mode (-M): \"{p}\"")))?,
+            None => QueryMode::Simple,
+        };
+        let progress_s = args.progress;
+        if args.progress_timestamp && progress_s.is_none() {
+            return Err(Fail::input(
+                "--progress-timestamp is allowed only under --progress",
+            ));
         }
-    }
-    let shard = match shard {
-        Some(sh) => {
-            let shared = format!(
-                "{random_seed}|{limit:?}|{query_mode:?}|{start_at_us:?}|{:?}|{:?}",
-                groups
-                    .iter()
-                    .map(|g| (&g.name, g.clients, g.rate.map(f64::to_bits), &g.scripts))
-                    .collect::<Vec<_>>(),
-                args.define
-            );
-            let key = crate::shard::run_key(sh.count, &shared);
-            Some(crate::shard::split(&mut groups, sh, key)?)
+        let (limit, duration) = limit(args)?;
+        let log = log(args, duration)?;
+        let latency_limit_us = args.latency_limit_us;
+        let retry = retry(args, latency_limit_us.is_some() || duration.is_some())?;
+        let retry_profile =
+            crate::retry_profile::RetryProfile::parse(args.retry_profile.as_deref())?;
+        let start_at_us = args
+            .start_at
+            .as_deref()
+            .map(crate::shard::parse_start_at)
+            .transpose()?;
+        let shard = args
+            .shard
+            .as_deref()
+            .map(crate::shard::Shard::parse)
+            .transpose()?;
+        let random_seed = seed(args, shard.is_some(), start_at_us)?;
+        let goodput = match &args.goodput {
+            Some(g) => parse_goodput(g)?,
+            None => GoodputRule::Committed,
+        };
+        let defines = defines(args)?;
+        let scale_given = args.scale.map(i64::from);
+        let groups = groups(args, m, clients)?;
+        let spread = match args.load_balance.as_deref() {
+            None => hotbench_wire::Spread::First,
+            Some(t) => hotbench_wire::Spread::parse(t).ok_or_else(|| {
+                Fail::input(format!(
+                    "invalid --load-balance \"{t}\": expected first, round-robin or random"
+                ))
+            })?,
+        };
+        // Checked with the other options, not when the endpoint starts after connecting.
+        if let Some(spec) = &args.output.prometheus {
+            crate::metrics_server::parse_addr(spec)?;
         }
-        None => None,
-    };
-    let total: usize = groups.iter().map(|g| g.clients).sum();
-    check_open_files(total)?;
-    Ok(RunOptions {
-        groups,
-        nclients: total,
-        limit,
-        query_mode,
-        retry,
-        retry_profile,
-        shard,
-        start_at_us,
-        spread,
-        latency_limit_us,
+        for k in &args.key {
+            if !hotbench_script::valid_variable_name(k) {
+                return Err(Fail::input(format!(
+                    "invalid --key \"{k}\": expected a script variable name"
+                )));
+            }
+        }
+        let req = RunRequest {
+            groups,
+            limit,
+            query_mode,
+            retry,
+            retry_profile,
+            max_tries_given: args.max_tries.is_some(),
+            backoff_given: args.retry_backoff.is_some(),
+            latency_limit_us,
+            log,
+            random_seed,
+            goodput,
+            defines,
+            keys: args.key.clone(),
+            scale_given,
+            shard,
+            define_flags: args.define.clone(),
+            start_at_us,
+            spread,
+            connect_each_txn: args.connect,
+            no_vacuum: args.no_vacuum,
+            vacuum_all: args.vacuum_all,
+            exit_on_abort: args.exit_on_abort,
+            report_per_command: args.report_per_command,
+            display: display(args, progress_s)?,
+            target: crate::run_cmd::target_args(args),
+            output: args.output.clone(),
+        };
+        req.this_process()?;
+        Ok(req)
+    }
+
+    /// One point of a sweep: `clients` in the run's one group (a sweep's `-c` and `--group`
+    /// do not go together), the point's settings, and no outputs (the sweep writes its own).
+    pub(crate) fn at(&self, clients: usize, settings: &RunSettings) -> RunRequest {
+        let mut r = self.clone();
+        for g in &mut r.groups {
+            g.clients = clients;
+        }
+        r.target.settings = settings.clone();
+        r.output = OutputArgs::default();
+        r.display.json_path = None;
+        r
+    }
+
+    /// This process's clients: the groups cut to its part when `--shard` spreads the run
+    /// (with the engine's view of the shard); they must fit the open-files limit.
+    pub(crate) fn this_process(
+        &self,
+    ) -> Result<(Vec<GroupSpec>, Option<hotbench_engine::ShardConfig>)> {
+        let mut groups = self.groups.clone();
+        let shard = match self.shard {
+            Some(sh) => {
+                let shared = format!(
+                    "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                    self.random_seed,
+                    self.limit,
+                    self.query_mode,
+                    self.start_at_us,
+                    groups
+                        .iter()
+                        .map(|g| (&g.name, g.clients, g.rate.map(f64::to_bits), &g.scripts))
+                        .collect::<Vec<_>>(),
+                    self.define_flags
+                );
+                let key = crate::shard::run_key(sh.count, &shared);
+                Some(crate::shard::split(&mut groups, sh, key)?)
+            }
+            None => None,
+        };
+        check_open_files(groups.iter().map(|g| g.clients).sum())?;
+        Ok((groups, shard))
+    }
+
+    /// The settings every command shares.
+    pub(crate) fn settings(&self) -> &RunSettings {
+        &self.target.settings
+    }
+}
+
+/// What only changes what people see, from the flags.
+fn display(args: &RunArgs, progress_s: Option<u32>) -> Result<DisplayConfig> {
+    Ok(DisplayConfig {
         progress_s,
-        log,
-        random_seed,
-        goodput,
-        defines,
-        scale_given,
+        progress_timestamp: args.progress_timestamp,
+        verbose_errors: args.verbose_errors,
+        debug: args.debug,
+        failures_detailed: args.failures_detailed,
+        pgbench_compat: crate::compat::check(args.pgbench_compat.as_deref())?,
+        json_path: args.output.json.clone(),
     })
 }
 
 /// `-t` or `-T` (not both; pgbench's ten transactions without either), and the duration in
 /// seconds when given.
 fn limit(args: &RunArgs) -> Result<(Limit, Option<i64>)> {
-    let nxacts = match &args.transactions {
-        Some(t) => Some(parse_int(t, "-t/--transactions", 1, INT_MAX)? as u64),
-        None => None,
-    };
-    let duration = match &args.load.time {
-        Some(t) => Some(crate::option_ranges::parse_time(t)?),
-        None => None,
-    };
+    let nxacts = args.transactions;
+    let duration = args.load.time.map(i64::from);
     if nxacts.is_some() && duration.is_some() {
         return Err(Fail::input(
             "specify either a number of transactions (-t) or a duration (-T), not both",
@@ -196,15 +270,7 @@ fn limit(args: &RunArgs) -> Result<(Limit, Option<i64>)> {
 
 /// `-l` and its options, with pgbench's checks between them (`duration` in seconds).
 fn log(args: &RunArgs, duration: Option<i64>) -> Result<Option<LogConfig>> {
-    let sampling_rate = args
-        .sampling_rate
-        .as_deref()
-        .map(parse_sampling_rate)
-        .transpose()?;
-    let aggregate_interval = match &args.aggregate_interval {
-        Some(a) => Some(parse_int(a, "--aggregate-interval", 1, INT_MAX)? as u32),
-        None => None,
-    };
+    let (sampling_rate, aggregate_interval) = (args.sampling_rate, args.aggregate_interval);
     if sampling_rate.is_some() && !args.log {
         return Err(Fail::input(
             "log sampling (--sampling-rate) is allowed only when logging transactions (-l)",
@@ -246,8 +312,7 @@ fn log(args: &RunArgs, duration: Option<i64>) -> Result<Option<LogConfig>> {
 /// `--max-tries`, `--retry-backoff`, `--retry-on`, `--continue-on-error`; unlimited tries
 /// need an end (`bounded`: -L or -T).
 fn retry(args: &RunArgs, bounded: bool) -> Result<RetryPolicy> {
-    let max_tries = args.max_tries.as_deref().map(parse_max_tries).transpose()?;
-    let max_tries = max_tries.unwrap_or(1);
+    let max_tries = args.max_tries.unwrap_or(1);
     if max_tries == 0 && !bounded {
         return Err(Fail::input("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"));
     }
@@ -317,12 +382,9 @@ fn defines(args: &RunArgs) -> Result<Vec<(String, String)>> {
 
 /// The client groups: `--group`s, or one `default` group of `-b`/`-f`/`-N`/`-S` (tpcb-like
 /// without any), `-c` clients and `-R`.
-fn groups(args: &RunArgs, m: &ArgMatches) -> Result<Vec<GroupSpec>> {
-    let nclients = match &args.load.client {
-        Some(c) => parse_int(c, "-c/--clients", 1, INT_MAX)? as usize,
-        None => 1,
-    };
-    let rate = args.rate.as_deref().map(parse_rate).transpose()?;
+fn groups(args: &RunArgs, m: &ArgMatches, clients: Option<usize>) -> Result<Vec<GroupSpec>> {
+    let nclients = clients.unwrap_or(1);
+    let rate = args.rate;
     let specs = specs_in_order(m);
     if specs.len() > MAX_SCRIPTS {
         return Err(Fail::input(format!(
@@ -335,7 +397,7 @@ fn groups(args: &RunArgs, m: &ArgMatches) -> Result<Vec<GroupSpec>> {
                 "--group cannot be combined with -b, -f, -N or -S (give each group its scripts)",
             ));
         }
-        if args.load.client.is_some() || args.rate.is_some() {
+        if clients.is_some() || args.rate.is_some() {
             return Err(Fail::input(
                 "--group cannot be combined with -c or -R (give each group its clients=N and rate=R)",
             ));
@@ -363,9 +425,9 @@ mod tests {
 
     fn run_matches(argv: &[&str]) -> ArgMatches {
         let full: Vec<&str> = ["hotbench", "run"].iter().chain(argv).copied().collect();
-        crate::flags::command()
-            .try_get_matches_from(full)
+        crate::parse_command_line(full)
             .unwrap_or_else(|e| panic!("{argv:?}: {e}"))
+            .1
             .subcommand_matches("run")
             .cloned()
             .expect("run")

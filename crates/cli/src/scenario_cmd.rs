@@ -7,17 +7,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hotbench_scenario::{
-    all_bundles, params::parse_assignment, table, Ladder, LadderFile, LadderOptions, Scenario,
-    ScenarioError,
+    all_bundles, table, Ladder, LadderFile, LadderOptions, Scenario, ScenarioError,
 };
 
 use crate::fail::{Fail, Result};
-use crate::flags::scenario::{DemoArgs, LadderArgs, ScenarioArgs, ScenarioCommand, ScenarioPick};
-use crate::option_ranges::{parse_int, INT_MAX};
-use crate::target::{self, TargetArgs};
+use crate::flags::scenario::{DemoArgs, ScenarioArgs, ScenarioCommand};
+use crate::ladder_request::LadderRequest;
+use crate::target;
 
 /// Seconds per variant in `hotbench demo`.
-const DEMO_SECONDS: &str = "8";
+const DEMO_SECONDS: u32 = 8;
 /// Where `hotbench demo` writes its result unless --json says otherwise.
 const DEMO_JSON: &str = "hotbench-demo.json";
 /// … and its HTML report unless --html says otherwise.
@@ -38,21 +37,24 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
         ScenarioCommand::Export { name, dir } => export(name, dir),
         ScenarioCommand::Run(r) => {
             let thresholds = crate::thresholds::parse(&r.ladder.output.threshold)?;
-            let picked = pick(&r.name, &r.pick, &thresholds)?;
-            let ladders = run_ladders(&[picked], &r.ladder, r.dbname.clone(), false, argv)?;
-            finish_checked(&ladders, &thresholds, r.ladder.output.json.as_deref())
+            let variants = r.pick.variant_names().map_err(Fail::input)?;
+            let picked = pick(&r.name, &r.pick.dir, variants, &thresholds)?;
+            let req = LadderRequest::new(&r.ladder, r.dbname.clone(), false);
+            let ladders = run_ladders(&[picked], &req, argv)?;
+            finish_checked(&ladders, &thresholds, req.output.json.as_deref())
         }
     }
 }
 
-/// Scenario `name` (the `--dir`s first) and its `--variants` (`None`: all); a `--threshold`
+/// Scenario `name` (the `dirs` first) and its `variants` (`None`: all); a `--threshold`
 /// scoped to a variant the scenario lacks is bad input.
 pub fn pick(
     name: &str,
-    pick: &ScenarioPick,
+    dirs: &[PathBuf],
+    variants: Option<Vec<String>>,
     thresholds: &[hotbench_stats::threshold::Threshold],
 ) -> Result<(Scenario, Option<Vec<String>>)> {
-    let scn = hotbench_scenario::find(name, &pick.dir).map_err(fail)?;
+    let scn = hotbench_scenario::find(name, dirs).map_err(fail)?;
     let names: Vec<&str> = scn
         .manifest
         .variants
@@ -60,22 +62,22 @@ pub fn pick(
         .map(|v| v.name.as_str())
         .collect();
     crate::thresholds::check_variants(thresholds, &names)?;
-    Ok((scn, pick.variant_names().map_err(Fail::input)?))
+    Ok((scn, variants))
 }
 
 pub fn demo(args: &DemoArgs, argv: &[String]) -> Result<u8> {
-    let mut ladder_args = args.ladder.clone();
-    let (load, out) = (&mut ladder_args.load, &mut ladder_args.output);
-    load.time.get_or_insert_with(|| DEMO_SECONDS.into());
+    let mut req = LadderRequest::new(&args.ladder, args.dbname.clone(), true);
+    req.duration_s.get_or_insert(DEMO_SECONDS);
+    let out = &mut req.output;
     out.json.get_or_insert_with(|| PathBuf::from(DEMO_JSON));
     out.html.get_or_insert_with(|| PathBuf::from(DEMO_HTML));
     let mut list = Vec::new();
     for name in ["daily-limit", "queue"] {
         list.push((hotbench_scenario::find(name, &[]).map_err(fail)?, None));
     }
-    let thresholds = crate::thresholds::parse(&ladder_args.output.threshold)?;
-    let ladders = run_ladders(&list, &ladder_args, args.dbname.clone(), true, argv)?;
-    finish_checked(&ladders, &thresholds, ladder_args.output.json.as_deref())
+    let thresholds = crate::thresholds::parse(&args.ladder.output.threshold)?;
+    let ladders = run_ladders(&list, &req, argv)?;
+    finish_checked(&ladders, &thresholds, req.output.json.as_deref())
 }
 
 /// `scenario export NAME DIR`: the scenario's files, as shipped, in a new `DIR/NAME` (never
@@ -234,32 +236,22 @@ pub fn describe(scn: &Scenario) -> String {
     s
 }
 
-/// Validates the ladder options, resolves the target, runs each scenario's ladder and
-/// prints its table; the JSON file is rewritten after every variant.
+/// Checks the request against the scenarios, resolves the target, runs each scenario's
+/// ladder and prints its table; the JSON file is rewritten after every variant.
 pub(crate) fn run_ladders(
     list: &[(Scenario, Option<Vec<String>>)],
-    a: &LadderArgs,
-    dbname: Option<String>,
-    demo: bool,
+    a: &LadderRequest,
     argv: &[String],
 ) -> Result<Vec<Ladder>> {
-    let params = check_ladders(list, a, demo)?;
-    let random_seed = crate::seed::resolve(a.settings.random_seed.as_deref())?;
+    let params = check_ladders(list, a)?;
+    let demo = a.demo;
+    let random_seed = crate::seed::resolve(a.settings().random_seed.as_deref())?;
     let out = &a.output;
     let files = scenario_files(list);
     let inputs: Vec<_> = files.iter().map(|p| crate::outputs::Input(p)).collect();
     crate::outputs::check(&[out.json.as_deref(), out.html.as_deref()], &inputs)?;
     let _ = hotbench_pgserver::limits::raise_nofile_limit();
-    let target = target::resolve(
-        &TargetArgs {
-            conn: a.conn.clone(),
-            embedded: a.embedded.clone(),
-            dbname,
-            settings: a.settings.clone(),
-            embedded_only: a.embedded_only,
-        },
-        false,
-    )?;
+    let target = target::resolve(&a.target, false)?;
     if matches!(target.pooler, Some(crate::pooler::Pooler::Theirs(_))) {
         return Err(Fail::input(
             "a ladder cannot run through your own PgBouncer: each variant's clients need the \
@@ -273,11 +265,11 @@ pub(crate) fn run_ladders(
     }
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
-        wait_us: a.settings.probe_interval_us,
+        wait_us: a.settings().probe_interval_us,
         pooler: target.pooler.as_ref(),
     };
     let probe: Option<&dyn hotbench_scenario::ProbeStarter> =
-        a.settings.probe.then_some(&server_probe as _);
+        a.settings().probe.then_some(&server_probe as _);
     let metrics = match &out.prometheus {
         Some(spec) => {
             let m = crate::metrics_server::MetricsServer::start(spec, Default::default())?;
@@ -294,7 +286,7 @@ pub(crate) fn run_ladders(
             params: own_params(&params, scn, demo),
             variants: variants.clone(),
             demo,
-            settings: a.settings.clone(),
+            settings: a.settings().clone(),
             random_seed,
             target_description: target.describe(),
             embedded: target.is_embedded(),
@@ -306,6 +298,7 @@ pub(crate) fn run_ladders(
             progress: !a.quiet,
             route: target.pooler.as_ref().and_then(|p| p.route()),
             live: metrics.as_ref().map(|m| m as _),
+            server: crate::server_process::handle(&target),
         };
         let l = run_one(scn, &opts, &done, out.json.as_deref(), &target)?;
         let interrupted = l.interrupted;
@@ -338,16 +331,16 @@ pub(crate) fn run_ladders(
     Ok(done)
 }
 
-/// What a ladder command checks before it starts anything: `-c`, `-T` and the `--param`s
-/// (returned as the parameters they set), then every variant of every scenario (and its
-/// ceiling) prepared as it will run, whose clients must fit the open-files limit as `run`'s
-/// do (a manifest's `clients` or a group's as much as `-c`).
+/// What a ladder command checks before it starts anything: every variant of every scenario
+/// (and its ceiling) prepared as it will run with the request's parameters (returned), whose
+/// clients must fit the open-files limit as `run`'s do (a manifest's `clients` or a group's
+/// as much as `-c`).
 pub(crate) fn check_ladders(
     list: &[(Scenario, Option<Vec<String>>)],
-    a: &LadderArgs,
-    demo: bool,
+    a: &LadderRequest,
 ) -> Result<Vec<(String, String)>> {
-    let params = ladder_params(a)?;
+    let demo = a.demo;
+    let params = a.scenario_params();
     // Checked with the other options, not when the endpoint starts after connecting.
     if let Some(spec) = &a.output.prometheus {
         crate::metrics_server::parse_addr(spec)?;
@@ -371,24 +364,6 @@ pub(crate) fn scenario_files(list: &[(Scenario, Option<Vec<String>>)]) -> Vec<Pa
             scn.bundle.files.keys().map(|rel| dir.join(rel))
         })
         .collect()
-}
-
-/// `-c`, `-T` and `--param`s as the scenario parameters they set, checked.
-fn ladder_params(a: &LadderArgs) -> Result<Vec<(String, String)>> {
-    let mut params = Vec::new();
-    if let Some(c) = &a.load.client {
-        let n = parse_int(c, "-c/--clients", 1, INT_MAX)?;
-        params.push(("clients".to_string(), n.to_string()));
-    }
-    if let Some(t) = &a.load.time {
-        let s = crate::option_ranges::parse_time(t)?;
-        params.push(("duration".to_string(), s.to_string()));
-    }
-    for p in &a.param {
-        let (k, v) = parse_assignment(p).map_err(fail)?;
-        params.push((k, v));
-    }
-    Ok(params)
 }
 
 /// The parameters a scenario takes: a demo runs two scenarios and gives each only its own

@@ -12,36 +12,13 @@ use hotbench_settings::RunSettings;
 use hotbench_stats::{SweepAxis, SweepDoc};
 
 use crate::fail::{Fail, Result};
-use crate::flags::scenario::LadderArgs;
-use crate::flags::shared::LoadArgs;
 use crate::flags::sweep::SweepArgs;
+use crate::ladder_request::LadderRequest;
+use crate::run_options::RunRequest;
+use crate::target::TargetArgs;
 
-/// `1,2,4,8` (also `1 2 4`), each ≥ 1, in the order given, duplicates dropped; an empty
-/// entry (`1,,2`, a trailing comma) is a typo, not a count to skip.
-fn parse_clients(text: &str) -> Result<Vec<usize>> {
-    let list = hotbench_settings::values::ListOption {
-        what: "client count",
-        option: "-c/--clients",
-        example: "1,2,4,8",
-    };
-    if text.trim().is_empty() {
-        return Err(Fail::input(
-            "-c/--clients: give the client counts to sweep, e.g. 1,2,4,8",
-        ));
-    }
-    let mut out: Vec<usize> = Vec::new();
-    for part in list.entries(text).map_err(Fail::input)? {
-        let n: usize = part
-            .parse()
-            .ok()
-            .filter(|n| *n >= 1)
-            .ok_or_else(|| Fail::input(list.bad(part, text)))?;
-        if !out.contains(&n) {
-            out.push(n);
-        }
-    }
-    Ok(out)
-}
+/// The client counts swept without `-c`.
+const DEFAULT_COUNTS: [usize; 4] = [1, 2, 4, 8];
 
 pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     let run = &args.run;
@@ -56,7 +33,10 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
             run.dbname[1]
         )));
     }
-    let counts = parse_clients(run.load.client.as_deref().unwrap_or("1,2,4,8"))?;
+    let counts = match &run.load.client {
+        Some(c) => c.counts().to_vec(),
+        None => DEFAULT_COUNTS.to_vec(),
+    };
     let pool_sizes = crate::target::pool_sizes(&run.settings);
     let (points, axis) = if pool_sizes.is_empty() {
         (client_points(&counts, &run.settings), SweepAxis::Clients)
@@ -73,7 +53,11 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     };
     let thresholds = crate::thresholds::parse(&run.output.threshold)?;
     let picked = match &args.scenario {
-        Some(name) => Some(crate::scenario_cmd::pick(name, &args.pick, &thresholds)?),
+        Some(name) => {
+            let variants = args.pick.variant_names().map_err(Fail::input)?;
+            let p = crate::scenario_cmd::pick(name, &args.pick.dir, variants, &thresholds)?;
+            Some(p)
+        }
         None => None,
     };
     // `-o` and `--html` name the one sweep report: given both, one would be dropped unwritten.
@@ -90,15 +74,30 @@ pub fn main(args: &SweepArgs, m: &ArgMatches, argv: &[String]) -> Result<u8> {
     if run.output.prometheus.is_some() {
         eprintln!("hotbench: warning: --prometheus is ignored by sweep (one endpoint per run)");
     }
-    let inputs = preflight(args, picked.as_ref(), &points, m)?;
+    let requests = match picked {
+        Some(picked) => {
+            let reqs = points.iter().map(|p| ladder_request(args, p)).collect();
+            Requests::Ladder(Box::new(picked), reqs)
+        }
+        None => {
+            let base = RunRequest::new(&args.run, m, counts.first().copied())?;
+            Requests::Run(
+                points
+                    .iter()
+                    .map(|p| base.at(p.clients, &p.settings))
+                    .collect(),
+            )
+        }
+    };
+    let inputs = preflight(&requests)?;
     let inputs: Vec<_> = inputs.iter().map(|p| crate::outputs::Input(p)).collect();
     crate::outputs::check(&[run.output.json.as_deref(), output.as_deref()], &inputs)?;
     if axis == SweepAxis::Clients && counts.len() < 3 {
         eprintln!("hotbench: warning: the USL fit needs at least 3 client counts");
     }
-    let (doc, code) = match picked {
-        Some(picked) => sweep_scenario(args, picked, &points, argv)?,
-        None => sweep_run(args, &points, m, argv)?,
+    let (doc, code) = match requests {
+        Requests::Ladder(picked, reqs) => sweep_scenario(*picked, &points, &reqs, argv)?,
+        Requests::Run(reqs) => sweep_run(&points, &reqs, argv)?,
     };
     let doc = doc.with_axis(axis);
     println!();
@@ -162,63 +161,59 @@ fn pool_points(n: usize, sizes: &[u32], settings: &RunSettings) -> Vec<Point> {
         .collect()
 }
 
+/// A scenario and its `--variants` (`None`: all).
+type Picked = (hotbench_scenario::Scenario, Option<Vec<String>>);
+
+/// Each point's request: `hotbench run`'s, or the scenario's ladder.
+enum Requests {
+    Run(Vec<RunRequest>),
+    Ladder(Box<Picked>, Vec<LadderRequest>),
+}
+
 /// Every point checked as its run will check it (the open-files limit, the scenario's
 /// parameters), before the first run; returns the files the sweep reads.
-fn preflight(
-    args: &SweepArgs,
-    picked: Option<&(hotbench_scenario::Scenario, Option<Vec<String>>)>,
-    points: &[Point],
-    m: &ArgMatches,
-) -> Result<Vec<std::path::PathBuf>> {
-    let mut files = Vec::new();
-    for (i, p) in points.iter().enumerate() {
-        match picked {
-            Some(picked) => {
-                let list = std::slice::from_ref(picked);
-                crate::scenario_cmd::check_ladders(list, &ladder_args(args, p), false)?;
+fn preflight(requests: &Requests) -> Result<Vec<std::path::PathBuf>> {
+    match requests {
+        Requests::Ladder(picked, reqs) => {
+            let list = std::slice::from_ref(picked.as_ref());
+            for r in reqs {
+                crate::scenario_cmd::check_ladders(list, r)?;
+            }
+            Ok(crate::scenario_cmd::scenario_files(list))
+        }
+        Requests::Run(reqs) => {
+            let mut files = Vec::new();
+            for (i, r) in reqs.iter().enumerate() {
+                let (groups, _) = r.this_process()?;
                 if i == 0 {
-                    files = crate::scenario_cmd::scenario_files(list);
+                    files = crate::scripts::input_files(&groups);
                 }
             }
-            None => {
-                let plan = crate::run_options::validate(&with_point(&args.run, p), m)?;
-                if i == 0 {
-                    files = crate::scripts::input_files(&plan.groups);
-                }
-            }
+            Ok(files)
         }
     }
-    Ok(files)
 }
 
-/// `hotbench run`'s arguments for one count of the sweep: its own `-c`, no outputs (the
-/// sweep writes its own) and no `--prometheus`.
-fn with_point(run: &crate::flags::run::RunArgs, p: &Point) -> crate::flags::run::RunArgs {
-    let mut one = run.clone();
-    one.load.client = Some(p.clients.to_string());
-    one.settings = p.settings.clone();
-    one.output = Default::default();
-    one
-}
-
-/// A scenario sweep's ladder options at point `p`.
-fn ladder_args(args: &SweepArgs, p: &Point) -> LadderArgs {
+/// A scenario sweep's ladder at point `p`: its clients and settings, `-T`, the `--param`s
+/// and the connection flags; no outputs (the sweep writes its own).
+fn ladder_request(args: &SweepArgs, p: &Point) -> LadderRequest {
     let run = &args.run;
-    LadderArgs {
-        load: LoadArgs {
-            client: Some(p.clients.to_string()),
-            time: run.load.time.clone(),
-        },
-        param: args.param.clone(),
+    LadderRequest {
+        clients: Some(p.clients),
+        duration_s: run.load.time,
+        params: args.param.clone(),
         keep_schema: false,
         // A sweep's ladders are many and short: one line per variant is enough.
         quiet: true,
-        settings: p.settings.clone(),
+        demo: false,
+        target: TargetArgs {
+            conn: run.conn.clone(),
+            embedded: run.embedded.clone(),
+            dbname: run.dbname.first().cloned(),
+            settings: p.settings.clone(),
+            embedded_only: false,
+        },
         output: Default::default(),
-        conn: run.conn.clone(),
-        embedded: run.embedded.clone(),
-        help: None,
-        embedded_only: false,
     }
 }
 
@@ -251,19 +246,12 @@ fn subjects(doc: &SweepDoc) -> Vec<hotbench_stats::threshold::Subject<'_>> {
 }
 
 /// `hotbench run`'s workload at each point.
-fn sweep_run(
-    args: &SweepArgs,
-    points: &[Point],
-    m: &ArgMatches,
-    argv: &[String],
-) -> Result<(SweepDoc, u8)> {
+fn sweep_run(points: &[Point], requests: &[RunRequest], argv: &[String]) -> Result<(SweepDoc, u8)> {
     let mut records = Vec::new();
     let mut code = 0;
-    for p in points {
+    for (p, req) in points.iter().zip(requests) {
         println!("\n=== sweep: {} ===", p.name);
-        let one = with_point(&args.run, p);
-        let ta = crate::run_cmd::target_args(&one);
-        let (c, rec) = crate::run_cmd::benchmark_record(&one, m, argv, &ta)?;
+        let (c, rec) = crate::run_cmd::benchmark_record(req, argv)?;
         records.push(rec);
         if c != 0 {
             code = c;
@@ -276,28 +264,22 @@ fn sweep_run(
 
 /// A scenario's ladder at each point: one series per variant.
 fn sweep_scenario(
-    args: &SweepArgs,
-    (scn, variants): (hotbench_scenario::Scenario, Option<Vec<String>>),
+    (scn, variants): Picked,
     points: &[Point],
+    requests: &[LadderRequest],
     argv: &[String],
 ) -> Result<(SweepDoc, u8)> {
-    let run = &args.run;
     let name = scn.name().to_string();
     let mut runs: Vec<(String, hotbench_stats::RunRecord)> = Vec::new();
     let mut code = 0;
-    for p in points {
+    for (p, req) in points.iter().zip(requests) {
         println!(
             "\n=== sweep: {}, {} ===",
             hotbench_stats::terminal::escape(&name),
             p.name
         );
-        let ladders = crate::scenario_cmd::run_ladders(
-            &[(scn.clone(), variants.clone())],
-            &ladder_args(args, p),
-            run.dbname.first().cloned(),
-            false,
-            argv,
-        )?;
+        let ladders =
+            crate::scenario_cmd::run_ladders(&[(scn.clone(), variants.clone())], req, argv)?;
         for l in &ladders {
             if !l.all_checks_ok() {
                 code = 2;
@@ -311,32 +293,4 @@ fn sweep_scenario(
         }
     }
     Ok((SweepDoc::labelled(runs), code))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn client_lists() {
-        assert_eq!(parse_clients("1,2,4,8").unwrap(), vec![1, 2, 4, 8]);
-        assert_eq!(parse_clients("4, 2 ,2").unwrap(), vec![4, 2]);
-        let e = parse_clients("1,x").unwrap_err();
-        assert!(
-            e.message.contains("invalid client count \"x\""),
-            "{}",
-            e.message
-        );
-        assert!(parse_clients("0").is_err());
-        assert!(parse_clients(",").is_err());
-        assert_eq!(parse_clients("1 2, 4").unwrap(), vec![1, 2, 4]);
-        for typo in ["1,,2", "1,2,", ",1", "1, ,2"] {
-            let e = parse_clients(typo).unwrap_err();
-            assert!(
-                e.message.contains("invalid client count"),
-                "{typo}: {}",
-                e.message
-            );
-        }
-    }
 }

@@ -12,7 +12,7 @@ use crate::flags::conn::{ConnArgs, EmbeddedArgs};
 use crate::pooler::{Pooler, PoolerRequest};
 
 /// Connection options as given on the command line.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct TargetArgs {
     pub conn: ConnArgs,
     pub embedded: EmbeddedArgs,
@@ -221,7 +221,7 @@ pub fn pooler_request(s: &hotbench_settings::RunSettings) -> Result<PoolerReques
         ));
     }
     Ok(PoolerRequest::new(
-        s.pooler.as_deref(),
+        s.pooler,
         sizes.first().copied(),
         s.pgbouncer_bin.clone(),
         s.pooler_admin.clone(),

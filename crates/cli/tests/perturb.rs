@@ -241,6 +241,8 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
             "100ms",
             "--perturb",
             "1s:ddl-lock=post,300ms",
+            "--recovery-hold",
+            "500ms",
             "--json",
             &out.to_string_lossy(),
         ],
@@ -256,16 +258,15 @@ fn a_scenario_variant_is_perturbed_on_its_own_schema() {
     let p = only(&rec.perturbations, "ddl-lock");
     assert_eq!(p.error, None, "{p:#?}");
     assert!(p.end_s.is_some_and(|e| e - p.at_s >= 0.3), "{p:#?}");
+    // --recovery-hold reaches a ladder's variants too.
+    assert_eq!(p.rule.hold_s, 0.5, "{p:#?}");
 }
 
 #[test]
 fn bad_perturbations_are_usage_errors_and_ladders_take_the_flag() {
     let db = database("pt_usage");
     for (spec, msg) in [
-        (
-            "2s:restart",
-            "kind \"restart\" is not supported yet (kinds: checkpoint",
-        ),
+        ("2s:explode", "unknown kind \"explode\" (kinds: checkpoint"),
         ("2s:ddl-lock=acct", "ddl-lock needs =TABLE,DURATION"),
         ("soon:checkpoint", "invalid --perturb \"soon:checkpoint\""),
     ] {

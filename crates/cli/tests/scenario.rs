@@ -222,9 +222,29 @@ fn queue_at_depth_survives_killed_consumers_with_a_bystander() {
                 .map(|p| p.1)
                 .collect::<Vec<f64>>()
         };
-        let killed: f64 = monitor("consumers killed").iter().sum();
-        assert!(killed >= 1.0, "{name}: no consumer was killed");
-        let groups = &variant.record.as_ref().expect("record").groups;
+        let record = variant.record.as_ref().expect("record");
+        // The manifest's [[perturbation]]s: the snapshot held from the start, a consumer
+        // killed every second.
+        let kills = record
+            .perturbations
+            .iter()
+            .filter(|p| p.spec == "every1s:sql=select kill_a_consumer()")
+            .filter(|p| p.detail.as_deref() == Some("returned 1"))
+            .count();
+        assert!(
+            kills >= 1,
+            "{name}: no consumer was killed: {:#?}",
+            record.perturbations
+        );
+        assert!(
+            record
+                .perturbations
+                .iter()
+                .any(|p| p.spec == "0s:xmin-hold=86400s" && p.error.is_none()),
+            "{name}: {:#?}",
+            record.perturbations
+        );
+        let groups = &record.groups;
         let group = |g: &str| &groups.iter().find(|x| x.name == g).unwrap().totals.counters;
         let consumer = group("consumer");
         assert!(

@@ -1,9 +1,10 @@
 //! The experiment a finding points to: a lab scenario, the variants that fit, parameters
-//! estimated from the sample, and the exact `hotbench scenario run …` command (as text to
-//! print and as arguments for `--run`). Pure. The cli's tests check every command it can
-//! produce against the shipped scenarios (names, variants and parameters exist).
+//! estimated from the sample, as a typed [`SuggestedLadder`] (what `diagnose --run` runs),
+//! and the exact `hotbench scenario run …` command rendered from it (to print). Pure. The
+//! cli's tests check every ladder it can suggest against the shipped scenarios (names,
+//! variants and parameters exist) and that the printed command means the same ladder.
 
-use hotbench_stats::diagnosis_record::{Estimate, Finding};
+use hotbench_stats::diagnosis_record::{Estimate, Finding, SuggestedLadder};
 
 /// Most clients a suggested ladder runs (it runs on the embedded server: a laptop).
 pub const MAX_CLIENTS: u32 = 200;
@@ -37,39 +38,74 @@ impl Suggestion {
         }
     }
 
-    /// Arguments after `hotbench`.
-    pub fn args(&self) -> Vec<String> {
-        let mut a: Vec<String> = vec!["scenario".into(), "run".into(), self.scenario.into()];
-        a.push("-c".into());
-        a.push(self.estimate.clients.clamp(1, MAX_CLIENTS).to_string());
-        if !self.variants.is_empty() {
-            a.push("--variants".into());
-            a.push(self.variants.join(","));
+    /// The ladder to run: the scenario, variants and parameters, the estimate's clients
+    /// (at most [`MAX_CLIENTS`]) and its round trip or think time when worth adding.
+    pub fn ladder(&self) -> SuggestedLadder {
+        let tenths_us = |ms: f64| (ms * 10.0).round() as i64 * 100;
+        SuggestedLadder {
+            scenario: self.scenario.to_string(),
+            variants: self.variants.iter().map(|v| v.to_string()).collect(),
+            clients: self.estimate.clients.clamp(1, MAX_CLIENTS),
+            params: self
+                .params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            rtt_us: self
+                .estimate
+                .rtt_ms
+                .filter(|r| *r >= MIN_RTT_MS)
+                .map(tenths_us),
+            think_us: self
+                .estimate
+                .think_ms
+                .filter(|r| *r >= MIN_THINK_MS)
+                .map(tenths_us),
         }
-        for (k, v) in &self.params {
-            a.push("--param".into());
-            a.push(format!("{k}={v}"));
-        }
-        if let Some(rtt) = self.estimate.rtt_ms.filter(|r| *r >= MIN_RTT_MS) {
-            a.push("--rtt".into());
-            a.push(format!("{rtt:.1}ms"));
-        }
-        if let Some(t) = self.estimate.think_ms.filter(|r| *r >= MIN_THINK_MS) {
-            a.push("--think".into());
-            a.push(format!("{t:.1}ms"));
-        }
-        a
     }
 
-    /// Fills the finding's scenario, variants, estimate and command.
+    /// The command's arguments after `hotbench`.
+    pub fn args(&self) -> Vec<String> {
+        ladder_args(&self.ladder())
+    }
+
+    /// Fills the finding's scenario, variants, estimate, ladder and command.
     pub fn apply(self, f: &mut Finding) {
-        let args = self.args();
+        let ladder = self.ladder();
+        let args = ladder_args(&ladder);
         f.command = Some(command_line(&args));
         f.command_args = args;
+        f.suggestion = Some(ladder);
         f.scenario = Some(self.scenario.to_string());
         f.variants = self.variants.iter().map(|v| v.to_string()).collect();
         f.estimate = Some(self.estimate);
     }
+}
+
+/// `l` as `scenario run`'s arguments (after `hotbench`).
+pub fn ladder_args(l: &SuggestedLadder) -> Vec<String> {
+    let mut a: Vec<String> = vec!["scenario".into(), "run".into(), l.scenario.clone()];
+    a.push("-c".into());
+    a.push(l.clients.to_string());
+    if !l.variants.is_empty() {
+        a.push("--variants".into());
+        a.push(l.variants.join(","));
+    }
+    for (k, v) in &l.params {
+        a.push("--param".into());
+        a.push(format!("{k}={v}"));
+    }
+    // Tenths of a millisecond, as `--rtt 1.3ms`.
+    let ms = |us: i64| format!("{}.{}ms", us / 1000, us % 1000 / 100);
+    if let Some(us) = l.rtt_us {
+        a.push("--rtt".into());
+        a.push(ms(us));
+    }
+    if let Some(us) = l.think_us {
+        a.push("--think".into());
+        a.push(ms(us));
+    }
+    a
 }
 
 /// `hotbench ARGS…` as a shell line (arguments quoted when they need it).
@@ -147,5 +183,10 @@ mod tests {
         s.apply(&mut f);
         assert_eq!(f.scenario.as_deref(), Some("counters"));
         assert_eq!(f.command_args[..3], ["scenario", "run", "counters"]);
+        let l = f.suggestion.expect("the typed ladder");
+        assert_eq!((l.clients, l.rtt_us, l.think_us), (200, None, None));
+        let s = Suggestion::new("counters", estimate(2, None, Some(1.0)));
+        assert_eq!(s.ladder().rtt_us, Some(1000));
+        assert_eq!(s.args()[5..], ["--rtt", "1.0ms"]);
     }
 }

@@ -50,8 +50,13 @@ pub struct Core<E: Env> {
     pub(crate) rnd: ThreadRandom,
     /// Per group: the schedule's last start under -R, µs.
     pub(crate) trigger: Vec<i64>,
-    /// Per group: mean delay between this thread's starts under -R, µs.
+    /// Per group: mean delay between this thread's starts under -R, µs (a `rate`
+    /// perturbation changes it for a while, `knobs.rs`).
     pub(crate) delay: Vec<Option<f64>>,
+    /// Per group: the same as the run's `-R` gives it.
+    pub(crate) base_delay: Vec<Option<f64>>,
+    /// The emulated round trip, µs: `--rtt`, or an `rtt` perturbation's for a while.
+    pub(crate) rtt_us: i64,
     /// End of a -T run (monotonic µs).
     pub end_us: Option<i64>,
     /// Distinct server errors seen, with counts (at most [`MAX_ERROR_SAMPLES`]).
@@ -86,13 +91,15 @@ impl<E: Env> Core<E> {
                 let here = assigned.iter().filter(|(_, gg)| *gg == g).count();
                 plan.throttle_delay_us(g, here)
             })
-            .collect();
+            .collect::<Vec<_>>();
         Core {
             env,
             tally: Tally::new(&plan.shape()),
             bufs: SendBuffers::default(),
             rnd,
             trigger: vec![0; plan.groups.len()],
+            base_delay: delay.clone(),
+            rtt_us: plan.cfg.settings.rtt_us,
             delay,
             end_us: None,
             errors: Vec::new(),
@@ -233,7 +240,7 @@ impl<E: Env> Core<E> {
         let now = self.env.now();
         // --rtt on every round trip; --think too when the result left the transaction open
         // (the client's own time between a transaction's statements, holding its locks).
-        let mut rtt = self.plan.cfg.settings.rtt_us;
+        let mut rtt = self.rtt_us;
         if slot.collector.tx_status != b'I' {
             rtt += self.plan.cfg.settings.think_us;
         }
@@ -344,6 +351,7 @@ impl<E: Env> Core<E> {
     /// transaction in flight, then reconnect or abort.
     pub fn on_lost(&mut self, slot: &mut Slot, err: Option<DbError>, what: &str) {
         let (g, s) = (slot.group, slot.script);
+        let err = err.or_else(|| slot.collector.farewell.take());
         let detail = match &err {
             Some(e) => {
                 self.record_server_error(g, s, e);

@@ -25,8 +25,8 @@ use crate::timers::END_GRACE_US;
 
 /// A clock the test moves, and a stop flag.
 #[derive(Clone, Default)]
-struct FakeEnv {
-    now: Rc<Cell<i64>>,
+pub(crate) struct FakeEnv {
+    pub(crate) now: Rc<Cell<i64>>,
     stop: Rc<Cell<bool>>,
 }
 
@@ -39,7 +39,7 @@ impl Env for FakeEnv {
     }
 }
 
-fn config(script: &str) -> RunConfig {
+pub(crate) fn config(script: &str) -> RunConfig {
     let group = GroupConfig {
         name: "default".into(),
         scripts: vec![WeightedScript {
@@ -58,14 +58,14 @@ fn config(script: &str) -> RunConfig {
 }
 
 /// One client on one thread, connected, at time 1 s.
-struct Bench {
-    core: Core<FakeEnv>,
-    slot: Slot,
-    env: FakeEnv,
+pub(crate) struct Bench {
+    pub(crate) core: Core<FakeEnv>,
+    pub(crate) slot: Slot,
+    pub(crate) env: FakeEnv,
 }
 
 impl Bench {
-    fn new(cfg: RunConfig) -> Bench {
+    pub(crate) fn new(cfg: RunConfig) -> Bench {
         let plan = Plan::new(cfg);
         let env = FakeEnv::default();
         env.now.set(1_000_000);
@@ -89,17 +89,17 @@ impl Bench {
         self.env.now.set(us);
     }
 
-    fn later(&self, us: i64) {
+    pub(crate) fn later(&self, us: i64) {
         self.env.now.set(self.env.now.get() + us);
     }
 
-    fn advance(&mut self) -> Action {
+    pub(crate) fn advance(&mut self) -> Action {
         self.core.advance(&mut self.slot)
     }
 
     /// Takes what the core asked to send, as `(type byte, text)` per frontend message
     /// (the query text for Query and Parse).
-    fn sent(&mut self) -> Vec<(u8, String)> {
+    pub(crate) fn sent(&mut self) -> Vec<(u8, String)> {
         let out = std::mem::take(&mut self.slot.out);
         let mut msgs = Vec::new();
         let mut i = 0;
@@ -122,7 +122,7 @@ impl Bench {
     }
 
     /// Feeds server messages; the first that ends the wait returns its action.
-    fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
+    pub(crate) fn reply(&mut self, msgs: &[Message]) -> Option<Action> {
         for m in msgs {
             if let Some(a) = self.core.on_message(&mut self.slot, m) {
                 return Some(a);
@@ -131,7 +131,7 @@ impl Bench {
         None
     }
 
-    fn totals(&self) -> &TxnCounters {
+    pub(crate) fn totals(&self) -> &TxnCounters {
         &self.core.tally.groups[0].counters
     }
 }
@@ -141,7 +141,7 @@ fn cstr(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
-fn backend(tag: u8, body: &[u8]) -> Message {
+pub(crate) fn backend(tag: u8, body: &[u8]) -> Message {
     let mut buf = BytesMut::new();
     buf.put_u8(tag);
     buf.put_u32(body.len() as u32 + 4);
@@ -165,11 +165,11 @@ fn error(severity: &str, code: &str, message: &str) -> Message {
 }
 
 /// The replies to one simple-protocol statement ending in transaction status `status`.
-fn ok(tag: &str, status: u8) -> Vec<Message> {
+pub(crate) fn ok(tag: &str, status: u8) -> Vec<Message> {
     vec![complete(tag), ready(status)]
 }
 
-const TXN: &str = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
+pub(crate) const TXN: &str = "BEGIN;\nUPDATE t SET v = v + 1;\nEND;\n";
 
 #[test]
 fn a_committed_transaction_is_timed_from_its_start() {

@@ -35,6 +35,10 @@ pub struct Collector {
     /// Server notices not yet handed to the core (it shows them on stderr as libpq's
     /// default notice processor does).
     pub notices: Vec<String>,
+    /// A notice saying the session is going away (57P01 of an immediate shutdown, which
+    /// PostgreSQL sends as a WARNING before it closes the connection): the session's last
+    /// word when the connection is lost next.
+    pub farewell: Option<DbError>,
 }
 
 impl Default for Collector {
@@ -57,6 +61,7 @@ impl Default for Collector {
             parsed: false,
             copy_started: false,
             notices: Vec::new(),
+            farewell: None,
         }
     }
 }
@@ -244,5 +249,8 @@ impl ResultSink for Sink<'_, '_> {
     /// shows them that way: `WARNING:  SET LOCAL can only be used in transaction blocks`).
     fn notice(&mut self, notice: DbError) {
         self.c.notices.push(crate::retry::one_line(&notice));
+        if notice.code.is_connection_lost() {
+            self.c.farewell = Some(notice);
+        }
     }
 }

@@ -8,8 +8,8 @@ use hotbench_stats::{ConfigGroup, ConfigRecord, ConfigScript, RetryRecord};
 
 use crate::backoff::Backoff;
 pub use hotbench_settings::{
-    GoodputRule, Limit, OnDisconnect, QueryMode, RunSettings, ShardConfig, ThreadsDefault,
-    GOODPUT_VARIABLE,
+    GoodputRule, Limit, OnDisconnect, Perturbation, QueryMode, RunSettings, ShardConfig,
+    ThreadsDefault, GOODPUT_VARIABLE,
 };
 
 /// A script with its weight, ready to run.
@@ -123,6 +123,12 @@ pub struct RunConfig {
     pub settings: RunSettings,
     /// What only changes what people see.
     pub display: DisplayConfig,
+    /// Where perturbations connect: the server itself when the clients go through a pooler
+    /// (their connection must neither take a pool slot nor queue behind the clients); `None`:
+    /// as the clients do.
+    pub perturb_conn: Option<hotbench_wire::Config>,
+    /// The server's processes, when hotbench started it (`restart`, `pause`).
+    pub server: Option<crate::server_process::ServerHandle>,
 }
 
 impl RunConfig {

@@ -8,6 +8,8 @@ mod accounting;
 pub mod backoff;
 mod client_core;
 #[cfg(test)]
+mod client_core_knob_tests;
+#[cfg(test)]
 mod client_core_tests;
 pub mod clock;
 mod collect;
@@ -18,10 +20,13 @@ mod env;
 mod events;
 mod interval_merge;
 mod key_zipf;
+mod knobs;
 mod machine;
 mod observe;
 mod per_key;
 mod perturb;
+mod perturb_cmd;
+mod perturb_server;
 mod perturb_sql;
 mod plan;
 mod poller;
@@ -30,6 +35,7 @@ mod record_build;
 mod retry;
 pub mod runner;
 mod send;
+mod server_process;
 pub mod signals;
 mod slot;
 mod start;
@@ -42,12 +48,13 @@ mod worker;
 pub use backoff::Backoff;
 pub use clock::unix_now_us;
 pub use config::{
-    DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, QueryMode,
-    RetryPolicy, RunConfig, RunSettings, ShardConfig, ThreadsDefault, WeightedScript,
+    DisplayConfig, GoodputRule, GroupConfig, Limit, LogConfig, OnDisconnect, Perturbation,
+    QueryMode, RetryPolicy, RunConfig, RunSettings, ShardConfig, ThreadsDefault, WeightedScript,
     GOODPUT_VARIABLE,
 };
 /// Durations as hotbench's options write them (`1ms`, `30s`), shared with the settings.
 pub use hotbench_settings::duration;
 pub use observe::RunObserver;
 pub use runner::{run, EngineError, RunOutcome};
+pub use server_process::{PausedServer, ServerHandle, ServerProcess};
 pub use start::{SharedServer, Workload, FAST_NOTE, JOINED_NOTE, SHARED_NOTE};

@@ -5,18 +5,61 @@
 //! [`Driver::finish`] wakes it, cancels what is still running on the server, releases what
 //! is held, and returns what happened as record entries (the recovery is judged afterwards
 //! from the timeline, `stats::perturbation_record::judge`). What each kind executes is
-//! `perturb_sql.rs`.
+//! `perturb_sql.rs` (SQL on its own connection), `perturb_server.rs` (the server's processes:
+//! restart, pause, or the user's `--perturb-cmd`) and, for the run's own `rtt` and `rate`,
+//! [`knob`] here. [`check`] refuses before the run what cannot be done (a restart of a
+//! server hotbench did not start and no command for it, a rate burst without `-R`). In a
+//! sharded run (`--shard I/N`) shard 0 fires what acts on the whole server, once for the run;
+//! every shard does what acts on the run's clients to its own.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hotbench_settings::perturb::{At, Perturbation};
+use hotbench_settings::perturb::{At, Kind, Perturbation, Scope};
+use hotbench_settings::perturb_cmd::{command_for, PerturbCmd};
 use hotbench_stats::PerturbationRecord;
 use hotbench_wire::{CancelToken, Connector};
 
 use crate::clock::now_us;
 use crate::config::RunConfig;
+use crate::knobs::Knobs;
+use crate::server_process::ServerHandle;
+
+/// Refuses, before the run, perturbations this run cannot do: `restart` or `pause` of a
+/// server hotbench did not start with no `--perturb-cmd` for it, `rate` without `-R`.
+pub(crate) fn check(cfg: &RunConfig) -> Result<(), String> {
+    let s = &cfg.settings;
+    for p in &s.perturb {
+        let name = p.kind.name();
+        if p.kind.needs_server_process()
+            && cfg.server.is_none()
+            && command_for(&s.perturb_cmd, name).is_none()
+        {
+            return Err(format!(
+                "--perturb {p}: {name} acts on the server's processes, which hotbench does only \
+                 to a server it started (the embedded one); for your server give \
+                 --perturb-cmd '{name}=COMMAND' (e.g. 'restart=pg_ctl -D DATADIR restart -m fast', \
+                 or a Patroni switchover)"
+            ));
+        }
+        if matches!(p.kind, Kind::Rate { .. }) && run_rate(cfg) <= 0.0 {
+            return Err(format!(
+                "--perturb {p}: rate= changes the open-loop rate for a while, and this run has \
+                 none: give -R (or a rate to a scenario's group)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The run's open-loop rate, transactions per second (0: closed loop).
+fn run_rate(cfg: &RunConfig) -> f64 {
+    cfg.groups
+        .iter()
+        .filter_map(|g| g.rate.filter(|r| *r > 0.0 && g.clients > 0))
+        .sum()
+}
 
 /// What the firings share: the stop flag (with its condition variable, so waits end at
 /// once), the cancel tokens of the statements in flight, and the run's start.
@@ -30,6 +73,16 @@ pub(crate) struct Ctx {
     /// The `application_name` of the run's client backends, when it is the run's own (one
     /// the connection options set is somebody else's too: `terminate` refuses it).
     pub(crate) run_application_name: Option<String>,
+    /// What `rtt` and `rate` change, and the values they go back to.
+    pub(crate) knobs: Arc<Knobs>,
+    pub(crate) base_rtt_us: i64,
+    pub(crate) run_rate: f64,
+    /// The server's processes (`restart`, `pause`), when hotbench started it.
+    pub(crate) server: Option<ServerHandle>,
+    /// The user's `--perturb-cmd`s.
+    pub(crate) commands: Vec<PerturbCmd>,
+    /// This process's shard of the run (`--shard I/N`): index, count.
+    pub(crate) shard: Option<(usize, usize)>,
 }
 
 impl Ctx {
@@ -64,6 +117,11 @@ impl Ctx {
         }
     }
 
+    /// Waits `us` from now, or until the stop; true when stopped.
+    pub(crate) fn wait_for(&self, us: i64) -> bool {
+        self.wait_until(now_us() - self.origin_us + us)
+    }
+
     /// Registers a statement that [`Driver::finish`] cancels if it is still running; the
     /// returned id unregisters it.
     pub(crate) fn track(&self, id: u64, token: CancelToken) {
@@ -88,16 +146,20 @@ pub(crate) struct Driver {
 
 impl Driver {
     /// Starts the driver for `cfg`'s perturbations, the benchmark having started at
-    /// `origin_us`; `None` when there are none. What keeps it from starting (a thread that
-    /// cannot be created) is each perturbation's error, not the run's.
-    pub(crate) fn start(cfg: &RunConfig, origin_us: i64) -> Option<Driver> {
-        let list = cfg.settings.perturb.clone();
-        if list.is_empty() {
+    /// `origin_us`, with the workers' `knobs`; `None` when there are none. What keeps it from
+    /// starting (a thread that cannot be created) is each perturbation's error, not the run's.
+    pub(crate) fn start(cfg: &RunConfig, origin_us: i64, knobs: Arc<Knobs>) -> Option<Driver> {
+        if cfg.settings.perturb.is_empty() {
             return None;
         }
-        // The runner resolved the same options for its clients before the start.
-        let mut params = cfg.conn.resolve().ok()?;
-        let run_application_name = match &params.application_name {
+        // The runner resolved the same options for its clients before the start; the
+        // application_name that tells the run's backends apart is the clients' alike.
+        let clients = cfg.conn.resolve().ok()?;
+        let mut params = match &cfg.perturb_conn {
+            Some(c) => c.resolve().ok()?,
+            None => clients.clone(),
+        };
+        let run_application_name = match &clients.application_name {
             None => Some(cfg.application_name.clone()),
             Some(_) => None,
         };
@@ -109,11 +171,22 @@ impl Driver {
             origin_us,
             connector: Connector::new(params),
             run_application_name,
+            knobs,
+            base_rtt_us: cfg.settings.rtt_us,
+            run_rate: run_rate(cfg),
+            server: cfg.server.clone(),
+            commands: cfg.settings.perturb_cmd.clone(),
+            shard: cfg.shard.as_ref().map(|s| (s.index, s.count)),
         });
+        let (list, left_to_shard_0) = by_shard(&cfg.settings.perturb, ctx.shard);
         let c = ctx.clone();
         let spawned = std::thread::Builder::new()
             .name("hotbench-perturb".into())
-            .spawn(move || drive(&c, &list));
+            .spawn(move || {
+                let mut out = left_to_shard_0;
+                out.extend(drive(&c, &list));
+                out
+            });
         let thread = spawned.map_err(|e| {
             let why = format!("not run: could not create thread: {e}");
             cfg.settings
@@ -170,7 +243,7 @@ fn drive(ctx: &Arc<Ctx>, list: &[Perturbation]) -> Vec<PerturbationRecord> {
         let (c, p, fid) = (ctx.clone(), list[i].clone(), id);
         match std::thread::Builder::new()
             .name("hotbench-perturb-fire".into())
-            .spawn(move || crate::perturb_sql::fire(&c, &p, fid))
+            .spawn(move || fire(&c, &p, fid))
         {
             Ok(h) => firings.push(h),
             Err(e) => {
@@ -193,6 +266,86 @@ fn drive(ctx: &Arc<Ctx>, list: &[Perturbation]) -> Vec<PerturbationRecord> {
     }
     out.extend(firings.into_iter().filter_map(|h| h.join().ok()));
     out
+}
+
+/// The perturbations this process fires, and entries for those another shard fires: in a
+/// sharded run, what acts on the whole server is shard 0's to do, once for the run.
+fn by_shard(
+    all: &[Perturbation],
+    shard: Option<(usize, usize)>,
+) -> (Vec<Perturbation>, Vec<PerturbationRecord>) {
+    let Some((index, count)) = shard.filter(|s| s.0 > 0) else {
+        return (all.to_vec(), Vec::new());
+    };
+    let (mine, theirs): (Vec<_>, Vec<_>) = all
+        .iter()
+        .cloned()
+        .partition(|p| p.kind.scope() == Scope::Clients);
+    let entries = theirs
+        .iter()
+        .map(|p| {
+            let mut r = entry(p, p.first_us() as f64 / 1e6);
+            r.error = Some(format!(
+                "not run here: shard 0 of {count} does it for the run (this is shard {index})"
+            ));
+            r
+        })
+        .collect();
+    (mine, entries)
+}
+
+/// Fires `p` now, by kind.
+fn fire(ctx: &Ctx, p: &Perturbation, id: u64) -> PerturbationRecord {
+    match &p.kind {
+        k if k.needs_server_process() => crate::perturb_server::fire(ctx, p),
+        Kind::Rtt { .. } | Kind::Rate { .. } => knob(ctx, p),
+        _ => crate::perturb_sql::fire(ctx, p, id),
+    }
+}
+
+/// `rtt` and `rate`: the run's own setting changed for the perturbation's duration (or until
+/// the run ends), then back to the run's.
+fn knob(ctx: &Ctx, p: &Perturbation) -> PerturbationRecord {
+    let mut rec = entry(p, ctx.now_s());
+    let hold_us = p.kind.hold_us().unwrap_or(0);
+    let detail = match p.kind {
+        Kind::Rtt { rtt_us, .. } => {
+            ctx.knobs.set_rtt(rtt_us);
+            let stopped = ctx.wait_for(hold_us);
+            ctx.knobs.set_rtt(ctx.base_rtt_us);
+            let base = crate::duration::format_us(ctx.base_rtt_us);
+            format!(
+                "round trip {} for {}, then {base} again{}",
+                crate::duration::format_us(rtt_us),
+                crate::duration::format_us(hold_us),
+                early(stopped)
+            )
+        }
+        Kind::Rate { per_s, .. } => {
+            ctx.knobs.set_rate_factor(per_s / ctx.run_rate);
+            let stopped = ctx.wait_for(hold_us);
+            ctx.knobs.set_rate_factor(1.0);
+            format!(
+                "rate {per_s}/s for {} (the run's {}/s), then the run's again{}",
+                crate::duration::format_us(hold_us),
+                ctx.run_rate,
+                early(stopped)
+            )
+        }
+        _ => String::new(),
+    };
+    rec.detail = Some(detail);
+    rec.end_s = Some(ctx.now_s());
+    rec
+}
+
+/// The note of a hold the run's end cut short.
+pub(crate) fn early(stopped: bool) -> &'static str {
+    if stopped {
+        "; released early: the run ended"
+    } else {
+        ""
+    }
 }
 
 /// The record entry of `p` starting at `at_s`.

@@ -1,7 +1,8 @@
-//! What each perturbation kind executes, on a connection of its own: `CHECKPOINT`,
+//! What each SQL perturbation kind executes, on a connection of its own: `CHECKPOINT`,
 //! `VACUUM`, `ANALYZE`, an ACCESS EXCLUSIVE lock held (`ddl-lock`), a REPEATABLE READ snapshot
-//! held (`xmin-hold`), and `pg_terminate_backend` of the run's own client backends (found by
-//! the run's `application_name`, never anybody else's). Tables are quoted identifiers; the
+//! held (`xmin-hold`), `pg_terminate_backend` of the run's own client backends (found by
+//! the run's `application_name`, never anybody else's; in a sharded run each shard its part
+//! of them), and the user's own statement (`sql=`). Tables are quoted identifiers; the
 //! session's timeouts are turned off so a fix ladder's `lock_timeout` in the connection
 //! options does not cut the perturbation itself short. Server errors are kept as
 //! `SQLSTATE: message`.
@@ -101,7 +102,26 @@ fn execute(ctx: &Ctx, conn: &mut Connection, p: &Perturbation) -> Result<Option<
         ),
         Kind::Terminate(n) => terminate(ctx, conn, Some(*n)),
         Kind::TerminateAll => terminate(ctx, conn, None),
+        Kind::Sql(sql) => statement(conn, sql),
+        other => Err(Error::Usage(format!(
+            "{} is not a SQL perturbation",
+            other.name()
+        ))),
     }
+}
+
+/// The user's statement; the detail is its first value, when it returns one.
+fn statement(conn: &mut Connection, sql: &str) -> Result<Option<String>, Error> {
+    let results = conn.simple_query(sql)?;
+    let first = results
+        .iter()
+        .find_map(|r| r.rows.first())
+        .and_then(|row| row.first().cloned())
+        .map(|v| v.unwrap_or_else(|| "NULL".into()));
+    Ok(first.map(|v| {
+        let shown: String = v.chars().take(200).collect();
+        format!("returned {}", hotbench_stats::terminal::escape(&shown))
+    }))
 }
 
 /// Runs `begin` (which opens a transaction and takes what is held), holds it `hold_us` from
@@ -169,6 +189,19 @@ fn terminate(ctx: &Ctx, conn: &mut Connection, n: Option<u32>) -> Result<Option<
              cannot be told from others of that name"
                 .into(),
         ));
+    };
+    // A shard terminates its part of N (as it has its part of the clients).
+    let n = match (n, ctx.shard) {
+        (Some(n), Some((i, count))) if count > 1 => {
+            let part = n / count as u32 + u32::from((i as u32) < n % count as u32);
+            if part == 0 {
+                return Ok(Some(format!(
+                    "terminated 0 backends (shard {i} of {count}: the {n} fall to other shards)"
+                )));
+            }
+            Some(part)
+        }
+        (n, _) => n,
     };
     let limit = n.map(|n| n.to_string());
     let r = conn.query_params(TERMINATE, &[Some(app), limit.as_deref()])?;

@@ -60,6 +60,7 @@ pub fn run(
         return Err(EngineError::Config("no clients to run".into()));
     }
     let defines = defines(&cfg)?;
+    crate::perturb::check(&cfg).map_err(EngineError::Config)?;
     let connector = Arc::new(connector(&cfg)?);
     let plan = Plan::new(cfg);
     let cfg = &plan.cfg;
@@ -70,6 +71,7 @@ pub fn run(
         barrier: Barrier::new(nthreads + 1),
         origin: AtomicI64::new(0),
         cancel: AtomicBool::new(false),
+        knobs: Arc::new(crate::knobs::Knobs::new(cfg.settings.rtt_us)),
     });
     // pgbench's "initial connection time" starts before its threads are created.
     let start_time = now_us();
@@ -99,7 +101,7 @@ pub fn run(
     let origin = now_us();
     shared.origin.store(origin, Ordering::SeqCst);
     shared.barrier.wait();
-    let perturb = crate::perturb::Driver::start(cfg, origin);
+    let perturb = crate::perturb::Driver::start(cfg, origin, shared.knobs.clone());
     record.conn_time_ms = (origin - start_time) as f64 / 1000.0;
     record.started_at = to_unix_us(origin) as f64 / 1e6;
     record.status = RunStatus::Running;
@@ -133,7 +135,10 @@ pub fn run(
     hotbench_stats::perturbation_record::judge(
         &mut record.perturbations,
         &record.timeline,
-        hotbench_stats::RecoveryRule::default(),
+        hotbench_stats::RecoveryRule {
+            hold_s: cfg.settings.recovery_hold_us as f64 / 1e6,
+            ..Default::default()
+        },
     );
     if cfg.connect_each_txn {
         record.conn_time_ms = c.conn_total_us as f64 / 1000.0;

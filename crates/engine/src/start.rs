@@ -90,6 +90,8 @@ impl RunConfig {
             start_at_us: None,
             settings: RunSettings::default(),
             display: Default::default(),
+            perturb_conn: None,
+            server: None,
         }
     }
 

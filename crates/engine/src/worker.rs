@@ -65,6 +65,8 @@ pub struct Shared {
     pub origin: AtomicI64,
     /// Set by the coordinator when start-up failed: workers exit at once.
     pub cancel: AtomicBool,
+    /// What `rtt` and `rate` perturbations change while the run goes (`knobs.rs`).
+    pub knobs: Arc<crate::knobs::Knobs>,
 }
 
 /// The socket side of one client.
@@ -108,6 +110,9 @@ struct Worker {
     tx: Sender<WorkerMsg>,
     /// Tokens of the connections the last wait found readable.
     ready: Vec<u64>,
+    knobs: Arc<crate::knobs::Knobs>,
+    /// The knobs' generation the core last heard of.
+    knobs_seen: u64,
 }
 
 pub fn run_worker(
@@ -200,6 +205,8 @@ impl Worker {
             core,
             log: None,
             tx,
+            knobs: shared.knobs.clone(),
+            knobs_seen: 0,
         })
     }
 
@@ -244,6 +251,7 @@ impl Worker {
     fn event_loop(&mut self) {
         loop {
             let mut now = now_us();
+            self.apply_knobs(now);
             if self.core.must_abandon(now) {
                 let mut cancels = Vec::new();
                 for (s, l) in self.slots.iter_mut().zip(&self.links) {
@@ -284,6 +292,17 @@ impl Worker {
                 }
             }
             self.drain_events();
+        }
+    }
+
+    /// Hands the core what a perturbation changed since the last turn (one atomic load when
+    /// nothing did).
+    fn apply_knobs(&mut self, now: i64) {
+        let generation = self.knobs.generation();
+        if generation != self.knobs_seen {
+            self.knobs_seen = generation;
+            self.core.set_rtt(self.knobs.rtt_us(), now);
+            self.core.set_rate_factor(self.knobs.rate_factor(), now);
         }
     }
 

@@ -5,7 +5,8 @@
 //! pipe whose write end only we hold (close-on-exec, so no other child inherits it). We send it
 //! the process groups to stop (`+PID` / `-PID` lines, `+PID SIGNAL` for a process whose
 //! first signal is its own). When our process exits, panics or is
-//! killed, the kernel closes the write end, the script's `read` hits EOF, and it sends SIGQUIT
+//! killed, the kernel closes the write end, the script's `read` hits EOF, continues each
+//! group (a server paused by the `pause` perturbation would not act on its stop), sends SIGQUIT
 //! (immediate shutdown; SIGINT, fast shutdown, for persistent clusters) to each postmaster,
 //! SIGTERM to a PgBouncer (its immediate shutdown: SIGQUIT would dump core),
 //! SIGQUIT after 10 s, SIGKILLs each process group after 30 s and removes the directory. It ignores SIGINT/SIGHUP/SIGTERM and sits in its own process group, so Ctrl-C in
@@ -37,6 +38,7 @@ alive() { [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1
 for p in $pids; do
   s=$first
   for e in $sigs; do [ "${e%%:*}" = "$p" ] && s=${e#*:}; done
+  kill -s CONT -- "-$p" 2>/dev/null
   kill -s "$s" "$p" 2>/dev/null
 done
 i=0

@@ -6,6 +6,7 @@
 //! - [`default_server`]: the persistent default server and `hotbench server …` commands.
 //! - [`binaries`]: find (or download, [`download`]) PostgreSQL binaries.
 //! - [`pgbouncer`]: a throwaway PgBouncer in front of a server, cleaned up the same way.
+//! - [`pause`] and [`default_server::Control`]: what perturbations do to a server's processes.
 //!
 //! PostgreSQL refuses to run as root; as root we run it as a dedicated unprivileged account
 //! ([`account`]). Every cluster we create trusts only its 0700 socket directory and wants a
@@ -24,6 +25,7 @@ pub mod guardian;
 pub mod limits;
 pub mod lock_file;
 pub mod paths;
+pub mod pause;
 pub mod pgbouncer;
 pub mod ports;
 pub mod process;
@@ -37,6 +39,8 @@ pub mod testing;
 pub use binaries::{BinOptions, PgBinaries};
 pub use config::{AuthMethod, ClusterOptions, TlsMode};
 pub use conninfo::ConnInfo;
-pub use default_server::{ensure_default_server, DefaultGuard, DefaultOptions, Status, Stopper};
+pub use default_server::{
+    ensure_default_server, Control, DefaultGuard, DefaultOptions, Restarted, Status, Stopper,
+};
 pub use error::{Error, Result};
 pub use server::{Server, ServerOptions};

@@ -1,7 +1,8 @@
 //! What runs beside the measured clients: background perturbations (a connection that runs
 //! some SQL when the variant starts and keeps its session, e.g. an open repeatable-read
 //! transaction holding back the xmin horizon) and monitors (one-number queries sampled every
-//! interval over their own connection: queue backlog, age at dequeue).
+//! interval over their own connection, opened again should the server restart: queue
+//! backlog, age at dequeue).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -140,6 +141,13 @@ impl Monitors {
                         Err(e) => {
                             t.failed += 1;
                             t.first_error.get_or_insert_with(|| e.to_string());
+                            // The server restarted (a `restart` perturbation): sample again
+                            // from a new session once it is back.
+                            if e.is_connection_lost() {
+                                if let Ok(c) = db::connect(&cfg) {
+                                    conn = c;
+                                }
+                            }
                         }
                     }
                 }

@@ -9,11 +9,13 @@ use hotbench_stats::RunRecord;
 use crate::error::{Result, ScenarioError};
 use hotbench_stats::CheckResult;
 
-/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, `{{unfinished}}`, and
-/// per group or per script file `{{committed:NAME}}`, `{{goodput:NAME}}`,
-/// `{{unfinished:NAME}}`. Unfinished transactions were cancelled at the end of the run, and a
-/// cancel can lose the race with a commit: the server may hold up to that many more results
-/// than the clients saw succeed, so exact-count checks allow for them.
+/// Values checks may use: `{{committed}}`, `{{goodput}}`, `{{failed}}`, `{{unfinished}}`,
+/// `{{in_doubt}}`, and per group or per script file `{{committed:NAME}}`, `{{goodput:NAME}}`,
+/// `{{unfinished:NAME}}`, `{{in_doubt:NAME}}`. Unfinished transactions were cancelled at the
+/// end of the run, and a cancel can lose the race with a commit; in-doubt ones are those and
+/// the ones cut by a lost connection, which a restart can end after the commit: the server
+/// may hold up to that many more results than the clients saw succeed, so exact-count checks
+/// allow for them.
 pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let c = &r.totals.counters;
@@ -21,6 +23,7 @@ pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
     out.insert("goodput".into(), c.goodput.to_string());
     out.insert("failed".into(), c.failures().to_string());
     out.insert("unfinished".into(), c.unfinished.to_string());
+    out.insert("in_doubt".into(), in_doubt(c).to_string());
     let mut per: BTreeMap<String, Counts> = BTreeMap::new();
     for g in &r.groups {
         per.entry(g.name.clone())
@@ -36,6 +39,7 @@ pub fn run_values(r: &RunRecord) -> BTreeMap<String, String> {
         out.insert(format!("committed:{name}"), n.committed.to_string());
         out.insert(format!("goodput:{name}"), n.goodput.to_string());
         out.insert(format!("unfinished:{name}"), n.unfinished.to_string());
+        out.insert(format!("in_doubt:{name}"), n.in_doubt.to_string());
     }
     out
 }
@@ -46,6 +50,14 @@ struct Counts {
     committed: u64,
     goodput: u64,
     unfinished: u64,
+    in_doubt: u64,
+}
+
+/// Transactions whose outcome the client never learnt: cancelled at the end (the cancel may
+/// come after the commit) or cut by a lost connection (a restart may end the session after
+/// the commit and before its answer).
+fn in_doubt(c: &hotbench_stats::TxnCounters) -> u64 {
+    c.unfinished.saturating_add(c.connection_failures)
 }
 
 impl Counts {
@@ -53,6 +65,7 @@ impl Counts {
         self.committed = self.committed.saturating_add(c.cnt);
         self.goodput = self.goodput.saturating_add(c.goodput);
         self.unfinished = self.unfinished.saturating_add(c.unfinished);
+        self.in_doubt = self.in_doubt.saturating_add(in_doubt(c));
     }
 }
 
@@ -120,5 +133,28 @@ mod tests {
         assert_eq!(v["committed"], "10");
         assert_eq!(v["unfinished"], "3");
         assert_eq!(v["unfinished:consumer"], "2");
+    }
+
+    /// A restart cuts sessions, some after their commit: those transactions are in doubt
+    /// with the ones cancelled at the end.
+    #[test]
+    fn transactions_cut_by_a_lost_connection_are_in_doubt() {
+        let mut r = RunRecord::default();
+        r.totals.counters.unfinished = 3;
+        r.totals.counters.connection_failures = 4;
+        let mut totals = r.totals.clone();
+        totals.counters.unfinished = 1;
+        totals.counters.connection_failures = 2;
+        r.groups.push(hotbench_stats::GroupRecord {
+            name: "consumer".into(),
+            threads: 1,
+            clients: 4,
+            rate: None,
+            totals,
+            scripts: Vec::new(),
+        });
+        let v = run_values(&r);
+        assert_eq!(v["in_doubt"], "7");
+        assert_eq!(v["in_doubt:consumer"], "3");
     }
 }

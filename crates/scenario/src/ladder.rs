@@ -68,6 +68,9 @@ pub struct LadderOptions<'a> {
     pub route: Option<&'a dyn crate::pooling::ClientRoute>,
     /// Live figures of each variant as it runs (`--prometheus`).
     pub live: Option<&'a dyn crate::live::LiveSink>,
+    /// The server's processes, when hotbench started it (the `restart` and `pause`
+    /// perturbations).
+    pub server: Option<hotbench_engine::ServerHandle>,
 }
 
 /// A variant ready to run: everything user-controlled already validated.
@@ -82,6 +85,8 @@ struct Prepared<'s> {
     work_group: Option<String>,
     /// Seconds the variants after this one will take (for the progress lines' time left).
     left_after_s: u64,
+    /// The manifest's `[[perturbation]]`s for this variant (after the user's `--perturb`).
+    perturbations: Vec<hotbench_engine::Perturbation>,
 }
 
 /// Runs the ladder. Progress lines go to `log`; `on_update` sees the ladder after each
@@ -470,7 +475,9 @@ fn prepare<'s>(
         Some(pi) => params.number(&pi.scale.text(), &ctx("pgbench_init.scale"), &none)? as i64,
         None => 1,
     };
+    let perturbations = crate::perturbations::resolve(scn, v, &params)?;
     Ok(Prepared {
+        perturbations,
         variant: v,
         params,
         groups,

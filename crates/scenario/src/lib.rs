@@ -24,6 +24,7 @@ pub mod live;
 pub mod manifest;
 pub mod param_type;
 pub mod params;
+pub mod perturbations;
 pub mod phases;
 pub mod pooling;
 pub mod progress;

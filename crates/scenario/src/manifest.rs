@@ -82,6 +82,10 @@ pub struct Manifest {
     pub background: Vec<Background>,
     #[serde(default)]
     pub monitors: Vec<Monitor>,
+    /// `[[perturbation]]`: done to the server during every variant's run, as `--perturb`
+    /// (`crate::perturbations`).
+    #[serde(default)]
+    pub perturbation: Vec<PerturbationDef>,
     pub variants: Vec<Variant>,
     /// How to remove the contention (run after the variants, not ranked).
     #[serde(default)]
@@ -186,6 +190,23 @@ pub struct Monitor {
     pub when: Option<String>,
 }
 
+/// One `[[perturbation]]`: `--perturb AT:KIND=ARGS` spelled as a table, `{{param}}`s
+/// substituted in each part.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerturbationDef {
+    /// `10s`, or `every30s`.
+    pub at: Scalar,
+    /// `checkpoint`, `xmin-hold`, … (docs/perturbations.md).
+    pub kind: String,
+    /// What follows `=` in `--perturb` (`5s`, `accounts,5s`).
+    #[serde(default)]
+    pub args: Option<Scalar>,
+    /// Done only when this (after substitution) is `on`, `true`, `yes` or `1`.
+    #[serde(default)]
+    pub when: Option<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RetryDef {
@@ -270,6 +291,9 @@ pub struct Variant {
     /// cannot give it.
     #[serde(default)]
     pub needs: Vec<Need>,
+    /// This variant's own perturbations, after the scenario's.
+    #[serde(default)]
+    pub perturbation: Vec<PerturbationDef>,
 }
 
 /// Something a variant's clients rely on.

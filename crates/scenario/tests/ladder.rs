@@ -28,6 +28,7 @@ fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
         keep_schema: false,
         route: None,
         live: None,
+        server: None,
     }
 }
 

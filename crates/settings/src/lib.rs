@@ -10,11 +10,12 @@
 pub mod backoff;
 pub mod duration;
 pub mod perturb;
+pub mod perturb_cmd;
 pub mod run;
 pub mod values;
 pub mod workload;
 
 pub use backoff::Backoff;
 pub use perturb::Perturbation;
-pub use run::{RunSettings, ThreadsDefault};
+pub use run::{PoolMode, PoolerSpec, RunSettings, ThreadsDefault};
 pub use workload::{GoodputRule, Limit, OnDisconnect, QueryMode, ShardConfig, GOODPUT_VARIABLE};

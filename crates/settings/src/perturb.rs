@@ -1,8 +1,10 @@
-//! `--perturb AT:KIND[=ARGS]`: something done to the server at a time during the run (a
-//! checkpoint, a DDL lock held, backends terminated), parsed once here into typed values so the
-//! engine's perturbation driver and the record's `config.perturb` read the same thing. The
-//! spelling round-trips: [`Perturbation`]'s `Display` is what the record stores and what
-//! [`Perturbation::parse`] reads back.
+//! `--perturb AT:KIND[=ARGS]`: something done to the server or the clients at a time during
+//! the run (a checkpoint, a DDL lock held, backends terminated, a restart, a pause, more
+//! network latency, a burst of load), parsed once here into typed values so the engine's
+//! perturbation driver and the record's `config.perturb` read the same thing. The spelling
+//! round-trips: [`Perturbation`]'s `Display` is what the record stores and what
+//! [`Perturbation::parse`] reads back. `--perturb-cmd` (the user's own command for a kind)
+//! is `perturb_cmd.rs`.
 
 use std::fmt;
 
@@ -13,10 +15,8 @@ use crate::duration::{format_us, parse_duration_us, Unit};
 /// The kinds this build executes, as the usage messages list them.
 pub const KINDS: &str = "checkpoint, vacuum[=TABLE], vacuum-full=TABLE, analyze=TABLE, \
                          ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION, \
-                         terminate=N, terminate-all";
-
-/// Kinds the design names (docs/perturbations.md) that this build does not execute yet.
-const NOT_YET: &[&str] = &["restart", "pause", "rtt", "rate"];
+                         terminate=N, terminate-all, restart[=fast|immediate], pause=DURATION, \
+                         rtt=VALUE,DURATION, rate=R,DURATION, sql=STATEMENT";
 
 /// The shortest `everyDUR` period: a perturbation is a transition, not a steady load.
 const MIN_PERIOD_US: i64 = 100_000;
@@ -94,7 +94,7 @@ impl fmt::Display for TableName {
 }
 
 /// What is done to the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// `CHECKPOINT`.
     Checkpoint,
@@ -115,6 +115,38 @@ pub enum Kind {
     Terminate(u32),
     /// Every client backend of the run terminated.
     TerminateAll,
+    /// The server restarted (a server hotbench started, or `--perturb-cmd`).
+    Restart(RestartMode),
+    /// Every process of the server but the postmaster stopped (SIGSTOP) for a while, then
+    /// continued (a server hotbench started, or `--perturb-cmd`).
+    Pause { hold_us: i64 },
+    /// The emulated network round trip (`--rtt`) set to `rtt_us` for a while.
+    Rtt { rtt_us: i64, hold_us: i64 },
+    /// The open-loop rate (`-R`) set to `per_s` transactions per second (the whole run's, as
+    /// `-R` is) for a while.
+    Rate { per_s: f64, hold_us: i64 },
+    /// A statement of the user's, run on its own connection (a scenario's `kill_a_consumer()`).
+    Sql(String),
+}
+
+/// How `restart` stops the server before starting it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestartMode {
+    /// Fast shutdown (SIGINT): sessions terminated (57P01), a checkpoint, then the start.
+    Fast,
+    /// Immediate shutdown (SIGQUIT): sessions cut at once, crash recovery at the start.
+    Immediate,
+}
+
+/// Where a kind acts, which decides who fires it in a sharded run (`--shard I/N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The server as a whole (a checkpoint, a lock, a restart): one shard fires it for the
+    /// run (shard 0), not every one.
+    Server,
+    /// The run's own clients (their backends terminated, their latency, their rate): every
+    /// shard does it to its own.
+    Clients,
 }
 
 impl Kind {
@@ -130,7 +162,28 @@ impl Kind {
             Kind::LongRead { .. } => "long-read",
             Kind::Terminate(_) => "terminate",
             Kind::TerminateAll => "terminate-all",
+            Kind::Restart(_) => "restart",
+            Kind::Pause { .. } => "pause",
+            Kind::Rtt { .. } => "rtt",
+            Kind::Rate { .. } => "rate",
+            Kind::Sql(_) => "sql",
         }
+    }
+
+    /// Who fires it in a sharded run.
+    pub fn scope(&self) -> Scope {
+        match self {
+            Kind::Terminate(_) | Kind::TerminateAll | Kind::Rtt { .. } | Kind::Rate { .. } => {
+                Scope::Clients
+            }
+            _ => Scope::Server,
+        }
+    }
+
+    /// Whether it acts on the server's processes (restart, pause), which hotbench can do
+    /// only to a server it started, or through the user's `--perturb-cmd`.
+    pub fn needs_server_process(&self) -> bool {
+        matches!(self, Kind::Restart(_) | Kind::Pause { .. })
     }
 
     /// The arguments as the flag spells them (`pgbench_accounts,5s`), empty for none.
@@ -141,8 +194,15 @@ impl Kind {
             Kind::DdlLock { table, hold_us } | Kind::LongRead { table, hold_us } => {
                 format!("{table},{}", format_us(*hold_us))
             }
-            Kind::XminHold { hold_us } => format_us(*hold_us),
+            Kind::XminHold { hold_us } | Kind::Pause { hold_us } => format_us(*hold_us),
             Kind::Terminate(n) => n.to_string(),
+            Kind::Restart(RestartMode::Fast) => "fast".into(),
+            Kind::Restart(RestartMode::Immediate) => "immediate".into(),
+            Kind::Rtt { rtt_us, hold_us } => {
+                format!("{},{}", at_text(*rtt_us), format_us(*hold_us))
+            }
+            Kind::Rate { per_s, hold_us } => format!("{per_s},{}", format_us(*hold_us)),
+            Kind::Sql(sql) => sql.clone(),
         }
     }
 
@@ -151,7 +211,10 @@ impl Kind {
         match self {
             Kind::DdlLock { hold_us, .. }
             | Kind::XminHold { hold_us }
-            | Kind::LongRead { hold_us, .. } => Some(*hold_us),
+            | Kind::LongRead { hold_us, .. }
+            | Kind::Pause { hold_us }
+            | Kind::Rtt { hold_us, .. }
+            | Kind::Rate { hold_us, .. } => Some(*hold_us),
             _ => None,
         }
     }
@@ -202,10 +265,42 @@ impl Kind {
                     )),
                 }
             }
-            other if NOT_YET.contains(&other) => Err(bad(
-                spec,
-                &format!("kind \"{other}\" is not supported yet (kinds: {KINDS})"),
-            )),
+            "restart" => match args {
+                None | Some("fast") => Ok(Kind::Restart(RestartMode::Fast)),
+                Some("immediate") => Ok(Kind::Restart(RestartMode::Immediate)),
+                Some(a) => Err(bad(
+                    spec,
+                    &format!("restart takes fast or immediate (got \"{a}\")"),
+                )),
+            },
+            "pause" => Ok(Kind::Pause {
+                hold_us: hold(need("DURATION")?, spec)?,
+            }),
+            "rtt" => {
+                let (v, dur) = pair(need("VALUE,DURATION")?, name, "VALUE,DURATION", spec)?;
+                let rtt_us = parse_duration_us(v, Unit::Millis).map_err(|e| bad(spec, &e))?;
+                Ok(Kind::Rtt {
+                    rtt_us,
+                    hold_us: hold(dur, spec)?,
+                })
+            }
+            "rate" => {
+                let (r, dur) = pair(need("R,DURATION")?, name, "R,DURATION", spec)?;
+                Ok(Kind::Rate {
+                    per_s: rate(r, spec)?,
+                    hold_us: hold(dur, spec)?,
+                })
+            }
+            "sql" => {
+                let sql = need("STATEMENT")?;
+                if sql.trim().is_empty() || sql.chars().any(|c| c.is_control() && c != '\t') {
+                    return Err(bad(
+                        spec,
+                        "sql=STATEMENT needs a statement on one line (no control characters)",
+                    ));
+                }
+                Ok(Kind::Sql(sql.to_string()))
+            }
             other => Err(bad(
                 spec,
                 &format!("unknown kind \"{other}\" (kinds: {KINDS})"),
@@ -215,7 +310,7 @@ impl Kind {
 }
 
 /// One `--perturb`: when, and what.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub struct Perturbation {
     pub at: At,
@@ -303,6 +398,30 @@ where
         .collect())
 }
 
+/// `A,B` split at the last comma (`VALUE,DURATION`).
+fn pair<'a>(
+    text: &'a str,
+    name: &str,
+    what: &str,
+    spec: &str,
+) -> Result<(&'a str, &'a str), String> {
+    text.rsplit_once(',')
+        .ok_or_else(|| bad(spec, &format!("{name} needs ={what}")))
+}
+
+/// A rate in transactions per second: a finite number above 0.
+fn rate(text: &str, spec: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 1e9 => Ok(r),
+        _ => Err(bad(
+            spec,
+            &format!(
+                "rate=R,DURATION needs a rate above 0 transactions per second (got \"{text}\")"
+            ),
+        )),
+    }
+}
+
 fn hold(text: &str, spec: &str) -> Result<i64, String> {
     let us = parse_duration_us(text, Unit::Seconds).map_err(|e| bad(spec, &e))?;
     if us <= 0 {
@@ -370,6 +489,39 @@ mod tests {
         );
         assert_eq!(ok("1s:terminate=3").kind, Kind::Terminate(3));
         assert_eq!(ok("1s:terminate-all").kind, Kind::TerminateAll);
+        assert_eq!(ok("1s:restart").kind, Kind::Restart(RestartMode::Fast));
+        assert_eq!(ok("1s:restart=fast").kind, Kind::Restart(RestartMode::Fast));
+        assert_eq!(
+            ok("1s:restart=immediate").kind,
+            Kind::Restart(RestartMode::Immediate)
+        );
+        assert_eq!(ok("1s:pause=2s").kind, Kind::Pause { hold_us: 2_000_000 });
+        assert_eq!(
+            ok("1s:rtt=50,2s").kind,
+            Kind::Rtt {
+                rtt_us: 50_000,
+                hold_us: 2_000_000
+            }
+        );
+        assert_eq!(
+            ok("1s:rate=800,1.5s").kind,
+            Kind::Rate {
+                per_s: 800.0,
+                hold_us: 1_500_000
+            }
+        );
+        assert_eq!(
+            ok("every1s:sql=select kill_a_consumer()").kind,
+            Kind::Sql("select kill_a_consumer()".into())
+        );
+        assert_eq!(
+            ok("1s:sql=select a::int from t where b = 'x:y'").kind,
+            Kind::Sql("select a::int from t where b = 'x:y'".into())
+        );
+        assert_eq!(ok("1s:restart").kind.scope(), Scope::Server);
+        assert_eq!(ok("1s:rate=5,1s").kind.scope(), Scope::Clients);
+        assert!(ok("1s:pause=1s").kind.needs_server_process());
+        assert!(!ok("1s:rtt=1ms,1s").kind.needs_server_process());
     }
 
     #[test]
@@ -384,6 +536,13 @@ mod tests {
             "4s:terminate=2",
             "5s:vacuum-full=s.t",
             "6s:long-read=t,1.5s",
+            "7s:restart=fast",
+            "7s:restart=immediate",
+            "8s:pause=500ms",
+            "9s:rtt=50ms,2s",
+            "9s:rtt=0s,2s",
+            "10s:rate=812.5,3s",
+            "11s:sql=select 1, 'a:b=c'",
         ] {
             let p = ok(s);
             let json = serde_json::to_string(&p).unwrap();
@@ -392,6 +551,8 @@ mod tests {
         }
         assert_eq!(ok("10:checkpoint").to_string(), "10s:checkpoint");
         assert_eq!(ok("0:checkpoint").to_string(), "0s:checkpoint");
+        assert_eq!(ok("1s:restart").to_string(), "1s:restart=fast");
+        assert_eq!(ok("1s:rtt=50,2").to_string(), "1s:rtt=50ms,2s");
         assert!(serde_json::from_str::<Perturbation>("\"10s:nope\"").is_err());
     }
 
@@ -414,9 +575,18 @@ mod tests {
                 "unknown kind \"explode\" (kinds: checkpoint, vacuum[=TABLE]",
             ),
             (
-                "1s:restart=fast",
-                "kind \"restart\" is not supported yet (kinds: checkpoint",
+                "1s:restart=slow",
+                "restart takes fast or immediate (got \"slow\")",
             ),
+            ("1s:pause", "pause needs =DURATION"),
+            ("1s:pause=0s", "more than 0"),
+            ("1s:rtt=50ms", "rtt needs =VALUE,DURATION"),
+            ("1s:rtt=soon,1s", "invalid duration \"soon\""),
+            ("1s:rate=0,1s", "a rate above 0"),
+            ("1s:rate=nan,1s", "a rate above 0"),
+            ("1s:rate=100", "rate needs =R,DURATION"),
+            ("1s:sql=", "sql needs =STATEMENT"),
+            ("1s:sql=select\n1", "on one line"),
             ("1s:checkpoint=now", "checkpoint takes no arguments"),
             ("1s:terminate-all=2", "terminate-all takes no arguments"),
             ("1s:analyze", "analyze needs =TABLE"),
@@ -430,7 +600,6 @@ mod tests {
             ("1s:xmin-hold", "xmin-hold needs =DURATION"),
             ("1s:vacuum-full", "vacuum-full needs =TABLE"),
             ("1s:long-read=t", "long-read needs =TABLE,DURATION"),
-            ("1s:pause=1s", "kind \"pause\" is not supported yet"),
             ("1s:terminate=0", "at least 1 (got \"0\")"),
             ("1s:terminate=many", "got \"many\""),
             ("1s:analyze=a\u{7}b", "no control characters"),
@@ -456,7 +625,7 @@ mod tests {
             perturb: Vec<Perturbation>,
         }
         let c: Config =
-            serde_json::from_str(r#"{"perturb": ["5s:restart=fast", "1s:checkpoint"]}"#).unwrap();
+            serde_json::from_str(r#"{"perturb": ["5s:failover=x", "1s:checkpoint"]}"#).unwrap();
         assert_eq!(c.perturb, vec![ok("1s:checkpoint")]);
     }
 
@@ -476,6 +645,11 @@ mod tests {
             Just("vacuum-full".to_string()),
             Just("long-read".to_string()),
             Just("checkpoint".to_string()),
+            Just("restart".to_string()),
+            Just("pause".to_string()),
+            Just("rtt".to_string()),
+            Just("rate".to_string()),
+            Just("sql".to_string()),
             "[0-9]{1,4}(\\.[0-9])?(us|ms|s|m|h)?",
             "[a-zA-Z\"_ ]{0,6}",
             any::<char>().prop_map(String::from),

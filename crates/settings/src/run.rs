@@ -4,11 +4,12 @@
 //! field in the result record's `config`. To add a setting, add a field here and read it where
 //! it acts (`RunConfig::settings` in the engine); `docs/results.md` documents its field.
 
-use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
+use clap::{ArgAction, Args};
 use serde::{Deserialize, Serialize};
 
 use crate::duration::{parse_duration_us, Unit};
 use crate::perturb::Perturbation;
+use crate::perturb_cmd::PerturbCmd;
 use crate::values::{duration_at_least_10ms, int_in, on_off, INT_MAX};
 use crate::workload::OnDisconnect;
 
@@ -54,9 +55,9 @@ pub struct RunSettings {
     pub probe_interval_us: i64,
     /// Run the clients through a throwaway PgBouncer hotbench starts in front of the server:
     /// pgbouncer[:transaction|session] (default transaction)
-    #[arg(long = "pooler", value_name = "pgbouncer[:MODE]", value_parser = pooler, help_heading = HOTBENCH)]
+    #[arg(long = "pooler", value_name = "pgbouncer[:MODE]", value_parser = PoolerSpec::parse, help_heading = HOTBENCH)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pooler: Option<String>,
+    pub pooler: Option<PoolerSpec>,
     /// Server connections per pool of that PgBouncer (implies --pooler pgbouncer; default
     /// 20); sweep takes a list (4,8,16,32,64) at fixed clients
     #[arg(long = "pool-size", value_name = "N[,N...]", value_parser = PoolSizes::parse, help_heading = HOTBENCH)]
@@ -75,7 +76,8 @@ pub struct RunSettings {
     /// Do something to the server during the run and measure the recovery: AT:KIND[=ARGS]
     /// (AT 10s or every30s; kinds checkpoint, vacuum[=TABLE], vacuum-full=TABLE,
     /// analyze=TABLE, ddl-lock=TABLE,DURATION, xmin-hold=DURATION, long-read=TABLE,DURATION,
-    /// terminate=N, terminate-all); repeatable
+    /// terminate=N, terminate-all, restart[=fast|immediate], pause=DURATION,
+    /// rtt=VALUE,DURATION, rate=R,DURATION, sql=STATEMENT); repeatable
     #[arg(long = "perturb", value_name = "AT:KIND[=ARGS]", action = ArgAction::Append, value_parser = Perturbation::parse, help_heading = HOTBENCH)]
     #[serde(
         default,
@@ -83,6 +85,16 @@ pub struct RunSettings {
         deserialize_with = "crate::perturb::lenient"
     )]
     pub perturb: Vec<Perturbation>,
+    /// How long the goodput must stay back after a --perturb for its time to recover to count
+    #[arg(long = "recovery-hold", value_name = "DUR", default_value = "2s", value_parser = recovery_hold, help_heading = HOTBENCH)]
+    pub recovery_hold_us: i64,
+    /// Your own command for a perturbation of a server hotbench did not start: KIND=SHELL
+    /// COMMAND (KIND restart or pause; run with sh -c, e.g. 'restart=patronictl switchover
+    /// --force'); repeatable
+    #[arg(long = "perturb-cmd", value_name = "KIND=COMMAND", action = ArgAction::Append, value_parser = PerturbCmd::parse, help_heading = HOTBENCH)]
+    // A command line may carry a token: the record keeps what each firing did, not this.
+    #[serde(skip)]
+    pub perturb_cmd: Vec<PerturbCmd>,
 }
 
 /// `--pool-size`: one size, or a sweep's list, each at least 1, none twice (`4,4` would
@@ -112,6 +124,71 @@ impl PoolSizes {
     }
 }
 
+/// `--pooler`: the pooler hotbench starts in front of the server, in the record as
+/// `pgbouncer:MODE` (the mode spelled out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolerSpec {
+    /// hotbench's own PgBouncer, pooling in this mode.
+    PgBouncer(PoolMode),
+}
+
+/// How a PgBouncer hands server connections to clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolMode {
+    /// A server connection per transaction (PgBouncer's busiest, and the default here).
+    Transaction,
+    /// A server connection per client session.
+    Session,
+}
+
+impl PoolerSpec {
+    /// `pgbouncer[:transaction|session]`.
+    pub fn parse(v: &str) -> Result<PoolerSpec, String> {
+        let (kind, mode) = v.split_once(':').unwrap_or((v, "transaction"));
+        match (kind, mode) {
+            ("pgbouncer", "transaction") => Ok(PoolerSpec::PgBouncer(PoolMode::Transaction)),
+            ("pgbouncer", "session") => Ok(PoolerSpec::PgBouncer(PoolMode::Session)),
+            ("pgbouncer", _) => Err(format!(
+                "invalid --pooler \"{v}\": the pool mode is transaction or session"
+            )),
+            _ => Err(format!(
+                "invalid --pooler \"{v}\": expected pgbouncer, pgbouncer:transaction or pgbouncer:session"
+            )),
+        }
+    }
+
+    /// The pool mode.
+    pub fn mode(self) -> PoolMode {
+        match self {
+            PoolerSpec::PgBouncer(m) => m,
+        }
+    }
+}
+
+impl std::fmt::Display for PoolerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let PoolerSpec::PgBouncer(mode) = self;
+        let mode = match mode {
+            PoolMode::Transaction => "transaction",
+            PoolMode::Session => "session",
+        };
+        write!(f, "pgbouncer:{mode}")
+    }
+}
+
+impl Serialize for PoolerSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PoolerSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PoolerSpec, D::Error> {
+        let text = String::deserialize(d)?;
+        PoolerSpec::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// `-j`'s default, which differs by command on purpose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThreadsDefault {
@@ -134,20 +211,51 @@ impl RunSettings {
 }
 
 impl Default for RunSettings {
-    /// Every setting at its flag's default (the clap attribute above is the only place a
-    /// default is written); what a record written before a setting existed reads as.
+    /// Every setting at its flag's default: the clap attribute above is the only place a
+    /// default is written, read here from the flags' declaration (no command line is
+    /// parsed) and taken through the flag's own value parser. What a record written before a
+    /// setting existed reads as.
     fn default() -> RunSettings {
-        #[derive(Parser)]
-        struct Empty {
-            #[command(flatten)]
-            settings: RunSettings,
+        let flags = Declared(RunSettings::augment_args(clap::Command::new("defaults")));
+        RunSettings {
+            jobs: None,
+            random_seed: None,
+            rtt_us: flags.default("rtt_us", rtt),
+            think_us: flags.default("think_us", think),
+            interval_us: flags.default("interval_us", interval),
+            on_disconnect: flags.default("on_disconnect", OnDisconnect::parse),
+            key_capacity: flags.default("key_capacity", key_capacity),
+            probe: flags.default("probe", probe),
+            probe_interval_us: flags.default("probe_interval_us", probe_interval),
+            pooler: None,
+            pool_size: None,
+            pgbouncer_bin: None,
+            pooler_admin: None,
+            perturb: Vec::new(),
+            perturb_cmd: Vec::new(),
+            recovery_hold_us: flags.default("recovery_hold_us", recovery_hold),
         }
-        // No user input reaches this: the defaults are ours, and a test parses them.
-        Empty::command()
-            .try_get_matches_from(["defaults"])
-            .and_then(|m| Empty::from_arg_matches(&m))
-            .map(|e| e.settings)
-            .unwrap_or_else(|e| unreachable!("the settings' own defaults do not parse: {e}"))
+    }
+}
+
+/// The flags as declared (clap's `Command`), for their defaults.
+struct Declared(clap::Command);
+
+impl Declared {
+    /// The default of the flag of field `id`, through its value parser `parse`.
+    fn default<T>(&self, id: &str, parse: fn(&str) -> Result<T, String>) -> T {
+        let text = self
+            .0
+            .get_arguments()
+            .find(|a| a.get_id() == id)
+            .and_then(|a| a.get_default_values().first())
+            .and_then(|v| v.to_str());
+        // No user input reaches this: the defaults are ours, and a test reads every one.
+        match text.map(parse) {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => unreachable!("the default of {id} does not parse: {e}"),
+            None => unreachable!("the flag of {id} declares no default"),
+        }
     }
 }
 
@@ -175,18 +283,8 @@ fn probe(v: &str) -> Result<bool, String> {
     on_off(v, "--probe")
 }
 
-/// `pgbouncer[:transaction|session]`, spelled out (`pgbouncer:transaction`).
-fn pooler(v: &str) -> Result<String, String> {
-    let (kind, mode) = v.split_once(':').unwrap_or((v, "transaction"));
-    match (kind, mode) {
-        ("pgbouncer", "transaction" | "session") => Ok(format!("{kind}:{mode}")),
-        ("pgbouncer", _) => Err(format!(
-            "invalid --pooler \"{v}\": the pool mode is transaction or session"
-        )),
-        _ => Err(format!(
-            "invalid --pooler \"{v}\": expected pgbouncer, pgbouncer:transaction or pgbouncer:session"
-        )),
-    }
+fn recovery_hold(v: &str) -> Result<i64, String> {
+    parse_duration_us(v, Unit::Seconds).map_err(|e| format!("--recovery-hold: {e}"))
 }
 
 fn key_capacity(v: &str) -> Result<usize, String> {
@@ -197,64 +295,62 @@ fn key_capacity(v: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        settings: RunSettings,
-    }
-
-    fn parse(args: &[&str]) -> Result<RunSettings, String> {
-        let argv = std::iter::once("x").chain(args.iter().copied());
-        Cli::try_parse_from(argv)
-            .map(|c| c.settings)
-            .map_err(|e| e.to_string())
-    }
+    // Command lines are parsed in one place, the binary's `main` (its tests parse every
+    // command's flags into these settings); here the value parsers are called directly.
 
     #[test]
     fn defaults_are_the_flags_defaults() {
         let d = RunSettings::default();
-        assert_eq!(d, parse(&[]).unwrap());
         assert_eq!(
             (d.rtt_us, d.interval_us, d.key_capacity),
             (0, 1_000_000, 1000)
         );
         assert_eq!((d.probe, d.probe_interval_us), (true, 100_000));
         assert_eq!(d.on_disconnect, OnDisconnect::Reconnect);
-        assert_eq!(d.jobs, None);
+        assert_eq!((d.jobs, d.think_us), (None, 0));
+        assert_eq!(d.recovery_hold_us, 2_000_000);
+        // Every flag with a default is one Default reads: a flag added with a default and
+        // left out of Default would not compile (a field), nor would a wrong id pass.
+        let flags = RunSettings::augment_args(clap::Command::new("x"));
+        let with_default: Vec<&str> = flags
+            .get_arguments()
+            .filter(|a| !a.get_default_values().is_empty())
+            .map(|a| a.get_id().as_str())
+            .collect();
+        let v = serde_json::to_value(&d).unwrap();
+        for id in with_default {
+            assert!(v.get(id).is_some(), "{id} is not a record field");
+        }
     }
 
     #[test]
-    fn flags_parse_into_typed_values_with_pgbench_messages() {
-        let s = parse(&[
-            "-j",
-            "4",
-            "--rtt",
-            "2",
-            "--interval",
-            "250ms",
-            "--probe",
-            "off",
-        ])
-        .unwrap();
-        assert_eq!(
-            (s.jobs, s.rtt_us, s.interval_us, s.probe),
-            (Some(4), 2000, 250_000, false)
-        );
-        assert_eq!(parse(&["--think", "2.5ms"]).unwrap().think_us, 2500);
-        assert_eq!(RunSettings::default().think_us, 0);
-        let e = parse(&["-j", "0"]).unwrap_err();
+    fn values_parse_into_typed_values_with_pgbench_messages() {
+        assert_eq!(jobs("4"), Ok(4));
+        assert_eq!(rtt("2"), Ok(2000));
+        assert_eq!(interval("250ms"), Ok(250_000));
+        assert_eq!(probe("off"), Ok(false));
+        assert_eq!(think("2.5ms"), Ok(2500));
+        assert_eq!(recovery_hold("5"), Ok(5_000_000));
+        assert!(recovery_hold("-1s")
+            .unwrap_err()
+            .starts_with("--recovery-hold: "));
+        let e = jobs("0").unwrap_err();
         assert!(
             e.contains("-j/--jobs must be in range 1..2147483647"),
             "{e}"
         );
-        let e = parse(&["--interval", "1ms"]).unwrap_err();
+        let e = interval("1ms").unwrap_err();
         assert!(e.contains("must be at least 10ms"), "{e}");
     }
 
     #[test]
     fn pooler_settings_parse_and_stay_out_of_the_record_when_unset() {
-        let s = parse(&["--pooler", "pgbouncer", "--pool-size", "4,8,16"]).unwrap();
-        assert_eq!(s.pooler.as_deref(), Some("pgbouncer:transaction"));
+        let s = RunSettings {
+            pooler: Some(PoolerSpec::parse("pgbouncer").unwrap()),
+            pool_size: Some(PoolSizes::parse("4,8,16").unwrap()),
+            ..Default::default()
+        };
+        assert_eq!(s.pooler, Some(PoolerSpec::PgBouncer(PoolMode::Transaction)));
         assert_eq!(s.pool_size, Some(PoolSizes(vec![4, 8, 16])));
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(
@@ -264,14 +360,14 @@ mod tests {
                 &serde_json::json!([4, 8, 16])
             )
         );
-        let s = parse(&[
-            "--pooler",
-            "pgbouncer:session",
-            "--pooler-admin",
-            "postgresql://u:pw@h/pgbouncer",
-        ])
-        .unwrap();
-        assert_eq!(s.pooler.as_deref(), Some("pgbouncer:session"));
+        let back: RunSettings = serde_json::from_value(v).unwrap();
+        assert_eq!(back.pooler, s.pooler);
+        let s = RunSettings {
+            pooler: Some(PoolerSpec::parse("pgbouncer:session").unwrap()),
+            pooler_admin: Some("postgresql://u:pw@h/pgbouncer".into()),
+            ..Default::default()
+        };
+        assert_eq!(s.pooler.map(PoolerSpec::mode), Some(PoolMode::Session));
         assert!(
             !serde_json::to_string(&s).unwrap().contains("pw@"),
             "no URL in the record"
@@ -281,54 +377,63 @@ mod tests {
             d.get("pooler").is_none() && d.get("pool_size").is_none(),
             "{d}"
         );
-        for (args, msg) in [
-            (["--pooler", "pgpool"], "expected pgbouncer"),
+        for (e, msg) in [
             (
-                ["--pooler", "pgbouncer:statement"],
+                PoolerSpec::parse("pgpool").unwrap_err(),
+                "expected pgbouncer",
+            ),
+            (
+                PoolerSpec::parse("pgbouncer:statement").unwrap_err(),
                 "transaction or session",
             ),
             (
-                ["--pool-size", "0"],
+                PoolSizes::parse("0").unwrap_err(),
                 "--pool-size must be in range 1..100000",
             ),
-            (["--pool-size", ","], "invalid pool size \"\""),
+            (PoolSizes::parse(",").unwrap_err(), "invalid pool size \"\""),
             (
-                ["--pool-size", "4,,8"],
+                PoolSizes::parse("4,,8").unwrap_err(),
                 "invalid pool size \"\" in --pool-size \"4,,8\"",
             ),
             (
-                ["--pool-size", "4,4"],
+                PoolSizes::parse("4,4").unwrap_err(),
                 "invalid --pool-size \"4,4\": the pool size 4 is given twice",
             ),
         ] {
-            let e = parse(&args).unwrap_err();
-            assert!(e.contains(msg), "{args:?}: {e}");
+            assert!(e.contains(msg), "{e}");
         }
     }
 
     #[test]
-    fn perturb_repeats_parses_once_and_is_recorded_only_when_given() {
-        let s = parse(&[
-            "--perturb",
-            "2s:checkpoint",
-            "--perturb",
-            "every10s:ddl-lock=pgbench_accounts,1s",
-        ])
-        .unwrap();
-        let spelled: Vec<String> = s.perturb.iter().map(|p| p.to_string()).collect();
-        assert_eq!(
-            spelled,
-            ["2s:checkpoint", "every10s:ddl-lock=pgbench_accounts,1s"]
-        );
+    fn perturb_is_recorded_only_when_given() {
+        let s = RunSettings {
+            perturb: ["2s:checkpoint", "every10s:ddl-lock=pgbench_accounts,1s"]
+                .iter()
+                .map(|p| Perturbation::parse(p).unwrap())
+                .collect(),
+            ..Default::default()
+        };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["perturb"][1], "every10s:ddl-lock=pgbench_accounts,1s");
         let back: RunSettings = serde_json::from_value(v).unwrap();
         assert_eq!(back.perturb, s.perturb);
         let d = serde_json::to_value(RunSettings::default()).unwrap();
         assert!(d.get("perturb").is_none(), "{d}");
-        let e = parse(&["--perturb", "2s:restart"]).unwrap_err();
-        assert!(e.contains("invalid --perturb \"2s:restart\""), "{e}");
-        assert!(e.contains("not supported yet"), "{e}");
+        let e = Perturbation::parse("2s:restart=slow").unwrap_err();
+        assert!(e.contains("invalid --perturb \"2s:restart=slow\""), "{e}");
+        assert!(e.contains("fast or immediate"), "{e}");
+        // The user's command: parsed, never in the record (it may hold a token).
+        let s = RunSettings {
+            perturb_cmd: vec![
+                PerturbCmd::parse("restart=PGPASSWORD=x pg_ctl restart").unwrap(),
+                PerturbCmd::parse("pause=docker pause pg").unwrap(),
+            ],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        assert!(!v.to_string().contains("pg_ctl"), "{v}");
+        let e = PerturbCmd::parse("vacuum=x").unwrap_err();
+        assert!(e.contains("stands for restart or pause"), "{e}");
     }
 
     #[test]

@@ -143,8 +143,12 @@ pub struct Finding {
     /// The exact command that runs the scenario with those parameters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    /// The same command as arguments (after `hotbench`), for `--run`.
+    /// The same command as arguments (after `hotbench`).
     pub command_args: Vec<String>,
+    /// The same ladder, typed: what `command` is rendered from and `diagnose --run` runs
+    /// (in the diagnosing process only; the file has it as `command`).
+    #[serde(skip)]
+    pub suggestion: Option<SuggestedLadder>,
     /// What was measured: samples, shares, counts.
     pub evidence: Vec<Evidence>,
     /// The xmin horizon's holder (`xmin_horizon`).
@@ -198,6 +202,22 @@ pub struct Estimate {
     /// `--think`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think_ms: Option<f64>,
+}
+
+/// The lab ladder a finding suggests, typed: `hotbench scenario run SCENARIO -c CLIENTS
+/// [--variants …] [--param …] [--rtt …] [--think …]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SuggestedLadder {
+    pub scenario: String,
+    /// Empty: the whole ladder.
+    pub variants: Vec<String>,
+    pub clients: u32,
+    /// `--param NAME=VALUE`s, in order.
+    pub params: Vec<(String, String)>,
+    /// `--rtt`, µs (whole tenths of a millisecond, as the command spells them).
+    pub rtt_us: Option<i64>,
+    /// `--think`, µs (whole tenths of a millisecond).
+    pub think_us: Option<i64>,
 }
 
 /// One measured fact.

@@ -12,7 +12,7 @@ const EMBEDDED: &str = "Embedded server (used when no database is given)";
 
 /// The server the user names; none of them set (and no database name or `PG*` variable)
 /// means the embedded server.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct ConnArgs {
     /// Database server host or socket directory
     #[arg(
@@ -41,7 +41,7 @@ pub struct ConnArgs {
 }
 
 /// Which PostgreSQL the embedded server runs.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct EmbeddedArgs {
     /// PostgreSQL major version of the embedded server (downloaded when not installed)
     #[arg(long = "pg-version", value_name = "N", help_heading = EMBEDDED)]
@@ -64,17 +64,13 @@ impl EmbeddedArgs {
 
 #[cfg(test)]
 mod tests {
-    use clap::FromArgMatches;
-
     use super::*;
-    use crate::flags::{scenario::ScenarioCommand, Cli, Command};
+    use crate::flags::{scenario::ScenarioCommand, Command};
 
     /// The connection and embedded-server flags a command line parses to.
     fn parsed(argv: &[&str]) -> (ConnArgs, EmbeddedArgs) {
-        let m = crate::flags::command()
-            .try_get_matches_from(argv)
-            .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
-        match Cli::from_arg_matches(&m).expect("cli").command {
+        let (cli, _) = crate::parse_command_line(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        match cli.command {
             Command::Run(a) => (a.conn, a.embedded),
             Command::Sweep(a) => (a.run.conn, a.run.embedded),
             Command::Demo(a) => (a.ladder.conn, a.ladder.embedded),

@@ -32,8 +32,8 @@ pub struct DiagnoseArgs {
     #[arg(long = "run")]
     pub run: bool,
     /// With --run: each variant's duration instead of the scenario's (e.g. 10s)
-    #[arg(long = "run-time", value_name = "DUR")]
-    pub run_time: Option<String>,
+    #[arg(long = "run-time", value_name = "DUR", value_parser = run_time)]
+    pub run_time: Option<u32>,
     #[command(flatten)]
     pub conn: ConnArgs,
     #[command(flatten)]
@@ -41,4 +41,15 @@ pub struct DiagnoseArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+}
+
+/// `--run-time`: whole seconds, as `-T` takes them.
+fn run_time(text: &str) -> crate::fail::Result<u32> {
+    use crate::fail::Fail;
+    let s = hotbench_engine::duration::parse_whole_seconds(text)
+        .map_err(|e| Fail::input(format!("--run-time: {e}")))?;
+    u32::try_from(s)
+        .ok()
+        .filter(|s| i64::from(*s) <= crate::option_ranges::INT_MAX)
+        .ok_or_else(|| Fail::input("--run-time must be in range 1..2147483647 seconds"))
 }

@@ -1,6 +1,7 @@
 //! `hotbench run`: pgbench's options, same names and meanings, plus hotbench's own.
-//! Stage one (this file) only parses; `crate::run_cmd` validates and builds the engine
-//! configuration, so that every message about bad input comes from one place.
+//! Stage one (this file) parses; each numeric option is checked as clap reads it, in
+//! command-line order as pgbench's getopt loop does (`crate::option_ranges`, pgbench's
+//! messages); `crate::run_options` checks the options together into a typed `RunRequest`.
 
 use clap::{ArgAction, Args};
 
@@ -39,9 +40,10 @@ pub struct RunArgs {
         short = 'F',
         long = "fillfactor",
         value_name = "NUM",
+        value_parser = crate::option_ranges::fillfactor,
         help_heading = "Initialization options"
     )]
-    pub fillfactor: Option<String>,
+    pub fillfactor: Option<i32>,
     /// Do not run VACUUM (during initialization or before tests)
     #[arg(
         short = 'n',
@@ -57,9 +59,10 @@ pub struct RunArgs {
         short = 's',
         long = "scale",
         value_name = "NUM",
+        value_parser = crate::option_ranges::scale,
         help_heading = "Initialization options"
     )]
-    pub scale: Option<String>,
+    pub scale: Option<i32>,
     /// Create foreign key constraints between tables
     #[arg(long = "foreign-keys", help_heading = "Initialization options")]
     pub foreign_keys: bool,
@@ -81,9 +84,10 @@ pub struct RunArgs {
     #[arg(
         long = "partitions",
         value_name = "NUM",
+        value_parser = crate::option_ranges::partitions,
         help_heading = "Initialization options"
     )]
-    pub partitions: Option<String>,
+    pub partitions: Option<i32>,
     /// Create tables in the specified tablespace
     #[arg(
         long = "tablespace",
@@ -127,9 +131,10 @@ pub struct RunArgs {
         short = 'L',
         long = "latency-limit",
         value_name = "NUM",
+        value_parser = crate::option_ranges::parse_latency_limit,
         help_heading = "Benchmarking options"
     )]
-    pub latency_limit: Option<String>,
+    pub latency_limit_us: Option<i64>,
     /// Protocol for submitting queries: simple|extended|prepared (default: simple)
     #[arg(
         short = 'M',
@@ -143,9 +148,10 @@ pub struct RunArgs {
         short = 'P',
         long = "progress",
         value_name = "NUM",
+        value_parser = crate::option_ranges::progress,
         help_heading = "Benchmarking options"
     )]
-    pub progress: Option<String>,
+    pub progress: Option<u32>,
     /// Report latencies, failures, and retries per command
     #[arg(
         short = 'r',
@@ -158,17 +164,19 @@ pub struct RunArgs {
         short = 'R',
         long = "rate",
         value_name = "NUM",
+        value_parser = crate::option_ranges::parse_rate,
         help_heading = "Benchmarking options"
     )]
-    pub rate: Option<String>,
+    pub rate: Option<f64>,
     /// Number of transactions each client runs (default: 10)
     #[arg(
         short = 't',
         long = "transactions",
         value_name = "NUM",
+        value_parser = crate::option_ranges::transactions,
         help_heading = "Benchmarking options"
     )]
-    pub transactions: Option<String>,
+    pub transactions: Option<u64>,
     /// Vacuum all four standard tables before tests
     #[arg(
         short = 'v',
@@ -180,9 +188,10 @@ pub struct RunArgs {
     #[arg(
         long = "aggregate-interval",
         value_name = "NUM",
+        value_parser = crate::option_ranges::aggregate_interval,
         help_heading = "Benchmarking options"
     )]
-    pub aggregate_interval: Option<String>,
+    pub aggregate_interval: Option<u32>,
     /// Report the failures grouped by basic types
     #[arg(long = "failures-detailed", help_heading = "Benchmarking options")]
     pub failures_detailed: bool,
@@ -197,9 +206,10 @@ pub struct RunArgs {
     #[arg(
         long = "max-tries",
         value_name = "NUM",
+        value_parser = crate::option_ranges::parse_max_tries,
         help_heading = "Benchmarking options"
     )]
-    pub max_tries: Option<String>,
+    pub max_tries: Option<u32>,
     /// Use Unix epoch timestamps for progress
     #[arg(long = "progress-timestamp", help_heading = "Benchmarking options")]
     pub progress_timestamp: bool,
@@ -207,9 +217,10 @@ pub struct RunArgs {
     #[arg(
         long = "sampling-rate",
         value_name = "NUM",
+        value_parser = crate::option_ranges::parse_sampling_rate,
         help_heading = "Benchmarking options"
     )]
-    pub sampling_rate: Option<String>,
+    pub sampling_rate: Option<f64>,
     /// Show builtin script code, then exit
     #[arg(
         long = "show-script",

@@ -38,6 +38,12 @@ impl ScenarioPick {
     }
 }
 
+/// `--param NAME=VALUE`, split (the scenario checks the name and value).
+pub fn param(text: &str) -> crate::fail::Result<(String, String)> {
+    hotbench_scenario::params::parse_assignment(text)
+        .map_err(|e| crate::fail::Fail::input(e.to_string()))
+}
+
 /// Options of a ladder run shared by `scenario run` and `demo` (and built by `sweep
 /// --scenario`): the load, settings and outputs as `hotbench run` declares them, plus the
 /// ladder's own.
@@ -46,8 +52,8 @@ pub struct LadderArgs {
     #[command(flatten)]
     pub load: LoadArgs,
     /// Set a scenario parameter (repeatable)
-    #[arg(long = "param", value_name = "NAME=VALUE", action = ArgAction::Append)]
-    pub param: Vec<String>,
+    #[arg(long = "param", value_name = "NAME=VALUE", action = ArgAction::Append, value_parser = param)]
+    pub param: Vec<(String, String)>,
     /// Keep the scenario's hb_NAME schema (the last variant's data) after the ladder
     #[arg(long = "keep-schema")]
     pub keep_schema: bool,
@@ -65,10 +71,6 @@ pub struct LadderArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
-    /// Not a flag: `diagnose --run` sets it so its ladder runs on the embedded server
-    /// whatever the environment names.
-    #[arg(skip)]
-    pub embedded_only: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -125,16 +127,12 @@ pub struct DemoArgs {
 
 #[cfg(test)]
 mod tests {
-    use clap::FromArgMatches;
-
     use super::*;
-    use crate::flags::{Cli, Command};
+    use crate::flags::Command;
 
     fn pick_of(argv: &[&str]) -> ScenarioPick {
-        let m = crate::flags::command()
-            .try_get_matches_from(argv)
-            .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
-        match Cli::from_arg_matches(&m).expect("cli").command {
+        let (cli, _) = crate::parse_command_line(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        match cli.command {
             Command::Sweep(a) => a.pick,
             Command::Scenario(s) => match s.command {
                 ScenarioCommand::Run(r) => r.pick,

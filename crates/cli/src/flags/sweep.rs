@@ -10,7 +10,12 @@ use super::run::RunArgs;
 use super::scenario::ScenarioPick;
 
 #[derive(Debug, Clone, Args)]
-#[command(disable_help_flag = true, disable_version_flag = true)]
+#[command(
+    disable_help_flag = true,
+    disable_version_flag = true,
+    // `-c` is the counts to sweep here, checked as one list.
+    mut_arg("client", |a| a.value_parser(super::shared::Clients::list))
+)]
 pub struct SweepArgs {
     /// Write the sweep report (measured vs fitted throughput, every run) as HTML
     #[arg(
@@ -25,8 +30,8 @@ pub struct SweepArgs {
     #[arg(long = "scenario", value_name = "NAME", help_heading = "sweep options")]
     pub scenario: Option<String>,
     /// With --scenario: set a scenario parameter (repeatable)
-    #[arg(long = "param", value_name = "NAME=VALUE", action = clap::ArgAction::Append, help_heading = "sweep options")]
-    pub param: Vec<String>,
+    #[arg(long = "param", value_name = "NAME=VALUE", action = clap::ArgAction::Append, value_parser = super::scenario::param, help_heading = "sweep options")]
+    pub param: Vec<(String, String)>,
     #[command(flatten)]
     pub run: RunArgs,
     /// With --scenario (last: the heading applies to what follows it).

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 use std::process::Child;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,22 +19,24 @@ use crate::process::{self, StopMode};
 use crate::state::State;
 
 #[derive(Debug)]
-struct GuardInner {
-    conn: ConnInfo,
-    layout: Layout,
-    state: State,
+pub(super) struct GuardInner {
+    pub(super) conn: ConnInfo,
+    pub(super) layout: Layout,
+    pub(super) state: State,
+    /// The postmaster's pid now (`state.pid` until a restart, [`super::Control::restart`]).
+    pub(super) pid: AtomicU32,
     owned: bool,
     /// Another command was using the server when this one joined.
     shared: bool,
     /// When this command took the server.
     since: std::time::SystemTime,
     /// Our shared lock on `<base>/users` while we use the server.
-    user_lock: Mutex<Option<std::fs::File>>,
+    pub(super) user_lock: Mutex<Option<std::fs::File>>,
     /// Postmaster child and guardian, when this guard started the server.
-    live: Mutex<Option<(Child, Guardian)>>,
+    pub(super) live: Mutex<Option<(Child, Guardian)>>,
 }
 
-fn lock_ignoring_poison<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock_ignoring_poison<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
@@ -49,7 +52,8 @@ impl GuardInner {
         };
         let _lock = Lock::take(&self.layout.base);
         drop(users);
-        let state = State::load(&self.layout.state).filter(|s| s.pid == self.state.pid);
+        let pid = self.pid.load(Ordering::SeqCst);
+        let state = State::load(&self.layout.state).filter(|s| s.pid == pid);
         match live.take() {
             Some((mut child, mut guardian)) => {
                 let pid = child.id();
@@ -166,6 +170,7 @@ impl DefaultGuard {
             inner: Arc::new(GuardInner {
                 conn,
                 layout,
+                pid: AtomicU32::new(state.pid),
                 state,
                 owned: false,
                 shared,
@@ -224,9 +229,9 @@ impl DefaultGuard {
         &self.inner.state.version
     }
 
-    /// Postmaster pid.
+    /// Postmaster pid (the new one after a restart).
     pub fn pid(&self) -> u32 {
-        self.inner.state.pid
+        self.inner.pid.load(Ordering::SeqCst)
     }
 
     /// Data directory.
@@ -237,6 +242,11 @@ impl DefaultGuard {
     /// Handle for a signal handler.
     pub fn stopper(&self) -> Stopper {
         Stopper(Arc::clone(&self.inner))
+    }
+
+    /// Handle for the perturbations that restart or pause the server.
+    pub fn control(&self) -> super::Control {
+        super::Control::new(Arc::clone(&self.inner))
     }
 
     /// Stop now (same as dropping).
@@ -307,6 +317,7 @@ pub fn ensure_default_server(opts: &DefaultOptions) -> Result<DefaultGuard> {
         inner: Arc::new(GuardInner {
             conn,
             layout: l,
+            pid: AtomicU32::new(st.pid),
             state: st,
             owned: true,
             shared: false,

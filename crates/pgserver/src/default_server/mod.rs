@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use crate::binaries::BinOptions;
 
 mod commands;
+mod control;
 mod guard;
 mod layout;
 mod startup;
@@ -22,6 +23,7 @@ mod startup;
 pub use commands::{
     server_reset, server_start, server_status, server_stop, server_url, Keeper, Running, Status,
 };
+pub use control::{Control, Restarted};
 pub use guard::{ensure_default_server, DefaultGuard, Stopper};
 
 /// Options of the default server (plain values, filled by the CLI from its flags).

@@ -1,31 +1,23 @@
-//! Horizontal bar charts as inline SVG, for ladders and sets of runs: one bar per run, its
-//! value, a label (escaped) and an optional badge (speedup, check results). Static markup:
-//! no script needed to draw it.
+//! Horizontal bar charts (the section model's `Bars`) as inline SVG, for ladders, sets of
+//! runs and hot keys: one bar per item, its value, a label (escaped) and an optional badge
+//! (speedup, check results), and a dashed labelled line (a ladder's ceiling) where there is
+//! one. Static markup: no script needed to draw it.
 
+use crate::analysis::number::num;
+use crate::analysis::section::Bars;
 use crate::html::escape::html;
-use crate::text::number::num;
 
-pub struct Bar {
-    pub label: String,
-    pub value: f64,
-    /// Text after the value (e.g. `×2.4  checks ✔`).
-    pub badge: String,
-    pub highlight: bool,
-    /// Drawn in the failure colour (a check failed).
-    pub bad: bool,
-}
-
-/// An SVG chart of `bars` titled `title`, values in `unit`.
-pub fn svg(title: &str, unit: &str, bars: &[Bar]) -> String {
-    svg_with_line(title, unit, bars, None)
-}
-
-/// As [`svg`], with a dashed vertical line at `line`'s value (a ladder's ceiling), labelled.
-pub fn svg_with_line(title: &str, unit: &str, bars: &[Bar], line: Option<(&str, f64)>) -> String {
+/// An SVG chart of the bars, with the line (labelled) at its value.
+pub fn svg(chart: &Bars) -> String {
+    let (title, unit, bars) = (&chart.title, &chart.unit, &chart.bars);
     if bars.is_empty() {
         return String::new();
     }
-    let line = line.filter(|(_, v)| v.is_finite() && *v > 0.0);
+    let line = chart
+        .line
+        .as_ref()
+        .map(|(l, v)| (l.as_str(), *v))
+        .filter(|(_, v)| v.is_finite() && *v > 0.0);
     let max = bars
         .iter()
         .map(|b| b.value)
@@ -92,10 +84,20 @@ pub fn svg_with_line(title: &str, unit: &str, bars: &[Bar], line: Option<(&str, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::section::Bar;
+
+    fn svg_with_line(title: &str, unit: &str, bars: &[Bar], line: Option<(&str, f64)>) -> String {
+        svg(&Bars {
+            title: title.into(),
+            unit: unit.into(),
+            bars: bars.to_vec(),
+            line: line.map(|(l, v)| (l.to_string(), v)),
+        })
+    }
 
     #[test]
     fn labels_are_escaped_and_bars_scaled() {
-        let s = svg(
+        let s = svg_with_line(
             "goodput",
             "per s",
             &[
@@ -114,6 +116,7 @@ mod tests {
                     bad: true,
                 },
             ],
+            None,
         );
         assert!(!s.contains("<script>"));
         assert!(s.contains("&lt;script&gt;"));

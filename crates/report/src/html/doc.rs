@@ -4,7 +4,7 @@
 //! data ([`Chart`]) and drawn by `assets/report.js`, which reports on `<pre id="status">`
 //! and `<html data-ready>` when every chart has drawn (the browser test reads that).
 
-use crate::html::chart::Chart;
+use crate::analysis::chart::Chart;
 use crate::html::downsample::downsample;
 use crate::html::escape::{html, script_json};
 use std::collections::BTreeMap;
@@ -141,7 +141,7 @@ pub fn facts(pairs: &[(&str, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::chart::Series;
+    use crate::analysis::chart::Series;
 
     #[test]
     fn page_is_self_contained_and_escapes_title_and_chart_text() {

@@ -3,7 +3,7 @@
 //! each point the mean of consecutive intervals, so the page stays small and fast while the
 //! JSON keeps every interval. The chart's title says so.
 
-use crate::html::chart::Chart;
+use crate::analysis::chart::Chart;
 
 /// Points per series beyond which a time chart is downsampled.
 pub const MAX_POINTS: usize = 600;
@@ -34,7 +34,7 @@ pub fn downsample(chart: &mut Chart) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::chart::Series;
+    use crate::analysis::chart::Series;
 
     #[test]
     fn an_hour_is_drawn_with_at_most_600_points_of_means() {

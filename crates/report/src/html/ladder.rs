@@ -5,12 +5,14 @@
 
 use hotbench_stats::{Ladder, RunRecord, VariantResult};
 
-use crate::html::bars::{self, Bar};
-use crate::html::chart::{Chart, Series};
+use crate::analysis::chart::{Chart, Series};
+use crate::analysis::number::num;
+use crate::analysis::section::{Bar, Bars};
+use crate::analysis::sections::timeline::{align_into, hdr_chart, throughput_overlay};
+use crate::html::bars;
 use crate::html::doc::{facts, table, Doc};
 use crate::html::escape::html;
-use crate::html::run::{align_into, hdr_chart, run_section, throughput_overlay};
-use crate::text::number::num;
+use crate::html::run::run_section;
 
 /// Passing checks of a variant that committed nothing prove nothing: shown as `–`.
 fn checks_say_nothing(v: &VariantResult) -> bool {
@@ -147,12 +149,12 @@ fn work_bars(doc: &mut Doc, l: &Ladder, unit: &str) {
         })
         .collect();
     let ceiling = l.ceiling.as_ref().and_then(|c| c.useful_per_s());
-    doc.raw(&bars::svg_with_line(
-        "Useful work per variant",
-        unit,
-        &bar_list,
-        ceiling.map(|v| ("ceiling", v)),
-    ));
+    doc.raw(&bars::svg(&Bars {
+        title: "Useful work per variant".into(),
+        unit: unit.into(),
+        bars: bar_list,
+        line: ceiling.map(|v| ("ceiling".to_string(), v)),
+    }));
     if let (Some(c), Some(v)) = (&l.ceiling, ceiling) {
         doc.raw(&format!(
             "<p class=\"note\">ceiling (not ranked): {} {} — {}</p>\n",

@@ -1,21 +1,17 @@
 //! The self-contained HTML report: a page shell ([`doc`]) with charts declared as data
-//! ([`chart`]) and sections written as escaped markup ([`escape`]) from records and from the
-//! `analysis` results; one file per kind of document.
+//! (`analysis::chart`), the section model as escaped markup ([`section`], [`escape`]),
+//! a run's section ([`run`]); one file per kind of document, each walking its sections.
 
 pub mod bars;
-pub mod chart;
 pub mod compare;
 pub mod compare_ladder;
 pub mod diagnosis;
 pub mod doc;
 pub mod downsample;
 pub mod escape;
-pub mod keys;
 pub mod ladder;
 pub mod page;
-pub mod perturbations;
-pub mod pool_sweep;
-pub mod pooler;
 pub mod run;
+pub mod section;
 pub mod sweep;
 pub mod usl;

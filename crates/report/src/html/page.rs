@@ -4,12 +4,15 @@
 
 use hotbench_stats::{Ladder, RunRecord};
 
+use crate::analysis::documents::sweep::usl_chart;
+use crate::analysis::section::{Bar, Bars};
+use crate::analysis::sections::timeline::{hdr_chart, throughput_overlay};
 use crate::document::Document;
-use crate::html::bars::{self, Bar};
+use crate::html::bars;
 use crate::html::doc::Doc;
 use crate::html::escape::html;
 use crate::html::ladder::ladder_section;
-use crate::html::run::{hdr_chart, run_section, throughput_overlay};
+use crate::html::run::run_section;
 use crate::html::sweep;
 use crate::text;
 
@@ -28,16 +31,21 @@ fn runs_summary(doc: &mut Doc, runs: &[(&str, &RunRecord)]) {
                 format!(
                     "×{:.2}  ({} tps)",
                     r.totals.goodput_per_s / first,
-                    crate::text::number::num(r.totals.tps)
+                    crate::analysis::number::num(r.totals.tps)
                 )
             } else {
-                format!("({} tps)", crate::text::number::num(r.totals.tps))
+                format!("({} tps)", crate::analysis::number::num(r.totals.tps))
             },
             highlight: i == 0,
             bad: r.status != hotbench_stats::RunStatus::Completed,
         })
         .collect();
-    doc.raw(&bars::svg("Goodput per run", "per second", &list));
+    doc.raw(&bars::svg(&Bars {
+        title: "Goodput per run".into(),
+        unit: "per second".into(),
+        bars: list,
+        line: None,
+    }));
     doc.chart(throughput_overlay(runs, false));
     doc.chart(hdr_chart(runs));
 }
@@ -113,7 +121,7 @@ pub fn render_documents(docs: &[Document]) -> String {
             Document::Ladders(ls) => ls.iter().for_each(|l| ladder_section(&mut doc, l)),
             Document::Sweep(s) => {
                 doc.heading(2, "concurrency sweep");
-                doc.chart(sweep::usl_chart(s));
+                doc.chart(usl_chart(s));
                 doc.raw(&format!(
                     "<pre>{}</pre>\n",
                     html(&text::sweep::render_text(s))

@@ -1,64 +1,23 @@
-//! `hotbench sweep`'s terminal output: per series, the table of client counts with the fitted
-//! throughput beside the measured one, then the fit in words.
-
-use std::fmt::Write as _;
+//! `hotbench sweep`'s terminal output: the document's sections
+//! (`analysis::documents::sweep`, or `pool_sweep` for a pool-size sweep) in the terminal.
 
 use hotbench_stats::{SweepAxis, SweepDoc};
 
-use crate::analysis::sweep::fit;
-use crate::text::number::num;
-use crate::text::usl::fit_lines;
+use crate::analysis::documents::{pool_sweep, sweep};
+use crate::text::section::render;
 
 /// The sweep table and fit, for the terminal (a pool-size sweep's own table instead).
 pub fn render_text(doc: &SweepDoc) -> String {
     if doc.axis == SweepAxis::PoolSize {
-        return crate::text::pool_sweep::render_pool_text(doc);
+        return render(&pool_sweep::sections(doc));
     }
-    let mut o = String::new();
-    for series in doc.series() {
-        if !series.label.is_empty() {
-            let _ = writeln!(o, "{}:", series.label);
-        }
-        let fit = fit(&series);
-        o.push_str("clients        tps  goodput/s     p99 ms   fitted tps\n");
-        for p in series.points() {
-            let fitted = fit
-                .as_ref()
-                .map(|f| num(f.throughput(p.clients as f64)))
-                .unwrap_or_else(|_| "–".into());
-            let _ = writeln!(
-                o,
-                "{:>7} {:>10} {:>10} {:>10} {:>12}",
-                p.clients,
-                num(p.tps),
-                num(p.goodput_per_s),
-                num(p.p99_ms),
-                fitted
-            );
-        }
-        match fit {
-            Ok(f) => {
-                let max_n = series
-                    .runs
-                    .iter()
-                    .map(|r| r.bench.clients)
-                    .max()
-                    .unwrap_or(1);
-                o.push_str("USL fit: ");
-                o.push_str(&fit_lines(&f, max_n as f64));
-            }
-            Err(e) => {
-                let _ = writeln!(o, "no USL fit: {e}");
-            }
-        }
-        o.push('\n');
-    }
-    o
+    render(&sweep::sections(doc))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::documents::pool_sweep::tests::pool_sweep;
     use crate::analysis::sweep::tests::{labelled_sweep, sweep};
 
     #[test]
@@ -73,5 +32,35 @@ mod tests {
         let text = render_text(&labelled_sweep());
         assert!(text.starts_with("hot:\n"), "{text}");
         assert!(text.contains("\nspread:\n"), "{text}");
+    }
+
+    #[test]
+    fn each_pool_size_is_a_row_and_the_best_is_called_out() {
+        let text = render_text(&pool_sweep());
+        assert!(
+            text.starts_with("update-returning, 100 clients:\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("no pooler        600        600        900  -\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("        4       1500       1500        120"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "best pool size: 4 (1500 goodput/s, p99 120 ms); without a pooler 600 \
+                 goodput/s, p99 900 ms: 2.50× the goodput\n"
+            ),
+            "{text}"
+        );
+        let mut doc = pool_sweep();
+        doc.runs[0].bench.query_mode = "prepared".into();
+        doc.runs[1].bench.query_mode = "extended".into();
+        assert!(render_text(&doc).contains(
+            "note: without a pooler the query mode was prepared, through the pooler extended"
+        ));
     }
 }

@@ -79,6 +79,11 @@ pub(super) fn run_variant(
     let started = std::time::Instant::now();
     let (outcome, series, monitor_notes) = run(st, cfg, &run_conn, record, holders, log)?;
     notes.extend(monitor_notes);
+    if reconnect_if_lost(st, admin)? {
+        notes.push(
+            "the server restarted during the run: the ladder's own session was opened again".into(),
+        );
+    }
     // The engine's wall time is the clients' connections, the measured run, then the
     // cancelling of what was in flight and the observers' ending: the last is `finish`.
     let r = &outcome.record;
@@ -113,6 +118,18 @@ pub(super) fn run_variant(
     result.notes.extend(phases::notes(&ph));
     result.phases_s = Some(ph);
     Ok((result, interrupted))
+}
+
+/// A server that restarted during the run (a `restart` perturbation) took the ladder's own
+/// session with it: a new one, the schema claimed again. True when it had to.
+fn reconnect_if_lost(st: &Stage<'_, '_>, admin: &mut Connection) -> Result<bool> {
+    if admin.simple_query("select 1").is_ok() {
+        return Ok(false);
+    }
+    let mut fresh = db::connect(st.admin_cfg)?;
+    crate::claim::claim_schema(&mut fresh, st.schema, st.scn.name())?;
+    *admin = fresh;
+    Ok(true)
 }
 
 /// Drops the variant's schema at once (its tables would otherwise weigh on the next
@@ -229,12 +246,12 @@ fn run_config(st: &Stage<'_, '_>) -> Result<(RunConfig, Config, Option<String>)>
         random_seed: opts.random_seed,
         threads_default: ThreadsDefault::PerCore,
     };
-    let cfg = RunConfig::build(
-        workload,
-        opts.settings.clone(),
-        client_conn,
-        application_name,
-    );
+    let mut run_settings = opts.settings.clone();
+    run_settings.perturb.extend(p.perturbations.iter().cloned());
+    let mut cfg = RunConfig::build(workload, run_settings, client_conn, application_name);
+    // Perturbations go straight to the server, as the scenario's own sessions do.
+    cfg.perturb_conn = Some(run_conn.clone());
+    cfg.server = opts.server.clone();
     Ok((cfg, run_conn, note))
 }
 
@@ -355,7 +372,7 @@ fn finish(
         let specs = g.script_specs();
         let names = std::iter::once(g.name.as_str()).chain(specs.iter().map(|s| split_weight(s).0));
         for name in names {
-            for k in ["committed", "goodput"] {
+            for k in ["committed", "goodput", "unfinished", "in_doubt"] {
                 extra
                     .entry(format!("{k}:{name}"))
                     .or_insert_with(|| "0".into());

@@ -1,5 +1,6 @@
-//! Charts as data: what `assets/report.js` draws with uPlot (series of optional values over a
-//! shared x axis). Renderers build them; [`crate::html::doc::Doc`] embeds them as JSON.
+//! Charts as data, the section model's series: series of optional values over a shared x
+//! axis, built by the sections from records. The HTML page embeds them as JSON and
+//! `assets/report.js` draws them with uPlot; the terminal shows the same facts as lines.
 
 use serde::Serialize;
 
