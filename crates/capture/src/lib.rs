@@ -3,4 +3,13 @@
 //! script per transaction shape with its key skew and think time, fix variants for the shapes
 //! the lab recognises, and `capture.json`, the observed profile a twin run is scored against.
 
+pub mod activity;
 pub mod observed;
+pub mod params;
+pub mod profile;
+pub mod sample;
+pub mod scenario_dir;
+pub mod script;
+pub mod shapes;
+pub mod sql_text;
+pub mod tracker;
