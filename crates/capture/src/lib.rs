@@ -12,4 +12,5 @@ pub mod scenario_dir;
 pub mod script;
 pub mod shapes;
 pub mod sql_text;
+pub mod summary;
 pub mod tracker;

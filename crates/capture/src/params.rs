@@ -139,16 +139,20 @@ fn fit_ints(ints: &[(i64, f64)], observations: u64) -> Fitted {
     let hi = max.saturating_add(step);
     let domain = (hi - lo + 1).max(1) as f64;
     let total: f64 = counts.values().sum();
-    // Weighted counts in units of observations.
-    let unit = n / total;
+    // Weighted values are worth fewer observations: the effective sample size (Σw)²/Σw²
+    // judges what is hot, the weighted shares say how hot.
+    let sum_sq: f64 = ints.iter().map(|(_, w)| w * w).sum();
+    let n_eff = (total * total / sum_sq.max(1e-12)).clamp(1.0, n);
+    let unit = n_eff / total;
     let mut sorted: Vec<(i64, f64)> = counts.iter().map(|(k, c)| (*k, c * unit)).collect();
     sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let limit = uniform_max(n, domain);
+    let limit = uniform_max(n_eff, domain);
     let hot: Vec<(i64, f64)> = sorted
         .iter()
         .take(MAX_HOT)
-        .take_while(|(_, c)| *c > limit && *c >= 3.0)
-        .map(|(k, c)| (*k, c / n))
+        // Plausibly not uniform, and at least twice a uniform key's share.
+        .take_while(|(_, c)| *c > limit && *c >= 3.0 && *c >= 2.0 * n_eff / domain)
+        .map(|(k, c)| (*k, c / n_eff))
         .collect();
     let tail_counts: Vec<f64> = sorted.iter().skip(hot.len()).map(|x| x.1).collect();
     let tail_domain = (domain - hot.len() as f64).max(1.0);

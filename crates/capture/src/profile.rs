@@ -106,9 +106,11 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         (None, None) => (Vec::new(), "none"),
     };
     alias_cut_texts(&mut counts, &txs);
+    let sampled = shapes_from == "pg_stat_activity";
     let (mut models, notes) = shapes::build(&shapes::Input {
         transactions: &txs,
         counts: pgss.then_some(&counts),
+        period_s: sampled.then(|| opts.activity_interval.as_secs_f64()),
     });
     doc.notes.extend(notes);
     if models.is_empty() && pgss {
@@ -131,7 +133,10 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
             }
         }
     }
-    let sessions = sessions(&activity, &doc, duration);
+    let sessions = sessions(&activity, doc.tps);
+    if let (true, Some(a)) = (sampled, &activity) {
+        scale_gaps(&mut models, &a.tracker, doc.tps);
+    }
     doc.sessions = sessions.clone();
     doc.sources = sources(&d, &activity, pgss, opts, shapes_from);
     doc.statements = mix(&counts, &models, pgss);
@@ -189,6 +194,50 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         clients,
         rate,
         diagnosis: d,
+    }
+}
+
+/// Sampled gaps are exact where seen but seen selectively; their total is Little's law: the
+/// sessions idle inside a transaction on average, over the transactions per second, is the
+/// idle time per transaction, spread over its gaps (BEGIN's and COMMIT's round trips too).
+/// The gaps between statements keep their seen proportions and take their share of it.
+fn scale_gaps(models: &mut [ShapeModel], t: &crate::tracker::Tracker, tps: f64) {
+    if tps <= 0.0 || t.samples == 0 {
+        return;
+    }
+    let idle_per_tx = t.idle_in_tx as f64 / t.samples as f64 / tps;
+    let total: f64 = models.iter().map(|m| m.count).sum();
+    // What the seen gaps add up to per transaction, across shapes by weight, against the
+    // part of the idle time that falls between statements.
+    let explicit: f64 = models
+        .iter()
+        .filter(|m| !m.autocommit)
+        .map(|m| if total > 0.0 { m.count / total } else { 0.0 })
+        .sum();
+    if explicit <= 0.0 {
+        return;
+    }
+    // Only explicit transactions idle inside themselves.
+    let idle_per_tx = idle_per_tx / explicit;
+    let mut seen = 0.0;
+    let mut between = 0.0;
+    for m in models.iter() {
+        let w = if total > 0.0 { m.count / total } else { 0.0 };
+        seen += w * m.gaps_s.iter().flatten().sum::<f64>();
+        let n = m.statements.len() as f64;
+        let gaps = if m.autocommit { 0.0 } else { n + 1.0 };
+        if gaps > 0.0 {
+            between += w * idle_per_tx * (n - 1.0) / gaps;
+        }
+    }
+    if seen <= 0.0 {
+        return;
+    }
+    let k = between / seen;
+    for m in models {
+        for g in m.gaps_s.iter_mut().flatten() {
+            *g *= k;
+        }
     }
 }
 
@@ -267,11 +316,10 @@ fn autocommit_from_counts(counts: &BTreeMap<String, Counts>) -> Vec<ShapeModel> 
     v
 }
 
-fn sessions(
-    activity: &Option<crate::activity::Sampled>,
-    doc: &CaptureDoc,
-    duration: f64,
-) -> Sessions {
+/// Who ran the workload. The time a session spends between its transactions is Little's law
+/// on the sample: sessions not busy over the transactions per second (`(seen - busy) / tps`);
+/// without a rate, twice the mean idle age sampled.
+fn sessions(activity: &Option<crate::activity::Sampled>, tps: f64) -> Sessions {
     let Some(a) = activity else {
         return Sessions::default();
     };
@@ -279,9 +327,11 @@ fn sessions(
     let samples = t.samples.max(1) as f64;
     let seen = t.sessions.len() as u32;
     let mean_busy = (t.active + t.idle_in_tx) as f64 / samples;
-    let idle_between_ms =
-        (t.idle_between.1 > 0).then(|| 2000.0 * t.idle_between.0 / t.idle_between.1 as f64);
-    let _ = (doc, duration);
+    let idle_between_ms = if tps > 0.0 && seen > 0 {
+        Some(1000.0 * (seen as f64 - mean_busy).max(0.0) / tps)
+    } else {
+        (t.idle_between.1 > 0).then(|| 2000.0 * t.idle_between.0 / t.idle_between.1 as f64)
+    };
     Sessions {
         seen,
         mean_busy,
@@ -441,11 +491,11 @@ fn shape_record(
         .iter()
         .map(|s| s.mean_ms.map(|ms| ms * s.per_tx))
         .sum();
-    let gaps_ms: Vec<f64> = m
+    let gaps_ms: Vec<Option<f64>> = m
         .gaps_s
         .iter()
         .skip(1)
-        .map(|g| g.map_or(0.0, |g| g * 1000.0))
+        .map(|g| g.map(|g| g * 1000.0))
         .collect();
     Shape {
         script: file.to_string(),
@@ -458,7 +508,7 @@ fn shape_record(
         autocommit: m.autocommit,
         weight,
         tps: m.count / duration,
-        latency_ms: server_ms.map(|s| s + gaps_ms.iter().sum::<f64>()),
+        latency_ms: server_ms.map(|s| s + gaps_ms.iter().flatten().sum::<f64>()),
         gaps_ms,
         observed: m.observed,
         parameters,

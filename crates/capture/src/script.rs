@@ -67,23 +67,26 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
     for (si, st) in shape.statements.iter().enumerate() {
         for slot in 0..st.text.values.len() {
             let column = st.text.columns.get(slot).cloned().flatten();
-            if let Some((earlier, a)) = same_as(shape, si, slot) {
+            if let Some((earlier, why)) = same_as(shape, si, slot) {
                 if let Some(written) = slot_var.get(&earlier).cloned() {
-                    let var = written.strip_prefix(':').unwrap_or(&written).to_string();
+                    let var = written.strip_prefix(':').map(str::to_string);
                     out.push_str(&format!(
-                        "-- {} again in statement {} (equal in {} of {} transactions where both were seen)\n",
-                        sanitize_comment(&var),
+                        "-- statement {}, value {}: {} again ({why})\n",
                         si + 1,
-                        a.equal,
-                        a.seen
+                        slot + 1,
+                        match &var {
+                            Some(v) => v.clone(),
+                            None =>
+                                format!("statement {}'s value {}", earlier.0 + 1, earlier.1 + 1),
+                        },
                     ));
                     params.push(Parameter {
-                        variable: var.clone(),
+                        variable: var.clone().unwrap_or_default(),
                         statement: si,
                         position: slot,
                         column,
                         model: "same".into(),
-                        same_as: Some(var),
+                        same_as: var,
                         ..Default::default()
                     });
                     slot_var.insert((si, slot), written);
@@ -213,13 +216,12 @@ fn repeat(per_tx: f64) -> usize {
     }
 }
 
-/// The earlier slot this one repeats, with the evidence.
-fn same_as(
-    shape: &ShapeModel,
-    si: usize,
-    slot: usize,
-) -> Option<((usize, usize), crate::shapes::Agreement)> {
-    shape
+/// The earlier slot this one repeats, with the evidence: seen equal in the transactions
+/// where both were seen, or — never seen together — compared with a column of the same
+/// distinctive name (`aid` in both; not a bare `id`, which names a different row in every
+/// table), and never seen to differ.
+fn same_as(shape: &ShapeModel, si: usize, slot: usize) -> Option<((usize, usize), String)> {
+    let seen_equal = shape
         .agreements
         .iter()
         .filter(|((_, b), a)| {
@@ -228,7 +230,45 @@ fn same_as(
                 && a.equal as f64 >= SAME_SHARE * a.seen as f64
         })
         .max_by_key(|(_, a)| a.equal)
-        .map(|((a, _), ag)| (*a, *ag))
+        .map(|((a, _), ag)| {
+            (
+                *a,
+                format!(
+                    "equal in {} of {} transactions where both were seen",
+                    ag.equal, ag.seen
+                ),
+            )
+        });
+    if seen_equal.is_some() {
+        return seen_equal;
+    }
+    let column = shape.statements.get(si)?.text.columns.get(slot)?.clone()?;
+    if column == "id" {
+        return None;
+    }
+    for (sj, st) in shape.statements.iter().enumerate().take(si) {
+        for (sk, c) in st.text.columns.iter().enumerate() {
+            if c.as_deref() != Some(column.as_str()) {
+                continue;
+            }
+            let ag = shape
+                .agreements
+                .get(&((sj, sk), (si, slot)))
+                .copied()
+                .unwrap_or_default();
+            if ag.equal == ag.seen {
+                return Some((
+                    (sj, sk),
+                    format!(
+                        "the same column, {}, and never seen to differ ({} seen together)",
+                        sanitize_comment(&column),
+                        ag.seen
+                    ),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The `\set` lines drawing `var`, and the parameter's record (model and numbers).

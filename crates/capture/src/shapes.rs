@@ -64,6 +64,10 @@ pub struct Input<'a> {
     pub transactions: &'a [SampledTransaction],
     /// By statement key, when `pg_stat_statements` was read.
     pub counts: Option<&'a BTreeMap<String, Counts>>,
+    /// The sampling period (s), when the transactions were sampled: a gap seen while a
+    /// session idled is seen with a chance of about its length over the period, so gaps are
+    /// averaged with the inverse as weight. `None` (a log): every gap counts once.
+    pub period_s: Option<f64>,
 }
 
 #[derive(Default)]
@@ -138,7 +142,13 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
     let scale = sample_scale(&t, &key_of_id, input.counts);
     for members in groups.values() {
         let order = order(members, &txs, &t);
-        let shape = assemble(&order, &txs, &mut t, &key_of_id, (input.counts, scale));
+        let shape = assemble(
+            &order,
+            &txs,
+            &mut t,
+            &key_of_id,
+            (input.counts, scale, input.period_s),
+        );
         shapes.push(shape);
     }
     shapes.sort_by(|a, b| b.count.total_cmp(&a.count));
@@ -246,27 +256,38 @@ fn components(
     (0..n).map(|x| find(&mut parent, x)).collect()
 }
 
-/// Members in the order they run: by how often each came before the others when seen
-/// together, then by mean position.
+/// Members in the order they run: each pair is ordered by which came first more often when
+/// seen together (a majority, so a statement seen often does not outvote one seen rarely),
+/// members ranked by the pairs they lead, then by mean position.
 fn order(
     members: &[usize],
     txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
     t: &[Template],
 ) -> Vec<usize> {
-    let mut score: BTreeMap<usize, f64> = members.iter().map(|m| (*m, 0.0)).collect();
+    let mut before: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     if members.len() > 1 {
+        let inside: std::collections::BTreeSet<usize> = members.iter().copied().collect();
         for (_, v) in txs {
             for i in 0..v.len() {
                 for j in i + 1..v.len() {
                     let (a, b) = (v[i].0, v[j].0);
-                    if a != b && score.contains_key(&a) && score.contains_key(&b) {
-                        *score.entry(a).or_default() += 1.0;
-                        *score.entry(b).or_default() -= 1.0;
+                    if a != b && inside.contains(&a) && inside.contains(&b) {
+                        *before.entry((a, b)).or_default() += 1;
                     }
                 }
             }
         }
     }
+    let wins = |a: usize| {
+        members
+            .iter()
+            .filter(|b| {
+                let ab = before.get(&(a, **b)).copied().unwrap_or(0);
+                let ba = before.get(&(**b, a)).copied().unwrap_or(0);
+                ab > ba
+            })
+            .count()
+    };
     let mean_pos = |id: usize| {
         let (s, n) = t[id].pos;
         if n > 0.0 {
@@ -277,8 +298,8 @@ fn order(
     };
     let mut v: Vec<usize> = members.to_vec();
     v.sort_by(|a, b| {
-        score[b]
-            .total_cmp(&score[a])
+        wins(*b)
+            .cmp(&wins(*a))
             .then(mean_pos(*a).total_cmp(&mean_pos(*b)))
             .then(a.cmp(b))
     });
@@ -290,13 +311,13 @@ fn assemble(
     txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
     t: &mut [Template],
     key_of_id: &BTreeMap<usize, String>,
-    (counts, scale): (Option<&BTreeMap<String, Counts>>, f64),
+    (counts, scale, period): (Option<&BTreeMap<String, Counts>>, f64, Option<f64>),
 ) -> ShapeModel {
     let index: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let explicit: f64 = order.iter().map(|id| t[*id].in_explicit).sum();
     let auto: f64 = order.iter().map(|id| t[*id].in_autocommit).sum();
     let autocommit = order.len() == 1 && auto > explicit;
-    let mut gaps: Vec<(f64, u64)> = vec![(0.0, 0); order.len()];
+    let mut gaps: Vec<(f64, f64)> = vec![(0.0, 0.0); order.len()];
     let mut agreements: BTreeMap<((usize, usize), (usize, usize)), Agreement> = BTreeMap::new();
     let mut observed = 0u64;
     for (_, v) in txs {
@@ -310,8 +331,9 @@ fn assemble(
             };
             if let Some(g) = w[1].3 {
                 if b == a + 1 {
-                    gaps[b].0 += g;
-                    gaps[b].1 += 1;
+                    let w = period.map_or(1.0, |p| (p / g.max(1e-9)).clamp(1.0, 20.0));
+                    gaps[b].0 += w * g;
+                    gaps[b].1 += w;
                 }
             }
         }
@@ -357,7 +379,7 @@ fn assemble(
         observed,
         gaps_s: gaps
             .iter()
-            .map(|(s, n)| (*n > 0).then(|| s / *n as f64))
+            .map(|(s, n)| (*n > 0.0).then(|| s / n))
             .collect(),
         agreements,
     }
@@ -456,6 +478,7 @@ mod tests {
         let (shapes, notes) = build(&Input {
             transactions: &all,
             counts: None,
+            period_s: None,
         });
         assert!(notes.is_empty());
         assert_eq!(shapes.len(), 2);
@@ -524,6 +547,7 @@ mod tests {
         let (shapes, _) = build(&Input {
             transactions: &all,
             counts: Some(&counts),
+            period_s: None,
         });
         assert_eq!(shapes.len(), 1);
         let s = &shapes[0];

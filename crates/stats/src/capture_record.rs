@@ -171,8 +171,8 @@ pub struct Shape {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
     /// Time between consecutive statements (ms): the client's think time and round trip
-    /// (`gaps[i]` comes before statement `i + 1`; the first is after BEGIN).
-    pub gaps_ms: Vec<f64>,
+    /// (`gaps_ms[i]` comes before statement `i + 1`), when seen.
+    pub gaps_ms: Vec<Option<f64>>,
     /// Transactions of it seen by sampling (partly or whole).
     pub observed: u64,
     /// The parameters of its statements, in order of appearance.
