@@ -7,7 +7,7 @@
 
 use hotbench_stats::capture_record::CaptureDoc;
 
-use crate::profile::Capture;
+use crate::workload::Capture;
 
 /// The schema side (tables, indexes, functions, a data generator): files and the setup order.
 #[derive(Debug, Clone, Default)]

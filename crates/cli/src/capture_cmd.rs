@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hotbench_capture::profile::Capture;
+use hotbench_capture::workload::Capture;
 use hotbench_capture::scenario_dir::{self, FixVariant, SchemaFiles, CAPTURE_JSON};
 use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_stats::capture_record::{CaptureDoc, CaptureStatus, CAPTURE_FORMAT};
@@ -72,7 +72,7 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let sample =
         hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
             .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
-    let capture = hotbench_capture::profile::profile(sample, &opts);
+    let capture = hotbench_capture::workload::profile(sample, &opts);
     let schema = schema_files(&params, &capture, scale, a.redact);
     drop(target);
     let fixes = fix_variants(&capture);
