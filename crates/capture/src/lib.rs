@@ -3,4 +3,9 @@
 //! script per transaction shape with its key skew and think time, fix variants for the shapes
 //! the lab recognises, and `capture.json`, the observed profile a twin run is scored against.
 
+pub mod log;
+pub mod log_csv;
+pub mod log_prefix;
+pub mod log_session;
+pub mod log_sql;
 pub mod observed;
