@@ -3,9 +3,19 @@
 //! script per transaction shape with its key skew and think time, fix variants for the shapes
 //! the lab recognises, and `capture.json`, the observed profile a twin run is scored against.
 
+pub mod catalog;
+pub mod catalog_types;
+pub mod datagen;
 pub mod log;
 pub mod log_csv;
 pub mod log_prefix;
 pub mod log_session;
 pub mod log_sql;
+pub mod model;
 pub mod observed;
+pub mod pgdump;
+pub mod profile;
+pub mod redact;
+pub mod schema;
+pub mod schema_sql;
+pub mod sqltext;

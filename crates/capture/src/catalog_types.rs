@@ -1,0 +1,599 @@
+//! The rest of the touched catalog, read as [`crate::catalog`] reads relations (by OID,
+//! through the catalogs' indexes, catalog functions only): the user-defined types the
+//! columns use (enums, domains, composites; an extension's types as the extension), the
+//! sequences their defaults draw from, the functions the statements call and those
+//! defaults, checks and indexes use, and what is there but not reproduced (triggers,
+//! rules, policies).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hotbench_wire::Connection;
+
+use crate::catalog::{cell, cell_bool, cell_u32, oid_array, query, query_or_note};
+use crate::model::{Model, Relation, Sequence, TypeDef, ValueKind};
+use crate::schema::SchemaError;
+use crate::sqltext::{array_text, parse_array};
+
+/// The first OID a user object can have: below it, the server's own.
+pub const FIRST_NORMAL_OID: u32 = hotbench_probe::key_decode::FIRST_NORMAL_OID;
+
+/// `pg_class`'s OID (an index's `pg_depend.classid`).
+pub const PG_CLASS: u32 = 1259;
+/// `pg_attrdef`'s OID (a column default's `pg_depend.classid`).
+pub const PG_ATTRDEF: u32 = 2604;
+/// `pg_constraint`'s OID.
+pub const PG_CONSTRAINT: u32 = 2606;
+
+const TYPES_SQL: &str = "select t.oid::int8, t.typtype::text, t.typelem::int8, \
+      t.typbasetype::int8, t.typrelid::int8, pg_catalog.format_type(t.oid, null), \
+      n.nspname::text, t.typnotnull, t.typdefault, \
+      (select e.extname::text from pg_catalog.pg_depend d \
+         join pg_catalog.pg_extension e on e.oid = d.refobjid \
+       where d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass and d.objid = t.oid \
+         and d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass \
+         and d.deptype = 'e' limit 1), \
+      case when t.typtype = 'e' then (select pg_catalog.array_agg(e.enumlabel::text \
+         order by e.enumsortorder)::text from pg_catalog.pg_enum e where e.enumtypid = t.oid) end, \
+      t.typlen::int4, \
+      case when t.typtype = 'd' then pg_catalog.format_type(t.typbasetype, t.typtypmod) end \
+    from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace \
+    where t.oid = any($1::oid[])";
+
+const FIELDS_SQL: &str = "select a.attrelid::int8, a.attname::text, \
+      pg_catalog.format_type(a.atttypid, a.atttypmod), a.atttypid::int8 \
+    from pg_catalog.pg_attribute a where a.attrelid = any($1::oid[]) and a.attnum > 0 \
+      and not a.attisdropped order by a.attrelid, a.attnum";
+
+const DOMAIN_CHECKS_SQL: &str = "select contypid::int8, pg_catalog.pg_get_constraintdef(oid) \
+    from pg_catalog.pg_constraint where contypid = any($1::oid[]) and contype = 'c' \
+    order by contypid, conname";
+
+/// One row of [`TYPES_SQL`].
+#[derive(Debug, Clone, Default)]
+struct TypeRow {
+    typtype: String,
+    elem: u32,
+    base: u32,
+    relid: u32,
+    name: String,
+    schema: String,
+    not_null: bool,
+    default: Option<String>,
+    extension: Option<String>,
+    labels: Vec<String>,
+    typlen: i32,
+    base_sql: String,
+    fields: Vec<(String, String, u32)>,
+    checks: Vec<String>,
+}
+
+impl TypeRow {
+    fn is_array(&self) -> bool {
+        self.elem != 0 && self.typlen == -1
+    }
+}
+
+/// Reads every type the columns use (and the types those use), sets each column's
+/// [`ValueKind`] and whether its values are readable, and records the types to create.
+pub fn types(
+    conn: &mut Connection,
+    rels: &mut [Relation],
+    model: &mut Model,
+) -> Result<(), SchemaError> {
+    let mut rows: BTreeMap<u32, TypeRow> = BTreeMap::new();
+    let mut want: BTreeSet<u32> = rels
+        .iter()
+        .flat_map(|r| r.columns.iter().map(|c| c.type_oid))
+        .collect();
+    while !want.is_empty() {
+        let batch: Vec<u32> = want
+            .iter()
+            .copied()
+            .filter(|o| !rows.contains_key(o))
+            .collect();
+        want.clear();
+        if batch.is_empty() {
+            break;
+        }
+        let arr = oid_array(batch.iter().copied());
+        let r = query(conn, "reading the column types", TYPES_SQL, &[Some(&arr)])?;
+        let mut composites = Vec::new();
+        for row in 0..r.rows.len() {
+            let t = TypeRow {
+                typtype: cell(&r, row, 1).unwrap_or_default(),
+                elem: cell_u32(&r, row, 2),
+                base: cell_u32(&r, row, 3),
+                relid: cell_u32(&r, row, 4),
+                name: cell(&r, row, 5).unwrap_or_default(),
+                schema: cell(&r, row, 6).unwrap_or_default(),
+                not_null: cell_bool(&r, row, 7),
+                default: cell(&r, row, 8),
+                extension: cell(&r, row, 9),
+                labels: r
+                    .get(row, 10)
+                    .and_then(parse_array)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                typlen: r.get(row, 11).and_then(|v| v.parse().ok()).unwrap_or(0),
+                base_sql: cell(&r, row, 12).unwrap_or_default(),
+                fields: Vec::new(),
+                checks: Vec::new(),
+            };
+            let oid = cell_u32(&r, row, 0);
+            for dep in [t.elem, t.base] {
+                if dep != 0 && !rows.contains_key(&dep) {
+                    want.insert(dep);
+                }
+            }
+            if t.typtype == "c" && t.relid != 0 {
+                composites.push((oid, t.relid));
+            }
+            rows.insert(oid, t);
+        }
+        if !composites.is_empty() {
+            let arr = oid_array(composites.iter().map(|c| c.1));
+            let f = query(conn, "reading composite types", FIELDS_SQL, &[Some(&arr)])?;
+            for row in 0..f.rows.len() {
+                let relid = cell_u32(&f, row, 0);
+                let Some(&(oid, _)) = composites.iter().find(|c| c.1 == relid) else {
+                    continue;
+                };
+                let ftype = cell_u32(&f, row, 3);
+                if !rows.contains_key(&ftype) {
+                    want.insert(ftype);
+                }
+                if let Some(t) = rows.get_mut(&oid) {
+                    t.fields.push((
+                        cell(&f, row, 1).unwrap_or_default(),
+                        cell(&f, row, 2).unwrap_or_default(),
+                        ftype,
+                    ));
+                }
+            }
+        }
+    }
+    let domains: Vec<u32> = rows
+        .iter()
+        .filter(|(_, t)| t.typtype == "d")
+        .map(|(o, _)| *o)
+        .collect();
+    if !domains.is_empty() {
+        let arr = oid_array(domains.iter().copied());
+        let r = query(
+            conn,
+            "reading domain checks",
+            DOMAIN_CHECKS_SQL,
+            &[Some(&arr)],
+        )?;
+        for row in 0..r.rows.len() {
+            if let Some(t) = rows.get_mut(&cell_u32(&r, row, 0)) {
+                t.checks.push(cell(&r, row, 1).unwrap_or_default());
+            }
+        }
+    }
+    for rel in rels.iter_mut() {
+        for c in &mut rel.columns {
+            c.kind = kind_of(&rows, c.type_oid, 0);
+            c.readable = readable(&rows, c.type_oid, 0);
+        }
+    }
+    record_types(&rows, rels, model);
+    Ok(())
+}
+
+/// The [`ValueKind`] of type `oid`.
+fn kind_of(rows: &BTreeMap<u32, TypeRow>, oid: u32, depth: usize) -> ValueKind {
+    let Some(t) = rows.get(&oid) else {
+        return ValueKind::of_builtin(oid);
+    };
+    if depth > 16 {
+        return ValueKind::Other;
+    }
+    match t.typtype.as_str() {
+        "d" => kind_of(rows, t.base, depth + 1),
+        "e" => ValueKind::Enum {
+            labels: t.labels.clone(),
+        },
+        _ if t.is_array() => ValueKind::Array(Box::new(kind_of(rows, t.elem, depth + 1))),
+        "b" if oid < FIRST_NORMAL_OID => ValueKind::of_builtin(oid),
+        _ => ValueKind::Other,
+    }
+}
+
+/// Whether the server's own output functions print values of `oid` (a built-in type, an
+/// enum, a domain or array of those): a user-defined base type's output function is code
+/// its owner wrote, and a composite's prints its fields (kept out too).
+fn readable(rows: &BTreeMap<u32, TypeRow>, oid: u32, depth: usize) -> bool {
+    let Some(t) = rows.get(&oid) else {
+        return oid < FIRST_NORMAL_OID;
+    };
+    if depth > 16 {
+        return false;
+    }
+    match t.typtype.as_str() {
+        "d" => readable(rows, t.base, depth + 1),
+        "e" => true,
+        _ if t.is_array() => readable(rows, t.elem, depth + 1),
+        "b" | "r" | "m" | "p" => oid < FIRST_NORMAL_OID,
+        _ => false,
+    }
+}
+
+/// The user-defined types to create (dependencies first), the extensions to create, and
+/// what cannot be reproduced.
+fn record_types(rows: &BTreeMap<u32, TypeRow>, rels: &[Relation], model: &mut Model) {
+    let mut done: BTreeSet<u32> = BTreeSet::new();
+    let mut roots: Vec<(u32, String)> = Vec::new();
+    for rel in rels {
+        for c in &rel.columns {
+            roots.push((
+                c.type_oid,
+                format!("table {} column {:?}", rel.display(), c.name),
+            ));
+        }
+    }
+    for (oid, user) in roots {
+        visit_type(rows, oid, &user, &mut done, model, 0);
+    }
+}
+
+fn visit_type(
+    rows: &BTreeMap<u32, TypeRow>,
+    oid: u32,
+    user: &str,
+    done: &mut BTreeSet<u32>,
+    model: &mut Model,
+    depth: usize,
+) {
+    if oid < FIRST_NORMAL_OID || depth > 16 || !done.insert(oid) {
+        return;
+    }
+    let Some(t) = rows.get(&oid) else { return };
+    if let Some(ext) = &t.extension {
+        if !model.extensions.contains(ext) {
+            model.extensions.push(ext.clone());
+            model.unreproducible.push(format!(
+                "{user}: type {} comes from extension {ext:?}, created on the twin with \
+                 CREATE EXTENSION (it must be installed there)",
+                t.name
+            ));
+        }
+        return;
+    }
+    for dep in [t.elem, t.base] {
+        if dep != 0 {
+            visit_type(rows, dep, user, done, model, depth + 1);
+        }
+    }
+    for (_, _, f) in &t.fields {
+        visit_type(rows, *f, user, done, model, depth + 1);
+    }
+    if t.schema != "public" && t.schema != "pg_catalog" && !model.schemas.contains(&t.schema) {
+        model.schemas.push(t.schema.clone());
+    }
+    let def = match t.typtype.as_str() {
+        _ if t.is_array() => return,
+        "e" => TypeDef::Enum {
+            name: t.name.clone(),
+            labels: t.labels.clone(),
+        },
+        "d" => TypeDef::Domain {
+            name: t.name.clone(),
+            base_sql: t.base_sql.clone(),
+            not_null: t.not_null,
+            default: t.default.clone(),
+            checks: t.checks.clone(),
+        },
+        "c" => TypeDef::Composite {
+            name: t.name.clone(),
+            fields: t
+                .fields
+                .iter()
+                .map(|(n, ty, _)| (n.clone(), ty.clone()))
+                .collect(),
+        },
+        other => {
+            let what = match other {
+                "r" => "a range type",
+                "m" => "a multirange type",
+                _ => "a base type with its own input and output functions",
+            };
+            model.unreproducible.push(format!(
+                "{user}: type {} is {what}, not reproduced (the twin has no such type; \
+                 the table cannot be created there)",
+                t.name
+            ));
+            return;
+        }
+    };
+    model.types.push(def);
+}
+
+const OWNED_SEQUENCES_SQL: &str = "select d.objid::int8, d.refobjid::int8, d.refobjsubid::int4, \
+      d.deptype::text from pg_catalog.pg_depend d \
+      join pg_catalog.pg_class s on s.oid = d.objid and s.relkind = 'S' \
+    where d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass \
+      and d.refobjid = any($1::oid[]) \
+      and d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass and d.deptype in ('a', 'i') \
+    union all select d.refobjid::int8, 0, 0, 'n' from pg_catalog.pg_depend d \
+      join pg_catalog.pg_class s on s.oid = d.refobjid and s.relkind = 'S' \
+    where d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass \
+      and d.objid = any($2::oid[]) \
+      and d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass";
+
+const SEQUENCE_SQL: &str = "select s.seqrelid::int8, n.nspname::text, c.relname::text, \
+      pg_catalog.format_type(s.seqtypid, null), s.seqstart::text, s.seqincrement::text, \
+      s.seqmin::text, s.seqmax::text, s.seqcache::text, s.seqcycle \
+    from pg_catalog.pg_sequence s join pg_catalog.pg_class c on c.oid = s.seqrelid \
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace where s.seqrelid = any($1::oid[])";
+
+/// The sequences the touched tables own (serial, identity) and their defaults draw from.
+pub fn sequences(
+    conn: &mut Connection,
+    rels: &[Relation],
+    defaults: &[u32],
+    model: &mut Model,
+) -> Result<(), SchemaError> {
+    let rel_arr = oid_array(rels.iter().map(|r| r.oid));
+    let def_arr = oid_array(defaults.iter().copied());
+    let r = query(
+        conn,
+        "reading the sequences",
+        OWNED_SEQUENCES_SQL,
+        &[Some(&rel_arr), Some(&def_arr)],
+    )?;
+    let mut owned: BTreeMap<u32, (Option<(u32, i16)>, bool)> = BTreeMap::new();
+    for row in 0..r.rows.len() {
+        let seq = cell_u32(&r, row, 0);
+        let e = owned.entry(seq).or_insert((None, false));
+        match r.get(row, 3) {
+            Some("a") | Some("i") => {
+                let col = r.get(row, 2).and_then(|v| v.parse().ok()).unwrap_or(0);
+                e.0 = Some((cell_u32(&r, row, 1), col));
+                e.1 = r.get(row, 3) == Some("i");
+            }
+            _ => {}
+        }
+    }
+    if owned.is_empty() || model.server_version_num < 100000 {
+        return Ok(());
+    }
+    let arr = oid_array(owned.keys().copied());
+    let r = query_or_note(conn, model, "sequences", SEQUENCE_SQL, &[Some(&arr)])?;
+    for row in 0..r.rows.len() {
+        let oid = cell_u32(&r, row, 0);
+        let (owned_by, identity) = owned.get(&oid).cloned().unwrap_or((None, false));
+        let schema = cell(&r, row, 1).unwrap_or_default();
+        if schema != "public" && schema != "pg_catalog" && !model.schemas.contains(&schema) {
+            model.schemas.push(schema.clone());
+        }
+        model.sequences.push(Sequence {
+            oid,
+            schema,
+            name: cell(&r, row, 2).unwrap_or_default(),
+            type_sql: cell(&r, row, 3).unwrap_or_else(|| "bigint".into()),
+            start: cell(&r, row, 4).unwrap_or_else(|| "1".into()),
+            increment: cell(&r, row, 5).unwrap_or_else(|| "1".into()),
+            min: cell(&r, row, 6).unwrap_or_else(|| "1".into()),
+            max: cell(&r, row, 7).unwrap_or_default(),
+            cache: cell(&r, row, 8).unwrap_or_else(|| "1".into()),
+            cycle: cell_bool(&r, row, 9),
+            owned_by,
+            identity,
+        });
+    }
+    Ok(())
+}
+
+fn functions_by_name_sql(version: u32) -> String {
+    let kind = if version >= 110000 {
+        "p.prokind::text"
+    } else {
+        "case when p.proisagg then 'a' else 'f' end"
+    };
+    format!(
+        "select p.oid::int8, n.nspname::text, p.proname::text, {kind}, l.lanname::text, \
+           (select e.extname::text from pg_catalog.pg_depend d \
+              join pg_catalog.pg_extension e on e.oid = d.refobjid \
+            where d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass and d.objid = p.oid \
+              and d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass \
+              and d.deptype = 'e' limit 1) \
+         from (select p.oid from pg_catalog.pg_proc p where p.oid = any($1::oid[]) \
+               union select p.oid from unnest($2::text[], $3::text[]) as u(s, f) \
+               join pg_catalog.pg_namespace n on n.nspname = u.s \
+               join pg_catalog.pg_proc p on p.proname = u.f and p.pronamespace = n.oid) x \
+         join pg_catalog.pg_proc p on p.oid = x.oid \
+         join pg_catalog.pg_namespace n on n.oid = p.pronamespace \
+         join pg_catalog.pg_language l on l.oid = p.prolang"
+    )
+}
+
+const FUNCTION_DEPS_SQL: &str = "select distinct d.refobjid::int8 from \
+      unnest($1::oid[], $2::oid[]) as u(cls, obj) \
+      join pg_catalog.pg_depend d on d.classid = u.cls and d.objid = u.obj \
+    where d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass and d.refobjid >= 16384";
+
+/// The functions named (`name` or `schema.name`, an unqualified one in each schema of
+/// `search_path`) and those the touched defaults, constraints and indexes use:
+/// `pg_get_functiondef` of each SQL or PL/pgSQL one; others are named as unreproducible.
+pub fn functions(
+    conn: &mut Connection,
+    names: &[String],
+    search_path: &[String],
+    used_by: &[(u32, u32)],
+    model: &mut Model,
+) -> Result<(), SchemaError> {
+    let mut oids: Vec<u32> = Vec::new();
+    if !used_by.is_empty() {
+        let cls = oid_array(used_by.iter().map(|u| u.0));
+        let obj = oid_array(used_by.iter().map(|u| u.1));
+        let r = query(
+            conn,
+            "reading the functions defaults and checks use",
+            FUNCTION_DEPS_SQL,
+            &[Some(&cls), Some(&obj)],
+        )?;
+        oids.extend((0..r.rows.len()).map(|row| cell_u32(&r, row, 0)));
+    }
+    let (mut schemas, mut fnames) = (Vec::new(), Vec::new());
+    for n in names {
+        let (s, f) = match n.split_once('.') {
+            Some((s, f)) => (vec![s.to_string()], f.to_string()),
+            None => (search_path.to_vec(), n.clone()),
+        };
+        for s in s {
+            schemas.push(Some(s));
+            fnames.push(Some(f.clone()));
+        }
+    }
+    if oids.is_empty() && schemas.is_empty() {
+        return Ok(());
+    }
+    let (o, s, f) = (
+        oid_array(oids.iter().copied()),
+        array_text(&schemas),
+        array_text(&fnames),
+    );
+    let sql = functions_by_name_sql(model.server_version_num);
+    let r = query(
+        conn,
+        "reading the functions",
+        &sql,
+        &[Some(&o), Some(&s), Some(&f)],
+    )?;
+    let mut wanted = Vec::new();
+    for row in 0..r.rows.len() {
+        let oid = cell_u32(&r, row, 0);
+        let schema = cell(&r, row, 1).unwrap_or_default();
+        let name = format!("{schema}.{}", cell(&r, row, 2).unwrap_or_default());
+        if schema == "pg_catalog" || schema == "information_schema" || oid < FIRST_NORMAL_OID {
+            continue;
+        }
+        if let Some(ext) = cell(&r, row, 5) {
+            if !model.extensions.contains(&ext) {
+                model.extensions.push(ext);
+            }
+            continue;
+        }
+        let kind = cell(&r, row, 3).unwrap_or_default();
+        let lang = cell(&r, row, 4).unwrap_or_default();
+        if !matches!(kind.as_str(), "f" | "p") {
+            model.unreproducible.push(format!(
+                "function {name}: an aggregate or window function, not reproduced"
+            ));
+        } else if !matches!(lang.as_str(), "sql" | "plpgsql") {
+            model.unreproducible.push(format!(
+                "function {name}: written in {lang}, not reproduced (only SQL and PL/pgSQL are)"
+            ));
+        } else {
+            if schema != "public" && !model.schemas.contains(&schema) {
+                model.schemas.push(schema);
+            }
+            wanted.push((oid, name));
+        }
+    }
+    for (oid, name) in wanted {
+        let arg = oid.to_string();
+        let r = query_or_note(
+            conn,
+            model,
+            &format!("function {name}"),
+            "select pg_catalog.pg_get_functiondef($1::oid)",
+            &[Some(&arg)],
+        )?;
+        if let Some(def) = cell(&r, 0, 0) {
+            model.functions.push((name, def));
+        }
+    }
+    Ok(())
+}
+
+const EXTRAS_SQL: &str = "select tgrelid::int8, 'trigger'::text, tgname::text \
+      from pg_catalog.pg_trigger where tgrelid = any($1::oid[]) and not tgisinternal \
+    union all select ev_class::int8, 'rule', rulename::text from pg_catalog.pg_rewrite \
+      where ev_class = any($1::oid[]) and rulename <> '_RETURN' \
+    union all select polrelid::int8, 'policy', polname::text from pg_catalog.pg_policy \
+      where polrelid = any($1::oid[])";
+
+/// Triggers, rules and policies of the touched tables: named as unreproducible (a
+/// trigger runs its owner's code; the twin's tables have none).
+pub fn extras(
+    conn: &mut Connection,
+    rels: &[Relation],
+    model: &mut Model,
+) -> Result<(), SchemaError> {
+    let arr = oid_array(rels.iter().map(|r| r.oid));
+    let r = query_or_note(
+        conn,
+        model,
+        "triggers, rules and policies",
+        EXTRAS_SQL,
+        &[Some(&arr)],
+    )?;
+    let mut seen = BTreeSet::new();
+    for row in 0..r.rows.len() {
+        let oid = cell_u32(&r, row, 0);
+        let what = cell(&r, row, 1).unwrap_or_default();
+        let name = cell(&r, row, 2).unwrap_or_default();
+        let Some(rel) = rels.iter().find(|x| x.oid == oid) else {
+            continue;
+        };
+        // A partition's clone of its parent's trigger is the parent's.
+        let root = rel
+            .partition_of
+            .as_ref()
+            .and_then(|(p, _)| rels.iter().find(|x| x.oid == *p))
+            .map_or(rel.display(), |p| p.display());
+        if seen.insert((what.clone(), name.clone(), root.clone())) {
+            model.unreproducible.push(format!(
+                "table {}: {what} {name:?} is not reproduced (the twin runs without it)",
+                rel.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(typtype: &str) -> TypeRow {
+        TypeRow {
+            typtype: typtype.into(),
+            typlen: 4,
+            ..TypeRow::default()
+        }
+    }
+
+    #[test]
+    fn kinds_follow_domains_arrays_and_enums() {
+        let mut rows = BTreeMap::new();
+        let mut dom = row("d");
+        dom.base = 23;
+        rows.insert(20000, dom);
+        let mut en = row("e");
+        en.labels = vec!["a".into(), "b".into()];
+        rows.insert(20001, en);
+        let mut arr = row("b");
+        arr.elem = 20001;
+        arr.typlen = -1;
+        rows.insert(20002, arr);
+        let mut ub = row("b");
+        ub.typlen = -1;
+        rows.insert(20003, ub);
+        assert!(matches!(kind_of(&rows, 20000, 0), ValueKind::Int { .. }));
+        assert!(
+            matches!(kind_of(&rows, 20002, 0), ValueKind::Array(k) if matches!(*k, ValueKind::Enum { .. }))
+        );
+        assert!(readable(&rows, 20002, 0));
+        assert!(readable(&rows, 20000, 0));
+        assert!(
+            !readable(&rows, 20003, 0),
+            "a user base type's output is its owner's code"
+        );
+        assert_eq!(kind_of(&rows, 20003, 0), ValueKind::Other);
+    }
+}

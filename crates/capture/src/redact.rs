@@ -1,0 +1,1 @@
+//! `--redact`: captured values replaced by generated ones (placeholder).

@@ -1,0 +1,409 @@
+//! SQL text the capture writes, quoted so that whatever a name or a value contains (quotes,
+//! backslashes, spaces, unicode, SQL) it stays one identifier or one literal, and so that the
+//! text survives a scenario's `{{…}}` parameter expansion unchanged: nothing written here
+//! contains `{{` (a literal's `{` becomes `\x7b` inside an `E''` string, an identifier's
+//! becomes `\007B` inside a `U&""` identifier). Text the server deparsed (`pg_get_indexdef`,
+//! `pg_get_constraintdef`, a function body) goes through [`guard_braces`], which rewrites the
+//! few tokens that hold `{{` the same way. Also reads PostgreSQL's array output (`{a,"b c"}`).
+
+/// A quoted identifier: `"a ""b"""`; `U&"…"` with `\007B` for `{` when the name holds `{{`.
+pub fn ident(name: &str) -> String {
+    if name.contains("{{") {
+        let mut out = String::from("U&\"");
+        for c in name.chars() {
+            match c {
+                '{' => out.push_str("\\007B"),
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\"\""),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        return out;
+    }
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// `"schema"."name"`.
+pub fn qualified(schema: &str, name: &str) -> String {
+    format!("{}.{}", ident(schema), ident(name))
+}
+
+/// A string literal that reads the same whatever `standard_conforming_strings` is: `E'…'`,
+/// backslashes and quotes doubled, `{` written `\x7b` when the text holds `{{`.
+pub fn literal(s: &str) -> String {
+    let braces = s.contains("{{");
+    let mut out = String::with_capacity(s.len() + 3);
+    out.push_str("E'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            '{' if braces => out.push_str("\\x7b"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `literal::type`, `type` as `format_type` wrote it.
+pub fn typed(value: &str, type_sql: &str) -> String {
+    format!("{}::{type_sql}", literal(value))
+}
+
+/// A `float8` constant written so that it parses back exactly (never `NaN`/`inf` text).
+pub fn float(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:?}")
+    } else {
+        "0.0".into()
+    }
+}
+
+/// Parses a one-dimensional array as PostgreSQL prints it (`{a,"b,c",NULL}`), elements as
+/// text (`None` for `NULL`). Elements that are themselves arrays (`{"{1,2}","{3}"}`, an array
+/// column's statistics) come back as their text. `None` for text that is not an array.
+pub fn parse_array(text: &str) -> Option<Vec<Option<String>>> {
+    let t = text.trim();
+    // A lower bound decoration (`[0:2]={…}`) is skipped.
+    let t = match t.find("={") {
+        Some(i) if t.starts_with('[') => &t[i + 1..],
+        _ => t,
+    };
+    let inner = t.strip_prefix('{')?.strip_suffix('}')?;
+    let mut out = Vec::new();
+    if inner.trim().is_empty() {
+        return Some(out);
+    }
+    let mut chars = inner.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut item = String::new();
+        let mut quoted = false;
+        if chars.peek() == Some(&'"') {
+            quoted = true;
+            chars.next();
+            loop {
+                match chars.next()? {
+                    '\\' => item.push(chars.next()?),
+                    '"' => break,
+                    c => item.push(c),
+                }
+            }
+        } else if chars.peek() == Some(&'{') {
+            // A nested array printed unquoted (a multi-dimensional value): kept as text.
+            let mut depth = 0usize;
+            loop {
+                let c = chars.next()?;
+                item.push(c);
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    '"' => loop {
+                        let q = chars.next()?;
+                        item.push(q);
+                        if q == '\\' {
+                            item.push(chars.next()?);
+                        } else if q == '"' {
+                            break;
+                        }
+                    },
+                    _ => {}
+                }
+            }
+            quoted = true;
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == ',' {
+                    break;
+                }
+                if c == '\\' {
+                    chars.next();
+                    item.push(chars.next()?);
+                    continue;
+                }
+                item.push(c);
+                chars.next();
+            }
+            item = item.trim_end().to_string();
+        }
+        if !quoted && item.eq_ignore_ascii_case("NULL") {
+            out.push(None);
+        } else {
+            out.push(Some(item));
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        match chars.next() {
+            None => return Some(out),
+            Some(',') => continue,
+            Some(_) => return None,
+        }
+    }
+}
+
+/// An array literal's text (`{"a","b \"c\""}`) for the elements, `NULL` for `None`.
+pub fn array_text(items: &[Option<String>]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|s| match s {
+            None => "NULL".to_string(),
+            Some(s) => format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")),
+        })
+        .collect();
+    format!("{{{}}}", quoted.join(","))
+}
+
+/// `sql` (text the server deparsed, or a dump) with every `{{` rewritten so that a
+/// scenario's `{{…}}` expansion leaves it alone: inside a string constant, an `E''` string
+/// with `\x7b`; inside a quoted identifier, a `U&""` one with `\007B`; inside a
+/// dollar-quoted string, the same text as an `E''` string; inside a comment, `{ {`. Text
+/// without `{{` comes back unchanged.
+pub fn guard_braces(sql: &str) -> String {
+    if !sql.contains("{{") {
+        return sql.to_string();
+    }
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let rest = &sql[i..];
+        if c == b'-' && rest.starts_with("--") {
+            let end = rest.find('\n').map_or(sql.len(), |e| i + e);
+            out.push_str(&sql[i..end].replace("{{", "{ {"));
+            i = end;
+        } else if c == b'/' && rest.starts_with("/*") {
+            let end = comment_end(sql, i);
+            out.push_str(&sql[i..end].replace("{{", "{ {"));
+            i = end;
+        } else if c == b'\'' {
+            let (value, end) = string_body(sql, i + 1);
+            if value.contains("{{") {
+                if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+                    out.push(' ');
+                }
+                out.push_str(&literal(&value));
+            } else {
+                out.push_str(&sql[i..end]);
+            }
+            i = end;
+        } else if (c == b'E' || c == b'e')
+            && rest[1..].starts_with('\'')
+            && !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+        {
+            let (raw, end) = escape_string_raw(sql, i + 2);
+            out.push_str("E'");
+            out.push_str(&raw);
+            out.push('\'');
+            i = end;
+        } else if c == b'"' {
+            let (name, end) = ident_body(sql, i + 1);
+            if name.contains("{{") {
+                out.push_str(&ident(&name));
+            } else {
+                out.push_str(&sql[i..end]);
+            }
+            i = end;
+        } else if c == b'$' && !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+            match dollar_tag(rest) {
+                Some(tag) => {
+                    let body_start = i + tag.len();
+                    let (body, end) = match sql[body_start..].find(tag) {
+                        Some(e) => (&sql[body_start..body_start + e], body_start + e + tag.len()),
+                        None => (&sql[body_start..], sql.len()),
+                    };
+                    if body.contains("{{") {
+                        out.push_str(&literal(body));
+                    } else {
+                        out.push_str(&sql[i..end]);
+                    }
+                    i = end;
+                }
+                None => {
+                    out.push('$');
+                    i += 1;
+                }
+            }
+        } else {
+            let ch = rest.chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    // Outside any token, `{{` is not SQL; split it all the same.
+    while out.contains("{{") {
+        out = out.replace("{{", "{ {");
+    }
+    out
+}
+
+fn comment_end(sql: &str, start: usize) -> usize {
+    let b = sql.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i + 1 < b.len() {
+        if b[i] == b'/' && b[i + 1] == b'*' {
+            depth += 1;
+            i += 2;
+        } else if b[i] == b'*' && b[i + 1] == b'/' {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    sql.len()
+}
+
+/// A standard string constant's value from just after its opening quote; returns it and the
+/// index after the closing quote.
+fn string_body(sql: &str, start: usize) -> (String, usize) {
+    let mut value = String::new();
+    let mut it = sql[start..].char_indices().peekable();
+    while let Some((k, c)) = it.next() {
+        if c == '\'' {
+            if let Some(&(_, '\'')) = it.peek() {
+                it.next();
+                value.push('\'');
+            } else {
+                return (value, start + k + 1);
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    (value, sql.len())
+}
+
+/// An `E''` string's body from just after its opening quote, as written but with every `{`
+/// (bare or escaped as `\{`) written `\x7b`; returns it and the index after the closing quote.
+fn escape_string_raw(sql: &str, start: usize) -> (String, usize) {
+    let mut raw = String::new();
+    let mut it = sql[start..].char_indices().peekable();
+    while let Some((k, c)) = it.next() {
+        match c {
+            '\'' => {
+                if let Some(&(_, '\'')) = it.peek() {
+                    it.next();
+                    raw.push_str("''");
+                } else {
+                    return (raw, start + k + 1);
+                }
+            }
+            '\\' => match it.next() {
+                Some((_, '{')) => raw.push_str("\\x7b"),
+                Some((_, e)) => {
+                    raw.push('\\');
+                    raw.push(e);
+                }
+                None => return (raw, sql.len()),
+            },
+            '{' => raw.push_str("\\x7b"),
+            c => raw.push(c),
+        }
+    }
+    (raw, sql.len())
+}
+
+fn ident_body(sql: &str, start: usize) -> (String, usize) {
+    let mut name = String::new();
+    let mut it = sql[start..].char_indices().peekable();
+    while let Some((k, c)) = it.next() {
+        if c == '"' {
+            if let Some(&(_, '"')) = it.peek() {
+                it.next();
+                name.push('"');
+            } else {
+                return (name, start + k + 1);
+            }
+        } else {
+            name.push(c);
+        }
+    }
+    (name, sql.len())
+}
+
+/// `$tag$` at the start of `s`, if it opens a dollar quote.
+fn dollar_tag(s: &str) -> Option<&str> {
+    let rest = &s[1..];
+    let end = rest.find('$')?;
+    let tag = &rest[..end];
+    let ok = tag
+        .chars()
+        .enumerate()
+        .all(|(k, c)| c == '_' || c.is_alphabetic() || (k > 0 && c.is_ascii_digit()));
+    ok.then(|| &s[..end + 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_literals_quote_everything() {
+        assert_eq!(ident("a\"b"), "\"a\"\"b\"");
+        assert_eq!(ident("x{{y}}"), "U&\"x\\007B\\007By}}\"");
+        assert_eq!(literal("it's a \\"), "E'it''s a \\\\'");
+        assert_eq!(literal("{{1}}"), "E'\\x7b\\x7b1}}'");
+        assert_eq!(literal("{1}"), "E'{1}'");
+        assert!(!ident("{{{{").contains("{{"));
+    }
+
+    #[test]
+    fn arrays_parse_as_postgres_prints_them() {
+        let p = |s: &str| parse_array(s).unwrap();
+        assert_eq!(
+            p("{a,\"b c\",NULL,\"NULL\",\"x\\\"y\"}"),
+            vec![
+                Some("a".into()),
+                Some("b c".into()),
+                None,
+                Some("NULL".into()),
+                Some("x\"y".into())
+            ]
+        );
+        assert_eq!(
+            p("{\"{1,2}\",\"{3}\"}"),
+            vec![Some("{1,2}".into()), Some("{3}".into())]
+        );
+        assert_eq!(
+            p("{{1,2},{3,4}}"),
+            vec![Some("{1,2}".into()), Some("{3,4}".into())]
+        );
+        assert_eq!(p("{}"), Vec::<Option<String>>::new());
+        assert!(parse_array("nope").is_none());
+        let items = vec![Some("a\"b\\".to_string()), None, Some("{x}".into())];
+        assert_eq!(p(&array_text(&items)), items);
+    }
+
+    #[test]
+    fn guarded_text_has_no_double_brace_and_keeps_other_text() {
+        let plain = "create index i on t (a) where b = '{1}'";
+        assert_eq!(guard_braces(plain), plain);
+        let sql = "alter table \"t{{x}}\" add check (a <> '{{1}}'::int[][]) -- {{c}}\n\
+                   create function f() returns text as $q$ select '{{' $q$ language sql";
+        let g = guard_braces(sql);
+        assert!(!g.contains("{{"), "{g}");
+        assert!(g.contains("U&\"t\\007B\\007Bx}}\""), "{g}");
+        assert!(g.contains("E'\\x7b\\x7b1}}'::int[][]"), "{g}");
+        assert!(
+            g.contains("as E' select ''\\x7b\\x7b'' ' language sql"),
+            "{g}"
+        );
+        let e = guard_braces("select E'a\\n{{\\{', date'{{'");
+        assert_eq!(e, "select E'a\\n\\x7b\\x7b\\x7b', date E'\\x7b\\x7b'");
+    }
+}

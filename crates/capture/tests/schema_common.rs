@@ -1,0 +1,58 @@
+//! Shared helpers of the schema tests (a module of each, not a test of its own).
+#![allow(dead_code)]
+
+use hotbench_capture::schema::{capture_schema, SchemaCapture, SchemaOptions, TableName};
+use hotbench_pgserver::{testing, ConnInfo};
+use hotbench_wire::{Config, ConnectParams, Connection, Connector};
+
+pub fn params(db: &ConnInfo) -> ConnectParams {
+    let mut p = Config::parse(&db.socket_conninfo())
+        .and_then(|c| c.resolve())
+        .expect("conninfo");
+    p.application_name = Some("capture-test".to_string());
+    p
+}
+
+pub fn connect(db: &ConnInfo) -> Connection {
+    Connector::new(params(db)).connect().expect("connect")
+}
+
+/// Runs `sql` (several statements) on `db`, as its owner.
+pub fn exec(db: &ConnInfo, sql: &str) {
+    let mut c = connect(db);
+    if let Err(e) = c.simple_query(sql) {
+        panic!("{e}\n--- in ---\n{}", &sql[..sql.len().min(4000)]);
+    }
+    c.close();
+}
+
+/// The first column of the first row of `sql`.
+pub fn scalar(db: &ConnInfo, sql: &str) -> String {
+    let mut c = connect(db);
+    let r = c.simple_query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    c.close();
+    r.last().and_then(|q| q.get(0, 0)).unwrap_or("").to_string()
+}
+
+pub fn capture(db: &ConnInfo, tables: &[TableName], opts: &SchemaOptions) -> SchemaCapture {
+    let mut c = connect(db);
+    let cap = capture_schema(&mut c, tables, opts).expect("capture");
+    c.close();
+    cap
+}
+
+/// Applies a capture in a fresh database the way a scenario's setup would (statement by
+/// statement), then ANALYZE; returns it.
+pub fn apply(prefix: &str, cap: &SchemaCapture) -> ConnInfo {
+    let twin = testing::fresh_database(prefix);
+    assert!(!cap.schema_sql.contains("{{"), "{}", cap.schema_sql);
+    assert!(!cap.data_sql.contains("{{"), "{}", cap.data_sql);
+    exec(&twin, &cap.schema_sql);
+    exec(&twin, &cap.data_sql);
+    exec(&twin, "analyze");
+    twin
+}
+
+pub fn t(schema: Option<&str>, name: &str) -> TableName {
+    TableName::new(schema, name)
+}
