@@ -22,6 +22,7 @@ pub mod findings;
 pub mod functions;
 pub mod session;
 pub mod shape;
+pub mod shape_parts;
 pub mod suggest;
 #[cfg(test)]
 mod testdata;
