@@ -9,6 +9,7 @@ pub mod catalog_types;
 pub mod datagen;
 mod datagen_expr;
 mod datagen_insert;
+pub mod keys;
 pub mod log;
 pub mod log_csv;
 pub mod log_prefix;

@@ -40,7 +40,12 @@ pub struct Context<'a> {
     pub commit_sql: &'a str,
     /// Mean time a session idled between transactions (ms), for closed arrivals.
     pub idle_between_ms: Option<f64>,
+    /// `--redact`: the value written for a captured one (by the column it goes with).
+    pub redact: Option<&'a Redact<'a>>,
 }
+
+/// The generated value standing for a captured one, by its column (when known).
+pub type Redact<'a> = dyn Fn(Option<&str>, &Value) -> Value + 'a;
 
 /// A written script and its parameters.
 pub struct Written {
@@ -93,7 +98,10 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                     continue;
                 }
             }
-            let fitted = fit(st.values.get(slot).map(Vec::as_slice).unwrap_or(&[]));
+            let mut fitted = fit(st.values.get(slot).map(Vec::as_slice).unwrap_or(&[]));
+            if let Some(r) = cx.redact {
+                redact_fit(&mut fitted.fit, column.as_deref(), r);
+            }
             let var = match &fitted.fit {
                 Fit::Constant(_) => format!("value {}", slot + 1),
                 _ => names.next(column.as_deref()),
@@ -167,6 +175,22 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
     Written {
         text: out,
         parameters: params,
+    }
+}
+
+/// The fit with its literal values (constants, hot values) replaced by their stand-ins;
+/// ranges are the distribution, not values, and stay.
+fn redact_fit(f: &mut Fit, column: Option<&str>, r: &Redact<'_>) {
+    match f {
+        Fit::Constant(v) => *v = r(column, v),
+        Fit::Int { hot, .. } => {
+            for (v, _) in hot.iter_mut() {
+                if let Some(i) = r(column, &Value::Number(v.to_string())).as_int() {
+                    *v = i;
+                }
+            }
+        }
+        Fit::Unknown => {}
     }
 }
 

@@ -32,6 +32,7 @@ pub struct Capture {
     /// The rate (`-R`) when arrivals were open.
     pub rate: Option<f64>,
     pub diagnosis: Diagnosis,
+    pub writing: Writing,
 }
 
 /// Builds the capture from the sample.
@@ -150,50 +151,78 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         "simple"
     };
     let (begin_sql, commit_sql) = control_words(&counts);
-    let total: f64 = models.iter().map(|m| m.count).sum::<f64>().max(1e-9);
-    let n = models.len();
     let idle = (!sessions.open_arrivals)
         .then_some(sessions.idle_between_ms)
         .flatten();
-    let mut scripts = Vec::new();
-    for (i, m) in models.iter().enumerate() {
-        let file = format!("shape_{:02}.sql", i + 1);
-        let weight = m.count / total;
-        let w = script::write(
-            m,
-            &Context {
-                file: &file,
-                number: i + 1,
-                of: n,
-                weight,
-                duration_s: duration,
-                counts_from: if pgss {
-                    "pg_stat_statements calls"
-                } else {
-                    "sampled statements scaled to pg_stat_database's commits"
-                },
-                begin_sql,
-                commit_sql,
-                idle_between_ms: idle,
-            },
-        );
-        doc.shapes
-            .push(shape_record(m, &file, weight, duration, w.parameters));
-        scripts.push((file, w.text));
-    }
     let clients = sessions.seen.max(1);
     let rate = sessions
         .open_arrivals
         .then_some(doc.tps)
         .filter(|r| *r > 0.0);
-    Capture {
+    let mut c = Capture {
         doc,
         shapes: models,
-        scripts,
+        scripts: Vec::new(),
         query_mode,
         clients,
         rate,
         diagnosis: d,
+        writing: Writing {
+            counts_from: if pgss {
+                "pg_stat_statements calls"
+            } else {
+                "sampled statements scaled to pg_stat_database's commits"
+            },
+            begin_sql,
+            commit_sql,
+            idle_between_ms: idle,
+        },
+    };
+    c.write_scripts(None);
+    c
+}
+
+/// How the scripts are written (decided by [`profile`]).
+#[derive(Debug, Clone)]
+pub struct Writing {
+    counts_from: &'static str,
+    begin_sql: &'static str,
+    commit_sql: &'static str,
+    idle_between_ms: Option<f64>,
+}
+
+impl Capture {
+    /// (Re)writes every shape's script and its record, values through `redact` when given
+    /// (`--redact`: the generated value standing for each captured one).
+    pub fn write_scripts(&mut self, redact: Option<&script::Redact<'_>>) {
+        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>().max(1e-9);
+        let n = self.shapes.len();
+        let duration = self.doc.duration_s.max(1e-3);
+        self.scripts.clear();
+        self.doc.shapes.clear();
+        for (i, m) in self.shapes.iter().enumerate() {
+            let file = format!("shape_{:02}.sql", i + 1);
+            let weight = m.count / total;
+            let w = script::write(
+                m,
+                &Context {
+                    file: &file,
+                    number: i + 1,
+                    of: n,
+                    weight,
+                    duration_s: duration,
+                    counts_from: self.writing.counts_from,
+                    begin_sql: self.writing.begin_sql,
+                    commit_sql: self.writing.commit_sql,
+                    idle_between_ms: self.writing.idle_between_ms,
+                    redact,
+                },
+            );
+            self.doc
+                .shapes
+                .push(shape_record(m, &file, weight, duration, w.parameters));
+            self.scripts.push((file, w.text));
+        }
     }
 }
 

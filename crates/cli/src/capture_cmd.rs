@@ -72,8 +72,8 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let sample =
         hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
             .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
-    let capture = hotbench_capture::workload::profile(sample, &opts);
-    let schema = schema_files(&params, &capture, scale, a.redact);
+    let mut capture = hotbench_capture::workload::profile(sample, &opts);
+    let schema = schema_files(&params, &mut capture, scale, a.redact);
     drop(target);
     let fixes = fix_variants(&capture);
     print_summary(&capture.doc);
@@ -166,23 +166,103 @@ pub fn scenario_name(dir: &Path) -> String {
 
 /// `--log FILE`'s transactions.
 fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransaction>> {
-    Err(Fail::input(format!(
-        "--log \"{}\": reading server logs is not available in this build yet",
-        p.display()
-    )))
+    let mut out = Vec::new();
+    let summary = hotbench_capture::log::read_log(
+        p,
+        &hotbench_capture::log::LogOptions::default(),
+        &mut |t| {
+            if out.len() < hotbench_capture::tracker::MAX_TRANSACTIONS {
+                out.push(t);
+            }
+        },
+    )
+    .map_err(|e| Fail::input(format!("--log: {e}")))?;
+    eprintln!(
+        "hotbench capture: --log {}: {} transactions from {} lines",
+        p.display(),
+        out.len(),
+        summary.lines
+    );
+    Ok(out)
 }
 
-/// The schema and data files for the captured statements' tables.
+/// The schema and data files for the captured statements' tables (`schema.sql`, `data.sql`),
+/// read as diagnose reads (`hotbench_capture::schema`), with the rows the hot keys name.
+/// Nothing here fails the capture: what cannot be read is a note.
 fn schema_files(
-    _params: &hotbench_wire::ConnectParams,
-    _capture: &Capture,
-    _scale: f64,
-    _redact: bool,
+    params: &hotbench_wire::ConnectParams,
+    capture: &mut Capture,
+    scale: f64,
+    redact: bool,
 ) -> SchemaFiles {
-    SchemaFiles {
-        notes: vec!["schema.sql and the data generator are not written by this build".into()],
-        ..Default::default()
+    use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
+    let mut tables: Vec<String> = Vec::new();
+    let mut functions: Vec<String> = Vec::new();
+    for sh in &capture.doc.shapes {
+        for q in &sh.statements {
+            for t in hotbench_diagnose::shape::touches(q) {
+                if !tables.contains(&t.relation) {
+                    tables.push(t.relation);
+                }
+            }
+            for f in hotbench_diagnose::shape::calls(q) {
+                if !functions.contains(&f) {
+                    functions.push(f);
+                }
+            }
+        }
     }
+    let mut files = SchemaFiles::default();
+    if tables.is_empty() {
+        files
+            .notes
+            .push("no table was named by the captured statements: no schema.sql".into());
+        return files;
+    }
+    let names: Vec<TableName> = tables.iter().map(|t| TableName::new(None, t)).collect();
+    let opts = SchemaOptions {
+        scale,
+        redact,
+        must_contain: hotbench_capture::keys::must_contain(capture, &tables),
+        functions,
+        dump: DumpSource::PgDump {
+            params: params.clone(),
+            bin_dir: None,
+        },
+        ..SchemaOptions::default()
+    };
+    let mut p = params.clone();
+    p.application_name = Some(hotbench_capture::activity::APPLICATION_NAME.into());
+    let conn = hotbench_wire::Connector::new(p).connect();
+    let cap = match conn {
+        Ok(mut c) => {
+            let r = capture_schema(&mut c, &names, &opts);
+            c.close();
+            r
+        }
+        Err(e) => {
+            files.notes.push(format!("schema not read: could not connect: {e}"));
+            return files;
+        }
+    };
+    match cap {
+        Ok(cap) => {
+            if redact {
+                hotbench_capture::keys::redact(capture, &cap.tables, opts.seed);
+            }
+            files.files.push(("schema.sql".into(), cap.schema_sql));
+            files.files.push(("data.sql".into(), cap.data_sql));
+            files.setup = vec!["schema.sql".into(), "data.sql".into()];
+            files.tables = cap.tables.iter().map(|t| t.name.clone()).collect();
+            files.notes.extend(
+                cap.unreproducible
+                    .into_iter()
+                    .map(|u| format!("not reproduced: {u}")),
+            );
+        }
+        Err(e) => files.notes.push(format!("schema not read: {e}")),
+    }
+    files
 }
 
 /// The fix variants for the shapes the lab recognises.
