@@ -6,6 +6,8 @@
 pub mod catalog;
 pub mod catalog_types;
 pub mod datagen;
+pub mod fixes;
+pub mod fixes_sql;
 pub mod log;
 pub mod log_csv;
 pub mod log_prefix;
