@@ -131,7 +131,9 @@ pub struct Fixes {
 pub fn fixes(shape: &Shape) -> Fixes {
     let mut out = Fixes::default();
     let mut body: Option<Vec<gen::Step>> = None;
+    let mut taken: Vec<usize> = Vec::new();
     if let Some(rcw) = gen::read_check_write(shape, &mut out.notes) {
+        taken.extend(rcw.taken);
         out.add_file(rcw.check.clone());
         out.checks.push(rcw.check.name.clone());
         out.add_variant(shape, "update-returning", rcw.about, rcw.script, Vec::new(), None);
@@ -155,7 +157,7 @@ pub fn fixes(shape: &Shape) -> Fixes {
         });
         body = Some(claim.baseline);
     }
-    if let Some(counter) = gen::counter(shape, body.as_deref(), &mut out.notes) {
+    if let Some(counter) = gen::counter(shape, body.as_deref(), &taken, &mut out.notes) {
         for f in counter.common_setup {
             out.setup.push(f.name.clone());
             out.add_file(f);

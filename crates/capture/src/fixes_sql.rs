@@ -145,6 +145,8 @@ fn same_row(a_sql: &str, a: &Range<usize>, b_sql: &str, b: &Range<usize>) -> boo
 }
 
 pub struct Rcw {
+    /// The SELECT … FOR UPDATE and the UPDATE it replaces (no other fix takes them).
+    pub taken: [usize; 2],
     pub script: String,
     pub about: String,
     pub check: GeneratedFile,
@@ -237,6 +239,7 @@ pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
         floor.value
     );
     Some(Rcw {
+        taken: [i, j],
         script: render(&steps),
         about: format!(
             "one UPDATE … RETURNING of {rel} writing only when {}.{} stays {op} {} ({source}); no row back = refused",
@@ -432,12 +435,14 @@ struct Inc {
 }
 
 /// A hot counter increment → the same increment on one of `{{shards}}` rows of a shard
-/// table; every variant logs its increments, and the check adds them up.
-pub fn counter(shape: &Shape, base: Option<&[Step]>, notes: &mut Vec<String>) -> Option<Counter> {
+/// table; every variant logs its increments, and the check adds them up. Statements in
+/// `taken` (a read-check-write's UPDATE: a balance with a floor, not a counter) are left out.
+pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mut Vec<String>) -> Option<Counter> {
     let st = &shape.statements;
     let incs: Vec<Inc> = st
         .iter()
         .enumerate()
+        .filter(|(at, _)| !taken.contains(at))
         .filter_map(|(at, s)| {
             let parts = update_parts(s)?;
             if !parts.assignments.iter().any(|a| a.delta.is_some()) {

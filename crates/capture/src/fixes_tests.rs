@@ -103,6 +103,8 @@ fn read_check_write_becomes_one_update_returning_with_the_floor_in_its_where() {
     inc.floors[0].value = "-5".into();
     inc.floors[0].source = FloorSource::ObservedMinimum;
     let f = fixes(&inc);
+    // Its UPDATE is a decrement, but of a balance with a floor: not also a counter to shard.
+    assert_eq!(f.variants.len(), 1, "{:?}", f.notes);
     let script = file(&f, "shape_1_update_returning.sql");
     assert!(script.contains("and (remaining - :amount) > -5"), "{script}");
     assert!(file(&f, &f.checks[0]).contains("at or below -5 (the observed minimum)"));
