@@ -522,7 +522,9 @@ pub fn constraints(
 
 const INDEXES_SQL: &str = "select i.indrelid::int8, c.relname::text, \
       pg_catalog.pg_get_indexdef(i.indexrelid), i.indexrelid::int8, \
-      exists(select 1 from pg_catalog.pg_inherits h where h.inhrelid = i.indexrelid) \
+      exists(select 1 from pg_catalog.pg_inherits h where h.inhrelid = i.indexrelid), \
+      case when i.indisunique and i.indpred is null and i.indexprs is null \
+        then i.indkey::text end \
     from pg_catalog.pg_index i join pg_catalog.pg_class c on c.oid = i.indexrelid \
     where i.indrelid = any($1::oid[]) order by i.indrelid, c.relname";
 
@@ -549,6 +551,11 @@ pub fn indexes(
             name: cell(&r, row, 1).unwrap_or_default(),
             def: cell(&r, row, 2).unwrap_or_default(),
             inherited: cell_bool(&r, row, 4),
+            unique_columns: r.get(row, 5).map(|k| {
+                k.split_whitespace()
+                    .filter_map(|n| n.parse().ok())
+                    .collect()
+            }),
         });
     }
     Ok(oids)

@@ -222,35 +222,49 @@ fn readable(rows: &BTreeMap<u32, TypeRow>, oid: u32, depth: usize) -> bool {
 }
 
 /// The user-defined types to create (dependencies first), the extensions to create, and
-/// what cannot be reproduced.
-fn record_types(rows: &BTreeMap<u32, TypeRow>, rels: &[Relation], model: &mut Model) {
-    let mut done: BTreeSet<u32> = BTreeSet::new();
-    let mut roots: Vec<(u32, String)> = Vec::new();
-    for rel in rels {
-        for c in &rel.columns {
-            roots.push((
-                c.type_oid,
-                format!("table {} column {:?}", rel.display(), c.name),
-            ));
+/// what cannot be reproduced; a column whose type cannot be created on the twin is
+/// written as `text` (its values made up), and named.
+fn record_types(rows: &BTreeMap<u32, TypeRow>, rels: &mut [Relation], model: &mut Model) {
+    let mut seen: BTreeMap<u32, bool> = BTreeMap::new();
+    for rel in rels.iter_mut() {
+        let display = rel.display();
+        for c in &mut rel.columns {
+            let user = format!("table {display} column {:?}", c.name);
+            if !visit_type(rows, c.type_oid, &user, &mut seen, model, 0) {
+                model.unreproducible.push(format!(
+                    "{user}: its type {} cannot be created on the twin; the column is \
+                     written as text and its values are made up",
+                    c.type_sql
+                ));
+                c.type_sql = "text".into();
+                c.kind = ValueKind::Text;
+                c.readable = false;
+                c.default = None;
+            }
         }
-    }
-    for (oid, user) in roots {
-        visit_type(rows, oid, &user, &mut done, model, 0);
     }
 }
 
+/// Records type `oid` (and what it is built on) to be created; false when it cannot be.
 fn visit_type(
     rows: &BTreeMap<u32, TypeRow>,
     oid: u32,
     user: &str,
-    done: &mut BTreeSet<u32>,
+    seen: &mut BTreeMap<u32, bool>,
     model: &mut Model,
     depth: usize,
-) {
-    if oid < FIRST_NORMAL_OID || depth > 16 || !done.insert(oid) {
-        return;
+) -> bool {
+    if oid < FIRST_NORMAL_OID {
+        return true;
     }
-    let Some(t) = rows.get(&oid) else { return };
+    if depth > 16 {
+        return false;
+    }
+    if let Some(ok) = seen.get(&oid) {
+        return *ok;
+    }
+    seen.insert(oid, true);
+    let Some(t) = rows.get(&oid) else { return true };
     if let Some(ext) = &t.extension {
         if !model.extensions.contains(ext) {
             model.extensions.push(ext.clone());
@@ -260,55 +274,60 @@ fn visit_type(
                 t.name
             ));
         }
-        return;
+        return true;
     }
+    let mut ok = true;
     for dep in [t.elem, t.base] {
         if dep != 0 {
-            visit_type(rows, dep, user, done, model, depth + 1);
+            ok &= visit_type(rows, dep, user, seen, model, depth + 1);
         }
     }
     for (_, _, f) in &t.fields {
-        visit_type(rows, *f, user, done, model, depth + 1);
-    }
-    if t.schema != "public" && t.schema != "pg_catalog" && !model.schemas.contains(&t.schema) {
-        model.schemas.push(t.schema.clone());
+        ok &= visit_type(rows, *f, user, seen, model, depth + 1);
     }
     let def = match t.typtype.as_str() {
-        _ if t.is_array() => return,
-        "e" => TypeDef::Enum {
+        _ if !ok => None,
+        _ if t.is_array() => return true,
+        "e" => Some(TypeDef::Enum {
             name: t.name.clone(),
             labels: t.labels.clone(),
-        },
-        "d" => TypeDef::Domain {
+        }),
+        "d" => Some(TypeDef::Domain {
             name: t.name.clone(),
             base_sql: t.base_sql.clone(),
             not_null: t.not_null,
             default: t.default.clone(),
             checks: t.checks.clone(),
-        },
-        "c" => TypeDef::Composite {
+        }),
+        "c" => Some(TypeDef::Composite {
             name: t.name.clone(),
             fields: t
                 .fields
                 .iter()
                 .map(|(n, ty, _)| (n.clone(), ty.clone()))
                 .collect(),
-        },
+        }),
         other => {
             let what = match other {
                 "r" => "a range type",
                 "m" => "a multirange type",
                 _ => "a base type with its own input and output functions",
             };
-            model.unreproducible.push(format!(
-                "{user}: type {} is {what}, not reproduced (the twin has no such type; \
-                 the table cannot be created there)",
-                t.name
-            ));
-            return;
+            model
+                .unreproducible
+                .push(format!("{user}: type {} is {what}, not reproduced", t.name));
+            None
         }
     };
+    let Some(def) = def else {
+        seen.insert(oid, false);
+        return false;
+    };
+    if t.schema != "public" && t.schema != "pg_catalog" && !model.schemas.contains(&t.schema) {
+        model.schemas.push(t.schema.clone());
+    }
     model.types.push(def);
+    true
 }
 
 const OWNED_SEQUENCES_SQL: &str = "select d.objid::int8, d.refobjid::int8, d.refobjsubid::int4, \

@@ -1,9 +1,23 @@
-//! `data.sql`: fills each touched table to its captured size with values following its
-//! `pg_stats` (placeholder: written in the next commit).
+//! `data.sql`: fills each touched table to its captured size (`reltuples × scale`) with
+//! values following its `pg_stats`, in pure SQL (`INSERT … SELECT … FROM generate_series`,
+//! in chunks, so hotbench holds no rows and any server runs it). Parents before children:
+//! a foreign key column keeps a generated value its parent has and otherwise takes one of
+//! the parent's rows (a self-reference points at its own row); a table's key columns are
+//! distinct by construction (a composite key counts through its columns like digits);
+//! rows a CHECK or a partition bound refuses are filtered out and any other clash is
+//! skipped (`ON CONFLICT DO NOTHING`). The rows that must exist (hot keys, and the
+//! most-common values of each single-column foreign key in its parent) are written first.
+//! Ends by moving each sequence past its column's values and analyzing every table.
 
-use crate::model::Model;
-use crate::profile::TableProfile;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::datagen_expr::Draws;
+use crate::model::{Model, RelKind, Relation, ValueKind};
+use crate::profile::{ColumnStats, TableProfile};
+use crate::redact::Redactor;
 use crate::schema::SchemaOptions;
+use crate::sqltext::{float, ident, literal};
 
 /// The generator's SQL and what it could not reproduce.
 pub struct Data {
@@ -11,9 +25,471 @@ pub struct Data {
     pub notes: Vec<String>,
 }
 
-pub fn write(_model: &Model, _profiles: &mut [TableProfile], _opts: &SchemaOptions) -> Data {
+/// Rows a relation must hold: per set of columns, the values (text) of each row.
+pub(crate) type MustRows = BTreeMap<Vec<i16>, Vec<Vec<Option<String>>>>;
+
+/// What the generator decided for the whole schema.
+pub(crate) struct Plan<'a> {
+    pub(crate) model: &'a Model,
+    pub(crate) profiles: BTreeMap<u32, &'a TableProfile>,
+    pub(crate) rows: BTreeMap<u32, u64>,
+    pub(crate) must: BTreeMap<u32, MustRows>,
+    /// Foreign keys (relation, constraint name) that close a cycle between tables.
+    pub(crate) broken: BTreeSet<(u32, String)>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) opts: &'a SchemaOptions,
+}
+
+pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions) -> Data {
+    let mut notes = Vec::new();
+    if opts.redact {
+        redact_profiles(profiles, Redactor::new(opts.seed), &mut notes);
+    }
+    let rows = target_rows(model, profiles, opts.scale);
+    let must = must_rows(model, profiles, opts, &mut notes);
+    let mut plan = Plan {
+        model,
+        profiles: BTreeMap::new(),
+        rows,
+        must,
+        broken: BTreeSet::new(),
+        notes,
+        opts,
+    };
+    let order = plan.order();
+    // Partitioned tables hold their partitions' rows.
+    let mut counted: BTreeMap<u32, u64> = BTreeMap::new();
+    for rel in &model.relations {
+        let own = plan.rows.get(&rel.oid).copied().unwrap_or(0);
+        let must = plan.must_count(rel.oid);
+        let n = if rel.kind == RelKind::Table {
+            own.max(must)
+        } else {
+            must
+        };
+        counted.insert(rel.oid, n);
+        let mut cur = rel.partition_of.as_ref().map(|p| p.0);
+        while let Some(p) = cur {
+            *counted.entry(p).or_default() += n;
+            cur = model
+                .relation(p)
+                .and_then(|r| r.partition_of.as_ref().map(|x| x.0));
+        }
+    }
+    for p in profiles.iter_mut() {
+        if let Some(r) = model
+            .relations
+            .iter()
+            .find(|r| r.schema == p.schema && r.name == p.name)
+        {
+            p.rows = counted.get(&r.oid).copied().unwrap_or(0);
+        }
+    }
+    plan.profiles = model
+        .relations
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.oid,
+                profiles
+                    .iter()
+                    .find(|p| p.schema == r.schema && p.name == r.name)?,
+            ))
+        })
+        .collect();
+    let mut sql = String::from("-- hotbench capture: data following the captured statistics\n");
+    let _ = writeln!(
+        sql,
+        "select pg_catalog.setseed({});",
+        float((opts.seed % 1_000_000) as f64 / 1_000_000.0)
+    );
+    for oid in &order {
+        if let Some(rel) = model.relation(*oid) {
+            sql.push_str(&plan.fill(rel));
+        }
+    }
+    sql.push_str(&sequences(model));
+    for rel in model.relations.iter().filter(|r| r.kind != RelKind::View) {
+        let _ = writeln!(sql, "analyze {};", rel.qualified());
+    }
     Data {
-        sql: String::new(),
-        notes: Vec::new(),
+        sql,
+        notes: plan.notes,
+    }
+}
+
+/// `reltuples × scale` of each table (its live tuple count when never analyzed).
+fn target_rows(model: &Model, profiles: &[TableProfile], scale: f64) -> BTreeMap<u32, u64> {
+    let _ = profiles;
+    model
+        .relations
+        .iter()
+        .filter(|r| r.kind == RelKind::Table)
+        .map(|r| {
+            let base = if r.reltuples >= 0.0 {
+                r.reltuples
+            } else {
+                r.live_tuples.unwrap_or(0.0)
+            };
+            let n = (base.max(0.0) * scale.max(0.0)).round();
+            (r.oid, if n.is_finite() { n as u64 } else { 0 })
+        })
+        .collect()
+}
+
+/// Most-common values and strings replaced by generated ones; a kind without a generator
+/// loses its values (the column is then made up from its type).
+fn redact_profiles(profiles: &mut [TableProfile], r: Redactor, notes: &mut Vec<String>) {
+    for p in profiles.iter_mut() {
+        for c in &mut p.columns {
+            let Some(s) = c.stats.as_mut() else { continue };
+            if !Redactor::handles(&c.kind) {
+                if !s.mcv.is_empty() || !s.histogram.is_empty() {
+                    notes.push(format!(
+                        "table {}.{} column {:?}: --redact has no generator for type {}; its \
+                         values are left out and made up from the type",
+                        p.schema, p.name, c.name, c.type_sql
+                    ));
+                }
+                s.mcv.clear();
+                s.histogram.clear();
+                continue;
+            }
+            s.mcv = std::mem::take(&mut s.mcv)
+                .into_iter()
+                .filter_map(|(v, f)| Some((r.value(&c.kind, &v)?, f)))
+                .collect();
+            if !c.kind.interpolates() {
+                s.histogram = std::mem::take(&mut s.histogram)
+                    .into_iter()
+                    .filter_map(|v| r.value(&c.kind, &v))
+                    .collect();
+            }
+        }
+    }
+}
+
+/// The rows each relation must hold: the hot keys asked for (redacted as the statistics
+/// are), and each single-column foreign key's most-common values in the parent.
+fn must_rows(
+    model: &Model,
+    profiles: &[TableProfile],
+    opts: &SchemaOptions,
+    notes: &mut Vec<String>,
+) -> BTreeMap<u32, MustRows> {
+    let redactor = opts.redact.then(|| Redactor::new(opts.seed));
+    let mut out: BTreeMap<u32, MustRows> = BTreeMap::new();
+    for k in &opts.must_contain {
+        let rel = match &k.table.schema {
+            Some(s) => model
+                .relations
+                .iter()
+                .find(|r| &r.schema == s && r.name == k.table.name),
+            None => opts.search_path.iter().find_map(|s| {
+                model
+                    .relations
+                    .iter()
+                    .find(|r| &r.schema == s && r.name == k.table.name)
+            }),
+        };
+        let Some(rel) = rel.filter(|r| r.kind != RelKind::View) else {
+            notes.push(format!(
+                "rows that must exist in {}: no such table was captured",
+                k.table.display()
+            ));
+            continue;
+        };
+        let mut cols = Vec::new();
+        for name in &k.columns {
+            match rel.columns.iter().find(|c| &c.name == name) {
+                Some(c) => cols.push(c),
+                None => {
+                    notes.push(format!(
+                        "rows that must exist in {}: no column {name:?}",
+                        rel.display()
+                    ));
+                    cols.clear();
+                    break;
+                }
+            }
+        }
+        if cols.is_empty() {
+            continue;
+        }
+        let key: Vec<i16> = cols.iter().map(|c| c.num).collect();
+        let entry = out.entry(rel.oid).or_default().entry(key).or_default();
+        for row in &k.rows {
+            let mut vals = Vec::new();
+            for (c, v) in cols.iter().zip(row) {
+                vals.push(match (v, &redactor) {
+                    (Some(v), Some(r)) => match r.value(&c.kind, v) {
+                        Some(x) => Some(x),
+                        None => {
+                            notes.push(format!(
+                                "a row that must exist in {}: --redact has no generator for \
+                                 column {:?} ({}); the row is left out",
+                                rel.display(),
+                                c.name,
+                                c.type_sql
+                            ));
+                            vals.clear();
+                            break;
+                        }
+                    },
+                    (v, _) => v.clone(),
+                });
+            }
+            if vals.len() == cols.len() && !entry.contains(&vals) {
+                entry.push(vals);
+            }
+        }
+    }
+    fk_most_common(model, profiles, &mut out);
+    out
+}
+
+/// A child's most-common values of a single-column foreign key must be rows of the parent
+/// (so the child's skew survives the foreign key).
+fn fk_most_common(model: &Model, profiles: &[TableProfile], out: &mut BTreeMap<u32, MustRows>) {
+    for rel in &model.relations {
+        let Some(p) = profiles
+            .iter()
+            .find(|p| p.schema == rel.schema && p.name == rel.name)
+        else {
+            continue;
+        };
+        for c in rel
+            .constraints
+            .iter()
+            .filter(|c| c.kind == 'f' && c.columns.len() == 1)
+        {
+            let Some((parent, pcols)) = &c.references else {
+                continue;
+            };
+            if *parent == rel.oid || pcols.len() != 1 {
+                continue;
+            }
+            let Some(col) = rel.column(c.columns[0]) else {
+                continue;
+            };
+            let Some(stats) = p
+                .columns
+                .iter()
+                .find(|x| x.name == col.name)
+                .and_then(|x| x.stats.as_ref())
+            else {
+                continue;
+            };
+            let entry = out
+                .entry(*parent)
+                .or_default()
+                .entry(pcols.clone())
+                .or_default();
+            for (v, _) in &stats.mcv {
+                let row = vec![Some(v.clone())];
+                if !entry.contains(&row) {
+                    entry.push(row);
+                }
+            }
+        }
+    }
+}
+
+impl Plan<'_> {
+    fn must_count(&self, oid: u32) -> u64 {
+        self.must
+            .get(&oid)
+            .map_or(0, |m| m.values().map(|v| v.len() as u64).sum())
+    }
+
+    /// Relations in fill order: a foreign key's parent (all its partitions) before the
+    /// child, a partitioned table (its rows that must exist) before its partitions.
+    fn order(&mut self) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut state: BTreeMap<u32, u8> = BTreeMap::new();
+        for rel in &self.model.relations {
+            if rel.partition_of.is_none() {
+                self.visit(rel.oid, &mut state, &mut out);
+            }
+        }
+        for rel in &self.model.relations {
+            self.visit(rel.oid, &mut state, &mut out);
+        }
+        out
+    }
+
+    fn visit(&mut self, oid: u32, state: &mut BTreeMap<u32, u8>, out: &mut Vec<u32>) {
+        if state.contains_key(&oid) {
+            return;
+        }
+        state.insert(oid, 1);
+        let model = self.model;
+        let Some(rel) = model.relation(oid) else {
+            return;
+        };
+        for c in rel.constraints.iter().filter(|c| c.kind == 'f') {
+            let Some((parent, _)) = &c.references else {
+                continue;
+            };
+            if self.is_self(rel, *parent) {
+                continue;
+            }
+            match state.get(parent) {
+                Some(1) => {
+                    self.broken.insert((rel.oid, c.name.clone()));
+                }
+                Some(_) => {}
+                None => self.visit(*parent, state, out),
+            }
+        }
+        out.push(oid);
+        let children: Vec<u32> = model
+            .relations
+            .iter()
+            .filter(|r| r.partition_of.as_ref().is_some_and(|p| p.0 == oid))
+            .map(|r| r.oid)
+            .collect();
+        for c in children {
+            self.visit(c, state, out);
+        }
+        state.insert(oid, 2);
+    }
+
+    /// `parent` is `rel` or a partitioned table `rel` is (a partition of) a partition of.
+    pub(crate) fn is_self(&self, rel: &Relation, parent: u32) -> bool {
+        let mut cur = Some(rel.oid);
+        let mut steps = 0;
+        while let Some(o) = cur {
+            if o == parent {
+                return true;
+            }
+            steps += 1;
+            if steps > 64 {
+                break;
+            }
+            cur = self
+                .model
+                .relation(o)
+                .and_then(|r| r.partition_of.as_ref().map(|p| p.0));
+        }
+        false
+    }
+
+    /// The statements that fill the table `rel`: the rows that must exist in it or in a
+    /// partitioned table it is a partition of (each partition keeps those its bound
+    /// accepts), then the rest in chunks.
+    fn fill(&mut self, rel: &Relation) -> String {
+        if rel.kind != RelKind::Table {
+            return String::new();
+        }
+        let mut out = String::new();
+        let must = self.must_for(rel);
+        let total = self.rows.get(&rel.oid).copied().unwrap_or(0);
+        let mut made = 0u64;
+        for (cols, rows) in &must {
+            if let Some(s) = self.insert(rel, Source::Must { cols, rows }, total) {
+                out.push_str(&s);
+                made += rows.len() as u64;
+            }
+        }
+        let bulk = total.saturating_sub(made);
+        let chunk = self.opts.chunk_rows.max(1);
+        let mut from = 1;
+        while from <= bulk {
+            let to = (from + chunk - 1).min(bulk);
+            match self.insert(
+                rel,
+                Source::Series {
+                    from,
+                    to,
+                    offset: made,
+                },
+                total,
+            ) {
+                Some(s) => out.push_str(&s),
+                None => break,
+            }
+            from = to + 1;
+        }
+        out
+    }
+
+    /// The rows that must exist in `rel` or one of its partition ancestors, keyed by `rel`'s
+    /// column numbers.
+    fn must_for(&self, rel: &Relation) -> MustRows {
+        let mut out: MustRows = self.must.get(&rel.oid).cloned().unwrap_or_default();
+        let mut cur = rel.partition_of.as_ref().map(|p| p.0);
+        let mut steps = 0;
+        while let (Some(p), true) = (cur, steps < 64) {
+            steps += 1;
+            let Some(parent) = self.model.relation(p) else {
+                break;
+            };
+            for (cols, rows) in self.must.get(&p).into_iter().flatten() {
+                let mapped: Option<Vec<i16>> = cols
+                    .iter()
+                    .map(|n| {
+                        let name = &parent.column(*n)?.name;
+                        Some(rel.columns.iter().find(|c| &c.name == name)?.num)
+                    })
+                    .collect();
+                if let Some(m) = mapped {
+                    out.entry(m).or_default().extend(rows.iter().cloned());
+                }
+            }
+            cur = parent.partition_of.as_ref().map(|x| x.0);
+        }
+        out
+    }
+}
+
+/// Where a statement's rows come from.
+pub(crate) enum Source<'a> {
+    /// `generate_series(from, to)`: the row's rank is `i - 1 + offset`.
+    Series { from: u64, to: u64, offset: u64 },
+    /// Rows that must exist: these columns take these values.
+    Must {
+        cols: &'a [i16],
+        rows: &'a [Vec<Option<String>>],
+    },
+}
+
+/// The sequences' next values past their columns' largest.
+fn sequences(model: &Model) -> String {
+    let mut out = String::new();
+    for s in &model.sequences {
+        let Some((rel, col)) = s
+            .owned_by
+            .and_then(|(r, c)| Some((model.relation(r)?, model.relation(r)?.column(c)?)))
+        else {
+            continue;
+        };
+        if s.increment.starts_with('-') || !matches!(col.kind, ValueKind::Int { .. }) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "select pg_catalog.setval({}, greatest(coalesce(max({})::int8 + 1, {}), {}), false) from {};",
+            literal(&crate::sqltext::qualified(&s.schema, &s.name)),
+            ident(&col.name),
+            s.start,
+            s.min,
+            rel.qualified()
+        );
+    }
+    out
+}
+
+/// The statistics of `rel`'s column `name`, if any.
+pub(crate) fn stats_of<'p>(p: Option<&'p TableProfile>, name: &str) -> Option<&'p ColumnStats> {
+    p?.columns.iter().find(|c| c.name == name)?.stats.as_ref()
+}
+
+/// The draws of column `j`, as columns of the innermost row source `s`.
+pub(crate) fn draws(j: usize) -> Draws {
+    Draws {
+        null: format!("s.u{j}_0"),
+        pick: format!("s.u{j}_1"),
+        rest: format!("s.u{j}_2"),
     }
 }

@@ -129,6 +129,8 @@ pub struct Index {
     pub def: String,
     /// A partition's index attached to its parent's (created with it).
     pub inherited: bool,
+    /// The columns of a unique index on plain columns without a predicate.
+    pub unique_columns: Option<Vec<i16>>,
 }
 
 /// What kind of relation.
@@ -183,13 +185,22 @@ impl Relation {
         self.columns.iter().find(|c| c.num == num)
     }
 
-    /// Columns of its primary key or of one of its unique constraints / indexes, each set.
+    /// The columns of its primary key (first) and of each unique constraint and unique
+    /// index, each set once.
     pub fn unique_sets(&self) -> Vec<Vec<i16>> {
-        self.constraints
-            .iter()
-            .filter(|c| matches!(c.kind, 'p' | 'u'))
+        let mut out: Vec<Vec<i16>> = Vec::new();
+        let pk = self.constraints.iter().filter(|c| c.kind == 'p');
+        let uq = self.constraints.iter().filter(|c| c.kind == 'u');
+        for set in pk
+            .chain(uq)
             .map(|c| c.columns.clone())
-            .collect()
+            .chain(self.indexes.iter().filter_map(|i| i.unique_columns.clone()))
+        {
+            if !set.is_empty() && !out.contains(&set) {
+                out.push(set);
+            }
+        }
+        out
     }
 }
 

@@ -41,14 +41,26 @@ pub fn capture(db: &ConnInfo, tables: &[TableName], opts: &SchemaOptions) -> Sch
     cap
 }
 
-/// Applies a capture in a fresh database the way a scenario's setup would (statement by
-/// statement), then ANALYZE; returns it.
+/// Runs `sql` as a scenario's setup file runs: `{{…}}` expanded (no parameters), split
+/// into statements, each run in turn.
+pub fn run_as_setup(db: &ConnInfo, file: &str, sql: &str) {
+    let text = hotbench_scenario::params::Params::default()
+        .substitute(sql, &std::collections::BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert_eq!(text, sql, "{file} changed under {{{{…}}}} expansion");
+    let mut c = connect(db);
+    if let Err(e) = hotbench_scenario::db::run_file(&mut c, file, &text) {
+        panic!("{e}\n--- {file} ---\n{}", &sql[..sql.len().min(6000)]);
+    }
+    c.close();
+}
+
+/// Applies a capture in a fresh database the way a scenario's setup would, then ANALYZE;
+/// returns it.
 pub fn apply(prefix: &str, cap: &SchemaCapture) -> ConnInfo {
     let twin = testing::fresh_database(prefix);
-    assert!(!cap.schema_sql.contains("{{"), "{}", cap.schema_sql);
-    assert!(!cap.data_sql.contains("{{"), "{}", cap.data_sql);
-    exec(&twin, &cap.schema_sql);
-    exec(&twin, &cap.data_sql);
+    run_as_setup(&twin, "schema.sql", &cap.schema_sql);
+    run_as_setup(&twin, "data.sql", &cap.data_sql);
     exec(&twin, "analyze");
     twin
 }

@@ -46,6 +46,9 @@ pub struct Options {
     pub server_cores: Option<u32>,
     /// The server, as shown (password masked).
     pub target: String,
+    /// pg_stat_statements entries kept in the record, most time first (`hotbench capture`
+    /// keeps every statement of the mix).
+    pub top_statements: usize,
 }
 
 impl Options {
@@ -56,6 +59,7 @@ impl Options {
             key_reads: true,
             server_cores: None,
             target: String::new(),
+            top_statements: ProbeOptions::default().top_statements,
         }
     }
 }
@@ -118,6 +122,7 @@ impl Connected {
         p.observe_sessions = true;
         p.wait_interval = opts.interval;
         p.stats_interval = stats_interval(opts.interval);
+        p.top_statements = opts.top_statements;
         let started_at = unix_now();
         let t0 = Instant::now();
         let handle = Probe::start(&params, p.clone());

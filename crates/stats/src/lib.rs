@@ -11,6 +11,7 @@
 //! where an output may go (never over a non-regular file), and [`input_file`], which reads
 //! inputs with a size limit.
 
+pub mod capture_record;
 pub mod client_bound;
 pub mod clock_skew;
 pub mod coarse;
@@ -46,6 +47,7 @@ pub mod usl_record;
 pub mod work;
 pub mod zipf;
 
+pub use capture_record::{CaptureDoc, CAPTURE_FORMAT};
 pub use client_bound::ClientBound;
 pub use compare_record::{
     CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,

@@ -1,0 +1,452 @@
+//! One pgbench script per shape: its statements in order between BEGIN and COMMIT (or one
+//! autocommit statement), each value drawn as fitted ([`crate::params`]) into a variable,
+//! slots that carried one value in one transaction sharing one variable, the gaps between
+//! statements slept (`\sleep`) when a sleep can reproduce them, conditional statements under
+//! `\if`, and a comment before each number saying where it came from. Texts are written so
+//! pgbench reads them as they were: values as literals pgbench cannot mistake for a
+//! variable (`:` inside a string is written `\x3a`), quoted identifiers with a `:` as
+//! Unicode escapes. The ceiling's `skew = 0` draws every key uniformly. Pure.
+
+use std::collections::BTreeMap;
+
+use hotbench_stats::capture_record::{HotValue, Parameter};
+
+use crate::params::{fit, Fit, Tail};
+use crate::shapes::ShapeModel;
+use crate::sql_text::Value;
+
+/// Shortest gap worth a `\sleep` (ms): shorter ones are the client's own CPU and round trip,
+/// which a sleep overshoots on a busy machine (diagnose's rule).
+pub const MIN_SLEEP_MS: f64 = hotbench_diagnose::suggest::MIN_THINK_MS;
+/// Slots seen together at least this often and equal at least [`SAME_SHARE`] of the time
+/// carry one value.
+const SAME_MIN_SEEN: u64 = 3;
+const SAME_SHARE: f64 = 0.9;
+/// The scenario parameter that turns skew off (the ceiling).
+pub const SKEW_PARAM: &str = "skew";
+
+/// What the writer needs beyond the shape.
+pub struct Context<'a> {
+    pub file: &'a str,
+    /// 1-based.
+    pub number: usize,
+    pub of: usize,
+    /// Share of all transactions (0–1).
+    pub weight: f64,
+    pub duration_s: f64,
+    /// How the counts were known (`pg_stat_statements` or sampling).
+    pub counts_from: &'a str,
+    pub begin_sql: &'a str,
+    pub commit_sql: &'a str,
+    /// Mean time a session idled between transactions (ms), for closed arrivals.
+    pub idle_between_ms: Option<f64>,
+}
+
+/// A written script and its parameters.
+pub struct Written {
+    pub text: String,
+    pub parameters: Vec<Parameter>,
+}
+
+/// The script of `shape`.
+pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
+    let mut out = String::new();
+    let mut params: Vec<Parameter> = Vec::new();
+    let head = header(shape, cx);
+    out.push_str(&head);
+    if let Some(ms) = cx.idle_between_ms.filter(|m| *m >= MIN_SLEEP_MS) {
+        out.push_str(&format!(
+            "-- the sessions idled {ms:.1} ms between transactions (twice the mean idle age sampled)\n\\sleep {} us\n",
+            (ms * 1000.0).round() as u64
+        ));
+    }
+    // Variables first (pgbench evaluates \set in order; every value is drawn up front).
+    let mut names = Names::default();
+    // What each slot is written as: `:variable`, or a constant's literal.
+    let mut slot_var: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    for (si, st) in shape.statements.iter().enumerate() {
+        for slot in 0..st.text.values.len() {
+            let column = st.text.columns.get(slot).cloned().flatten();
+            if let Some((earlier, why)) = same_as(shape, si, slot) {
+                if let Some(written) = slot_var.get(&earlier).cloned() {
+                    let var = written.strip_prefix(':').map(str::to_string);
+                    out.push_str(&format!(
+                        "-- statement {}, value {}: {} again ({why})\n",
+                        si + 1,
+                        slot + 1,
+                        match &var {
+                            Some(v) => v.clone(),
+                            None =>
+                                format!("statement {}'s value {}", earlier.0 + 1, earlier.1 + 1),
+                        },
+                    ));
+                    params.push(Parameter {
+                        variable: var.clone().unwrap_or_default(),
+                        statement: si,
+                        position: slot,
+                        column,
+                        model: "same".into(),
+                        same_as: var,
+                        ..Default::default()
+                    });
+                    slot_var.insert((si, slot), written);
+                    continue;
+                }
+            }
+            let fitted = fit(st.values.get(slot).map(Vec::as_slice).unwrap_or(&[]));
+            let var = match &fitted.fit {
+                Fit::Constant(_) => format!("value {}", slot + 1),
+                _ => names.next(column.as_deref()),
+            };
+            let (lines, p) = draw(&var, &fitted.fit);
+            out.push_str(&format!(
+                "-- {var} (statement {}, value {}{}): {}\n",
+                si + 1,
+                slot + 1,
+                column
+                    .as_deref()
+                    .map(|c| format!(", {}", sanitize_comment(c)))
+                    .unwrap_or_default(),
+                sanitize_comment(&fitted.why)
+            ));
+            out.push_str(&lines);
+            let written = match &fitted.fit {
+                Fit::Constant(v) => value_text(v),
+                _ => format!(":{var}"),
+            };
+            params.push(Parameter {
+                variable: var.clone(),
+                statement: si,
+                position: slot,
+                column,
+                observations: fitted.observations,
+                distinct: fitted.distinct,
+                ..p
+            });
+            slot_var.insert((si, slot), written);
+        }
+    }
+    if !shape.autocommit {
+        out.push_str(&format!("{};\n", cx.begin_sql));
+    }
+    for (si, st) in shape.statements.iter().enumerate() {
+        if si > 0 {
+            out.push_str(&gap_lines(shape.gaps_s.get(si).copied().flatten()));
+        }
+        let sql = escape_identifiers(&st.text.render(|slot| {
+            slot_var
+                .get(&(si, slot))
+                .cloned()
+                .unwrap_or_else(|| "NULL".into())
+        }));
+        let times = repeat(st.per_tx);
+        if st.per_tx < 0.95 {
+            let per_mille = (st.per_tx * 1000.0).round().max(1.0) as u64;
+            out.push_str(&format!(
+                "-- runs in {:.0}% of these transactions ({:.0} calls against {:.0} transactions)\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {per_mille}\n{sql};\n\\endif\n",
+                st.per_tx * 100.0,
+                st.calls,
+                shape.count
+            ));
+        } else {
+            if times > 1 {
+                out.push_str(&format!(
+                    "-- runs {times} times per transaction ({:.0} calls against {:.0} transactions)\n",
+                    st.calls, shape.count
+                ));
+            }
+            for _ in 0..times {
+                out.push_str(&sql);
+                out.push_str(";\n");
+            }
+        }
+    }
+    if !shape.autocommit {
+        out.push_str(&format!("{};\n", cx.commit_sql));
+    }
+    Written {
+        text: out,
+        parameters: params,
+    }
+}
+
+fn header(shape: &ShapeModel, cx: &Context<'_>) -> String {
+    let kind = if shape.autocommit {
+        "one autocommit statement".to_string()
+    } else {
+        format!(
+            "a transaction of {} statement{}",
+            shape.statements.len(),
+            if shape.statements.len() == 1 { "" } else { "s" }
+        )
+    };
+    format!(
+        "-- {}: written by hotbench capture. Shape {} of {}: {kind}.\n\
+         -- Weight {:.1}% of transactions: about {:.0} over the {:.0} s captured ({:.1}/s), counted from {}; {} seen by sampling.\n",
+        cx.file,
+        cx.number,
+        cx.of,
+        cx.weight * 100.0,
+        shape.count,
+        cx.duration_s,
+        shape.count / cx.duration_s.max(1e-9),
+        cx.counts_from,
+        shape.observed
+    )
+}
+
+fn gap_lines(gap: Option<f64>) -> String {
+    match gap.map(|g| g * 1000.0) {
+        Some(ms) if ms >= MIN_SLEEP_MS => format!(
+            "-- {ms:.1} ms between the statements (mean gap seen): slept\n\\sleep {} us\n",
+            (ms * 1000.0).round() as u64
+        ),
+        Some(ms) => format!(
+            "-- {ms:.2} ms between the statements (mean gap seen): under {MIN_SLEEP_MS} ms, the client's own time, not slept\n"
+        ),
+        None => String::new(),
+    }
+}
+
+fn repeat(per_tx: f64) -> usize {
+    if per_tx >= 1.5 {
+        (per_tx.round() as usize).min(20)
+    } else {
+        1
+    }
+}
+
+/// The earlier slot this one repeats, with the evidence: seen equal in the transactions
+/// where both were seen, or — never seen together — compared with a column of the same
+/// distinctive name (`aid` in both; not a bare `id`, which names a different row in every
+/// table), and never seen to differ.
+fn same_as(shape: &ShapeModel, si: usize, slot: usize) -> Option<((usize, usize), String)> {
+    let seen_equal = shape
+        .agreements
+        .iter()
+        .filter(|((_, b), a)| {
+            *b == (si, slot)
+                && a.seen >= SAME_MIN_SEEN
+                && a.equal as f64 >= SAME_SHARE * a.seen as f64
+        })
+        .max_by_key(|(_, a)| a.equal)
+        .map(|((a, _), ag)| {
+            (
+                *a,
+                format!(
+                    "equal in {} of {} transactions where both were seen",
+                    ag.equal, ag.seen
+                ),
+            )
+        });
+    if seen_equal.is_some() {
+        return seen_equal;
+    }
+    let column = shape.statements.get(si)?.text.columns.get(slot)?.clone()?;
+    if column == "id" {
+        return None;
+    }
+    for (sj, st) in shape.statements.iter().enumerate().take(si) {
+        for (sk, c) in st.text.columns.iter().enumerate() {
+            if c.as_deref() != Some(column.as_str()) {
+                continue;
+            }
+            let ag = shape
+                .agreements
+                .get(&((sj, sk), (si, slot)))
+                .copied()
+                .unwrap_or_default();
+            if ag.equal == ag.seen {
+                return Some((
+                    (sj, sk),
+                    format!(
+                        "the same column, {}, and never seen to differ ({} seen together)",
+                        sanitize_comment(&column),
+                        ag.seen
+                    ),
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The `\set` lines drawing `var`, and the parameter's record (model and numbers).
+fn draw(var: &str, f: &Fit) -> (String, Parameter) {
+    let mut p = Parameter {
+        variable: var.to_string(),
+        ..Default::default()
+    };
+    let lines = match f {
+        Fit::Unknown => {
+            p.model = "unknown".into();
+            p.value = Some("1".into());
+            format!("\\set {var} 1\n")
+        }
+        Fit::Constant(v) => {
+            p.model = "constant".into();
+            p.value = Some(value_text(v));
+            // Written in the statement as a literal.
+            String::new()
+        }
+        Fit::Int { lo, hi, hot, tail } => {
+            p.lo = Some(*lo);
+            p.hi = Some(*hi);
+            let n = hi - lo + 1;
+            let tail_expr = match tail {
+                Tail::Uniform => format!("random({lo}, {hi})"),
+                Tail::Zipfian(s) => {
+                    p.s = Some(*s);
+                    format!("{lo} + permute(random_zipfian(1, {n}, {s}) - 1, {n})")
+                }
+                Tail::Exponential(t) => {
+                    p.theta = Some(*t);
+                    format!("{lo} + permute(random_exponential(1, {n}, {t}) - 1, {n})")
+                }
+            };
+            p.model = match (hot.is_empty(), tail) {
+                (_, Tail::Zipfian(_)) => "zipfian",
+                (_, Tail::Exponential(_)) => "exponential",
+                _ => "uniform",
+            }
+            .into();
+            p.hot = hot
+                .iter()
+                .enumerate()
+                .map(|(i, (v, s))| HotValue {
+                    value: v.to_string(),
+                    rank: i as u32 + 1,
+                    share: *s,
+                })
+                .collect();
+            if hot.is_empty() && *tail == Tail::Uniform {
+                format!("\\set {var} {tail_expr}\n")
+            } else {
+                let mut cases = format!("case when :{SKEW_PARAM} = 0 then random({lo}, {hi})");
+                let mut cum = 0.0;
+                for (v, s) in hot {
+                    cum += s;
+                    cases.push_str(&format!(
+                        " when :{var}_u <= {} then {v}",
+                        (cum * 1_000_000.0).round() as u64
+                    ));
+                }
+                format!(
+                    "\\set {var}_u random(1, 1000000)\n\\set {var} {cases} else {tail_expr} end\n"
+                )
+            }
+        }
+    };
+    (lines, p)
+}
+
+/// A value as SQL (numbers as written, texts quoted).
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.clone(),
+        Value::Text(t) => literal(t),
+        Value::Null | Value::Unknown => "NULL".into(),
+    }
+}
+
+/// A string literal pgbench passes through untouched and the server reads back exactly:
+/// `E'…'` with backslash escapes for quotes, backslashes, control characters and `:` (which
+/// pgbench would take for a variable).
+pub fn literal(s: &str) -> String {
+    let mut o = String::from("E'");
+    for ch in s.chars() {
+        match ch {
+            '\\' => o.push_str("\\\\"),
+            '\'' => o.push_str("\\'"),
+            ':' => o.push_str("\\x3a"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => o.push_str(&format!("\\x{:02x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('\'');
+    o
+}
+
+/// `"a:b"` → `U&"a\003Ab"`: pgbench reads `:b` in a quoted identifier as a variable.
+fn escape_identifiers(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let mut end = None;
+        let mut i = 0;
+        let b = after.as_bytes();
+        while i < b.len() {
+            if b[i] == b'"' {
+                if b.get(i + 1) == Some(&b'"') {
+                    i += 2;
+                    continue;
+                }
+                end = Some(i);
+                break;
+            }
+            i += 1;
+        }
+        let Some(end) = end else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let ident = &after[..end];
+        if ident.contains(':') || ident.contains('\\') {
+            let esc: String = ident
+                .chars()
+                .map(|c| match c {
+                    ':' => "\\003A".to_string(),
+                    '\\' => "\\005C".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            out.push_str(&format!("U&\"{esc}\""));
+        } else {
+            out.push('"');
+            out.push_str(ident);
+            out.push('"');
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn sanitize_comment(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Script variable names: a column's name when it is a plain one and free, else `pN`.
+#[derive(Default)]
+struct Names {
+    used: std::collections::BTreeSet<String>,
+    n: usize,
+}
+
+impl Names {
+    fn next(&mut self, column: Option<&str>) -> String {
+        let plain = column.filter(|c| {
+            c.len() <= 40
+                && c.chars().next().is_some_and(|f| f.is_ascii_lowercase())
+                && c.chars()
+                    .all(|x| x.is_ascii_lowercase() || x.is_ascii_digit() || x == '_')
+                && !matches!(*c, "skew" | "clients" | "duration" | "scale")
+        });
+        if let Some(c) = plain {
+            if self.used.insert(c.to_string()) {
+                return c.to_string();
+            }
+        }
+        loop {
+            self.n += 1;
+            let name = format!("p{}", self.n);
+            if self.used.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! `hotbench capture`: glue between the command line, the server to capture (sampled
+//! read-only as `diagnose` samples it: `hotbench-capture` reuses its session and probe), the
+//! scenario directory it writes (checked before sampling by `crate::outputs`' rules: a new or
+//! empty directory, or an earlier capture's), and `--verify` (`crate::capture_verify`).
+//! Exit codes: 0 captured, 1 bad input or no connection, 2 the server went away mid-sample
+//! or the sample was interrupted (the partial capture is still written) or a write failed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use hotbench_capture::workload::Capture;
+use hotbench_capture::scenario_dir::{self, FixVariant, SchemaFiles, CAPTURE_JSON};
+use hotbench_engine::duration::{parse_duration_us, Unit};
+use hotbench_stats::capture_record::{CaptureDoc, CaptureStatus, CAPTURE_FORMAT};
+use hotbench_stats::terminal;
+
+use crate::fail::{Fail, Result};
+use crate::flags::capture::CaptureArgs;
+use crate::target::{self, TargetArgs};
+
+/// `-T` when not given: how long a capture samples.
+const DEFAULT_TIME: &str = "60s";
+
+pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
+    if let Some(dir) = &a.verify {
+        if a.out.is_some() || a.log.is_some() || a.redact || a.scale.is_some() || a.no_keys {
+            return Err(Fail::input(
+                "--verify DIR runs a captured directory's twin: --out, --log, --redact, --scale and --no-keys belong to a capture",
+            ));
+        }
+        return crate::capture_verify::main(a, dir, argv);
+    }
+    let Some(out) = a.out.as_deref() else {
+        return Err(Fail::input(
+            "hotbench capture needs --out DIR, the scenario directory to write",
+        )
+        .hint("hotbench capture [CONNECTION] -T 5m --out DIR"));
+    };
+    let opts = options(a)?;
+    let scale = scale(a.scale.as_deref())?;
+    let log_input = a.log.as_deref().map(crate::outputs::Input);
+    crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
+    let log = match &a.log {
+        Some(p) => Some(read_log(p)?),
+        None => None,
+    };
+    let target = target::resolve(
+        &TargetArgs {
+            conn: a.conn.clone(),
+            embedded: a.embedded.clone(),
+            dbname: a.dbname.clone(),
+            settings: Default::default(),
+            embedded_only: false,
+        },
+        false,
+    )?;
+    let params = target
+        .config
+        .resolve()
+        .map_err(|e| Fail::input(e.to_string()))?;
+    let mut opts = opts;
+    opts.target = target.describe();
+    opts.log = log;
+    hotbench_engine::signals::install();
+    eprintln!(
+        "hotbench capture: sampling {} for {:.0} s (read-only; sessions every {} ms, waits every {} ms)…",
+        terminal::escape(&opts.target),
+        opts.duration.as_secs_f64(),
+        opts.activity_interval.as_millis(),
+        opts.wait_interval.as_millis()
+    );
+    let sample =
+        hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
+            .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
+    let capture = hotbench_capture::workload::profile(sample, &opts);
+    let schema = schema_files(&params, &capture, scale, a.redact);
+    drop(target);
+    let fixes = fix_variants(&capture);
+    print_summary(&capture.doc);
+    write(out, &capture, &schema, &fixes)?;
+    println!(
+        "scenario written to {} (run it: hotbench scenario run {} --dir {}; score it: hotbench capture --verify {})",
+        out.display(),
+        terminal::escape(&scenario_name(out)),
+        out.display(),
+        out.display()
+    );
+    Ok(match capture.doc.status {
+        CaptureStatus::Complete => 0,
+        CaptureStatus::ServerLost => {
+            eprintln!("hotbench: error: the server went away mid-sample; the capture is partial");
+            2
+        }
+        CaptureStatus::Interrupted => {
+            eprintln!("hotbench: error: interrupted; the capture covers what was sampled");
+            2
+        }
+    })
+}
+
+/// The sampling options from the flags.
+pub fn options(a: &CaptureArgs) -> Result<hotbench_capture::sample::Options> {
+    let time = a.time.as_deref().unwrap_or(DEFAULT_TIME);
+    let us = parse_duration_us(time, Unit::Seconds)
+        .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
+    if us < 1_000_000 {
+        return Err(Fail::input(format!(
+            "invalid -T/--time \"{time}\": sample at least 1 second"
+        )));
+    }
+    let iv = parse_duration_us(&a.interval, Unit::Millis)
+        .map_err(|e| Fail::input(format!("--interval: {e}")))?;
+    if iv < 1_000 || iv > us {
+        return Err(Fail::input(format!(
+            "invalid --interval \"{}\": must be at least 1ms and at most -T",
+            a.interval
+        )));
+    }
+    let mut o = hotbench_capture::sample::Options::new(Duration::from_micros(us as u64));
+    o.activity_interval = Duration::from_micros(iv as u64);
+    o.key_reads = !a.no_keys;
+    Ok(o)
+}
+
+/// `--scale F`: a positive, finite factor.
+fn scale(s: Option<&str>) -> Result<f64> {
+    let Some(s) = s else { return Ok(1.0) };
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1000.0 => Ok(f),
+        _ => Err(Fail::input(format!(
+            "invalid --scale \"{s}\": a factor above 0, at most 1000 (0.5 halves the captured rows)"
+        ))),
+    }
+}
+
+/// A directory holding a capture document of ours.
+pub fn is_capture_dir(dir: &Path) -> bool {
+    read_doc(dir).is_ok()
+}
+
+/// `DIR/capture.json`, read and checked to be a capture document.
+pub fn read_doc(dir: &Path) -> Result<CaptureDoc> {
+    let path = dir.join(CAPTURE_JSON);
+    let text = hotbench_stats::input_file::read_text(&path, 64 << 20)
+        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
+    let doc: CaptureDoc = serde_json::from_str(&text)
+        .map_err(|e| Fail::input(format!("\"{}\" is not a capture: {e}", path.display())))?;
+    if doc.format != CAPTURE_FORMAT {
+        return Err(Fail::input(format!(
+            "\"{}\" is not a capture (format \"{}\", expected \"{CAPTURE_FORMAT}\")",
+            path.display(),
+            doc.format.escape_debug()
+        )));
+    }
+    Ok(doc)
+}
+
+/// The scenario's name: its directory's (as `scenario run --dir` names it).
+pub fn scenario_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into())
+}
+
+/// `--log FILE`'s transactions.
+fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransaction>> {
+    Err(Fail::input(format!(
+        "--log \"{}\": reading server logs is not available in this build yet",
+        p.display()
+    )))
+}
+
+/// The schema and data files for the captured statements' tables.
+fn schema_files(
+    _params: &hotbench_wire::ConnectParams,
+    _capture: &Capture,
+    _scale: f64,
+    _redact: bool,
+) -> SchemaFiles {
+    SchemaFiles {
+        notes: vec!["schema.sql and the data generator are not written by this build".into()],
+        ..Default::default()
+    }
+}
+
+/// The fix variants for the shapes the lab recognises.
+fn fix_variants(_capture: &Capture) -> Vec<FixVariant> {
+    Vec::new()
+}
+
+fn print_summary(doc: &CaptureDoc) {
+    // Statements, keys, relations and notes are the server's: escaped for the terminal.
+    let text = hotbench_capture::summary::render(&terminal::escaped(doc));
+    print!("{}", terminal::escape_lines(&text));
+}
+
+/// Writes the scenario directory.
+pub fn write(
+    out: &Path,
+    capture: &Capture,
+    schema: &SchemaFiles,
+    fixes: &[FixVariant],
+) -> Result<()> {
+    let files = scenario_dir::files(capture, schema, fixes)
+        .map_err(|e| Fail::run(format!("could not write the capture: {e}")))?;
+    crate::outputs::write_dir(out, &files)
+}
