@@ -9,6 +9,8 @@ pub mod catalog_types;
 pub mod datagen;
 mod datagen_expr;
 mod datagen_insert;
+pub mod fixes;
+pub mod fixes_sql;
 pub mod keys;
 pub mod log;
 pub mod log_csv;
