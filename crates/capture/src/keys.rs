@@ -33,7 +33,9 @@ pub fn must_contain(c: &Capture, tables: &[String]) -> Vec<KeyRows> {
             if p.model == "constant" {
                 values.extend(p.value.iter().filter(|v| !v.starts_with("E'")).cloned());
             }
-            let rows = by.entry((one.relation.clone(), vec![col.clone()])).or_default();
+            let rows = by
+                .entry((one.relation.clone(), vec![col.clone()]))
+                .or_default();
             for v in values {
                 let row = vec![Some(v)];
                 if !rows.contains(&row) {
@@ -99,7 +101,9 @@ pub fn redact(c: &mut Capture, tables: &[TableProfile], seed: u64) {
     let mut kinds: BTreeMap<String, ValueKind> = BTreeMap::new();
     for t in tables {
         for col in &t.columns {
-            kinds.entry(col.name.clone()).or_insert_with(|| col.kind.clone());
+            kinds
+                .entry(col.name.clone())
+                .or_insert_with(|| col.kind.clone());
         }
     }
     let kind_of = |column: Option<&str>, v: &Value| -> ValueKind {
@@ -152,9 +156,10 @@ pub fn redact(c: &mut Capture, tables: &[TableProfile], seed: u64) {
         .iter()
         .map(|f| format!("{} (title redacted)", f.kind.name()))
         .collect();
-    c.doc
-        .notes
-        .push("--redact: every captured value in the scripts, keys and data is a generated stand-in".into());
+    c.doc.notes.push(
+        "--redact: every captured value in the scripts, keys and data is a generated stand-in"
+            .into(),
+    );
 }
 
 #[cfg(test)]
@@ -168,7 +173,13 @@ mod tests {
             Some((vec!["a".into(), "b".into()], vec!["1".into(), "x".into()]))
         );
         assert_eq!(split_key("ctid=(0,1)"), None);
-        assert!(in_where(&["update t set a = ".into(), " where id = ".into(), "".into()], 1));
-        assert!(!in_where(&["update t set a = ".into(), " where id = ".into(), "".into()], 0));
+        assert!(in_where(
+            &["update t set a = ".into(), " where id = ".into(), "".into()],
+            1
+        ));
+        assert!(!in_where(
+            &["update t set a = ".into(), " where id = ".into(), "".into()],
+            0
+        ));
     }
 }

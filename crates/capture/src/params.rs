@@ -156,7 +156,10 @@ fn fit_ints(ints: &[(i64, f64)], observations: u64) -> Fitted {
         .collect();
     let tail_counts: Vec<f64> = sorted.iter().skip(hot.len()).map(|x| x.1).collect();
     let tail_domain = (domain - hot.len() as f64).max(1.0);
-    let tail = fit_tail(&tail_counts, tail_domain);
+    // The distinct values are counted among the values actually seen (not weighted).
+    let hot_keys: Vec<i64> = hot.iter().map(|h| h.0).collect();
+    let tail_seen = ints.iter().filter(|(v, _)| !hot_keys.contains(v)).count() as f64;
+    let tail = fit_tail(&tail_counts, tail_domain, tail_seen);
     let hot_share: f64 = hot.iter().map(|h| h.1).sum();
     let why = match (&hot[..], tail) {
         ([], Tail::Uniform) => format!(
@@ -192,14 +195,13 @@ fn uniform_max(n: f64, domain: f64) -> f64 {
 }
 
 /// The best of uniform, Zipfian and exponential for counts sorted by rank (largest first)
-/// over `domain` ranks, from `n` draws. Ranked by their own counts even uniform values look
+/// over `domain` ranks, from `n` values seen. Ranked by their own counts even uniform values look
 /// skewed, so skew is judged by how many distinct values were seen: a uniform draw of `n`
 /// over `domain` shows about `domain (1 - e^{-n/domain})`; clearly fewer means popular
 /// values repeat. Each skewed model's parameter is then the one that gives the distinct
 /// count seen (unbiased where the rank likelihood is not), and the two are compared by the
 /// likelihood of the ranks.
-fn fit_tail(counts: &[f64], domain: f64) -> Tail {
-    let n: f64 = counts.iter().sum();
+fn fit_tail(counts: &[f64], domain: f64, n: f64) -> Tail {
     let seen = counts.len() as f64;
     if counts.len() < 3 || n <= 0.0 {
         return Tail::Uniform;

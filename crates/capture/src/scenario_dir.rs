@@ -7,6 +7,7 @@
 
 use hotbench_stats::capture_record::CaptureDoc;
 
+use crate::fixes::Fixes;
 use crate::workload::Capture;
 
 /// The schema side (tables, indexes, functions, a data generator): files and the setup order.
@@ -21,39 +22,40 @@ pub struct SchemaFiles {
     pub notes: Vec<String>,
 }
 
-/// A fix variant for a recognised shape, with its files.
-#[derive(Debug, Clone, Default)]
-pub struct FixVariant {
-    pub name: String,
-    pub about: String,
-    /// `file@weight` specs, as the captured variant's.
-    pub scripts: Vec<String>,
-    pub setup: Vec<String>,
-    pub checks: Vec<String>,
-    pub files: Vec<(String, String)>,
-}
-
 /// The name of the captured variant.
 pub const CAPTURED: &str = "captured";
 /// The capture document's file name.
 pub const CAPTURE_JSON: &str = "capture.json";
 
-/// Every file of the scenario directory, `capture.json` last.
+/// Every file of the scenario directory, `capture.json` last. A script the fixes rewrite
+/// (their `baseline_body`: statements that also log what the invariant checks count) keeps
+/// its draws and comments.
 pub fn files(
     c: &Capture,
     schema: &SchemaFiles,
-    fixes: &[FixVariant],
+    fixes: &Fixes,
 ) -> Result<Vec<(String, String)>, serde_json::Error> {
     let mut out: Vec<(String, String)> = Vec::new();
     out.extend(schema.files.iter().cloned());
-    out.extend(c.scripts.iter().cloned());
-    for f in fixes {
-        out.extend(f.files.iter().cloned());
+    for ((file, text), w) in c.scripts.iter().zip(&c.written) {
+        match fixes.baseline_body.get(file) {
+            Some(body) => out.push((
+                file.clone(),
+                format!(
+                    "{}-- the captured statements, logging what the fix variants' checks count\n{}\n",
+                    w.head,
+                    body.trim_end()
+                ),
+            )),
+            None => out.push((file.clone(), text.clone())),
+        }
     }
+    out.extend(fixes.files.iter().map(|f| (f.name.clone(), f.text.clone())));
     out.push(("checks.sql".into(), checks(c)));
     out.push(("scenario.toml".into(), manifest(c, schema, fixes)));
     let mut doc: CaptureDoc = c.doc.clone();
     doc.notes.extend(schema.notes.iter().cloned());
+    doc.notes.extend(fixes.notes.iter().cloned());
     out.push((CAPTURE_JSON.into(), serde_json::to_string_pretty(&doc)?));
     Ok(out)
 }
@@ -73,7 +75,7 @@ fn script_specs(c: &Capture) -> Vec<String> {
         .collect()
 }
 
-fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &[FixVariant]) -> String {
+fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
     let d = &c.doc;
     let mut m = String::new();
     m.push_str("# Written by hotbench capture: the captured workload as a scenario.\n");
@@ -111,8 +113,12 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &[FixVariant]) -> String {
     ));
     m.push_str(&format!("query_mode = \"{}\"\n", c.query_mode));
     m.push_str(&format!("tables = {}\n", toml_list(&schema.tables)));
-    m.push_str(&format!("setup = {}\n", toml_list(&schema.setup)));
-    m.push_str("checks = [\"checks.sql\"]\n");
+    let setup: Vec<String> = schema.setup.iter().chain(&fixes.setup).cloned().collect();
+    m.push_str(&format!("setup = {}\n", toml_list(&setup)));
+    let checks: Vec<String> = std::iter::once("checks.sql".to_string())
+        .chain(fixes.checks.iter().cloned())
+        .collect();
+    m.push_str(&format!("checks = {}\n", toml_list(&checks)));
     let keys: Vec<String> = d
         .shapes
         .iter()
@@ -132,6 +138,22 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &[FixVariant]) -> String {
         "\n[params.{}]\ndefault = 1\nmin = 0\nmax = 1\nhelp = \"1: keys drawn as captured (hot values and fitted tails); 0: uniformly over each key's range (the ceiling)\"\n",
         crate::script::SKEW_PARAM
     ));
+    for p in &fixes.params {
+        m.push_str(&format!(
+            "\n[params.{}]\ndefault = {}\nmin = {}\nhelp = {}\n",
+            p.name,
+            p.default,
+            p.min,
+            toml_string(&p.help)
+        ));
+    }
+    if let Some(w) = &fixes.work {
+        m.push_str(&format!(
+            "\n[work]\nsql = {}\nunit = {}\n",
+            toml_string(&w.sql),
+            toml_string(&w.unit)
+        ));
+    }
     if let Some(rate) = c.rate {
         m.push_str(&format!(
             "\n[params.rate]\ndefault = {:.1}\nmin = 0.1\nhelp = \"transactions per second (-R): the captured arrivals were open, at this rate\"\n",
@@ -147,16 +169,33 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &[FixVariant]) -> String {
         &[],
         &[],
     ));
-    for f in fixes {
-        m.push_str(&variant(
+    for f in &fixes.variants {
+        // The fixed shape's script in place of the captured one; the other shapes as they ran.
+        let stem = f.name.split('-').next().unwrap_or("");
+        let scripts: Vec<String> = script_specs(c)
+            .into_iter()
+            .map(|spec| {
+                if spec.starts_with(&format!("{stem}.sql@")) {
+                    let w = spec.rsplit('@').next().unwrap_or("1");
+                    format!("{}@{w}", f.script)
+                } else {
+                    spec
+                }
+            })
+            .collect();
+        let mut v = variant(
             &f.name,
             &f.about,
             false,
-            &f.scripts,
+            &scripts,
             c.rate.is_some(),
             &f.setup,
             &f.checks,
-        ));
+        );
+        if let Some(g) = &f.goodput {
+            v.push_str(&format!("goodput = {}\n", toml_string(g)));
+        }
+        m.push_str(&v);
     }
     m.push_str(&format!(
         "\n# The captured shapes with every key drawn uniformly over its range: no key is hot.\n[ceiling]\nvariant = \"{CAPTURED}\"\nparams = {{ {} = 0 }}\n",

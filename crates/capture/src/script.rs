@@ -47,35 +47,95 @@ pub struct Context<'a> {
 /// The generated value standing for a captured one, by its column (when known).
 pub type Redact<'a> = dyn Fn(Option<&str>, &Value) -> Value + 'a;
 
-/// A written script and its parameters.
+/// A written script, in its parts (the fix variants reuse the draws and statements).
 pub struct Written {
-    pub text: String,
+    /// Header comments, the idle sleep, every draw with its comment.
+    pub head: String,
+    /// BEGIN, the statements with their gaps, COMMIT.
+    pub body: String,
+    /// The `\set` lines alone, in order.
+    pub draws: Vec<String>,
+    /// The SQL statements in order (BEGIN and COMMIT included), values as `:variables`.
+    pub statements: Vec<String>,
+    /// Variable → the claim's result column it holds (set by the claim's `\gset`).
+    pub claimed: BTreeMap<String, String>,
     pub parameters: Vec<Parameter>,
+}
+
+impl Written {
+    pub fn text(&self) -> String {
+        format!("{}{}", self.head, self.body)
+    }
 }
 
 /// The script of `shape`.
 pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
-    let mut out = String::new();
-    let mut params: Vec<Parameter> = Vec::new();
-    let head = header(shape, cx);
-    out.push_str(&head);
+    let mut head = header(shape, cx);
     if let Some(ms) = cx.idle_between_ms.filter(|m| *m >= MIN_SLEEP_MS) {
-        out.push_str(&format!(
-            "-- the sessions idled {ms:.1} ms between transactions (twice the mean idle age sampled)\n\\sleep {} us\n",
+        head.push_str(&format!(
+            "-- the sessions idled {ms:.1} ms between transactions (Little's law on the sample)\n\\sleep {} us\n",
             (ms * 1000.0).round() as u64
         ));
     }
-    // Variables first (pgbench evaluates \set in order; every value is drawn up front).
+    let d = draws(shape, cx);
+    head.push_str(&d.text);
+    let (body, statements) = body(shape, cx, &d);
+    Written {
+        head,
+        body,
+        draws: d.lines,
+        statements,
+        claimed: d.claimed,
+        parameters: d.parameters,
+    }
+}
+
+/// The draws of a shape's values.
+struct Draws {
+    text: String,
+    lines: Vec<String>,
+    /// What each slot is written as: `:variable`, or a constant's literal.
+    slot_var: BTreeMap<(usize, usize), String>,
+    claimed: BTreeMap<String, String>,
+    /// Statements whose result sets claimed variables (`\gset`).
+    gsets: std::collections::BTreeSet<usize>,
+    parameters: Vec<Parameter>,
+}
+
+/// Every value drawn up front (pgbench evaluates `\set` in order), each with a comment
+/// saying where its numbers came from; a slot that repeats an earlier one's value, or takes
+/// a claimed row's column, draws nothing.
+fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
+    let mut d = Draws {
+        text: String::new(),
+        lines: Vec::new(),
+        slot_var: BTreeMap::new(),
+        claimed: BTreeMap::new(),
+        gsets: Default::default(),
+        parameters: Vec::new(),
+    };
     let mut names = Names::default();
-    // What each slot is written as: `:variable`, or a constant's literal.
-    let mut slot_var: BTreeMap<(usize, usize), String> = BTreeMap::new();
     for (si, st) in shape.statements.iter().enumerate() {
         for slot in 0..st.text.values.len() {
             let column = st.text.columns.get(slot).cloned().flatten();
+            if let Some((claim, col)) = claimed_by(shape, si, slot) {
+                let var = names.claimed(&col);
+                d.text.push_str(&format!(
+                    "-- statement {}, value {}: the {} of the row statement {} claimed (its \\gset)\n",
+                    si + 1,
+                    slot + 1,
+                    sanitize_comment(&col),
+                    claim + 1
+                ));
+                d.claimed.insert(var.clone(), col);
+                d.gsets.insert(claim);
+                d.slot_var.insert((si, slot), format!(":{var}"));
+                continue;
+            }
             if let Some((earlier, why)) = same_as(shape, si, slot) {
-                if let Some(written) = slot_var.get(&earlier).cloned() {
+                if let Some(written) = d.slot_var.get(&earlier).cloned() {
                     let var = written.strip_prefix(':').map(str::to_string);
-                    out.push_str(&format!(
+                    d.text.push_str(&format!(
                         "-- statement {}, value {}: {} again ({why})\n",
                         si + 1,
                         slot + 1,
@@ -85,7 +145,7 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                                 format!("statement {}'s value {}", earlier.0 + 1, earlier.1 + 1),
                         },
                     ));
-                    params.push(Parameter {
+                    d.parameters.push(Parameter {
                         variable: var.clone().unwrap_or_default(),
                         statement: si,
                         position: slot,
@@ -94,7 +154,7 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                         same_as: var,
                         ..Default::default()
                     });
-                    slot_var.insert((si, slot), written);
+                    d.slot_var.insert((si, slot), written);
                     continue;
                 }
             }
@@ -107,7 +167,7 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                 _ => names.next(column.as_deref()),
             };
             let (lines, p) = draw(&var, &fitted.fit);
-            out.push_str(&format!(
+            d.text.push_str(&format!(
                 "-- {var} (statement {}, value {}{}): {}\n",
                 si + 1,
                 slot + 1,
@@ -117,12 +177,13 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                     .unwrap_or_default(),
                 sanitize_comment(&fitted.why)
             ));
-            out.push_str(&lines);
+            d.text.push_str(&lines);
+            d.lines.extend(lines.lines().map(str::to_string));
             let written = match &fitted.fit {
                 Fit::Constant(v) => value_text(v),
                 _ => format!(":{var}"),
             };
-            params.push(Parameter {
+            d.parameters.push(Parameter {
                 variable: var.clone(),
                 statement: si,
                 position: slot,
@@ -131,27 +192,42 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
                 distinct: fitted.distinct,
                 ..p
             });
-            slot_var.insert((si, slot), written);
+            d.slot_var.insert((si, slot), written);
         }
     }
+    d
+}
+
+/// BEGIN, the statements (gaps slept, conditional ones under `\if`, repeated ones
+/// repeated, claims ending in `\gset`), COMMIT; and the statements alone.
+fn body(shape: &ShapeModel, cx: &Context<'_>, d: &Draws) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut statements = Vec::new();
     if !shape.autocommit {
         out.push_str(&format!("{};\n", cx.begin_sql));
+        statements.push(cx.begin_sql.to_string());
     }
     for (si, st) in shape.statements.iter().enumerate() {
         if si > 0 {
             out.push_str(&gap_lines(shape.gaps_s.get(si).copied().flatten()));
         }
         let sql = escape_identifiers(&st.text.render(|slot| {
-            slot_var
+            d.slot_var
                 .get(&(si, slot))
                 .cloned()
                 .unwrap_or_else(|| "NULL".into())
         }));
+        statements.push(sql.clone());
+        let end = if d.gsets.contains(&si) {
+            "\n\\gset\n"
+        } else {
+            ";\n"
+        };
         let times = repeat(st.per_tx);
-        if st.per_tx < 0.95 {
+        if st.per_tx < 0.95 && !d.gsets.contains(&si) {
             let per_mille = (st.per_tx * 1000.0).round().max(1.0) as u64;
             out.push_str(&format!(
-                "-- runs in {:.0}% of these transactions ({:.0} calls against {:.0} transactions)\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {per_mille}\n{sql};\n\\endif\n",
+                "-- runs in {:.0}% of these transactions ({:.0} calls against {:.0} transactions)\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {per_mille}\n{sql}{end}\\endif\n",
                 st.per_tx * 100.0,
                 st.calls,
                 shape.count
@@ -165,17 +241,38 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
             }
             for _ in 0..times {
                 out.push_str(&sql);
-                out.push_str(";\n");
+                out.push_str(end);
             }
         }
     }
     if !shape.autocommit {
         out.push_str(&format!("{};\n", cx.commit_sql));
+        statements.push(cx.commit_sql.to_string());
     }
-    Written {
-        text: out,
-        parameters: params,
-    }
+    (out, statements)
+}
+
+/// A slot compared, after a claim (`… LIMIT n FOR UPDATE [SKIP LOCKED]`) on the same table,
+/// with a column the claim returns: the claimed row's value, not a drawn one.
+fn claimed_by(shape: &ShapeModel, si: usize, slot: usize) -> Option<(usize, String)> {
+    use hotbench_diagnose::shape::{touches, Access};
+    let st = shape.statements.get(si)?;
+    let column = st.text.columns.get(slot)?.clone()?;
+    let rel = touches(&st.key).first()?.relation.clone();
+    (0..si).rev().find_map(|ci| {
+        let claim = &shape.statements[ci];
+        let t = touches(&claim.key);
+        let is_claim = t
+            .iter()
+            .any(|t| t.relation == rel && matches!(t.access, Access::Lock { limit: true, .. }));
+        let k = &claim.key;
+        let list = k.strip_prefix("select ")?.split(" from ").next()?;
+        let returns = list.trim() == "*"
+            || list
+                .split(',')
+                .any(|c| c.trim().trim_matches('"').eq_ignore_ascii_case(&column));
+        (is_claim && returns).then(|| (ci, column.clone()))
+    })
 }
 
 /// The fit with its literal values (constants, hot values) replaced by their stand-ins;
@@ -452,6 +549,11 @@ struct Names {
 }
 
 impl Names {
+    /// A claimed column's variable: its name when plain and free.
+    fn claimed(&mut self, column: &str) -> String {
+        self.next(Some(column))
+    }
+
     fn next(&mut self, column: Option<&str>) -> String {
         let plain = column.filter(|c| {
             c.len() <= 40

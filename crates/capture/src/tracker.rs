@@ -78,6 +78,8 @@ struct Backend {
 pub struct Tracker {
     period_s: f64,
     origin: Option<f64>,
+    /// When the last round was read (server clock).
+    last_now: Option<f64>,
     backends: BTreeMap<i64, Backend>,
     pub done: Vec<SampledTransaction>,
     /// Transactions not kept (over [`MAX_TRANSACTIONS`]).
@@ -105,6 +107,7 @@ impl Tracker {
         Tracker {
             period_s: period_s.max(1e-4),
             origin: None,
+            last_now: None,
             backends: BTreeMap::new(),
             done: Vec::new(),
             dropped: 0,
@@ -124,6 +127,9 @@ impl Tracker {
         self.samples += 1;
         if self.origin.is_none() {
             self.origin = rows.first().map(|r| r.now);
+        }
+        if let Some(r) = rows.first() {
+            self.last_now = Some(r.now);
         }
         for r in rows {
             self.row(r);
@@ -263,12 +269,23 @@ impl Tracker {
         });
     }
 
+    /// The period the rounds were really read at (a loaded server or a slowed sampler reads
+    /// less often than asked), once a few were; the one asked for before.
+    pub fn period(&self) -> f64 {
+        match (self.origin, self.last_now) {
+            (Some(a), Some(b)) if self.samples >= 5 && b > a => {
+                ((b - a) / (self.samples - 1) as f64).max(self.period_s)
+            }
+            _ => self.period_s,
+        }
+    }
+
     /// Inverse of the chance a statement visible for about `2 × age` (one sample) was seen.
     fn weight(&self, s: &SeenStatement) -> f64 {
         if s.samples >= 2 {
             return 1.0;
         }
-        let p = (2.0 * s.max_age / self.period_s).clamp(FLOOR, 1.0);
+        let p = (2.0 * s.max_age / self.period()).clamp(FLOOR, 1.0);
         1.0 / p
     }
 

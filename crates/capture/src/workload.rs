@@ -33,6 +33,8 @@ pub struct Capture {
     pub rate: Option<f64>,
     pub diagnosis: Diagnosis,
     pub writing: Writing,
+    /// Each script in its parts, in the order of `scripts`.
+    pub written: Vec<script::Written>,
 }
 
 /// Builds the capture from the sample.
@@ -111,7 +113,10 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     let (mut models, notes) = shapes::build(&shapes::Input {
         transactions: &txs,
         counts: pgss.then_some(&counts),
-        period_s: sampled.then(|| opts.activity_interval.as_secs_f64()),
+        period_s: activity
+            .as_ref()
+            .filter(|_| sampled)
+            .map(|a| a.tracker.period()),
     });
     doc.notes.extend(notes);
     if models.is_empty() && pgss {
@@ -163,6 +168,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         doc,
         shapes: models,
         scripts: Vec::new(),
+        written: Vec::new(),
         query_mode,
         clients,
         rate,
@@ -199,6 +205,7 @@ impl Capture {
         let n = self.shapes.len();
         let duration = self.doc.duration_s.max(1e-3);
         self.scripts.clear();
+        self.written.clear();
         self.doc.shapes.clear();
         for (i, m) in self.shapes.iter().enumerate() {
             let file = format!("shape_{:02}.sql", i + 1);
@@ -218,10 +225,15 @@ impl Capture {
                     redact,
                 },
             );
-            self.doc
-                .shapes
-                .push(shape_record(m, &file, weight, duration, w.parameters));
-            self.scripts.push((file, w.text));
+            self.scripts.push((file.clone(), w.text()));
+            self.doc.shapes.push(shape_record(
+                m,
+                &file,
+                weight,
+                duration,
+                w.parameters.clone(),
+            ));
+            self.written.push(w);
         }
     }
 }

@@ -8,8 +8,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use hotbench_capture::fixes::Fixes;
+use hotbench_capture::scenario_dir::{self, SchemaFiles, CAPTURE_JSON};
 use hotbench_capture::workload::Capture;
-use hotbench_capture::scenario_dir::{self, FixVariant, SchemaFiles, CAPTURE_JSON};
 use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_stats::capture_record::{CaptureDoc, CaptureStatus, CAPTURE_FORMAT};
 use hotbench_stats::terminal;
@@ -73,9 +74,9 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
         hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
             .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
     let mut capture = hotbench_capture::workload::profile(sample, &opts);
-    let schema = schema_files(&params, &mut capture, scale, a.redact);
+    let (schema, captured) = schema_files(&params, &mut capture, scale, a.redact);
     drop(target);
-    let fixes = fix_variants(&capture);
+    let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
     print_summary(&capture.doc);
     write(out, &capture, &schema, &fixes)?;
     println!(
@@ -194,7 +195,7 @@ fn schema_files(
     capture: &mut Capture,
     scale: f64,
     redact: bool,
-) -> SchemaFiles {
+) -> (SchemaFiles, Option<hotbench_capture::schema::SchemaCapture>) {
     use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
     let mut tables: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
@@ -217,7 +218,7 @@ fn schema_files(
         files
             .notes
             .push("no table was named by the captured statements: no schema.sql".into());
-        return files;
+        return (files, None);
     }
     let names: Vec<TableName> = tables.iter().map(|t| TableName::new(None, t)).collect();
     let opts = SchemaOptions {
@@ -241,8 +242,10 @@ fn schema_files(
             r
         }
         Err(e) => {
-            files.notes.push(format!("schema not read: could not connect: {e}"));
-            return files;
+            files
+                .notes
+                .push(format!("schema not read: could not connect: {e}"));
+            return (files, None);
         }
     };
     match cap {
@@ -250,24 +253,24 @@ fn schema_files(
             if redact {
                 hotbench_capture::keys::redact(capture, &cap.tables, opts.seed);
             }
-            files.files.push(("schema.sql".into(), cap.schema_sql));
-            files.files.push(("data.sql".into(), cap.data_sql));
+            files
+                .files
+                .push(("schema.sql".into(), cap.schema_sql.clone()));
+            files.files.push(("data.sql".into(), cap.data_sql.clone()));
             files.setup = vec!["schema.sql".into(), "data.sql".into()];
             files.tables = cap.tables.iter().map(|t| t.name.clone()).collect();
             files.notes.extend(
                 cap.unreproducible
-                    .into_iter()
+                    .iter()
                     .map(|u| format!("not reproduced: {u}")),
             );
+            (files, Some(cap))
         }
-        Err(e) => files.notes.push(format!("schema not read: {e}")),
+        Err(e) => {
+            files.notes.push(format!("schema not read: {e}"));
+            (files, None)
+        }
     }
-    files
-}
-
-/// The fix variants for the shapes the lab recognises.
-fn fix_variants(_capture: &Capture) -> Vec<FixVariant> {
-    Vec::new()
 }
 
 fn print_summary(doc: &CaptureDoc) {
@@ -277,12 +280,7 @@ fn print_summary(doc: &CaptureDoc) {
 }
 
 /// Writes the scenario directory.
-pub fn write(
-    out: &Path,
-    capture: &Capture,
-    schema: &SchemaFiles,
-    fixes: &[FixVariant],
-) -> Result<()> {
+pub fn write(out: &Path, capture: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> Result<()> {
     let files = scenario_dir::files(capture, schema, fixes)
         .map_err(|e| Fail::run(format!("could not write the capture: {e}")))?;
     crate::outputs::write_dir(out, &files)
