@@ -9,6 +9,7 @@ pub mod catalog_types;
 pub mod datagen;
 mod datagen_expr;
 mod datagen_insert;
+pub mod fidelity;
 pub mod fix_plan;
 pub mod fixes;
 pub mod fixes_sql;

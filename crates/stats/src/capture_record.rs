@@ -225,3 +225,71 @@ pub struct HotValue {
     pub rank: u32,
     pub share: f64,
 }
+
+/// `hotbench capture --verify DIR`'s score (`DIR/verify.json`, format [`VERIFY_FORMAT`]):
+/// the twin against the capture on each measure, and the fidelity line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fidelity {
+    pub format: String,
+    /// Where the twin ran (password masked), and for how long (s).
+    pub target: String,
+    pub duration_s: f64,
+    pub captured_top_wait: Option<WaitShare>,
+    pub twin_top_wait: Option<WaitShare>,
+    /// Same top wait event, shares within [`WAIT_TOLERANCE`].
+    pub top_wait_ok: bool,
+    /// Per normalized statement: captured and twin share of calls.
+    pub mix: Vec<MixShare>,
+    /// The largest difference of a statement's share of calls.
+    pub mix_max_delta: f64,
+    pub mix_ok: bool,
+    /// The captured hottest row and its rank among the twin's (none: the twin never waited
+    /// on it).
+    pub hottest_key: Option<HotKey>,
+    pub twin_rank: Option<u32>,
+    pub twin_hottest_share: Option<f64>,
+    /// `None`: nothing to compare (no hot row captured).
+    pub hottest_ok: Option<bool>,
+    pub captured_tps: f64,
+    pub twin_tps: f64,
+    pub tps_ratio: f64,
+    pub tps_ok: bool,
+    /// Per shape: captured and twin transactions per second and latency (ms).
+    pub shapes: Vec<ShapeFidelity>,
+    /// Measures met, out of those that applied.
+    pub passed: u32,
+    pub of: u32,
+    /// The one line printed.
+    pub line: String,
+    pub notes: Vec<String>,
+}
+
+/// The `format` of `verify.json`.
+pub const VERIFY_FORMAT: &str = "hotbench-capture-verify/1";
+/// The largest difference of the top wait's share that still reproduces it.
+pub const WAIT_TOLERANCE: f64 = 0.15;
+/// The largest difference of a statement's share of calls that still reproduces the mix.
+pub const MIX_TOLERANCE: f64 = 0.05;
+/// The twin's throughput must be within these multiples of the captured.
+pub const TPS_RANGE: (f64, f64) = (0.5, 2.0);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MixShare {
+    pub query: String,
+    pub captured: f64,
+    pub twin: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShapeFidelity {
+    pub script: String,
+    pub captured_tps: f64,
+    pub twin_tps: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured_latency_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twin_latency_ms: Option<f64>,
+}
