@@ -73,12 +73,8 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let sample =
         hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
             .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
-    let mut capture = hotbench_capture::workload::profile(sample, &opts);
-    let (schema, captured) = schema_files(&params, &mut capture, scale, a.redact);
+    let capture = finish(&params, sample, &opts, out, scale, a.redact, true)?;
     drop(target);
-    let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
-    print_summary(&capture.doc);
-    write(out, &capture, &schema, &fixes)?;
     println!(
         "scenario written to {} (run it: hotbench scenario run {} --dir {}; score it: hotbench capture --verify {})",
         out.display(),
@@ -271,6 +267,27 @@ fn schema_files(
             (files, None)
         }
     }
+}
+
+/// From the sample to the written directory: the workload profile and scripts, the schema
+/// and data, the fix variants; the summary printed when `print`.
+pub fn finish(
+    params: &hotbench_wire::ConnectParams,
+    sample: hotbench_capture::sample::Sample,
+    opts: &hotbench_capture::sample::Options,
+    out: &Path,
+    scale: f64,
+    redact: bool,
+    print: bool,
+) -> Result<Capture> {
+    let mut capture = hotbench_capture::workload::profile(sample, opts);
+    let (schema, captured) = schema_files(params, &mut capture, scale, redact);
+    let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
+    if print {
+        print_summary(&capture.doc);
+    }
+    write(out, &capture, &schema, &fixes)?;
+    Ok(capture)
 }
 
 fn print_summary(doc: &CaptureDoc) {

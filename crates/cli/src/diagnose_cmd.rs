@@ -1,7 +1,9 @@
 //! `hotbench diagnose`: glue between the command line, the server to diagnose, the diagnosis
 //! (`hotbench-diagnose`) and its reports; `--run` then runs the first finding's suggested
 //! ladder on the embedded server through `scenario run` itself, so what runs is exactly the
-//! printed command. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
+//! printed command. `--capture DIR` samples as `hotbench capture` does and also writes the
+//! captured scenario directory; with `--run` that directory's ladder (the captured baseline
+//! and its fix variants) runs instead of a textbook one. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
 //! connection, 2 the server went away mid-sample or the sample was interrupted (the partial
 //! diagnosis is still printed and written), or `--run`'s ladder could not run; 4 `--run`'s
 //! ladder ran but one of its checks failed (said on stderr, variant and check).
@@ -30,6 +32,9 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
         None => None,
     };
     crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()], &[])?;
+    if let Some(dir) = &a.capture {
+        crate::outputs::check_dir(dir, &crate::capture_cmd::is_capture_dir, &[])?;
+    }
     let target = target::resolve(
         &TargetArgs {
             conn: a.conn.clone(),
@@ -56,7 +61,13 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
         opts.duration.as_secs_f64(),
         opts.interval.as_millis()
     );
-    let mut d = connected.sample(&opts, &hotbench_engine::signals::stop_requested);
+    let mut d = match &a.capture {
+        None => connected.sample(&opts, &hotbench_engine::signals::stop_requested),
+        Some(dir) => {
+            drop(connected);
+            captured(a, &params, &opts, dir)?
+        }
+    };
     drop(target);
     // Relation names, keys, query texts and notes are the server's: escaped for the terminal.
     let report = hotbench_report::text::diagnosis::render_text(&terminal::escaped(&d));
@@ -82,6 +93,27 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
         code = ran?;
     }
     Ok(code)
+}
+
+/// `--capture DIR`: the sample taken as `hotbench capture` takes it (diagnose's own sampling
+/// with the per-session sampler beside it), the directory written, the diagnosis returned.
+fn captured(
+    a: &DiagnoseArgs,
+    params: &hotbench_wire::ConnectParams,
+    opts: &hotbench_diagnose::Options,
+    dir: &std::path::Path,
+) -> Result<Diagnosis> {
+    let mut c = hotbench_capture::sample::Options::new(opts.duration);
+    c.wait_interval = opts.interval;
+    c.key_reads = !a.no_keys;
+    c.target = opts.target.clone();
+    let sample =
+        hotbench_capture::sample::sample(params, &c, &hotbench_engine::signals::stop_requested)
+            .map_err(|e| Fail::input(e.to_string()))?;
+    let d = sample.diagnosis.clone();
+    crate::capture_cmd::finish(params, sample, &c, dir, 1.0, false, false)?;
+    println!("capture written to {}", dir.display());
+    Ok(d)
 }
 
 /// The sampling options from the flags.
@@ -160,12 +192,30 @@ fn lab(
     run_time: Option<String>,
     argv: &[String],
 ) -> Result<u8> {
-    let Some(f) = d.findings.iter().find(|f| f.command.is_some()) else {
-        println!("\n--run: no finding suggests a ladder; nothing to run");
-        return Ok(0);
+    let (command, args) = match &a.capture {
+        // The captured workload's own ladder: its baseline and the fixes made for it.
+        Some(dir) => {
+            let args: Vec<String> = vec![
+                "scenario".into(),
+                "run".into(),
+                crate::capture_cmd::scenario_name(dir),
+                "--dir".into(),
+                dir.display().to_string(),
+            ];
+            (hotbench_diagnose::suggest::command_line(&args), args)
+        }
+        None => {
+            let Some(f) = d.findings.iter().find(|f| f.command.is_some()) else {
+                println!("\n--run: no finding suggests a ladder; nothing to run");
+                return Ok(0);
+            };
+            (
+                f.command.clone().unwrap_or_default(),
+                f.command_args.clone(),
+            )
+        }
     };
-    let command = f.command.clone().unwrap_or_default();
-    let mut r = parse_suggestion(&f.command_args)?;
+    let mut r = parse_suggestion(&args)?;
     r.ladder.embedded = a.embedded.clone();
     // The ladder writes (schema, tables, clients): never where flags or `PG*` name the
     // diagnosed server.
