@@ -46,6 +46,14 @@ impl TableName {
 /// reference, partitions): past it the rest is named in `unreproducible`.
 pub const MAX_RELATIONS: usize = 2000;
 
+/// How values are printed to the capture (session settings, no writes).
+pub const OUTPUT_SETTINGS: [&str; 4] = [
+    "set datestyle = 'ISO, YMD'",
+    "set intervalstyle = 'postgres'",
+    "set extra_float_digits = 3",
+    "set bytea_output = 'hex'",
+];
+
 /// Makes `conn` diagnose's safe session (read-only by default, bounded statements and lock
 /// waits, `search_path = pg_catalog`, `row_security = off`) and checks that it is
 /// read-only; refuses to go on otherwise.
@@ -61,6 +69,11 @@ pub fn make_safe(conn: &mut Connection) -> Result<(), SchemaError> {
                 SchemaError::Unsafe(format!("\"{sql}\" failed: {e}"))
             }
         })?;
+    }
+    // Values print the same whatever the server's defaults: ISO dates, every float digit,
+    // hex bytea (what the data generator and the redactor read, and the twin parses).
+    for sql in OUTPUT_SETTINGS {
+        query(conn, "setting the output formats", sql, &[])?;
     }
     let r = query(
         conn,

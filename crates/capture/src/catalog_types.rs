@@ -237,6 +237,9 @@ fn record_types(rows: &BTreeMap<u32, TypeRow>, rels: &mut [Relation], model: &mu
                     c.type_sql
                 ));
                 c.type_sql = "text".into();
+                model.catalogs_only = Some(format!(
+                    "{user} is written with another type than the server's"
+                ));
                 c.kind = ValueKind::Text;
                 c.readable = false;
                 c.default = None;

@@ -45,7 +45,7 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
     if opts.redact {
         redact_profiles(profiles, Redactor::new(opts.seed), &mut notes);
     }
-    let rows = target_rows(model, profiles, opts.scale);
+    let rows = target_rows(model, opts.scale);
     let must = must_rows(model, profiles, opts, &mut notes);
     let mut plan = Plan {
         model,
@@ -119,8 +119,7 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
 }
 
 /// `reltuples × scale` of each table (its live tuple count when never analyzed).
-fn target_rows(model: &Model, profiles: &[TableProfile], scale: f64) -> BTreeMap<u32, u64> {
-    let _ = profiles;
+fn target_rows(model: &Model, scale: f64) -> BTreeMap<u32, u64> {
     model
         .relations
         .iter()
@@ -491,5 +490,117 @@ pub(crate) fn draws(j: usize) -> Draws {
         null: format!("s.u{j}_0"),
         pick: format!("s.u{j}_1"),
         rest: format!("s.u{j}_2"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Column, Constraint};
+    use crate::profile::ColumnProfile;
+
+    fn column(num: i16, name: &str, type_sql: &str, oid: u32) -> Column {
+        Column {
+            num,
+            name: name.into(),
+            type_sql: type_sql.into(),
+            type_oid: oid,
+            kind: ValueKind::of_builtin(oid),
+            not_null: true,
+            default: None,
+            identity: None,
+            generated: None,
+            collation: None,
+            local: true,
+            readable: true,
+        }
+    }
+
+    fn big_table(reltuples: f64) -> (Model, Vec<TableProfile>) {
+        let rel = Relation {
+            oid: 20000,
+            schema: "public".into(),
+            name: "big".into(),
+            kind: RelKind::Table,
+            reltuples,
+            live_tuples: None,
+            unlogged: false,
+            partition_key: None,
+            partition_of: None,
+            partition_constraint: None,
+            options: Vec::new(),
+            view_def: None,
+            columns: vec![column(1, "id", "bigint", 20), column(2, "v", "text", 25)],
+            constraints: vec![Constraint {
+                name: "big_pkey".into(),
+                kind: 'p',
+                def: "PRIMARY KEY (id)".into(),
+                columns: vec![1],
+                references: None,
+                inherited: false,
+            }],
+            indexes: Vec::new(),
+        };
+        let stats = ColumnStats {
+            n_distinct: -1.0,
+            histogram: (0..101).map(|k| (k * 10_000).to_string()).collect(),
+            ..ColumnStats::default()
+        };
+        let profile = TableProfile {
+            schema: "public".into(),
+            name: "big".into(),
+            kind: RelKind::Table,
+            partition_of: None,
+            reltuples,
+            rows: 0,
+            columns: vec![
+                ColumnProfile {
+                    name: "id".into(),
+                    type_sql: "bigint".into(),
+                    kind: ValueKind::of_builtin(20),
+                    not_null: true,
+                    stats: Some(stats.clone()),
+                },
+                ColumnProfile {
+                    name: "v".into(),
+                    type_sql: "text".into(),
+                    kind: ValueKind::Text,
+                    not_null: true,
+                    stats: Some(stats),
+                },
+            ],
+        };
+        let model = Model {
+            relations: vec![rel],
+            ..Model::default()
+        };
+        (model, vec![profile])
+    }
+
+    #[test]
+    fn a_million_rows_are_a_few_statements_whatever_the_size() {
+        let (model, mut profiles) = big_table(1_000_000.0);
+        let data = write(&model, &mut profiles, &SchemaOptions::default());
+        assert!(
+            data.sql.contains("generate_series(1::int8, 1000000::int8)"),
+            "{}",
+            data.sql
+        );
+        assert_eq!(data.sql.matches("insert into").count(), 1);
+        let small = data.sql.len();
+        assert!(small < 20_000, "{small} bytes");
+        assert_eq!(profiles[0].rows, 1_000_000);
+        let opts = SchemaOptions {
+            scale: 10.0,
+            ..SchemaOptions::default()
+        };
+        let data = write(&model, &mut profiles, &opts);
+        assert_eq!(
+            data.sql.matches("insert into").count(),
+            10,
+            "chunks of a million"
+        );
+        assert!(data.sql.len() < small * 11, "{} bytes", data.sql.len());
+        assert_eq!(profiles[0].rows, 10_000_000);
     }
 }

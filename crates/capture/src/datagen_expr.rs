@@ -197,31 +197,37 @@ fn ranked(
     distinct: u64,
     salt: &str,
 ) -> Option<String> {
-    let bounds: Vec<String> = stats
+    // Every value the statistics name, sorted: the range a ranked value spreads over is
+    // theirs (most-common values can lie outside the histogram's bounds).
+    let mut bounds: Vec<String> = stats
         .map(|s| {
-            if s.histogram.len() >= 2 {
-                s.histogram.clone()
-            } else {
-                let mut v: Vec<String> = s.mcv.iter().map(|(v, _)| v.clone()).collect();
-                v.sort();
-                v
-            }
+            s.mcv
+                .iter()
+                .map(|(v, _)| v.clone())
+                .chain(s.histogram.iter().cloned())
+                .collect()
         })
         .unwrap_or_default();
+    if col.kind.interpolates() && matches!(col.kind, ValueKind::Int { .. } | ValueKind::Decimal) {
+        bounds.retain(|b| b.trim().parse::<f64>().is_ok_and(f64::is_finite));
+        bounds.sort_by(|a, b| {
+            let (x, y) = (
+                a.trim().parse::<f64>().unwrap_or(0.0),
+                b.trim().parse::<f64>().unwrap_or(0.0),
+            );
+            x.total_cmp(&y)
+        });
+    } else {
+        // ISO dates and times, and strings: text order is good enough for a range.
+        bounds.sort();
+    }
+    bounds.dedup();
     let d = distinct.max(1);
     // Few enough: the values the statistics name, each once.
-    let mut known: Vec<Option<String>> = Vec::new();
-    if let Some(s) = stats {
-        for v in s.mcv.iter().map(|(v, _)| v).chain(&s.histogram) {
-            if !known.iter().any(|k| k.as_deref() == Some(v.as_str())) {
-                known.push(Some(v.clone()));
-            }
-        }
-    }
-    if !known.is_empty() && d <= known.len() as u64 {
+    if !bounds.is_empty() && d <= bounds.len() as u64 {
         return Some(format!(
             "({}::text[])[1 + ({rank})::int4]",
-            literal(&array_text(&known))
+            literal(&array_text(&opt(&bounds)))
         ));
     }
     Some(match &col.kind {

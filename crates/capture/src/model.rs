@@ -272,6 +272,8 @@ pub struct Model {
     pub unreproducible: Vec<String>,
     /// The server's `server_version_num`.
     pub server_version_num: u32,
+    /// Why `pg_dump`'s output would not do (a column written with another type).
+    pub catalogs_only: Option<String>,
 }
 
 impl Model {

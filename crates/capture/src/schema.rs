@@ -49,7 +49,7 @@ pub enum DumpSource {
     /// the newest installed PostgreSQL whose major is at least the server's; the
     /// catalogs when none is.
     PgDump {
-        params: ConnectParams,
+        params: Box<ConnectParams>,
         bin_dir: Option<PathBuf>,
     },
 }

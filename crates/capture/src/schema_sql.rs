@@ -13,7 +13,7 @@ use crate::sqltext::{ident, literal, qualified};
 /// The whole schema from the catalogs.
 pub fn write(model: &Model) -> String {
     let mut out = String::from("-- hotbench capture: the touched schema, from the catalogs\n");
-    out.push_str(&prelude(model));
+    out.push_str(&prelude(model, true));
     for rel in &model.relations {
         if rel.kind != RelKind::View {
             out.push_str(&table(model, rel));
@@ -24,8 +24,9 @@ pub fn write(model: &Model) -> String {
 }
 
 /// What must exist before the tables: `check_function_bodies` off (a function may read a
-/// table created after it), schemas, extensions, types, sequences, functions.
-pub fn prelude(model: &Model) -> String {
+/// table created after it), schemas, extensions, types, sequences (unless pg_dump writes
+/// them), functions.
+pub fn prelude(model: &Model, with_sequences: bool) -> String {
     let mut out = String::from("set check_function_bodies = off;\n");
     for s in &model.schemas {
         let _ = writeln!(out, "create schema if not exists {};", ident(s));
@@ -36,7 +37,11 @@ pub fn prelude(model: &Model) -> String {
     for t in &model.types {
         out.push_str(&type_def(t));
     }
-    for s in model.sequences.iter().filter(|s| !s.identity) {
+    for s in model
+        .sequences
+        .iter()
+        .filter(|s| !s.identity && with_sequences)
+    {
         out.push_str(&sequence(s));
     }
     for (_, def) in &model.functions {

@@ -20,37 +20,7 @@ const TAB: &str = "Tab'le; drop table canary; --";
 #[test]
 fn hostile_names_and_values_round_trip_without_injection() {
     let db = testing::fresh_database("cap_names");
-    exec(
-        &db,
-        r#"
-create table canary (x int);
-create schema "we""ird {{x}} sch";
-create type "we""ird {{x}} sch"."e num" as enum ('a''b', '{{l}}', 'c"d', 'ü e', $$'); drop table canary; --$$);
-create table "we""ird {{x}} sch"."Tab'le; drop table canary; --" (
-    "id ""q"" ünï" int primary key,
-    "{{p}}" text not null default '{{d}}',
-    "select 1; --" int check ("select 1; --" > -1000000 and "{{p}}" <> '{{never}}'),
-    "$$x$$" text,
-    "état" "we""ird {{x}} sch"."e num",
-    "tags[]" text[]
-);
-create index "ix ""i"" {{z}}" on "we""ird {{x}} sch"."Tab'le; drop table canary; --" ("{{p}}", "$$x$$");
-insert into "we""ird {{x}} sch"."Tab'le; drop table canary; --"
-select g,
-       (array[$$'); drop table canary; --$$, '{{v}}', E'back\\slash', E'new\nline', 'ünï', '"q"'])[1 + g % 6],
-       g % 97,
-       case when g % 4 = 0 then null else '$$' || g || '$$' end,
-       (array['a''b', '{{l}}', 'c"d', 'ü e', $$'); drop table canary; --$$])[1 + g % 5]::"we""ird {{x}} sch"."e num",
-       array['{{a}}', 'q"uote', null, E'x\\y', 'comma,here']
-from generate_series(1, 600) g;
-create table "we""ird {{x}} sch"."child ""c"" {{k}}" (
-    "ref ü" int not null references "we""ird {{x}} sch"."Tab'le; drop table canary; --",
-    "v" text
-);
-insert into "we""ird {{x}} sch"."child ""c"" {{k}}" select 1 + g % 50, 'v' from generate_series(1, 300) g;
-analyze;
-"#,
-    );
+    exec(&db, HOSTILE_SOURCE);
     let opts = SchemaOptions {
         must_contain: vec![KeyRows {
             table: t(Some(SCH), TAB),
@@ -312,5 +282,40 @@ fn what_cannot_be_reproduced_is_named() {
             "select count(*) from pg_trigger where tgrelid = 'gadgets'::regclass"
         ),
         "0"
+    );
+}
+
+#[test]
+fn a_database_printing_dates_its_own_way_still_round_trips() {
+    let db = testing::fresh_database("cap_datestyle");
+    exec(
+        &db,
+        &format!(
+            "alter database {} set datestyle = 'SQL, DMY';
+             alter database {} set extra_float_digits = -10;",
+            db.dbname, db.dbname
+        ),
+    );
+    exec(
+        &db,
+        "create table visits (id int primary key, day date not null, at timestamp not null, w float8);
+         insert into visits select g, date '2024-01-31' + g % 40, timestamp '2024-12-31 10:00' + g * interval '1 hour',
+                case when g % 2 = 0 then 0.1234567890123 else 2.5 end
+           from generate_series(1, 800) g;
+         analyze visits;",
+    );
+    let cap = capture(&db, &[t(None, "visits")], &SchemaOptions::default());
+    let twin = apply("cap_datestyle_twin", &cap);
+    assert_eq!(scalar(&twin, "select count(*) from visits"), "800");
+    assert_eq!(
+        scalar(&twin, "select count(*) from visits where day between '2024-01-31' and '2024-03-10'"),
+        "800",
+        "{}",
+        cap.data_sql
+    );
+    assert_eq!(
+        scalar(&twin, "select count(*) > 300 from visits where w = 0.1234567890123"),
+        "t",
+        "a most-common float keeps every digit"
     );
 }

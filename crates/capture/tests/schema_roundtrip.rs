@@ -180,3 +180,26 @@ fn scale_shrinks_and_grows_the_data() {
         assert_eq!(p.rows as f64, sales);
     }
 }
+
+#[test]
+#[ignore = "loads a million rows (about half a minute); run with --ignored to time the generator"]
+fn a_million_rows_load_in_one_pass() {
+    let db = testing::fresh_database("cap_million");
+    exec(
+        &db,
+        "create table big (id bigint primary key, k int not null, v text);
+         insert into big select g, case when g % 5 = 0 then 1 else g % 1000 end, 'v' || (g % 77)
+           from generate_series(1, 1000000) g;
+         analyze big;",
+    );
+    let cap = capture(&db, &[t(None, "big")], &SchemaOptions::default());
+    eprintln!("data.sql for a million rows: {} bytes", cap.data_sql.len());
+    let t0 = std::time::Instant::now();
+    let twin = apply("cap_million_twin", &cap);
+    eprintln!("loaded and analyzed in {:.1} s", t0.elapsed().as_secs_f64());
+    let n = count(&twin, "big");
+    assert!((n - 1e6).abs() <= 1e5, "{n}");
+    let (top, share) = top_mcv(&twin, "big", "k");
+    assert_eq!(top, "1");
+    assert!((share - 0.2).abs() <= 0.1, "{share}");
+}

@@ -68,3 +68,37 @@ pub fn apply(prefix: &str, cap: &SchemaCapture) -> ConnInfo {
 pub fn t(schema: Option<&str>, name: &str) -> TableName {
     TableName::new(schema, name)
 }
+
+/// A schema whose every name and many values are hostile: quotes, spaces, unicode,
+/// `{{…}}`, SQL. A `canary` table is what an injected statement would drop.
+pub const HOSTILE_SOURCE: &str = r#"
+create table canary (x int);
+create schema "we""ird {{x}} sch";
+create type "we""ird {{x}} sch"."e num" as enum ('a''b', '{{l}}', 'c"d', 'ü e', $$'); drop table canary; --$$);
+create table "we""ird {{x}} sch"."Tab'le; drop table canary; --" (
+    "id ""q"" ünï" int primary key,
+    "{{p}}" text not null default '{{d}}',
+    "select 1; --" int check ("select 1; --" > -1000000 and "{{p}}" <> '{{never}}'),
+    "$$x$$" text,
+    "état" "we""ird {{x}} sch"."e num",
+    "tags[]" text[]
+);
+create index "ix ""i"" {{z}}" on "we""ird {{x}} sch"."Tab'le; drop table canary; --" ("{{p}}", "$$x$$");
+insert into "we""ird {{x}} sch"."Tab'le; drop table canary; --"
+select g,
+       (array[$$'); drop table canary; --$$, '{{v}}', E'back\\slash', E'new\nline', 'ünï', '"q"'])[1 + g % 6],
+       g % 97,
+       case when g % 4 = 0 then null else '$$' || g || '$$' end,
+       (array['a''b', '{{l}}', 'c"d', 'ü e', $$'); drop table canary; --$$])[1 + g % 5]::"we""ird {{x}} sch"."e num",
+       array['{{a}}', 'q"uote', null, E'x\\y', 'comma,here']
+from generate_series(1, 600) g;
+create table "we""ird {{x}} sch"."child ""c"" {{k}}" (
+    "ref ü" int not null references "we""ird {{x}} sch"."Tab'le; drop table canary; --",
+    "v" text
+);
+insert into "we""ird {{x}} sch"."child ""c"" {{k}}" select 1 + g % 50, 'v' from generate_series(1, 300) g;
+analyze;
+"#;
+pub const HOSTILE_SCHEMA: &str = "we\"ird {{x}} sch";
+pub const HOSTILE_CHILD: &str = "child \"c\" {{k}}";
+pub const HOSTILE_PARENT_SQL: &str = r#""we""ird {{x}} sch"."Tab'le; drop table canary; --""#;
