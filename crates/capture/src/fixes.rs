@@ -136,15 +136,36 @@ pub fn fixes(shape: &Shape) -> Fixes {
         taken.extend(rcw.taken);
         out.add_file(rcw.check.clone());
         out.checks.push(rcw.check.name.clone());
-        out.add_variant(shape, "update-returning", rcw.about, rcw.script, Vec::new(), None);
+        out.add_variant(
+            shape,
+            "update-returning",
+            rcw.about,
+            rcw.script,
+            Vec::new(),
+            None,
+        );
     }
     if let Some(claim) = gen::claim(shape, &mut out.notes) {
         out.add_file(claim.setup.clone());
         out.setup.push(claim.setup.name.clone());
         out.add_file(claim.check.clone());
         out.checks.push(claim.check.name.clone());
-        out.add_variant(shape, "skip-locked", claim.about_skip, claim.skip_locked, Vec::new(), None);
-        out.add_variant(shape, "skip-locked-batch", claim.about_batch, claim.batched, Vec::new(), None);
+        out.add_variant(
+            shape,
+            "skip-locked",
+            claim.about_skip,
+            claim.skip_locked,
+            Vec::new(),
+            None,
+        );
+        out.add_variant(
+            shape,
+            "skip-locked-batch",
+            claim.about_batch,
+            claim.batched,
+            Vec::new(),
+            None,
+        );
         out.params.push(ParamEntry {
             name: "batch".into(),
             default: gen::BATCH,
@@ -176,7 +197,8 @@ pub fn fixes(shape: &Shape) -> Fixes {
         body = Some(counter.baseline);
     }
     if let Some(b) = body {
-        out.baseline_body.insert(shape.script.clone(), gen::render(&b));
+        out.baseline_body
+            .insert(shape.script.clone(), gen::render(&b));
     }
     out.notes = out.notes.iter().map(|n| gen::plain(n)).collect();
     out
@@ -242,7 +264,8 @@ impl Fixes {
             checks: Vec::new(),
             goodput,
         });
-        self.notes.push(format!("{}: {kind} variant generated", shape.name));
+        self.notes
+            .push(format!("{}: {kind} variant generated", shape.name));
     }
 }
 

@@ -7,7 +7,9 @@
 use std::ops::Range;
 
 use hotbench_diagnose::shape::{relation_key, touches, Access};
-use hotbench_diagnose::shape_parts::{equalities, lock_clauses, update_parts, LockClause, UpdateParts};
+use hotbench_diagnose::shape_parts::{
+    equalities, lock_clauses, update_parts, LockClause, UpdateParts,
+};
 
 use crate::fixes::{GeneratedFile, Shape};
 use crate::log_sql::{control, Control};
@@ -58,7 +60,13 @@ fn query(sql: &str) -> Step {
 pub fn file_stem(name: &str) -> String {
     let clean: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .take(40)
         .collect();
     if clean == name && !clean.is_empty() {
@@ -76,7 +84,11 @@ fn splice(text: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
     edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
     let mut out = text.to_string();
     for (r, s) in edits {
-        if r.start <= r.end && r.end <= out.len() && out.is_char_boundary(r.start) && out.is_char_boundary(r.end) {
+        if r.start <= r.end
+            && r.end <= out.len()
+            && out.is_char_boundary(r.start)
+            && out.is_char_boundary(r.end)
+        {
             out.replace_range(r, &s);
         }
     }
@@ -125,7 +137,10 @@ fn is_control(sql: &str) -> bool {
 }
 
 fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// Whether two WHERE conditions pick the same row: the same `column = value` conjuncts
@@ -133,7 +148,8 @@ fn norm(s: &str) -> String {
 fn same_row(a_sql: &str, a: &Range<usize>, b_sql: &str, b: &Range<usize>) -> bool {
     let set = |sql: &str, r: &Range<usize>| {
         equalities(sql, r.clone()).map(|e| {
-            let mut v: Vec<(String, String)> = e.into_iter().map(|(c, v)| (c, norm(&sql[v]))).collect();
+            let mut v: Vec<(String, String)> =
+                e.into_iter().map(|(c, v)| (c, norm(&sql[v]))).collect();
             v.sort();
             v
         })
@@ -157,18 +173,27 @@ pub struct Rcw {
 pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
     let st = &shape.statements;
     let (i, j, rel, upd) = st.iter().enumerate().find_map(|(i, s)| {
-        let c = lock_clauses(s).into_iter().find(|c| !c.nested && c.limit_value.is_none() && !c.skip_locked)?;
-        let rel = touches(s).into_iter().find(|t| matches!(t.access, Access::Lock { .. }))?.relation;
+        let c = lock_clauses(s)
+            .into_iter()
+            .find(|c| !c.nested && c.limit_value.is_none() && !c.skip_locked)?;
+        let rel = touches(s)
+            .into_iter()
+            .find(|t| matches!(t.access, Access::Lock { .. }))?
+            .relation;
         let sel_where = c.where_clause.clone()?;
         st.iter().enumerate().skip(i + 1).find_map(|(j, u_sql)| {
             let u = update_parts(u_sql)?;
             let w = u.where_clause.clone()?;
-            (u.relation == rel && same_row(s, &sel_where, u_sql, &w)).then(|| (i, j, rel.clone(), u))
+            (u.relation == rel && same_row(s, &sel_where, u_sql, &w))
+                .then(|| (i, j, rel.clone(), u))
         })
     })?;
     let u_sql = &st[j];
     let Some((a, floor)) = upd.assignments.iter().find_map(|a| {
-        let f = shape.floors.iter().find(|f| f.relation == rel && f.column == a.column)?;
+        let f = shape
+            .floors
+            .iter()
+            .find(|f| f.relation == rel && f.column == a.column)?;
         Some((a, f))
     }) else {
         notes.push(format!(
@@ -190,7 +215,10 @@ pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
         return None;
     };
     let op = if floor.strict { ">" } else { ">=" };
-    notes.push(format!("{}: read-check-write of {rel}.{} recognised", shape.name, a.column));
+    notes.push(format!(
+        "{}: read-check-write of {rel}.{} recognised",
+        shape.name, a.column
+    ));
     let cond = format!("({new_value}) {op} {}", floor.value);
     let w = upd.where_clause.clone()?;
     let update = splice(
@@ -203,14 +231,25 @@ pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
     let fix = format!(
         "with hotbench_rcw as (\n{update}\n returning 1\n)\nselect count(*) as hotbench_ok from hotbench_rcw"
     );
-    let others: Vec<&String> = st.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, s)| s).collect();
+    let others: Vec<&String> = st
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != i && *k != j)
+        .map(|(_, s)| s)
+        .collect();
     let keep_block = others.iter().any(|s| !is_control(s));
-    let mut steps = header(shape, "read-check-write as one UPDATE … RETURNING, the check in its WHERE");
+    let mut steps = header(
+        shape,
+        "read-check-write as one UPDATE … RETURNING, the check in its WHERE",
+    );
     let begin = others.iter().find(|s| control(s) == Control::Begin);
     if keep_block {
         steps.push(query(begin.map_or("begin", |s| s.as_str())));
     }
-    steps.push(Step::Query { sql: guard_braces(&fix), gset: true });
+    steps.push(Step::Query {
+        sql: guard_braces(&fix),
+        gset: true,
+    });
     let rest: Vec<&&String> = others.iter().filter(|s| !is_control(s)).collect();
     if !rest.is_empty() {
         steps.push(Step::Meta("\\if :hotbench_ok".into()));
@@ -226,7 +265,12 @@ pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
     };
     let rel_text = guard_braces(&u_sql[upd.relation_span.clone()]);
     let col = ident(&a.column);
-    let name = format!("{rel}.{} never {} {} ({source})", a.column, if floor.strict { "at or below" } else { "below" }, floor.value);
+    let name = format!(
+        "{rel}.{} never {} {} ({source})",
+        a.column,
+        if floor.strict { "at or below" } else { "below" },
+        floor.value
+    );
     let bad_op = if floor.strict { "<=" } else { "<" };
     let check = format!(
         "-- hotbench capture: the floor the captured read-check-write keeps ({}).\n\
@@ -270,7 +314,9 @@ create unlogged table if not exists hotbench_claims (claimed text not null);\n";
 pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
     let st = &shape.statements;
     let (k, c, rel) = st.iter().enumerate().find_map(|(k, s)| {
-        let c = lock_clauses(s).into_iter().find(|c| c.limit_value.is_some() && !c.skip_locked && !c.nowait && !c.share)?;
+        let c = lock_clauses(s)
+            .into_iter()
+            .find(|c| c.limit_value.is_some() && !c.skip_locked && !c.nowait && !c.share)?;
         let rel = touches(s)
             .into_iter()
             .find(|t| matches!(t.access, Access::Lock { limit: true, .. }))?
@@ -278,7 +324,8 @@ pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
         Some((k, c, rel))
     })?;
     let sql = &st[k];
-    let standalone = !c.nested && sql[c.select.clone()].trim() == sql.trim().trim_end_matches(';').trim();
+    let standalone =
+        !c.nested && sql[c.select.clone()].trim() == sql.trim().trim_end_matches(';').trim();
     let variant = |skip: bool, batch: bool| -> Vec<Step> {
         let limit = (batch && (!standalone || follow_ups(st, k).is_empty())).then_some("{{batch}}");
         let claim_sql = claim_cte(sql, &c, &rel, skip, limit);
@@ -287,7 +334,16 @@ pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
         } else {
             st.iter()
                 .enumerate()
-                .map(|(i, s)| if i == k { Step::Query { sql: nested_claim(sql, &c, &claim_sql, limit.is_some()), gset: false } } else { query(s) })
+                .map(|(i, s)| {
+                    if i == k {
+                        Step::Query {
+                            sql: nested_claim(sql, &c, &claim_sql, limit.is_some()),
+                            gset: false,
+                        }
+                    } else {
+                        query(s)
+                    }
+                })
                 .collect()
         }
     };
@@ -295,7 +351,10 @@ pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
     skip_steps.extend(variant(true, false));
     let mut batch_steps = header(shape, "SKIP LOCKED claims, a batch per transaction");
     batch_steps.extend(variant(true, true));
-    notes.push(format!("{}: claim of {rel} (FOR UPDATE … LIMIT) recognised", shape.name));
+    notes.push(format!(
+        "{}: claim of {rel} (FOR UPDATE … LIMIT) recognised",
+        shape.name
+    ));
     let check = format!(
         "-- hotbench capture: no row claimed twice (every variant logs its claims in hotbench_claims).\n\
          select 'each claimed row claimed once' as name, count(*) = count(distinct claimed) as ok,\n       format('%s claims of %s distinct rows', count(*), count(distinct claimed)) as detail\nfrom hotbench_claims;\n"
@@ -317,7 +376,9 @@ pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
         skip_locked: render(&skip_steps),
         batched: render(&batch_steps),
         baseline: variant(false, false),
-        about_skip: format!("the claim of {rel} with FOR UPDATE SKIP LOCKED: each client takes a row nobody holds"),
+        about_skip: format!(
+            "the claim of {rel} with FOR UPDATE SKIP LOCKED: each client takes a row nobody holds"
+        ),
         about_batch: batched_about,
     })
 }
@@ -332,7 +393,10 @@ fn claim_cte(sql: &str, c: &LockClause, rel: &str, skip: bool, limit: Option<&st
     let base = c.select.start;
     let mut edits = Vec::new();
     if skip {
-        edits.push((c.strength_end - base..c.strength_end - base, " skip locked".to_string()));
+        edits.push((
+            c.strength_end - base..c.strength_end - base,
+            " skip locked".to_string(),
+        ));
     }
     if let (Some(l), Some(v)) = (limit, c.limit_value.as_ref()) {
         edits.push((v.start - base..v.end - base, l.to_string()));
@@ -350,8 +414,14 @@ fn standalone_claim(shape: &Shape, k: usize, cte: &str, skip: bool, repeat: bool
     let st = &shape.statements;
     let mut cols = String::new();
     for (var, col) in &shape.claimed {
-        let var: String = var.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        cols.push_str(&format!(", (array_agg(hotbench_claim.{}))[1] as {var}", ident(col)));
+        let var: String = var
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        cols.push_str(&format!(
+            ", (array_agg(hotbench_claim.{}))[1] as {var}",
+            ident(col)
+        ));
     }
     let claim = Step::Query {
         sql: format!("with {cte}\nselect count(*) as hotbench_claimed{cols} from hotbench_claim"),
@@ -359,8 +429,16 @@ fn standalone_claim(shape: &Shape, k: usize, cte: &str, skip: bool, repeat: bool
     };
     let before: Vec<&String> = st.iter().take(k).collect();
     let after: Vec<&String> = st.iter().skip(k + 1).collect();
-    let begin = before.iter().chain(after.iter()).find(|s| control(s) == Control::Begin);
-    let end = after.iter().rev().find(|s| matches!(control(s), Control::Commit { .. } | Control::Rollback { .. }));
+    let begin = before
+        .iter()
+        .chain(after.iter())
+        .find(|s| control(s) == Control::Begin);
+    let end = after.iter().rev().find(|s| {
+        matches!(
+            control(s),
+            Control::Commit { .. } | Control::Rollback { .. }
+        )
+    });
     let mut out = Vec::new();
     let in_block = begin.is_some() || repeat;
     if in_block {
@@ -437,7 +515,12 @@ struct Inc {
 /// A hot counter increment → the same increment on one of `{{shards}}` rows of a shard
 /// table; every variant logs its increments, and the check adds them up. Statements in
 /// `taken` (a read-check-write's UPDATE: a balance with a floor, not a counter) are left out.
-pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mut Vec<String>) -> Option<Counter> {
+pub fn counter(
+    shape: &Shape,
+    base: Option<&[Step]>,
+    taken: &[usize],
+    notes: &mut Vec<String>,
+) -> Option<Counter> {
     let st = &shape.statements;
     let incs: Vec<Inc> = st
         .iter()
@@ -451,7 +534,10 @@ pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mu
             if !shape.hot.is_empty() && !shape.hot.contains(&parts.relation) {
                 return None;
             }
-            let keys = equalities(s, parts.where_clause.clone()?)?.into_iter().map(|(c, _)| c).collect();
+            let keys = equalities(s, parts.where_clause.clone()?)?
+                .into_iter()
+                .map(|(c, _)| c)
+                .collect();
             Some(Inc { at, parts, keys })
         })
         .collect();
@@ -459,7 +545,10 @@ pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mu
     let rel = first.parts.relation.clone();
     let rel_text = guard_braces(&st[first.at][first.parts.relation_span.clone()]);
     // One relation per shape (the first hot one); its other increments must use the same key.
-    let incs: Vec<&Inc> = incs.iter().filter(|i| i.parts.relation == rel && i.keys == first.keys).collect();
+    let incs: Vec<&Inc> = incs
+        .iter()
+        .filter(|i| i.parts.relation == rel && i.keys == first.keys)
+        .collect();
     let mut cols: Vec<String> = Vec::new();
     for i in &incs {
         for a in i.parts.assignments.iter().filter(|a| a.delta.is_some()) {
@@ -509,13 +598,20 @@ pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mu
         zeros = vec!["0"; cols.len()].join(", "),
         p = plain(&rel)
     );
-    let plain: Vec<Step> = base.map_or_else(|| st.iter().map(|s| query(s)).collect(), <[Step]>::to_vec);
+    let plain: Vec<Step> =
+        base.map_or_else(|| st.iter().map(|s| query(s)).collect(), <[Step]>::to_vec);
     let replace = |steps: &[Step], sharded: bool| -> Vec<Step> {
         steps
             .iter()
             .map(|step| match step {
-                Step::Query { sql, gset: false } => match incs.iter().find(|i| guard_braces(st[i.at].trim()) == *sql) {
-                    Some(i) => Step::Query { sql: logged_increment(&st[i.at], &i.parts, &rel, sharded.then_some(&shard)), gset: false },
+                Step::Query { sql, gset: false } => match incs
+                    .iter()
+                    .find(|i| guard_braces(st[i.at].trim()) == *sql)
+                {
+                    Some(i) => Step::Query {
+                        sql: logged_increment(&st[i.at], &i.parts, &rel, sharded.then_some(&shard)),
+                        gset: false,
+                    },
                     None => step.clone(),
                 },
                 other => other.clone(),
@@ -523,10 +619,20 @@ pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mu
             .collect()
     };
     let mut script = header(shape, "the hot counter spread over {{shards}} rows");
-    script.push(Step::Meta("\\set hotbench_shard random(0, {{shards}} - 1)".into()));
+    script.push(Step::Meta(
+        "\\set hotbench_shard random(0, {{shards}} - 1)".into(),
+    ));
     script.extend(replace(&plain, true));
-    notes.push(format!("{}: counter increment of {rel} ({}) recognised", shape.name, cols.join(", ")));
-    if st.iter().any(|s| touches(s).iter().any(|t| t.relation == rel && t.access == Access::Read)) {
+    notes.push(format!(
+        "{}: counter increment of {rel} ({}) recognised",
+        shape.name,
+        cols.join(", ")
+    ));
+    if st.iter().any(|s| {
+        touches(s)
+            .iter()
+            .any(|t| t.relation == rel && t.access == Access::Read)
+    }) {
         notes.push(format!(
             "{}: the shape also reads {rel}; in the sharded variant that read sees the base row only, not the shards",
             shape.name
@@ -548,7 +654,10 @@ pub fn counter(shape: &Shape, base: Option<&[Step]>, taken: &[usize], notes: &mu
         },
         script: render(&script),
         baseline: replace(&plain, false),
-        about: format!("each increment of {rel} ({}) goes to one of `shards` shard rows of its counter", cols.join(", ")),
+        about: format!(
+            "each increment of {rel} ({}) goes to one of `shards` shard rows of its counter",
+            cols.join(", ")
+        ),
     })
 }
 
@@ -563,7 +672,10 @@ fn logged_increment(sql: &str, u: &UpdateParts, rel: &str, shard: Option<&String
         };
         edits.push((u.relation_span.clone(), target));
         if let Some(w) = &u.where_clause {
-            edits.push((w.clone(), format!("({}) and hotbench_shard = :hotbench_shard", &sql[w.clone()])));
+            edits.push((
+                w.clone(),
+                format!("({}) and hotbench_shard = :hotbench_shard", &sql[w.clone()]),
+            ));
         }
     }
     let update = splice_guarded(&sql[..u.end], edits);
@@ -610,7 +722,11 @@ pub fn floor_from_check(column: &str, def: &str) -> Option<(bool, String)> {
             }
             i += 1;
             toks.push(w);
-        } else if ch.is_alphanumeric() || ch == '_' || ch == '.' || (ch == '-' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if ch.is_alphanumeric()
+            || ch == '_'
+            || ch == '.'
+            || (ch == '-' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let mut w = String::from(ch);
             i += 1;
             while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_' || c[i] == '.') {
@@ -642,13 +758,19 @@ pub fn floor_from_check(column: &str, def: &str) -> Option<(bool, String)> {
     let is_col = |t: &str| relation_key(t) == column;
     let is_num = |t: &str| t.parse::<f64>().is_ok_and(f64::is_finite);
     // Only a constraint that is this one comparison.
-    if toks.first().map(String::as_str) != Some("CHECK") && toks.first().map(|t| t.to_lowercase()) != Some("check".into()) {
+    if toks.first().map(String::as_str) != Some("CHECK")
+        && toks.first().map(|t| t.to_lowercase()) != Some("check".into())
+    {
         return None;
     }
     let t: Vec<&str> = toks.iter().skip(1).map(String::as_str).collect();
     match t.as_slice() {
-        [a, op, n] if is_col(a) && is_num(n) && (*op == ">=" || *op == ">") => Some((*op == ">", (*n).to_string())),
-        [n, op, a] if is_col(a) && is_num(n) && (*op == "<=" || *op == "<") => Some((*op == "<", (*n).to_string())),
+        [a, op, n] if is_col(a) && is_num(n) && (*op == ">=" || *op == ">") => {
+            Some((*op == ">", (*n).to_string()))
+        }
+        [n, op, a] if is_col(a) && is_num(n) && (*op == "<=" || *op == "<") => {
+            Some((*op == "<", (*n).to_string()))
+        }
         _ => None,
     }
 }

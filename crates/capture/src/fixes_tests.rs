@@ -31,7 +31,16 @@ pub(crate) fn payments() -> Shape {
 }
 
 fn file<'a>(f: &'a Fixes, name: &str) -> &'a str {
-    &f.files.iter().find(|x| x.name == name).unwrap_or_else(|| panic!("no {name} in {:?}", f.files.iter().map(|x| &x.name).collect::<Vec<_>>())).text
+    &f.files
+        .iter()
+        .find(|x| x.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {name} in {:?}",
+                f.files.iter().map(|x| &x.name).collect::<Vec<_>>()
+            )
+        })
+        .text
 }
 
 pub(crate) fn queue() -> Shape {
@@ -78,9 +87,15 @@ fn read_check_write_becomes_one_update_returning_with_the_floor_in_its_where() {
     let f = fixes(&payments());
     assert_eq!(f.variants.len(), 1);
     let v = &f.variants[0];
-    assert_eq!((v.name.as_str(), v.script.as_str()), ("shape_1-update-returning", "shape_1_update_returning.sql"));
+    assert_eq!(
+        (v.name.as_str(), v.script.as_str()),
+        ("shape_1-update-returning", "shape_1_update_returning.sql")
+    );
     let script = file(&f, "shape_1_update_returning.sql");
-    assert!(script.contains("\\set customer random(1, 4)\n\\set amount random(1, 10)\n"), "{script}");
+    assert!(
+        script.contains("\\set customer random(1, 4)\n\\set amount random(1, 10)\n"),
+        "{script}"
+    );
     assert!(script.contains(
         "with hotbench_rcw as (\nupdate daily_limit set remaining = remaining - :amount, last_update = now() \
          where (customer_id = :customer and day = current_date) and (remaining - :amount) >= 0\n returning 1\n)\n\
@@ -91,8 +106,14 @@ fn read_check_write_becomes_one_update_returning_with_the_floor_in_its_where() {
     // The check, for every variant: named after its floor's source.
     assert_eq!(f.checks, ["hotbench_floor_daily_limit_remaining.sql"]);
     let check = file(&f, "hotbench_floor_daily_limit_remaining.sql");
-    assert!(check.contains("never below 0 (CHECK constraint daily_limit_remaining_check)"), "{check}");
-    assert!(check.contains("from daily_limit where \"remaining\" < 0;"), "{check}");
+    assert!(
+        check.contains("never below 0 (CHECK constraint daily_limit_remaining_check)"),
+        "{check}"
+    );
+    assert!(
+        check.contains("from daily_limit where \"remaining\" < 0;"),
+        "{check}"
+    );
     assert!(f.baseline_body.is_empty());
 
     // An increment-form update keeps its own delta; a strict observed floor.
@@ -106,18 +127,29 @@ fn read_check_write_becomes_one_update_returning_with_the_floor_in_its_where() {
     // Its UPDATE is a decrement, but of a balance with a floor: not also a counter to shard.
     assert_eq!(f.variants.len(), 1, "{:?}", f.notes);
     let script = file(&f, "shape_1_update_returning.sql");
-    assert!(script.contains("and (remaining - :amount) > -5"), "{script}");
+    assert!(
+        script.contains("and (remaining - :amount) > -5"),
+        "{script}"
+    );
     assert!(file(&f, &f.checks[0]).contains("at or below -5 (the observed minimum)"));
 
     // No floor, or an assigned value without an amount: no variant, and a note says why.
     let mut none = payments();
     none.floors.clear();
     let f = fixes(&none);
-    assert!(f.variants.is_empty() && f.notes.iter().any(|n| n.contains("no floor is known")), "{:?}", f.notes);
+    assert!(
+        f.variants.is_empty() && f.notes.iter().any(|n| n.contains("no floor is known")),
+        "{:?}",
+        f.notes
+    );
     let mut none = payments();
     none.amounts.clear();
     let f = fixes(&none);
-    assert!(f.variants.is_empty() && f.notes.iter().any(|n| n.contains("no amount variable")), "{:?}", f.notes);
+    assert!(
+        f.variants.is_empty() && f.notes.iter().any(|n| n.contains("no amount variable")),
+        "{:?}",
+        f.notes
+    );
     // A different row is not a read-check-write.
     let mut other = payments();
     other.statements[2] = "update daily_limit set remaining = :remaining where customer_id = :other and day = current_date".into();
@@ -144,7 +176,10 @@ fn a_standalone_claim_gets_skip_locked_then_batches_and_every_variant_logs_its_c
     assert_eq!(batch.matches("COMMIT;").count(), 1);
     // The baseline: the captured claim (no SKIP LOCKED), logged the same way.
     let base = &f.baseline_body["shape_2.sql"];
-    assert!(base.contains("LIMIT 1 FOR UPDATE\n), hotbench_claim_log"), "{base}");
+    assert!(
+        base.contains("LIMIT 1 FOR UPDATE\n), hotbench_claim_log"),
+        "{base}"
+    );
     assert!(!base.contains("skip locked"));
 }
 
@@ -156,8 +191,17 @@ fn a_claim_inside_a_statement_becomes_a_cte_the_statement_reads() {
         hotbench_claim_log as (\n insert into hotbench_claims (claimed)\n select E'job_queue:' || hotbench_claim::text from hotbench_claim\n)\n\
         select take_jobs(array(select * from hotbench_claim)) as hotbench_ok;\n"), "{skip}");
     let batch = file(&f, "consumer_skip_locked_batch.sql");
-    assert!(batch.contains("limit {{batch}} for update skip locked"), "{batch}");
-    assert_eq!(f.params.iter().map(|p| (p.name.as_str(), p.default)).collect::<Vec<_>>(), [("batch", 10)]);
+    assert!(
+        batch.contains("limit {{batch}} for update skip locked"),
+        "{batch}"
+    );
+    assert_eq!(
+        f.params
+            .iter()
+            .map(|p| (p.name.as_str(), p.default))
+            .collect::<Vec<_>>(),
+        [("batch", 10)]
+    );
     // `id = (select …)` takes one row: a batch reads `in (…)`; a WITH statement keeps its own CTEs.
     let mut one = lab_queue();
     one.statements = vec!["with x as (select 1) delete from jobs where id = (select id from jobs order by id limit 1 for update) returning *".into()];
@@ -172,26 +216,45 @@ fn a_hot_counter_goes_to_shards_and_every_variant_logs_its_increments() {
     let f = fixes(&views());
     assert_eq!(f.variants.len(), 1);
     let v = &f.variants[0];
-    assert_eq!((v.name.as_str(), v.setup.as_slice()), ("views-sharded", &["views_sharded_setup.sql".to_string()][..]));
+    assert_eq!(
+        (v.name.as_str(), v.setup.as_slice()),
+        (
+            "views-sharded",
+            &["views_sharded_setup.sql".to_string()][..]
+        )
+    );
     assert_eq!(f.setup, ["hotbench_counter_site_page.sql"]);
     let script = file(&f, "views_sharded.sql");
-    assert!(script.contains("\\set hotbench_shard random(0, {{shards}} - 1)\n"), "{script}");
+    assert!(
+        script.contains("\\set hotbench_shard random(0, {{shards}} - 1)\n"),
+        "{script}"
+    );
     assert!(script.contains("UPDATE \"hotbench_shard_site_page\" as \"site_page\" SET \"views\" = (\"site_page\".\"views\" + 1) \
         WHERE (\"site_page\".\"id\" = :post) and hotbench_shard = :hotbench_shard\n returning 1\n)\n\
         insert into hotbench_increments (counter, delta)\nselect E'site_page.views', (1)::numeric from hotbench_inc;"), "{script}");
     let setup = file(&f, "views_sharded_setup.sql");
-    assert!(setup.contains("generate_series(0, {{shards}} - 1) as hotbench_g"), "{setup}");
+    assert!(
+        setup.contains("generate_series(0, {{shards}} - 1) as hotbench_g"),
+        "{setup}"
+    );
     let check = file(&f, "hotbench_counter_site_page_check.sql");
-    assert!(check.contains("(select sum(\"views\") from \"hotbench_shard_site_page\")"), "{check}");
+    assert!(
+        check.contains("(select sum(\"views\") from \"hotbench_shard_site_page\")"),
+        "{check}"
+    );
     assert!(f.baseline_body["views.sql"].contains("UPDATE \"site_page\" SET"));
     assert!(f.notes.iter().any(|n| n.contains("sees the base row only")));
     // A subtracted delta is logged negative; an alias stays the alias.
     let mut dec = views();
-    dec.statements[1] = "update post p1_0 set view_count=(p1_0.view_count-:d) where p1_0.id=:post".into();
+    dec.statements[1] =
+        "update post p1_0 set view_count=(p1_0.view_count-:d) where p1_0.id=:post".into();
     let f = fixes(&dec);
     let script = file(&f, "views_sharded.sql");
     assert!(script.contains("update \"hotbench_shard_post\" p1_0 set view_count=(p1_0.view_count-:d) where (p1_0.id=:post) and hotbench_shard"), "{script}");
-    assert!(script.contains("select E'post.view_count', -(:d)::numeric from hotbench_inc"), "{script}");
+    assert!(
+        script.contains("select E'post.view_count', -(:d)::numeric from hotbench_inc"),
+        "{script}"
+    );
     // Not hot: left alone.
     let mut cold = views();
     cold.hot = vec!["other".into()];
@@ -206,7 +269,9 @@ fn identifiers_are_quoted_whatever_they_hold() {
     let shape = Shape {
         name: "odd name/ü".into(),
         script: "s.sql".into(),
-        statements: vec![format!("update {q} set \"N n\" = \"N n\" + 1 where \"K\" = :k")],
+        statements: vec![format!(
+            "update {q} set \"N n\" = \"N n\" + 1 where \"K\" = :k"
+        )],
         ..Shape::default()
     };
     let f = fixes(&shape);
@@ -216,7 +281,10 @@ fn identifiers_are_quoted_whatever_they_hold() {
     let setup = file(&f, &f.setup[0]);
     // `{{` never reaches the scenario's expansion: written U&"…\007B…".
     assert!(!setup.contains("{{"), "{setup}");
-    assert!(setup.contains("create table U&\"hotbench_shard_Wé \"\"ird\"\" \\007B\\007Bx}} ;--\""), "{setup}");
+    assert!(
+        setup.contains("create table U&\"hotbench_shard_Wé \"\"ird\"\" \\007B\\007Bx}} ;--\""),
+        "{setup}"
+    );
     let script = file(&f, &f.variants[0].script);
     assert!(!script.replace("{{shards}}", "").contains("{{"), "{script}");
     // 63 bytes at most, cut on a character.
@@ -227,11 +295,26 @@ fn identifiers_are_quoted_whatever_they_hold() {
 
 #[test]
 fn floors_from_check_constraints() {
-    assert_eq!(floor_from_check("remaining", "CHECK ((remaining >= 0))"), Some((false, "0".into())));
-    assert_eq!(floor_from_check("balance", "CHECK ((balance > ('-100'::integer)::numeric))"), None);
-    assert_eq!(floor_from_check("balance", "CHECK ((balance > (-100)::numeric))"), Some((true, "-100".into())));
-    assert_eq!(floor_from_check("My Col", "CHECK ((0 <= \"My Col\"))"), Some((false, "0".into())));
-    assert_eq!(floor_from_check("x", "CHECK (((x >= 0) AND (x <= 10)))"), None);
+    assert_eq!(
+        floor_from_check("remaining", "CHECK ((remaining >= 0))"),
+        Some((false, "0".into()))
+    );
+    assert_eq!(
+        floor_from_check("balance", "CHECK ((balance > ('-100'::integer)::numeric))"),
+        None
+    );
+    assert_eq!(
+        floor_from_check("balance", "CHECK ((balance > (-100)::numeric))"),
+        Some((true, "-100".into()))
+    );
+    assert_eq!(
+        floor_from_check("My Col", "CHECK ((0 <= \"My Col\"))"),
+        Some((false, "0".into()))
+    );
+    assert_eq!(
+        floor_from_check("x", "CHECK (((x >= 0) AND (x <= 10)))"),
+        None
+    );
     assert_eq!(floor_from_check("x", "CHECK ((y >= 0))"), None);
     assert_eq!(floor_from_check("x", "UNIQUE (x)"), None);
 }

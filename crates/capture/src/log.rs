@@ -123,7 +123,10 @@ pub fn read_log_from(
     let is_csv = first.is_some_and(|(_, l)| log_csv::looks_like_csvlog(l));
     let mut st = State::new(file);
     if is_csv {
-        let rest = sample.into_iter().map(Ok).chain(std::iter::from_fn(|| lines.next_line().transpose()));
+        let rest = sample
+            .into_iter()
+            .map(Ok)
+            .chain(std::iter::from_fn(|| lines.next_line().transpose()));
         log_csv::read(rest, file, &mut |e| st.entry(e, sink))?;
         st.summary.lines = lines.count;
         return st.finish(LogFormat::Csv, None, false, sink);
@@ -152,7 +155,11 @@ pub fn read_log_from(
     st.finish(LogFormat::Stderr, Some(prefix.text), inferred, sink)
 }
 
-fn prefix_for(sample: &[(u64, String)], file: &str, opts: &LogOptions) -> Result<(Prefix, bool), LogError> {
+fn prefix_for(
+    sample: &[(u64, String)],
+    file: &str,
+    opts: &LogOptions,
+) -> Result<(Prefix, bool), LogError> {
     if let Some(p) = &opts.prefix {
         let p = Prefix::parse(p).map_err(|message| LogError::Format {
             file: file.into(),
@@ -250,7 +257,10 @@ impl<R: BufRead> Lines<R> {
             while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
                 self.buf.pop();
             }
-            return Ok(Some((self.count, String::from_utf8_lossy(&self.buf).into_owned())));
+            return Ok(Some((
+                self.count,
+                String::from_utf8_lossy(&self.buf).into_owned(),
+            )));
         }
     }
 }
@@ -283,18 +293,24 @@ impl State {
         }
     }
 
-    fn entry(&mut self, e: Entry, sink: &mut dyn FnMut(ObservedTransaction)) -> Result<(), LogError> {
+    fn entry(
+        &mut self,
+        e: Entry,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<(), LogError> {
         self.summary.messages += 1;
         self.summary.first_at_s.get_or_insert(e.at_s);
         self.summary.last_at_s = Some(e.at_s);
         if e.session.is_empty() {
             return Ok(());
         }
-        self.sessions.feed(&e, sink).map_err(|message| LogError::Line {
-            file: self.file.clone(),
-            line: e.line,
-            message,
-        })
+        self.sessions
+            .feed(&e, sink)
+            .map_err(|message| LogError::Line {
+                file: self.file.clone(),
+                line: e.line,
+                message,
+            })
     }
 
     fn skipped(&mut self, line: u64) {
@@ -450,7 +466,11 @@ impl<'p> StderrReader<'p> {
         Ok(())
     }
 
-    fn flush(&mut self, st: &mut State, sink: &mut dyn FnMut(ObservedTransaction)) -> Result<(), LogError> {
+    fn flush(
+        &mut self,
+        st: &mut State,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<(), LogError> {
         match self.pending.take() {
             Some(e) => st.entry(e, sink),
             None => Ok(()),

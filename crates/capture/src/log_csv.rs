@@ -51,7 +51,10 @@ pub fn read(
             return Err(LogError::Line {
                 file: file.into(),
                 line: rec.start,
-                message: format!("a csvlog record longer than {} MiB (an unclosed quote?)", MAX_LINE >> 20),
+                message: format!(
+                    "a csvlog record longer than {} MiB (an unclosed quote?)",
+                    MAX_LINE >> 20
+                ),
             });
         }
         if rec.in_quotes {
@@ -129,12 +132,20 @@ fn entry(f: &[String], line: u64, file: &str) -> Result<Entry, LogError> {
             f.len()
         )));
     }
-    let at_s = wall_seconds(&f[0])
-        .ok_or_else(|| bad(format!("log_time {:?} is not a date and time", crate::log_sql::clip(&f[0]))))?;
+    let at_s = wall_seconds(&f[0]).ok_or_else(|| {
+        bad(format!(
+            "log_time {:?} is not a date and time",
+            crate::log_sql::clip(&f[0])
+        ))
+    })?;
     let opt = |s: &String| (!s.is_empty()).then(|| s.clone());
     Ok(Entry {
         line,
-        session: if f[5].is_empty() { f[3].clone() } else { f[5].clone() },
+        session: if f[5].is_empty() {
+            f[3].clone()
+        } else {
+            f[5].clone()
+        },
         at_s,
         vxid: opt(&f[9]),
         severity: f[11].clone(),
@@ -180,14 +191,23 @@ mod tests {
         assert_eq!(e[1].line, 4);
         assert_eq!(e[1].detail.as_deref(), Some("parameters: $1 = '5'"));
         assert!(looks_like_csvlog(text));
-        assert!(!looks_like_csvlog("2026-11-28 08:02:28.257 UTC [1] LOG:  x, y"));
+        assert!(!looks_like_csvlog(
+            "2026-11-28 08:02:28.257 UTC [1] LOG:  x, y"
+        ));
     }
 
     #[test]
     fn short_records_are_errors_with_their_line() {
-        let err = entries("2026-11-28 08:02:28.257 UTC,a,b\n").unwrap_err().to_string();
-        assert!(err.starts_with("x.csv:1: a csvlog record has 3 columns"), "{err}");
+        let err = entries("2026-11-28 08:02:28.257 UTC,a,b\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("x.csv:1: a csvlog record has 3 columns"),
+            "{err}"
+        );
         // Cut at the end: dropped.
-        assert!(entries("2026-11-28 08:02:28.257 UTC,\"open").unwrap().is_empty());
+        assert!(entries("2026-11-28 08:02:28.257 UTC,\"open")
+            .unwrap()
+            .is_empty());
     }
 }

@@ -10,7 +10,10 @@
 pub enum Item {
     Lit(String),
     /// The escape's letter; padded (`%-10a`) values may carry spaces around them.
-    Field { esc: char, padded: bool },
+    Field {
+        esc: char,
+        padded: bool,
+    },
     /// `%q`: non-session processes stop printing the prefix here.
     SessionOnly,
 }
@@ -140,7 +143,14 @@ pub const SEVERITIES: [&str; 13] = [
     "DEBUG3", "DEBUG4", "DEBUG5",
 ];
 /// Secondary lines that belong to the message before them.
-pub const SECONDARY: [&str; 6] = ["DETAIL", "HINT", "CONTEXT", "STATEMENT", "QUERY", "LOCATION"];
+pub const SECONDARY: [&str; 6] = [
+    "DETAIL",
+    "HINT",
+    "CONTEXT",
+    "STATEMENT",
+    "QUERY",
+    "LOCATION",
+];
 
 /// The severity at the start of `rest` (`LOG:  …`) and the length of `SEVERITY:  `.
 pub fn severity_at(rest: &str) -> Option<(&str, usize)> {
@@ -241,7 +251,12 @@ fn fixed_len(esc: char, s: &str) -> Option<usize> {
             (n > 0 && b.get(n) == Some(&b'.') && digits(n + 1) > 0).then(|| n + 1 + digits(n + 1))
         }
         'c' => {
-            let hex = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let hex = |from: usize| {
+                b[from..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_hexdigit())
+                    .count()
+            };
             let n = hex(0);
             (n > 0 && b.get(n) == Some(&b'.') && hex(n + 1) > 0).then(|| n + 1 + hex(n + 1))
         }
@@ -300,7 +315,12 @@ pub fn wall_seconds(ts: &str) -> Option<f64> {
     let h: i64 = t.next()?.parse().ok()?;
     let mi: i64 = t.next()?.parse().ok()?;
     let sec: f64 = t.next()?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&dd) || h > 24 || mi > 59 || !(0.0..61.0).contains(&sec) {
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&dd)
+        || h > 24
+        || mi > 59
+        || !(0.0..61.0).contains(&sec)
+    {
         return None;
     }
     let days = days_from_civil(y, m, dd);
@@ -366,7 +386,13 @@ pub fn infer(lines: &[&str]) -> Option<Prefix> {
     let sample: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|l| !l.starts_with('\t') && SEVERITIES.iter().chain(SECONDARY.iter()).any(|s| l.contains(&format!("{s}:  "))))
+        .filter(|l| {
+            !l.starts_with('\t')
+                && SEVERITIES
+                    .iter()
+                    .chain(SECONDARY.iter())
+                    .any(|s| l.contains(&format!("{s}:  ")))
+        })
         .collect();
     if sample.is_empty() {
         return None;
@@ -413,9 +439,8 @@ fn template_of(line: &str, sample: &[&str]) -> Option<Prefix> {
             i += n;
         } else if rest.starts_with(|c: char| c.is_ascii_hexdigit())
             && !prev.is_some_and(|c| c.is_ascii_alphanumeric())
-            && fixed_len('c', rest).is_some_and(|n| {
-                rest[..n].contains(|c: char| c.is_ascii_alphabetic()) || n >= 10
-            })
+            && fixed_len('c', rest)
+                .is_some_and(|n| rest[..n].contains(|c: char| c.is_ascii_alphabetic()) || n >= 10)
             && fixed_len('n', rest).is_none_or(|n| {
                 // An epoch with milliseconds has 10 digits, a dot and 3.
                 fixed_len('c', rest) != Some(n) || n != 14
@@ -546,12 +571,21 @@ mod tests {
             .match_line("2024-05-01 10:00:00.000 UTC [9] LOG:  checkpoint starting: time")
             .is_some());
         assert!(q
-            .match_line("2024-05-01 10:00:00.000 UTC [9] bob@app LOG:  duration: 1 ms  statement: x")
+            .match_line(
+                "2024-05-01 10:00:00.000 UTC [9] bob@app LOG:  duration: 1 ms  statement: x"
+            )
             .is_some());
         assert!(Prefix::parse("%m %k").is_err());
-        assert_eq!(Prefix::parse("%m ").unwrap().missing().as_deref(), Some("a session id (%c) or process id (%p)"));
+        assert_eq!(
+            Prefix::parse("%m ").unwrap().missing().as_deref(),
+            Some("a session id (%c) or process id (%p)")
+        );
         assert!(Prefix::parse("%m [%p] ").unwrap().missing().is_none());
-        assert!(Prefix::parse("[%p] ").unwrap().missing().unwrap().contains("timestamp"));
+        assert!(Prefix::parse("[%p] ")
+            .unwrap()
+            .missing()
+            .unwrap()
+            .contains("timestamp"));
     }
 
     #[test]

@@ -124,7 +124,12 @@ impl Sessions {
         }
     }
 
-    fn log(&mut self, e: &Entry, rel: impl Fn(f64) -> f64, sink: Sink<'_>) -> Result<(), Malformed> {
+    fn log(
+        &mut self,
+        e: &Entry,
+        rel: impl Fn(f64) -> f64,
+        sink: Sink<'_>,
+    ) -> Result<(), Malformed> {
         let msg = e.message.as_str();
         if msg.starts_with("connection received:") || msg.starts_with("connection authorized:") {
             if let Some(old) = self.open.get(&e.session) {
@@ -160,7 +165,11 @@ impl Sessions {
                         s.ext_start = Some(s.ext_start.map_or(start, |x| x.min(start)));
                     }
                     Step::Statement | Step::Execute => {
-                        let params = if step == Step::Execute { params()? } else { Vec::new() };
+                        let params = if step == Step::Execute {
+                            params()?
+                        } else {
+                            Vec::new()
+                        };
                         self.flush_pending(&e.session, sink, None);
                         let s = self.open.entry(e.session.clone()).or_default();
                         let began = s.ext_start.take().map_or(start, |x| x.min(start));
@@ -173,7 +182,11 @@ impl Sessions {
                 if matches!(step, Step::Parse | Step::Bind) {
                     return Ok(());
                 }
-                let params = if step == Step::Execute { params()? } else { Vec::new() };
+                let params = if step == Step::Execute {
+                    params()?
+                } else {
+                    Vec::new()
+                };
                 self.flush_pending(&e.session, sink, None);
                 let s = self.open.entry(e.session.clone()).or_default();
                 s.ext_start = None;
@@ -232,7 +245,15 @@ impl Sessions {
             s.certain = true;
             let held = std::mem::take(&mut s.held);
             for h in held {
-                self.emit(&session, Txn { statements: vec![h], ..Txn::default() }, true, sink);
+                self.emit(
+                    &session,
+                    Txn {
+                        statements: vec![h],
+                        ..Txn::default()
+                    },
+                    true,
+                    sink,
+                );
             }
         }
         if parts.len() <= 1 {
@@ -294,7 +315,15 @@ impl Sessions {
                     ..Txn::default()
                 });
                 for h in held {
-                    self.emit(session, Txn { statements: vec![h], ..Txn::default() }, true, sink);
+                    self.emit(
+                        session,
+                        Txn {
+                            statements: vec![h],
+                            ..Txn::default()
+                        },
+                        true,
+                        sink,
+                    );
                 }
             }
             (Control::Commit { chain } | Control::Rollback { chain }, Some(mut b)) => {
@@ -330,7 +359,15 @@ impl Sessions {
                 s.block = Some(b);
             }
             (_, None) if s.certain => {
-                self.emit(session, Txn { statements: vec![st], ..Txn::default() }, true, sink);
+                self.emit(
+                    session,
+                    Txn {
+                        statements: vec![st],
+                        ..Txn::default()
+                    },
+                    true,
+                    sink,
+                );
             }
             (_, None) => {
                 s.held.push(st);
@@ -339,7 +376,15 @@ impl Sessions {
                     s.certain = true;
                     let held = std::mem::take(&mut s.held);
                     for h in held {
-                        self.emit(session, Txn { statements: vec![h], ..Txn::default() }, true, sink);
+                        self.emit(
+                            session,
+                            Txn {
+                                statements: vec![h],
+                                ..Txn::default()
+                            },
+                            true,
+                            sink,
+                        );
                     }
                 }
             }
@@ -379,7 +424,12 @@ impl Sessions {
             let begins = log_sql::control(parts[0]) == Control::Begin;
             let statements = parts
                 .iter()
-                .filter(|p| !matches!(log_sql::control(p), Control::Commit { .. } | Control::Rollback { .. }))
+                .filter(|p| {
+                    !matches!(
+                        log_sql::control(p),
+                        Control::Commit { .. } | Control::Rollback { .. }
+                    )
+                })
                 .map(|p| ObservedStatement {
                     sql: (*p).to_string(),
                     ..f.clone()
@@ -483,7 +533,11 @@ enum Step {
 #[derive(Debug, PartialEq)]
 enum Message<'a> {
     /// `duration: X ms  statement: …` (and `parse`/`bind`/`execute`): a statement that ran.
-    Step { ms: Option<f64>, step: Step, sql: &'a str },
+    Step {
+        ms: Option<f64>,
+        step: Step,
+        sql: &'a str,
+    },
     /// `statement: …` / `execute …: …` before it ran (`log_statement`).
     Logged { step: Step, sql: &'a str },
     /// `duration: X ms` alone: the statement logged before it is over.
@@ -495,19 +549,30 @@ fn parse_message(msg: &str) -> Result<Option<Message<'_>>, Malformed> {
     let msg = strip_sqlstate(msg);
     if let Some(rest) = msg.strip_prefix("duration: ") {
         let Some((num, after)) = rest.split_once(" ms") else {
-            return Err(format!("a duration without \" ms\": {:?}", log_sql::clip(msg)));
+            return Err(format!(
+                "a duration without \" ms\": {:?}",
+                log_sql::clip(msg)
+            ));
         };
         let ms: f64 = num
             .trim()
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| format!("the duration {:?} is not a number of milliseconds", log_sql::clip(num)))?;
+            .ok_or_else(|| {
+                format!(
+                    "the duration {:?} is not a number of milliseconds",
+                    log_sql::clip(num)
+                )
+            })?;
         if after.trim().is_empty() {
             return Ok(Some(Message::Duration { ms }));
         }
         let Some(logged) = after.strip_prefix("  ") else {
-            return Err(format!("unexpected text after the duration: {:?}", log_sql::clip(after)));
+            return Err(format!(
+                "unexpected text after the duration: {:?}",
+                log_sql::clip(after)
+            ));
         };
         return Ok(step_of(logged).map(|(step, sql)| Message::Step {
             ms: Some(ms),
@@ -541,7 +606,11 @@ fn step_of(s: &str) -> Option<(Step, &str)> {
 /// `log_error_verbosity = verbose` puts the SQLSTATE first (`00000: duration: …`).
 fn strip_sqlstate(msg: &str) -> &str {
     let b = msg.as_bytes();
-    if b.len() > 7 && b[5] == b':' && b[6] == b' ' && b[..5].iter().all(|c| c.is_ascii_alphanumeric()) {
+    if b.len() > 7
+        && b[5] == b':'
+        && b[6] == b' '
+        && b[..5].iter().all(|c| c.is_ascii_alphanumeric())
+    {
         &msg[7..]
     } else {
         msg

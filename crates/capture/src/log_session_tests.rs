@@ -56,7 +56,12 @@ fn simple_and_extended_protocol_blocks_errors_and_autocommit() {
     assert_eq!(
         shapes,
         [
-            vec!["begin", "select v from acct where id = 3 for update", "update acct\n   set v = 95\n where id = 3", "commit"],
+            vec![
+                "begin",
+                "select v from acct where id = 3 for update",
+                "update acct\n   set v = 95\n where id = 3",
+                "commit"
+            ],
             vec!["select v from acct where id = $1"],
             vec![
                 "begin",
@@ -71,16 +76,29 @@ fn simple_and_extended_protocol_blocks_errors_and_autocommit() {
         ]
     );
     assert!(t.iter().all(|t| t.complete && t.session == "6b0a8a94.487d"));
-    assert_eq!(t.iter().map(|t| t.rolled_back).collect::<Vec<_>>(), [false, false, true, true, false, false]);
-    assert_eq!(t.iter().map(|t| t.autocommit).collect::<Vec<_>>(), [false, true, false, true, false, false]);
+    assert_eq!(
+        t.iter().map(|t| t.rolled_back).collect::<Vec<_>>(),
+        [false, false, true, true, false, false]
+    );
+    assert_eq!(
+        t.iter().map(|t| t.autocommit).collect::<Vec<_>>(),
+        [false, true, false, true, false, false]
+    );
     assert_eq!(t[1].statements[0].params, [Some("4".to_string())]);
-    assert_eq!(t[2].statements[1].params, [Some("5".into()), Some("4".into()), None]);
+    assert_eq!(
+        t[2].statements[1].params,
+        [Some("5".into()), Some("4".into()), None]
+    );
     assert_eq!(t[2].statements[2].params, [Some("it's\na tab\tx".into())]);
     // Times: relative to the first message, start = logged end - duration; the extended
     // statement starts at its parse.
     let s = &t[0].statements;
     assert!(s[0].started_at_s >= 0.0 && s[0].started_at_s < 0.001);
-    assert!((s[2].started_at_s - (0.002 - 0.000199)).abs() < 1e-6, "{}", s[2].started_at_s);
+    assert!(
+        (s[2].started_at_s - (0.002 - 0.000199)).abs() < 1e-6,
+        "{}",
+        s[2].started_at_s
+    );
     assert!((s[2].duration_s.unwrap() - 0.000199).abs() < 1e-6);
     let ext = &t[1].statements[0];
     assert!((ext.started_at_s - (0.002 - 0.000036)).abs() < 1e-6);
@@ -113,12 +131,25 @@ fn pgbench_prepared_transactions() {
 ";
     let t = read(text, Some("%m [%p] %c %x %v %l "));
     assert_eq!(t.len(), 2, "{t:#?}");
-    assert_eq!(sqls(&t[0]), ["BEGIN", "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", "END"]);
+    assert_eq!(
+        sqls(&t[0]),
+        [
+            "BEGIN",
+            "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2",
+            "END"
+        ]
+    );
     assert!(t[0].complete && !t[0].rolled_back);
-    assert_eq!(t[0].statements[1].params, [Some("3800".into()), Some("5059".into())]);
+    assert_eq!(
+        t[0].statements[1].params,
+        [Some("3800".into()), Some("5059".into())]
+    );
     // Cut by the end of the log: incomplete.
     assert!(!t[1].complete);
-    assert_eq!(t[1].statements[1].params, [Some("-1543".into()), Some("3711".into())]);
+    assert_eq!(
+        t[1].statements[1].params,
+        [Some("-1543".into()), Some("3711".into())]
+    );
 }
 
 #[test]
@@ -137,12 +168,26 @@ some other program's line
     let t = read(text, None);
     let got: Vec<(String, Vec<&str>, bool, bool, bool)> = t
         .iter()
-        .map(|t| (t.session.clone(), sqls(t), t.autocommit, t.complete, t.rolled_back))
+        .map(|t| {
+            (
+                t.session.clone(),
+                sqls(t),
+                t.autocommit,
+                t.complete,
+                t.rolled_back,
+            )
+        })
         .collect();
     assert_eq!(
         got,
         [
-            ("7".into(), vec!["update t set n = n + 1 where id = 1", "commit"], false, false, false),
+            (
+                "7".into(),
+                vec!["update t set n = n + 1 where id = 1", "commit"],
+                false,
+                false,
+                false
+            ),
             ("8".into(), vec!["select 1"], true, true, false),
             ("8".into(), vec!["begin", "select 2"], false, true, true),
             ("7".into(), vec!["select 3"], true, true, false),
@@ -167,9 +212,20 @@ fn log_statement_all_with_separate_durations_and_failures() {
 ";
     let t = read(text, Some("%m [%p] "));
     assert_eq!(t.len(), 1, "{t:#?}");
-    assert_eq!(sqls(&t[0]), ["begin", "update t set n = $1 where id = $2", "insert into u values (1)", "commit"]);
+    assert_eq!(
+        sqls(&t[0]),
+        [
+            "begin",
+            "update t set n = $1 where id = $2",
+            "insert into u values (1)",
+            "commit"
+        ]
+    );
     assert!(t[0].rolled_back);
-    assert_eq!(t[0].statements[1].params, [Some("5".into()), Some("1".into())]);
+    assert_eq!(
+        t[0].statements[1].params,
+        [Some("5".into()), Some("1".into())]
+    );
     assert!((t[0].statements[1].duration_s.unwrap() - 0.001).abs() < 1e-6);
 }
 
@@ -178,16 +234,45 @@ fn what_cannot_be_read_is_an_error_with_its_line() {
     let opts = LogOptions::default();
     let bad = "2024-05-01 10:00:00.000 UTC [7] LOG:  duration: x ms  statement: select 1\n";
     let err = read_log_from(bad.as_bytes(), "pg.log", &opts, &mut |_| {}).unwrap_err();
-    assert!(err.to_string().starts_with("pg.log:1: the duration \"x\""), "{err}");
+    assert!(
+        err.to_string().starts_with("pg.log:1: the duration \"x\""),
+        "{err}"
+    );
     let no_session = "2024-05-01 10:00:00.000 UTC LOG:  duration: 1 ms  statement: select 1\n";
-    let opts = LogOptions { prefix: Some("%m ".into()) };
+    let opts = LogOptions {
+        prefix: Some("%m ".into()),
+    };
     let err = read_log_from(no_session.as_bytes(), "pg.log", &opts, &mut |_| {}).unwrap_err();
-    assert!(err.to_string().contains("has no a session id (%c) or process id (%p)"), "{err}");
-    let err = read_log_from(&b"hello\nworld\n"[..], "pg.log", &LogOptions::default(), &mut |_| {}).unwrap_err();
-    assert!(err.to_string().contains("cannot tell this log's log_line_prefix"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("has no a session id (%c) or process id (%p)"),
+        "{err}"
+    );
+    let err = read_log_from(
+        &b"hello\nworld\n"[..],
+        "pg.log",
+        &LogOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot tell this log's log_line_prefix"),
+        "{err}"
+    );
     let params = "2024-05-01 10:00:00.000 UTC [7] LOG:  duration: 1 ms  execute <unnamed>: select $1\n2024-05-01 10:00:00.000 UTC [7] DETAIL:  parameters: $1 = 'open\n";
-    let err = read_log_from(params.as_bytes(), "pg.log", &LogOptions::default(), &mut |_| {}).unwrap_err();
-    assert!(err.to_string().starts_with("pg.log:1: the value of $1 has no closing quote"), "{err}");
+    let err = read_log_from(
+        params.as_bytes(),
+        "pg.log",
+        &LogOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("pg.log:1: the value of $1 has no closing quote"),
+        "{err}"
+    );
 }
 
 /// `log_statement = all` alone: a statement is logged before it runs, and nothing follows
@@ -199,6 +284,9 @@ fn the_last_statement_of_a_log_statement_log_is_read_like_the_others() {
 ";
     let t = read(text, Some("%m [%p] %a: "));
     assert_eq!(t.len(), 1, "{t:#?}");
-    assert_eq!(sqls(&t[0]), ["begin read write", "update t set n = 1", "commit"]);
+    assert_eq!(
+        sqls(&t[0]),
+        ["begin read write", "update t set n = 1", "commit"]
+    );
     assert!(t[0].complete && !t[0].autocommit);
 }

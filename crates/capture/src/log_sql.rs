@@ -9,8 +9,12 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
     Begin,
-    Commit { chain: bool },
-    Rollback { chain: bool },
+    Commit {
+        chain: bool,
+    },
+    Rollback {
+        chain: bool,
+    },
     /// `ROLLBACK TO [SAVEPOINT]`: an aborted block goes on.
     RollbackToSavepoint,
     Other,
@@ -90,7 +94,10 @@ pub fn control(sql: &str) -> Control {
 pub fn split(sql: &str) -> Vec<&str> {
     let lower = sql.to_ascii_lowercase();
     if lower.contains("atomic") && lower.contains("begin") {
-        return vec![sql.trim()].into_iter().filter(|s| !s.is_empty()).collect();
+        return vec![sql.trim()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect();
     }
     let b = sql.as_bytes();
     let mut out = Vec::new();
@@ -274,17 +281,32 @@ mod tests {
     #[test]
     fn transaction_control_words() {
         assert_eq!(control("BEGIN;"), Control::Begin);
-        assert_eq!(control("begin isolation level serializable"), Control::Begin);
+        assert_eq!(
+            control("begin isolation level serializable"),
+            Control::Begin
+        );
         assert_eq!(control("  START TRANSACTION READ ONLY"), Control::Begin);
         assert_eq!(control("END;"), Control::Commit { chain: false });
         assert_eq!(control("commit and chain"), Control::Commit { chain: true });
-        assert_eq!(control("commit and no chain"), Control::Commit { chain: false });
-        assert_eq!(control("/* x */ rollback"), Control::Rollback { chain: false });
+        assert_eq!(
+            control("commit and no chain"),
+            Control::Commit { chain: false }
+        );
+        assert_eq!(
+            control("/* x */ rollback"),
+            Control::Rollback { chain: false }
+        );
         assert_eq!(control("abort"), Control::Rollback { chain: false });
-        assert_eq!(control("rollback to savepoint a"), Control::RollbackToSavepoint);
+        assert_eq!(
+            control("rollback to savepoint a"),
+            Control::RollbackToSavepoint
+        );
         assert_eq!(control("ROLLBACK WORK TO a"), Control::RollbackToSavepoint);
         assert_eq!(control("commit prepared 'x'"), Control::Other);
-        assert_eq!(control("prepare transaction 'x'"), Control::Commit { chain: false });
+        assert_eq!(
+            control("prepare transaction 'x'"),
+            Control::Commit { chain: false }
+        );
         assert_eq!(control("select 'begin'"), Control::Other);
         assert_eq!(control("beginning"), Control::Other);
     }
@@ -296,9 +318,18 @@ mod tests {
             ["begin", "update t set a = ';' where b = $$;$$", "commit"]
         );
         assert_eq!(split("select 1"), ["select 1"]);
-        assert_eq!(split("select E'\\';'; -- c;\nselect 2"), ["select E'\\';'", "-- c;\nselect 2"]);
-        assert_eq!(split("select \"a;b\" from t /* ; */"), ["select \"a;b\" from t /* ; */"]);
-        assert_eq!(split("do $f$ begin perform 1; end $f$"), ["do $f$ begin perform 1; end $f$"]);
+        assert_eq!(
+            split("select E'\\';'; -- c;\nselect 2"),
+            ["select E'\\';'", "-- c;\nselect 2"]
+        );
+        assert_eq!(
+            split("select \"a;b\" from t /* ; */"),
+            ["select \"a;b\" from t /* ; */"]
+        );
+        assert_eq!(
+            split("do $f$ begin perform 1; end $f$"),
+            ["do $f$ begin perform 1; end $f$"]
+        );
         assert_eq!(split(" ; ;"), Vec::<&str>::new());
         assert_eq!(split("select $1; select $2"), ["select $1", "select $2"]);
     }
@@ -309,8 +340,13 @@ mod tests {
             parameters("parameters: $1 = '4', $2 = NULL, $3 = 'it''s, $4 = x'").unwrap(),
             [Some("4".into()), None, Some("it's, $4 = x".into())]
         );
-        assert_eq!(parameters("Parameters: $1 = 'a\nb'").unwrap(), [Some("a\nb".into())]);
-        assert!(parameters("Failing row contains (1, -1).").unwrap().is_empty());
+        assert_eq!(
+            parameters("Parameters: $1 = 'a\nb'").unwrap(),
+            [Some("a\nb".into())]
+        );
+        assert!(parameters("Failing row contains (1, -1).")
+            .unwrap()
+            .is_empty());
         assert!(parameters("parameters: $1 = 'open").is_err());
         assert!(parameters("parameters: $0 = 'x'").is_err());
         assert!(parameters("parameters: $1 = 'x' junk").is_err());

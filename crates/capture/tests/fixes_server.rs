@@ -13,7 +13,10 @@ use hotbench_scenario::{run_ladder, source::dir_bundles, LadderOptions};
 fn options(conn: hotbench_wire::Config) -> LadderOptions<'static> {
     LadderOptions {
         conn,
-        params: vec![("duration".into(), "1".into()), ("clients".into(), "4".into())],
+        params: vec![
+            ("duration".into(), "1".into()),
+            ("clients".into(), "4".into()),
+        ],
         variants: None,
         demo: false,
         settings: hotbench_engine::RunSettings {
@@ -40,18 +43,41 @@ fn s(v: &[&str]) -> Vec<String> {
 
 /// Writes the scenario: schema, the captured script, the fixes, and `broken` (a copy of a
 /// fix variant with its script changed by the function) as one more variant.
-fn write_dir(dir: &Path, title: &str, schema: &str, shape: &Shape, f: &Fixes, broken: (&str, &dyn Fn(&str) -> String)) {
+fn write_dir(
+    dir: &Path,
+    title: &str,
+    schema: &str,
+    shape: &Shape,
+    f: &Fixes,
+    broken: (&str, &dyn Fn(&str) -> String),
+) {
     std::fs::write(dir.join("schema.sql"), schema).unwrap();
     let mut captured = shape.draws.join("\n");
     captured.push('\n');
-    captured.push_str(f.baseline_body.get(&shape.script).cloned().unwrap_or_else(|| shape.statements.join(";\n") + ";\n").as_str());
+    captured.push_str(
+        f.baseline_body
+            .get(&shape.script)
+            .cloned()
+            .unwrap_or_else(|| shape.statements.join(";\n") + ";\n")
+            .as_str(),
+    );
     std::fs::write(dir.join(&shape.script), captured).unwrap();
     for file in &f.files {
         std::fs::write(dir.join(&file.name), &file.text).unwrap();
     }
     let (of, mutate) = broken;
-    let fix = f.variants.iter().find(|v| v.name == of).expect("the fix to break");
-    let text = f.files.iter().find(|x| x.name == fix.script).unwrap().text.clone();
+    let fix = f
+        .variants
+        .iter()
+        .find(|v| v.name == of)
+        .expect("the fix to break");
+    let text = f
+        .files
+        .iter()
+        .find(|x| x.name == fix.script)
+        .unwrap()
+        .text
+        .clone();
     let broken_text = mutate(&text);
     assert_ne!(broken_text, text, "the breakage must change the script");
     std::fs::write(dir.join("broken.sql"), broken_text).unwrap();
@@ -72,22 +98,34 @@ fn write_dir(dir: &Path, title: &str, schema: &str, shape: &Shape, f: &Fixes, br
         f.checks
     );
     for p in &f.params {
-        toml_text.push_str(&format!("\n[params.{}]\n{}", p.name, toml::to_string(p).unwrap()));
+        toml_text.push_str(&format!(
+            "\n[params.{}]\n{}",
+            p.name,
+            toml::to_string(p).unwrap()
+        ));
     }
     toml_text.push_str(&format!(
         "\n[[variants]]\nname = \"captured\"\nabout = \"as captured\"\nbaseline = true\nscript = {:?}\n\n",
         shape.script
     ));
-    toml_text.push_str(&toml::to_string(&Doc { variants: &variants }).unwrap());
+    toml_text.push_str(
+        &toml::to_string(&Doc {
+            variants: &variants,
+        })
+        .unwrap(),
+    );
     std::fs::write(dir.join("scenario.toml"), toml_text).unwrap();
 }
 
 /// Runs the ladder of `dir`: (variant, failed check names) of every variant.
 fn ladder(dir: &Path, db: &str) -> Vec<(String, Vec<String>)> {
     let pg = testing::shared();
-    let db = pg.create_database(&format!("{db}_{}", std::process::id())).expect("database");
+    let db = pg
+        .create_database(&format!("{db}_{}", std::process::id()))
+        .expect("database");
     let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
-    let scn = hotbench_scenario::load(dir_bundles(dir).expect("bundle").remove(0)).expect("the generated scenario loads");
+    let scn = hotbench_scenario::load(dir_bundles(dir).expect("bundle").remove(0))
+        .expect("the generated scenario loads");
     let mut log = Vec::new();
     let l = run_ladder(&scn, &options(conn), &mut log, &mut |_| {})
         .unwrap_or_else(|e| panic!("ladder: {e}\n{}", String::from_utf8_lossy(&log)));
@@ -96,8 +134,20 @@ fn ladder(dir: &Path, db: &str) -> Vec<(String, Vec<String>)> {
         .map(|v| {
             assert!(!v.checks.is_empty(), "{}: no checks ran", v.name);
             let committed = v.record.as_ref().map_or(0, |r| r.totals.counters.cnt);
-            assert!(committed > 0, "{}: nothing committed\n{}", v.name, String::from_utf8_lossy(&log));
-            (v.name.clone(), v.checks.iter().filter(|c| !c.ok).map(|c| format!("{}: {}", c.name, c.detail)).collect())
+            assert!(
+                committed > 0,
+                "{}: nothing committed\n{}",
+                v.name,
+                String::from_utf8_lossy(&log)
+            );
+            (
+                v.name.clone(),
+                v.checks
+                    .iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| format!("{}: {}", c.name, c.detail))
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -106,7 +156,10 @@ fn assert_only_broken_fails(results: &[(String, Vec<String>)], want_fixes: usize
     assert_eq!(results.len(), want_fixes + 2, "{results:#?}");
     for (name, failed) in results {
         if name == "broken" {
-            assert!(!failed.is_empty(), "the broken fix passed its checks: {results:#?}");
+            assert!(
+                !failed.is_empty(),
+                "the broken fix passed its checks: {results:#?}"
+            );
         } else {
             assert!(failed.is_empty(), "{name} failed: {failed:?}");
         }
@@ -145,7 +198,16 @@ create table ledger (id int not null, amount int not null);";
     // The captured app checks in the client, as the lab's lock_then_update.sql does.
     let mut captured = shape.clone();
     captured.statements.clear();
-    write_dir(tmp.path(), "rcw", schema, &shape, &f, ("pay-update-returning", &|t: &str| t.replace(" and (balance - :amount) >= 0", "")));
+    write_dir(
+        tmp.path(),
+        "rcw",
+        schema,
+        &shape,
+        &f,
+        ("pay-update-returning", &|t: &str| {
+            t.replace(" and (balance - :amount) >= 0", "")
+        }),
+    );
     std::fs::write(
         tmp.path().join("pay.sql"),
         "\\set id random(1, 3)\n\\set amount random(1, 9)\nbegin;\nselect balance from acct where id = :id for update\n\\gset\n\\if :balance >= :amount\nupdate acct set balance = balance - :amount where id = :id;\ninsert into ledger (id, amount) values (:id, :amount);\n\\endif\ncommit;\n",
@@ -157,7 +219,8 @@ create table ledger (id int not null, amount int not null);";
 #[test]
 fn claim_fixes_take_each_row_once_and_a_broken_one_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let schema = "create table \"Job Queue\" (id bigint primary key, state text not null, payload text);
+    let schema =
+        "create table \"Job Queue\" (id bigint primary key, state text not null, payload text);
 insert into \"Job Queue\" select g, 'new', md5(g::text) from generate_series(1, 100000) g;";
     let shape = Shape {
         name: "consume".into(),
@@ -174,25 +237,49 @@ insert into \"Job Queue\" select g, 'new', md5(g::text) from generate_series(1, 
     let f = fixes(&shape);
     assert_eq!(f.variants.len(), 2, "{:?}", f.notes);
     // Broken: the claim no longer marks its row done, so the next claim takes it again.
-    write_dir(tmp.path(), "claim", schema, &shape, &f, ("consume-skip-locked", &|t: &str| t.replace("update \"Job Queue\" set state = 'done' where id = :id;\n", "")));
+    write_dir(
+        tmp.path(),
+        "claim",
+        schema,
+        &shape,
+        &f,
+        ("consume-skip-locked", &|t: &str| {
+            t.replace(
+                "update \"Job Queue\" set state = 'done' where id = :id;\n",
+                "",
+            )
+        }),
+    );
     assert_only_broken_fails(&ladder(tmp.path(), "fix_claim"), 2);
 }
 
 #[test]
 fn sharded_counter_counts_every_increment_and_a_broken_one_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let schema = "create table \"Post\" (id int primary key, \"View Count\" bigint not null default 0);
+    let schema =
+        "create table \"Post\" (id int primary key, \"View Count\" bigint not null default 0);
 insert into \"Post\" (id) select g from generate_series(1, 5) g;";
     let shape = Shape {
         name: "view".into(),
         script: "view.sql".into(),
         draws: s(&["\\set post random(1, 5)", "\\set d random(1, 3)"]),
-        statements: s(&["update \"Post\" set \"View Count\" = \"View Count\" + :d where id = :post"]),
+        statements: s(&[
+            "update \"Post\" set \"View Count\" = \"View Count\" + :d where id = :post",
+        ]),
         ..Shape::default()
     };
     let f = fixes(&shape);
     assert_eq!(f.variants.len(), 1, "{:?}", f.notes);
     // Broken: each increment logged twice over.
-    write_dir(tmp.path(), "counter", schema, &shape, &f, ("view-sharded", &|t: &str| t.replace("(:d)::numeric", "(2 * :d)::numeric")));
+    write_dir(
+        tmp.path(),
+        "counter",
+        schema,
+        &shape,
+        &f,
+        ("view-sharded", &|t: &str| {
+            t.replace("(:d)::numeric", "(2 * :d)::numeric")
+        }),
+    );
     assert_only_broken_fails(&ladder(tmp.path(), "fix_counter"), 1);
 }

@@ -84,7 +84,10 @@ fn check(text: &[u8], prefix: Option<&str>) {
     let mut n = 0usize;
     let r = read_log_from(text, "fuzz.log", &opts, &mut |t| {
         assert!(!t.statements.is_empty());
-        assert!(t.statements.iter().all(|s| s.started_at_s.is_finite() && s.started_at_s >= 0.0));
+        assert!(t
+            .statements
+            .iter()
+            .all(|s| s.started_at_s.is_finite() && s.started_at_s >= 0.0));
         n += 1;
     });
     if let Ok(s) = r {

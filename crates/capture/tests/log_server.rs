@@ -29,17 +29,31 @@ fn under_ci() -> bool {
 fn pgbench(server: &hotbench_pgserver::Server, db: &ConnInfo, args: &[&str]) -> bool {
     let bin = server.binaries().program("pgbench");
     if !bin.is_file() {
-        assert!(!under_ci(), "pgbench not found beside the test server's binaries");
+        assert!(
+            !under_ci(),
+            "pgbench not found beside the test server's binaries"
+        );
         eprintln!("pgbench not found: its part is left out");
         return false;
     }
     let out = testing::without_libpq_env(&mut std::process::Command::new(bin))
-        .args(["-h", &db.socket_dir.display().to_string(), "-p", &db.port.to_string(), "-U", &db.user])
+        .args([
+            "-h",
+            &db.socket_dir.display().to_string(),
+            "-p",
+            &db.port.to_string(),
+            "-U",
+            &db.user,
+        ])
         .args(args)
         .arg(&db.dbname)
         .output()
         .expect("pgbench runs");
-    assert!(out.status.success(), "pgbench {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pgbench {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     true
 }
 
@@ -52,7 +66,10 @@ fn log_files(dir: &Path, marker: &str) -> (PathBuf, PathBuf) {
         if has(&log) && has(&csv) {
             return (log, csv);
         }
-        assert!(t0.elapsed() < Duration::from_secs(30), "the logs never showed {marker}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the logs never showed {marker}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -82,29 +99,52 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
     let q = |c: &mut Connection, sql: &str| {
         c.simple_query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     };
-    q(&mut c, "create table acct (id int primary key, v int not null check (v >= 0))");
-    q(&mut c, "insert into acct select g, 100 from generate_series(1, 10) g");
+    q(
+        &mut c,
+        "create table acct (id int primary key, v int not null check (v >= 0))",
+    );
+    q(
+        &mut c,
+        "insert into acct select g, 100 from generate_series(1, 10) g",
+    );
     // Read-check-write, with a multi-line statement.
     q(&mut c, "begin");
     q(&mut c, "select v from acct where id = 3 for update");
     q(&mut c, "update acct\n   set v = 95\n where id = 3");
     q(&mut c, "commit");
     // Extended protocol: autocommit, then a block with bind values and an error.
-    c.query_params("select v from acct where id = $1", &[Some("4")]).expect("select");
+    c.query_params("select v from acct where id = $1", &[Some("4")])
+        .expect("select");
     q(&mut c, "begin");
-    c.query_params("update acct set v = v - $1 where id = $2 and $3::text is null", &[Some("5"), Some("4"), None])
-        .expect("update");
-    c.query_params("select $1::text", &[Some("it's\n\ta, $2 = 'x'")]).expect("text");
+    c.query_params(
+        "update acct set v = v - $1 where id = $2 and $3::text is null",
+        &[Some("5"), Some("4"), None],
+    )
+    .expect("update");
+    c.query_params("select $1::text", &[Some("it's\n\ta, $2 = 'x'")])
+        .expect("text");
     assert!(c.simple_query("select 1/0").is_err());
     assert!(c.simple_query("select 1").is_err());
     q(&mut c, "rollback");
-    assert!(c.simple_query("update acct set v = -1 where id = 1").is_err());
-    q(&mut c, "begin; update acct set v = v + 1 where id = 5; commit;");
-    q(&mut c, "update acct set v = v + 1 where id = 6; update acct set v = v + 1 where id = 7");
+    assert!(c
+        .simple_query("update acct set v = -1 where id = 1")
+        .is_err());
+    q(
+        &mut c,
+        "begin; update acct set v = v + 1 where id = 5; commit;",
+    );
+    q(
+        &mut c,
+        "update acct set v = v + 1 where id = 6; update acct set v = v + 1 where id = 7",
+    );
     c.close();
     let ran_pgbench = pgbench(&server, &db, &["-i", "-s", "1", "-q"])
         && pgbench(&server, &db, &["-M", "prepared", "-t", "3", "-c", "2"])
-        && pgbench(&server, &db, &["-M", "extended", "-t", "2", "-c", "1", "-N"]);
+        && pgbench(
+            &server,
+            &db,
+            &["-M", "extended", "-t", "2", "-c", "1", "-N"],
+        );
     let mut c = connect(&db);
     q(&mut c, "select 'log test done'");
     c.close();
@@ -113,18 +153,28 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
         eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
     }
 
-    let given = LogOptions { prefix: Some(PREFIX.into()) };
+    let given = LogOptions {
+        prefix: Some(PREFIX.into()),
+    };
     let (from_log, s_log) = read_all(&log, &given).expect("stderr log");
-    let (inferred, s_inf) = read_all(&log, &LogOptions::default()).expect("stderr log, prefix inferred");
+    let (inferred, s_inf) =
+        read_all(&log, &LogOptions::default()).expect("stderr log, prefix inferred");
     let (from_csv, s_csv) = read_all(&csv, &LogOptions::default()).expect("csvlog");
-    assert_eq!((s_log.format, s_csv.format), (LogFormat::Stderr, LogFormat::Csv));
+    assert_eq!(
+        (s_log.format, s_csv.format),
+        (LogFormat::Stderr, LogFormat::Csv)
+    );
     assert!(s_inf.prefix_inferred);
     assert_eq!(s_log.skipped_lines, 0, "{:?}", s_log.notes);
     for (name, other) in [("inferred prefix", &inferred), ("csvlog", &from_csv)] {
         assert_eq!(other.len(), from_log.len(), "{name}");
         for (a, b) in from_log.iter().zip(other.iter()) {
             assert_eq!(shape(a), shape(b), "{name}");
-            assert_eq!((&a.session, a.rolled_back, a.autocommit, a.complete), (&b.session, b.rolled_back, b.autocommit, b.complete), "{name}");
+            assert_eq!(
+                (&a.session, a.rolled_back, a.autocommit, a.complete),
+                (&b.session, b.rolled_back, b.autocommit, b.complete),
+                "{name}"
+            );
             let pa: Vec<_> = a.statements.iter().map(|s| &s.params).collect();
             let pb: Vec<_> = b.statements.iter().map(|s| &s.params).collect();
             assert_eq!(pa, pb, "{name}");
@@ -137,20 +187,40 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
         .find(|t| shape(t).iter().any(|s| s.starts_with("create table acct")))
         .map(|t| t.session.clone())
         .expect("our session");
-    let ours: Vec<&ObservedTransaction> = from_log.iter().filter(|t| t.session == ours_session).collect();
+    let ours: Vec<&ObservedTransaction> = from_log
+        .iter()
+        .filter(|t| t.session == ours_session)
+        .collect();
     let shapes: Vec<Vec<String>> = ours.iter().map(|t| shape(t)).collect();
     let want: Vec<Vec<&str>> = vec![
         vec!["create table acct (id int primary key, v int not null check (v >= 0))"],
         vec!["insert into acct select g, 100 from generate_series(1, 10) g"],
-        vec!["begin", "select v from acct where id = 3 for update", "update acct\n   set v = 95\n where id = 3", "commit"],
+        vec![
+            "begin",
+            "select v from acct where id = 3 for update",
+            "update acct\n   set v = 95\n where id = 3",
+            "commit",
+        ],
         vec!["select v from acct where id = $1"],
-        vec!["begin", "update acct set v = v - $1 where id = $2 and $3::text is null", "select $1::text", "select 1/0", "rollback"],
+        vec![
+            "begin",
+            "update acct set v = v - $1 where id = $2 and $3::text is null",
+            "select $1::text",
+            "select 1/0",
+            "rollback",
+        ],
         vec!["update acct set v = -1 where id = 1"],
         vec!["begin", "update acct set v = v + 1 where id = 5", "commit"],
-        vec!["update acct set v = v + 1 where id = 6", "update acct set v = v + 1 where id = 7"],
+        vec![
+            "update acct set v = v + 1 where id = 6",
+            "update acct set v = v + 1 where id = 7",
+        ],
     ];
     assert_eq!(shapes, want);
-    let flags: Vec<(bool, bool, bool)> = ours.iter().map(|t| (t.autocommit, t.rolled_back, t.complete)).collect();
+    let flags: Vec<(bool, bool, bool)> = ours
+        .iter()
+        .map(|t| (t.autocommit, t.rolled_back, t.complete))
+        .collect();
     assert_eq!(
         flags,
         [
@@ -165,8 +235,14 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
         ]
     );
     assert_eq!(ours[3].statements[0].params, [Some("4".to_string())]);
-    assert_eq!(ours[4].statements[1].params, [Some("5".into()), Some("4".into()), None]);
-    assert_eq!(ours[4].statements[2].params, [Some("it's\n\ta, $2 = 'x'".into())]);
+    assert_eq!(
+        ours[4].statements[1].params,
+        [Some("5".into()), Some("4".into()), None]
+    );
+    assert_eq!(
+        ours[4].statements[2].params,
+        [Some("it's\n\ta, $2 = 'x'".into())]
+    );
     // Think time: statements of a block start in order, each after the one before ended.
     for t in &ours {
         for w in t.statements.windows(2) {
@@ -178,7 +254,11 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
     if ran_pgbench {
         let tpcb: Vec<&ObservedTransaction> = from_log
             .iter()
-            .filter(|t| shape(t).iter().any(|s| s.starts_with("UPDATE pgbench_accounts")))
+            .filter(|t| {
+                shape(t)
+                    .iter()
+                    .any(|s| s.starts_with("UPDATE pgbench_accounts"))
+            })
             .collect();
         // 2 clients × 3 (prepared) + 1 × 2 (extended, -N: no tellers/branches).
         assert_eq!(tpcb.len(), 8, "{tpcb:#?}");
@@ -191,7 +271,10 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
             assert!(t.complete && !t.rolled_back && !t.autocommit);
             let upd = &t.statements[1];
             assert_eq!(upd.params.len(), 2, "{upd:?}");
-            assert!(upd.params.iter().all(|p| p.as_deref().is_some_and(|v| v.parse::<i64>().is_ok())));
+            assert!(upd
+                .params
+                .iter()
+                .all(|p| p.as_deref().is_some_and(|v| v.parse::<i64>().is_ok())));
         }
     }
 }

@@ -30,10 +30,36 @@ fn connect(db: &ConnInfo, app: &str) -> Connection {
 
 /// First words that change something (or may: a call runs a user's code).
 const WRITES: [&str; 30] = [
-    "insert", "update", "delete", "merge", "truncate", "create", "alter", "drop", "grant",
-    "revoke", "comment", "vacuum", "analyze", "analyse", "cluster", "reindex", "refresh",
-    "lock", "call", "do", "copy", "import", "security", "reassign", "notify", "listen",
-    "prepare transaction", "checkpoint", "load", "discard sequences",
+    "insert",
+    "update",
+    "delete",
+    "merge",
+    "truncate",
+    "create",
+    "alter",
+    "drop",
+    "grant",
+    "revoke",
+    "comment",
+    "vacuum",
+    "analyze",
+    "analyse",
+    "cluster",
+    "reindex",
+    "refresh",
+    "lock",
+    "call",
+    "do",
+    "copy",
+    "import",
+    "security",
+    "reassign",
+    "notify",
+    "listen",
+    "prepare transaction",
+    "checkpoint",
+    "load",
+    "discard sequences",
 ];
 
 /// Why `sql` writes or changes the schema, or `None`.
@@ -48,7 +74,14 @@ fn writes(sql: &str) -> Option<String> {
     if lower.contains(" into ") && first == "select" {
         return Some("select … into".into());
     }
-    for f in ["nextval(", "setval(", "pg_advisory_lock(", "pg_terminate_backend(", "pg_cancel_backend(", "set_config("] {
+    for f in [
+        "nextval(",
+        "setval(",
+        "pg_advisory_lock(",
+        "pg_terminate_backend(",
+        "pg_cancel_backend(",
+        "set_config(",
+    ] {
         if lower.contains(f) {
             return Some(format!("calls {f}…)"));
         }
@@ -104,20 +137,31 @@ fn capture_runs_no_write_and_no_ddl() {
             })
         })
         .collect();
-    wait_until("the workload's first transactions", Duration::from_secs(30), || done.load(Ordering::Relaxed) > 50);
+    wait_until(
+        "the workload's first transactions",
+        Duration::from_secs(30),
+        || done.load(Ordering::Relaxed) > 50,
+    );
     let log_from = std::fs::metadata(server.log_file()).map_or(0, |m| m.len());
     let out_dir = temp_dir("capture-readonly").join("captured");
     let _ = std::fs::remove_dir_all(&out_dir);
-    let out = command_on(&db, &["capture"], &["-T", "3", "--out", out_dir.to_str().expect("utf-8")])
-        .output()
-        .expect("hotbench capture runs");
+    let out = command_on(
+        &db,
+        &["capture"],
+        &["-T", "3", "--out", out_dir.to_str().expect("utf-8")],
+    )
+    .output()
+    .expect("hotbench capture runs");
     stop.store(true, Ordering::Relaxed);
     for w in workers {
         w.join().expect("worker");
     }
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "capture failed: {stdout}\n{stderr}");
-    assert!(out_dir.join("scenario.toml").is_file(), "{stdout}\n{stderr}");
+    assert!(
+        out_dir.join("scenario.toml").is_file(),
+        "{stdout}\n{stderr}"
+    );
 
     let log = std::fs::read(server.log_file()).expect("server log");
     let log = &log[log_from as usize..];
@@ -128,9 +172,15 @@ fn capture_runs_no_write_and_no_ddl() {
     let mut ours: BTreeSet<String> = BTreeSet::new();
     let mut apps: BTreeSet<String> = BTreeSet::new();
     for line in text_log.lines().filter(|l| !l.starts_with('\t')) {
-        let Some((pid_part, rest)) = line.split_once("] ") else { continue };
-        let Some(pid) = pid_part.rsplit('[').next() else { continue };
-        let Some((app, _)) = rest.split_once(": ") else { continue };
+        let Some((pid_part, rest)) = line.split_once("] ") else {
+            continue;
+        };
+        let Some(pid) = pid_part.rsplit('[').next() else {
+            continue;
+        };
+        let Some((app, _)) = rest.split_once(": ") else {
+            continue;
+        };
         if app == "app" {
             users.insert(pid.to_string());
         } else if rest.contains("statement: ") || rest.contains("execute ") {
@@ -139,7 +189,10 @@ fn capture_runs_no_write_and_no_ddl() {
         }
     }
     ours.retain(|p| !users.contains(p));
-    assert!(!ours.is_empty(), "no capture session in the log:\n{text_log}");
+    assert!(
+        !ours.is_empty(),
+        "no capture session in the log:\n{text_log}"
+    );
     let mut statements = 0usize;
     let mut bad: Vec<String> = Vec::new();
     let opts = LogOptions {
@@ -149,8 +202,16 @@ fn capture_runs_no_write_and_no_ddl() {
         if !ours.contains(&t.session) {
             return;
         }
-        if t.rolled_back && !t.statements.iter().any(|s| s.sql.eq_ignore_ascii_case("rollback")) {
-            bad.push(format!("a transaction failed: {:?}", t.statements.iter().map(|s| &s.sql).collect::<Vec<_>>()));
+        if t.rolled_back
+            && !t
+                .statements
+                .iter()
+                .any(|s| s.sql.eq_ignore_ascii_case("rollback"))
+        {
+            bad.push(format!(
+                "a transaction failed: {:?}",
+                t.statements.iter().map(|s| &s.sql).collect::<Vec<_>>()
+            ));
         }
         for s in &t.statements {
             statements += 1;
@@ -164,11 +225,22 @@ fn capture_runs_no_write_and_no_ddl() {
         .lines()
         .filter(|l| {
             (l.contains(" ERROR:  ") || l.contains(" FATAL:  "))
-                && l.split_once("] ").is_some_and(|(h, _)| h.rsplit('[').next().is_some_and(|p| ours.contains(p)))
+                && l.split_once("] ")
+                    .is_some_and(|(h, _)| h.rsplit('[').next().is_some_and(|p| ours.contains(p)))
         })
         .collect();
-    assert!(errors.is_empty(), "the capture's sessions left errors: {errors:#?}");
-    assert!(statements > 10, "only {statements} statements from the capture ({apps:?})");
-    assert!(bad.is_empty(), "the capture ({apps:?}) wrote or changed the schema:\n{}", bad.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "the capture's sessions left errors: {errors:#?}"
+    );
+    assert!(
+        statements > 10,
+        "only {statements} statements from the capture ({apps:?})"
+    );
+    assert!(
+        bad.is_empty(),
+        "the capture ({apps:?}) wrote or changed the schema:\n{}",
+        bad.join("\n")
+    );
     eprintln!("capture sessions {apps:?}: {statements} statements, none writes");
 }

@@ -119,7 +119,8 @@ pub fn lock_clauses(sql: &str) -> Vec<LockClause> {
                 }
             }
             Tok::Word(w)
-                if w == "for" && matches!(word(&t, i + 1), Some("update" | "share" | "no" | "key")) =>
+                if w == "for"
+                    && matches!(word(&t, i + 1), Some("update" | "share" | "no" | "key")) =>
             {
                 let Some(Some(sel)) = selects.last().copied() else {
                     continue;
@@ -132,8 +133,17 @@ pub fn lock_clauses(sql: &str) -> Vec<LockClause> {
     out
 }
 
-fn one_clause(t: &[(Tok, Range<usize>)], sel: usize, at: usize, nested: bool, len: usize) -> LockClause {
-    let share = matches!((word(t, at + 1), word(t, at + 2)), (Some("share"), _) | (Some("key"), Some("share")));
+fn one_clause(
+    t: &[(Tok, Range<usize>)],
+    sel: usize,
+    at: usize,
+    nested: bool,
+    len: usize,
+) -> LockClause {
+    let share = matches!(
+        (word(t, at + 1), word(t, at + 2)),
+        (Some("share"), _) | (Some("key"), Some("share"))
+    );
     let mut j = at + 1;
     while matches!(word(t, j), Some("update" | "share" | "no" | "key")) {
         j += 1;
@@ -175,13 +185,33 @@ fn one_clause(t: &[(Tok, Range<usize>)], sel: usize, at: usize, nested: bool, le
             Tok::Sym('(') => depth += 1,
             Tok::Sym(')') => depth -= 1,
             Tok::Word(w) if depth == 0 && w == "limit" => {
-                let v = if sym(t, k + 1, ':') { k + 1..k + 3 } else { k + 1..k + 2 };
+                let v = if sym(t, k + 1, ':') {
+                    k + 1..k + 3
+                } else {
+                    k + 1..k + 2
+                };
                 if v.end <= end {
                     limit_value = Some(span(t, v.start, v.end, len));
                 }
             }
             Tok::Word(w) if depth == 0 && w == "where" => {
-                let e = clause_end(t, k + 1, &["group", "having", "window", "order", "limit", "offset", "fetch", "for", "union", "intersect", "except"]);
+                let e = clause_end(
+                    t,
+                    k + 1,
+                    &[
+                        "group",
+                        "having",
+                        "window",
+                        "order",
+                        "limit",
+                        "offset",
+                        "fetch",
+                        "for",
+                        "union",
+                        "intersect",
+                        "except",
+                    ],
+                );
                 where_clause = Some(span(t, k + 1, e.min(end), len));
             }
             _ => {}
@@ -204,7 +234,8 @@ fn one_clause(t: &[(Tok, Range<usize>)], sel: usize, at: usize, nested: bool, le
 pub fn update_parts(sql: &str) -> Option<UpdateParts> {
     let t = tokens_at(sql);
     let u = (0..t.len()).find(|&i| {
-        word(&t, i) == Some("update") && !matches!(word(&t, i.wrapping_sub(1)), Some("for" | "key" | "do"))
+        word(&t, i) == Some("update")
+            && !matches!(word(&t, i.wrapping_sub(1)), Some("for" | "key" | "do"))
     })?;
     let mut r = u + 1;
     if word(&t, r) == Some("only") {
@@ -252,7 +283,12 @@ pub fn update_parts(sql: &str) -> Option<UpdateParts> {
     })
 }
 
-fn assignments(t: &[(Tok, Range<usize>)], from: usize, to: usize, len: usize) -> Option<Vec<Assignment>> {
+fn assignments(
+    t: &[(Tok, Range<usize>)],
+    from: usize,
+    to: usize,
+    len: usize,
+) -> Option<Vec<Assignment>> {
     let mut out = Vec::new();
     let mut i = from;
     while i < to {
@@ -312,7 +348,11 @@ fn delta_of(col: &str, e: &[(Tok, Range<usize>)], len: usize) -> Option<(bool, R
             None
         })
         .collect();
-    let names_col_before = |k: usize| toks[..k].iter().any(|x| matches!(x, Tok::Word(w) if same(w)));
+    let names_col_before = |k: usize| {
+        toks[..k]
+            .iter()
+            .any(|x| matches!(x, Tok::Word(w) if same(w)))
+    };
     match ops.first() {
         Some(&(k, neg)) if names_col_before(k) => Some((neg, span(e, k + 1, e.len(), len))),
         _ => {
@@ -331,7 +371,9 @@ pub fn equalities(sql: &str, cond: Range<usize>) -> Option<Vec<(String, Range<us
     let mut out = Vec::new();
     let mut i = 0;
     while i < t.len() {
-        let end = (i..t.len()).find(|&k| word(&t, k) == Some("and")).unwrap_or(t.len());
+        let end = (i..t.len())
+            .find(|&k| word(&t, k) == Some("and"))
+            .unwrap_or(t.len());
         let eq = (i..end).find(|&k| sym(&t, k, '='))?;
         let (l, r) = (i..eq, eq + 1..end);
         let digit = |w: &str| w.starts_with(|c: char| c.is_ascii_digit());
@@ -342,7 +384,9 @@ pub fn equalities(sql: &str, cond: Range<usize>) -> Option<Vec<(String, Range<us
         let is_value = |r: &Range<usize>| {
             !r.is_empty()
                 && r.clone().all(|k| match &t[k].0 {
-                    Tok::Word(w) => w.starts_with('$') || digit(w) || (k > 0 && sym(&t, k - 1, ':')),
+                    Tok::Word(w) => {
+                        w.starts_with('$') || digit(w) || (k > 0 && sym(&t, k - 1, ':'))
+                    }
                     _ => true,
                 })
         };
