@@ -468,18 +468,11 @@ impl Sessions {
     /// The session is gone: an open block rolled back (`ended`: the server ended it) or was
     /// cut by the end of the log.
     fn end_session(&mut self, session: &str, ended: bool, sink: Sink<'_>) {
+        // A statement logged before it ran (`log_statement`) ran before the session ended.
+        self.flush_pending(session, sink, None);
         let Some(mut s) = self.open.remove(session) else {
             return;
         };
-        if let Some((sql, at, params)) = s.pending.take() {
-            let t0 = self.t0.unwrap_or(at);
-            s.held.push(ObservedStatement {
-                sql,
-                params,
-                started_at_s: (at - t0).max(0.0),
-                duration_s: None,
-            });
-        }
         let held = std::mem::take(&mut s.held);
         if !held.is_empty() {
             let autocommit = held.len() == 1;

@@ -274,3 +274,19 @@ fn what_cannot_be_read_is_an_error_with_its_line() {
         "{err}"
     );
 }
+
+/// `log_statement = all` alone: a statement is logged before it runs, and nothing follows
+/// the last one; a multi-statement string there is still split.
+#[test]
+fn the_last_statement_of_a_log_statement_log_is_read_like_the_others() {
+    let text = "\
+2024-05-01 10:00:00.000 UTC [7] app: LOG:  statement: begin read write; update t set n = 1; commit
+";
+    let t = read(text, Some("%m [%p] %a: "));
+    assert_eq!(t.len(), 1, "{t:#?}");
+    assert_eq!(
+        sqls(&t[0]),
+        ["begin read write", "update t set n = 1", "commit"]
+    );
+    assert!(t[0].complete && !t[0].autocommit);
+}
