@@ -223,7 +223,7 @@ fn schema_files(
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
         functions,
         dump: DumpSource::PgDump {
-            params: params.clone(),
+            params: Box::new(params.clone()),
             bin_dir: None,
         },
         ..SchemaOptions::default()
