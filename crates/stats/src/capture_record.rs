@@ -293,3 +293,60 @@ pub struct ShapeFidelity {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub twin_latency_ms: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/capture.md describes every field `capture.json` writes: the top level, the
+    /// sources, sessions, statements, waits, hot keys, a shape and a parameter. A field added
+    /// without a line there fails here.
+    #[test]
+    fn every_field_is_documented() {
+        let doc = include_str!("../../../docs/capture.md");
+        let mut d = CaptureDoc::new();
+        d.sessions.idle_between_ms = Some(1.0);
+        d.sources.push(SourceUse::default());
+        d.statements.push(StatementShare::default());
+        d.waits.push(WaitShare::default());
+        d.hot_keys.push(HotKey::default());
+        d.shapes.push(Shape {
+            latency_ms: Some(1.0),
+            parameters: vec![Parameter {
+                column: Some("c".into()),
+                lo: Some(1),
+                hi: Some(2),
+                s: Some(1.1),
+                theta: Some(1.0),
+                value: Some("v".into()),
+                same_as: Some("p".into()),
+                hot: vec![HotValue::default()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let v = serde_json::to_value(&d).expect("serializes");
+        let mut missing = Vec::new();
+        let mut check = |scope: &str, v: &serde_json::Value| {
+            for key in v.as_object().map(|o| o.keys()).into_iter().flatten() {
+                if !doc.contains(&format!("`{key}`")) {
+                    missing.push(format!("{scope}{key}"));
+                }
+            }
+        };
+        check("", &v);
+        check("sources[].", &v["sources"][0]);
+        check("sessions.", &v["sessions"]);
+        check("statements[].", &v["statements"][0]);
+        check("waits[].", &v["waits"][0]);
+        check("hot_keys[].", &v["hot_keys"][0]);
+        check("shapes[].", &v["shapes"][0]);
+        check("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]);
+        check("shapes[].parameters[].hot[].", &v["shapes"][0]["parameters"][0]["hot"][0]);
+        assert!(missing.is_empty(), "fields missing from docs/capture.md: {missing:?}");
+        let back: CaptureDoc =
+            serde_json::from_str(r#"{"format": "hotbench-capture/1", "shapes": [{}]}"#)
+                .expect("a partial document reads");
+        assert_eq!(back.status, CaptureStatus::Complete);
+    }
+}
