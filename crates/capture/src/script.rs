@@ -42,10 +42,15 @@ pub struct Context<'a> {
     pub idle_between_ms: Option<f64>,
     /// `--redact`: the value written for a captured one (by the column it goes with).
     pub redact: Option<&'a Redact<'a>>,
+    /// Values for a slot whose values were not seen (bound parameters).
+    pub fallback: Option<&'a Fallback<'a>>,
 }
 
 /// The generated value standing for a captured one, by its column (when known).
 pub type Redact<'a> = dyn Fn(Option<&str>, &Value) -> Value + 'a;
+
+/// How to draw a slot no value was seen for, by its statement (normalized) and column.
+pub type Fallback<'a> = dyn Fn(&str, Option<&str>) -> Option<crate::params::Fitted> + 'a;
 
 /// A written script, in its parts (the fix variants reuse the draws and statements).
 pub struct Written {
@@ -159,6 +164,11 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
                 }
             }
             let mut fitted = fit(st.values.get(slot).map(Vec::as_slice).unwrap_or(&[]));
+            if let (Fit::Unknown, Some(fb)) = (&fitted.fit, cx.fallback) {
+                if let Some(f) = fb(&st.key, column.as_deref()) {
+                    fitted = f;
+                }
+            }
             if let Some(r) = cx.redact {
                 redact_fit(&mut fitted.fit, column.as_deref(), r);
             }

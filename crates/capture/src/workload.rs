@@ -184,7 +184,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
             idle_between_ms: idle,
         },
     };
-    c.write_scripts(None);
+    c.write_scripts(None, None);
     c
 }
 
@@ -200,7 +200,11 @@ pub struct Writing {
 impl Capture {
     /// (Re)writes every shape's script and its record, values through `redact` when given
     /// (`--redact`: the generated value standing for each captured one).
-    pub fn write_scripts(&mut self, redact: Option<&script::Redact<'_>>) {
+    pub fn write_scripts(
+        &mut self,
+        redact: Option<&script::Redact<'_>>,
+        fallback: Option<&script::Fallback<'_>>,
+    ) {
         let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>().max(1e-9);
         let n = self.shapes.len();
         let duration = self.doc.duration_s.max(1e-3);
@@ -223,6 +227,7 @@ impl Capture {
                     commit_sql: self.writing.commit_sql,
                     idle_between_ms: self.writing.idle_between_ms,
                     redact,
+                    fallback,
                 },
             );
             self.scripts.push((file.clone(), w.text()));

@@ -246,8 +246,19 @@ fn schema_files(
     };
     match cap {
         Ok(cap) => {
-            if redact {
-                hotbench_capture::keys::redact(capture, &cap.tables, opts.seed);
+            {
+                let hot = capture.doc.hot_keys.clone();
+                let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables);
+                if redact {
+                    hotbench_capture::keys::redact(
+                        capture,
+                        &cap.tables,
+                        opts.seed,
+                        Some(&fallback),
+                    );
+                } else {
+                    capture.write_scripts(None, Some(&fallback));
+                }
             }
             files
                 .files
