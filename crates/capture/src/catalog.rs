@@ -209,7 +209,9 @@ pub fn resolve(
     )?;
     let mut found: BTreeMap<usize, (usize, u32)> = BTreeMap::new();
     for row in 0..r.rows.len() {
-        let cand = cell_u32(&r, row, 0) as usize - 1;
+        let Some(cand) = (cell_u32(&r, row, 0) as usize).checked_sub(1) else {
+            continue;
+        };
         let oid = cell_u32(&r, row, 1);
         let Some(&k) = owner.get(cand) else { continue };
         let e = found.entry(k).or_insert((cand, oid));

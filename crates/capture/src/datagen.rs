@@ -238,6 +238,21 @@ fn must_rows(
                     (v, _) => v.clone(),
                 });
             }
+            if let Some((c, v)) = cols
+                .iter()
+                .zip(&vals)
+                .find(|(c, v)| v.as_deref().is_some_and(|v| !plausible(&c.kind, v)))
+            {
+                notes.push(format!(
+                    "a row that must exist in {}: {:?} is not a value of column {:?} ({}); \
+                     the row is left out",
+                    rel.display(),
+                    v.as_deref().unwrap_or(""),
+                    c.name,
+                    c.type_sql
+                ));
+                continue;
+            }
             if vals.len() == cols.len() && !entry.contains(&vals) {
                 entry.push(vals);
             }
@@ -245,6 +260,37 @@ fn must_rows(
     }
     fk_most_common(model, profiles, &mut out);
     out
+}
+
+/// Whether `v` reads as a value of `kind` (a value that does not would fail the whole
+/// `INSERT` on the twin): numbers in range, booleans, UUIDs, ISO dates, enum labels;
+/// anything for other kinds.
+fn plausible(kind: &ValueKind, v: &str) -> bool {
+    let t = v.trim();
+    match kind {
+        ValueKind::Int { min, max } => t.parse::<i128>().is_ok_and(|x| x >= *min && x <= *max),
+        ValueKind::Decimal => {
+            t.parse::<f64>().is_ok() || ["NaN", "Infinity", "-Infinity"].contains(&t)
+        }
+        ValueKind::Bool => matches!(
+            t.to_ascii_lowercase().as_str(),
+            "t" | "f" | "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | "y" | "n"
+        ),
+        ValueKind::Uuid => {
+            let hex: String = t
+                .chars()
+                .filter(|c| *c != '-' && *c != '{' && *c != '}')
+                .collect();
+            hex.len() == 32 && hex.chars().all(|c| c.is_ascii_hexdigit())
+        }
+        ValueKind::Date | ValueKind::Timestamp | ValueKind::TimestampTz => {
+            let b = t.as_bytes();
+            (b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-')
+                || ["infinity", "-infinity"].contains(&t)
+        }
+        ValueKind::Enum { labels } => labels.iter().any(|l| l == v),
+        _ => true,
+    }
 }
 
 /// A child's most-common values of a single-column foreign key must be rows of the parent
@@ -468,7 +514,7 @@ fn sequences(model: &Model) -> String {
         }
         let _ = writeln!(
             out,
-            "select pg_catalog.setval({}, greatest(coalesce(max({})::int8 + 1, {}), {}), false) from {};",
+            "select pg_catalog.setval({}::regclass, greatest(coalesce(max({})::int8 + 1, {}), {}), false) from {};",
             literal(&crate::sqltext::qualified(&s.schema, &s.name)),
             ident(&col.name),
             s.start,

@@ -32,6 +32,7 @@ pub mod schema_sql;
 pub mod script;
 pub mod shapes;
 pub mod sql_text;
+pub mod sqlnames;
 pub mod sqltext;
 pub mod summary;
 pub mod tracker;

@@ -226,7 +226,8 @@ impl Redactor {
     fn date(&self, text: &str) -> Option<String> {
         let t = text.trim();
         let b = t.as_bytes();
-        if b.len() < 10 || b[4] != b'-' || b[7] != b'-' || t.ends_with(" BC") {
+        if b.len() < 10 || !b[..10].is_ascii() || b[4] != b'-' || b[7] != b'-' || t.ends_with(" BC")
+        {
             return if t.contains("infinity") {
                 Some(t.to_string())
             } else {
@@ -343,6 +344,8 @@ mod tests {
         assert_eq!(crate::sqltext::parse_array(&v).unwrap().len(), 3);
         assert!(v.contains("NULL"));
         assert!(r.value(&ValueKind::Other, "(1,2)").is_none());
+        assert!(r.value(&ValueKind::Date, "2024-01-0é").is_none());
+        assert!(r.value(&ValueKind::Date, "ü").is_none());
         let label = ValueKind::Enum {
             labels: vec!["a".into()],
         };

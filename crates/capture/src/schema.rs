@@ -26,6 +26,7 @@ use crate::catalog::{self, make_safe};
 use crate::catalog_types;
 use crate::model::Model;
 pub use crate::profile::{ColumnProfile, ColumnStats, TableProfile};
+use crate::sqlnames::{self, Placement};
 use crate::{datagen, pgdump, profile, schema_sql, sqltext};
 
 /// Rows a table must contain whatever the statistics say: the hot keys the workload's
@@ -73,6 +74,10 @@ pub struct SchemaOptions {
     /// user's `search_path`).
     pub search_path: Vec<String>,
     pub dump: DumpSource,
+    /// Where each source schema's objects go on the twin: `(schema, None)` written
+    /// unqualified (they land in the setup session's current schema: a scenario's own),
+    /// `(schema, Some(t))` into schema `t`; a schema not listed keeps its name.
+    pub place: Vec<(String, Option<String>)>,
     /// The longest `pg_dump` may run.
     pub dump_timeout: Duration,
     /// Rows per `INSERT` statement of `data_sql`.
@@ -89,6 +94,7 @@ impl Default for SchemaOptions {
             functions: Vec::new(),
             search_path: vec!["public".into()],
             dump: DumpSource::Catalogs,
+            place: Vec::new(),
             dump_timeout: Duration::from_secs(60),
             chunk_rows: 1_000_000,
         }
@@ -149,6 +155,21 @@ pub fn capture_schema(
         catalog::end_snapshot(conn);
     }
     let (mut model, mut profiles) = read?;
+    let placement: Placement = opts.place.iter().cloned().collect();
+    model.schemas = model
+        .schemas
+        .iter()
+        .filter_map(|s| match placement.get(s) {
+            Some(None) => None,
+            Some(Some(t)) => Some(t.clone()),
+            None => Some(s.clone()),
+        })
+        .fold(Vec::new(), |mut v, s| {
+            if !v.contains(&s) && s != "public" {
+                v.push(s);
+            }
+            v
+        });
     let (mut schema_sql, source) = match &opts.dump {
         DumpSource::Catalogs => (
             schema_sql::write(&model),
@@ -166,8 +187,8 @@ pub fn capture_schema(
     };
     let data = datagen::write(&model, &mut profiles, opts);
     model.unreproducible.extend(data.notes);
-    schema_sql = sqltext::guard_braces(&schema_sql);
-    let data_sql = sqltext::guard_braces(&data.sql);
+    schema_sql = sqltext::guard_braces(&sqlnames::place(&schema_sql, &placement));
+    let data_sql = sqltext::guard_braces(&sqlnames::place(&data.sql, &placement));
     Ok(SchemaCapture {
         schema_sql,
         data_sql,

@@ -250,6 +250,17 @@ fn what_cannot_be_reproduced_is_named() {
          insert into never_analyzed select g, 'x' from generate_series(1, 10) g;
          analyze gadgets;",
     );
+    let opts = SchemaOptions {
+        must_contain: vec![KeyRows {
+            table: t(None, "gadgets"),
+            columns: vec!["id".into()],
+            rows: vec![
+                vec![Some("12; drop table x".into())],
+                vec![Some("9999".into())],
+            ],
+        }],
+        ..SchemaOptions::default()
+    };
     let cap = capture(
         &db,
         &[
@@ -257,10 +268,11 @@ fn what_cannot_be_reproduced_is_named() {
             t(None, "never_analyzed"),
             t(None, "missing"),
         ],
-        &SchemaOptions::default(),
+        &opts,
     );
     let all = cap.unreproducible.join("\n");
     for needle in [
+        "\"12; drop table x\" is not a value of column \"id\"",
         "myint",
         "trigger \"gadgets_touch\"",
         "policy \"mine\"",
@@ -272,6 +284,10 @@ fn what_cannot_be_reproduced_is_named() {
     }
     let twin = apply("cap_unrepro_twin", &cap);
     assert_eq!(scalar(&twin, "select count(*) from gadgets"), "200");
+    assert_eq!(
+        scalar(&twin, "select count(*) from gadgets where id = 9999"),
+        "1"
+    );
     assert_eq!(
         scalar(&twin, "select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'gadgets'::regclass and attname = 'm'"),
         "text"
@@ -308,13 +324,19 @@ fn a_database_printing_dates_its_own_way_still_round_trips() {
     let twin = apply("cap_datestyle_twin", &cap);
     assert_eq!(scalar(&twin, "select count(*) from visits"), "800");
     assert_eq!(
-        scalar(&twin, "select count(*) from visits where day between '2024-01-31' and '2024-03-10'"),
+        scalar(
+            &twin,
+            "select count(*) from visits where day between '2024-01-31' and '2024-03-10'"
+        ),
         "800",
         "{}",
         cap.data_sql
     );
     assert_eq!(
-        scalar(&twin, "select count(*) > 300 from visits where w = 0.1234567890123"),
+        scalar(
+            &twin,
+            "select count(*) > 300 from visits where w = 0.1234567890123"
+        ),
         "t",
         "a most-common float keeps every digit"
     );

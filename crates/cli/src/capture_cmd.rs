@@ -222,6 +222,13 @@ fn schema_files(
         redact,
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
         functions,
+        // The scenario runs in its own schema, alone on the search_path: the objects the
+        // statements named unqualified are written unqualified, so they land there.
+        place: SchemaOptions::default()
+            .search_path
+            .iter()
+            .map(|s| (s.clone(), None))
+            .collect(),
         dump: DumpSource::PgDump {
             params: Box::new(params.clone()),
             bin_dir: None,

@@ -44,11 +44,21 @@ pub fn capture(db: &ConnInfo, tables: &[TableName], opts: &SchemaOptions) -> Sch
 /// Runs `sql` as a scenario's setup file runs: `{{…}}` expanded (no parameters), split
 /// into statements, each run in turn.
 pub fn run_as_setup(db: &ConnInfo, file: &str, sql: &str) {
+    run_as_setup_in(db, None, file, sql)
+}
+
+/// As [`run_as_setup`], the session's `search_path` set to `schema` first (a scenario's own
+/// schema) when given.
+pub fn run_as_setup_in(db: &ConnInfo, schema: Option<&str>, file: &str, sql: &str) {
     let text = hotbench_scenario::params::Params::default()
         .substitute(sql, &std::collections::BTreeMap::new())
         .unwrap_or_else(|e| panic!("{file}: {e}"));
     assert_eq!(text, sql, "{file} changed under {{{{…}}}} expansion");
     let mut c = connect(db);
+    if let Some(s) = schema {
+        c.simple_query(&format!("set search_path = \"{s}\""))
+            .expect("search_path");
+    }
     if let Err(e) = hotbench_scenario::db::run_file(&mut c, file, &text) {
         panic!("{e}\n--- {file} ---\n{}", &sql[..sql.len().min(6000)]);
     }
