@@ -83,6 +83,9 @@ struct Template {
     values: Vec<Vec<(Value, f64)>>,
     /// Sum of its relative position in multi-statement transactions, and how many.
     pos: (f64, f64),
+    /// Sum of how long after its transaction's start it began (s), and how many: statements
+    /// later in a transaction start later on average, seen together or not.
+    offset: (f64, f64),
 }
 
 /// Most distinct statements told apart; the rest are left out (said in a note).
@@ -120,6 +123,12 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
             };
             let w = s.weights.get(i).copied().unwrap_or(1.0);
             let gap = s.gaps_s.get(i).copied().flatten();
+            if let Some(o) = s.offsets_s.get(i).copied().flatten() {
+                if !s.tx.autocommit {
+                    t[id].offset.0 += w * o;
+                    t[id].offset.1 += w;
+                }
+            }
             v.push((id, text, w, gap));
         }
         if !v.is_empty() {
@@ -256,9 +265,10 @@ fn components(
     (0..n).map(|x| find(&mut parent, x)).collect()
 }
 
-/// Members in the order they run: each pair is ordered by which came first more often when
-/// seen together (a majority, so a statement seen often does not outvote one seen rarely),
-/// members ranked by the pairs they lead, then by mean position.
+/// Members in the order they run: by how long after its transaction's start each began on
+/// average (every statement starts after the ones before it, so the means are in order
+/// whether or not two were ever seen in one transaction), then by the pairs each led when
+/// seen together (a majority), then by mean position.
 fn order(
     members: &[usize],
     txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
@@ -296,13 +306,40 @@ fn order(
             0.5
         }
     };
+    let mean_offset = |id: usize| {
+        let (s, n) = t[id].offset;
+        (n > 0.0).then(|| s / n)
+    };
     let mut v: Vec<usize> = members.to_vec();
     v.sort_by(|a, b| {
-        wins(*b)
-            .cmp(&wins(*a))
+        let by_offset = match (mean_offset(*a), mean_offset(*b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            _ => std::cmp::Ordering::Equal,
+        };
+        by_offset
+            .then(wins(*b).cmp(&wins(*a)))
             .then(mean_pos(*a).total_cmp(&mean_pos(*b)))
             .then(a.cmp(b))
     });
+    // Where two neighbours were seen together often enough, the order they were seen in wins
+    // over the mean offsets (noisy when one is seen rarely).
+    let seen_first = |a: usize, b: usize| {
+        let ab = before.get(&(a, b)).copied().unwrap_or(0);
+        let ba = before.get(&(b, a)).copied().unwrap_or(0);
+        ab + ba >= 3 && ab > ba
+    };
+    for _ in 0..v.len() * v.len() {
+        let mut swapped = false;
+        for i in 1..v.len() {
+            if seen_first(v[i], v[i - 1]) {
+                v.swap(i, i - 1);
+                swapped = true;
+            }
+        }
+        if !swapped {
+            break;
+        }
+    }
     v
 }
 
@@ -452,6 +489,7 @@ mod tests {
             },
             weights: vec![1.0; stmts.len()],
             gaps_s: vec![Some(0.002); stmts.len()],
+            offsets_s: vec![None; stmts.len()],
         }
     }
 

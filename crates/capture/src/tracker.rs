@@ -36,10 +36,13 @@ pub struct SampledTransaction {
     /// Per statement: the gap before it (s), from the previous statement's end, when both
     /// were seen back to back.
     pub gaps_s: Vec<Option<f64>>,
+    /// Per statement: how long after its transaction began it started (s), when known.
+    pub offsets_s: Vec<Option<f64>>,
 }
 
-/// Statements visible this long (in sampling periods) or more are surely seen.
-const FLOOR: f64 = 0.05;
+/// A statement's visible time is taken to be at least this (s): a client's round trip, so
+/// one seen a moment after it began does not weigh without bound.
+const MIN_WINDOW_S: f64 = 0.000_5;
 /// Transactions kept; later ones are counted only.
 pub const MAX_TRANSACTIONS: usize = 100_000;
 /// An autocommit statement starts its own transaction: `xact_start` and `query_start` agree
@@ -256,6 +259,10 @@ impl Tracker {
             .collect();
         let weights = work.iter().map(|s| self.weight(s)).collect();
         let gaps_s = work.iter().map(|s| s.gap).collect();
+        let offsets_s = work
+            .iter()
+            .map(|s| Some((s.start - tx.xact_start).max(0.0)))
+            .collect();
         self.done.push(SampledTransaction {
             tx: ObservedTransaction {
                 session: pid.to_string(),
@@ -266,6 +273,7 @@ impl Tracker {
             },
             weights,
             gaps_s,
+            offsets_s,
         });
     }
 
@@ -285,7 +293,7 @@ impl Tracker {
         if s.samples >= 2 {
             return 1.0;
         }
-        let p = (2.0 * s.max_age / self.period()).clamp(FLOOR, 1.0);
+        let p = ((2.0 * s.max_age).max(MIN_WINDOW_S) / self.period()).min(1.0);
         1.0 / p
     }
 
@@ -357,7 +365,8 @@ mod tests {
         // 10.005 - 10.002: the statement followed the idle gap directly.
         assert!((tx.gaps_s[1].expect("gap") - 0.003).abs() < 1e-9);
         assert!(t.done[1].tx.autocommit);
-        // Seen once, 0.2 ms old, with 10 ms sampling: seen with a chance of about 4%.
+        // Seen once, 0.2 ms old (taken as 0.5 ms visible), with 10 ms sampling: seen with a
+        // chance of about 5%.
         assert!((t.done[1].weights[0] - 20.0).abs() < 1e-9);
         assert_eq!(t.sessions.len(), 1);
         assert_eq!((t.active, t.idle_in_tx), (3, 1));

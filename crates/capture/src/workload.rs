@@ -300,10 +300,16 @@ fn from_log(log: &[ObservedTransaction]) -> Vec<SampledTransaction> {
                     Some((s.started_at_s - (p.started_at_s + p.duration_s?)).max(0.0))
                 })
                 .collect();
+            let first = t.statements.first().map_or(0.0, |s| s.started_at_s);
             SampledTransaction {
                 tx: t.clone(),
                 weights: vec![1.0; t.statements.len()],
                 gaps_s,
+                offsets_s: t
+                    .statements
+                    .iter()
+                    .map(|s| Some(s.started_at_s - first))
+                    .collect(),
             }
         })
         .collect()

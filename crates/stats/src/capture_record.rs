@@ -342,8 +342,14 @@ mod tests {
         check("hot_keys[].", &v["hot_keys"][0]);
         check("shapes[].", &v["shapes"][0]);
         check("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]);
-        check("shapes[].parameters[].hot[].", &v["shapes"][0]["parameters"][0]["hot"][0]);
-        assert!(missing.is_empty(), "fields missing from docs/capture.md: {missing:?}");
+        check(
+            "shapes[].parameters[].hot[].",
+            &v["shapes"][0]["parameters"][0]["hot"][0],
+        );
+        assert!(
+            missing.is_empty(),
+            "fields missing from docs/capture.md: {missing:?}"
+        );
         let back: CaptureDoc =
             serde_json::from_str(r#"{"format": "hotbench-capture/1", "shapes": [{}]}"#)
                 .expect("a partial document reads");
