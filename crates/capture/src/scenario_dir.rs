@@ -41,14 +41,26 @@ pub fn files(
     out.extend(schema.files.iter().cloned());
     for ((file, text), w) in c.scripts.iter().zip(&c.written) {
         match fixes.baseline_body.get(file) {
-            Some(body) => out.push((
-                file.clone(),
-                format!(
-                    "{}-- the captured statements, logging what the fix variants' checks count\n{}\n",
-                    w.head,
-                    body.trim_end()
-                ),
-            )),
+            // One logging statement per captured one: spliced into the script's own
+            // structure (its gaps, conditions and repeats stay).
+            Some(body) => match split_body(body).filter(|r| r.len() == w.statements.len()) {
+                Some(replace) => out.push((
+                    file.clone(),
+                    format!(
+                        "{}-- the captured statements, logging what the fix variants' checks count\n{}",
+                        w.head,
+                        w.render_body(Some(&replace))
+                    ),
+                )),
+                None => out.push((
+                    file.clone(),
+                    format!(
+                        "{}-- the captured statements, logging what the fix variants' checks count (their gaps and conditions not kept)\n{}\n",
+                        w.head,
+                        body.trim_end()
+                    ),
+                )),
+            },
             None => out.push((file.clone(), text.clone())),
         }
     }
@@ -61,6 +73,31 @@ pub fn files(
     doc.notes.extend(fixes.notes.iter().cloned());
     out.push((CAPTURE_JSON.into(), serde_json::to_string_pretty(&doc)?));
     Ok(out)
+}
+
+/// A fix's body as its statements (SQL, ends in `\gset`), when it is only statements.
+fn split_body(body: &str) -> Option<Vec<(String, bool)>> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for line in body.lines() {
+        let t = line.trim_end();
+        if t == "\\gset" {
+            out.push((std::mem::take(&mut cur), true));
+            continue;
+        }
+        if t.starts_with('\\') {
+            return None;
+        }
+        if !cur.is_empty() {
+            cur.push('\n');
+        }
+        cur.push_str(t);
+        if t.ends_with(';') {
+            let sql = std::mem::take(&mut cur);
+            out.push((sql.trim_end_matches(';').to_string(), false));
+        }
+    }
+    cur.trim().is_empty().then_some(out)
 }
 
 /// `@W` of each shape: its share in thousandths, at least 1.

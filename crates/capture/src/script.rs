@@ -56,8 +56,12 @@ pub type Fallback<'a> = dyn Fn(&str, Option<&str>) -> Option<crate::params::Fitt
 pub struct Written {
     /// Header comments, the idle sleep, every draw with its comment.
     pub head: String,
-    /// BEGIN, the statements with their gaps, COMMIT.
+    /// BEGIN, the statements with their gaps, COMMIT (see [`Written::render_body`]).
     pub body: String,
+    /// The body with each statement marked.
+    body_template: String,
+    /// Statements (by index in `statements`) that end in `\gset`.
+    gsets: std::collections::BTreeSet<usize>,
     /// The `\set` lines alone, in order.
     pub draws: Vec<String>,
     /// The SQL statements in order (BEGIN and COMMIT included), values as `:variables`.
@@ -84,15 +88,19 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
     }
     let d = draws(shape, cx);
     head.push_str(&d.text);
-    let (body, statements) = body(shape, cx, &d);
-    Written {
+    let (template, statements, gsets) = body(shape, cx, &d);
+    let mut w = Written {
         head,
-        body,
+        body: String::new(),
+        body_template: template,
+        gsets,
         draws: d.lines,
         statements,
         claimed: d.claimed,
         parameters: d.parameters,
-    }
+    };
+    w.body = w.render_body(None);
+    w
 }
 
 /// The draws of a shape's values.
@@ -120,9 +128,31 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
         parameters: Vec::new(),
     };
     let mut names = Names::default();
+    let alternative_of: BTreeMap<usize, usize> = alternatives(shape)
+        .into_iter()
+        .map(|(a, b)| (b, a))
+        .collect();
     for (si, st) in shape.statements.iter().enumerate() {
         for slot in 0..st.text.values.len() {
             let column = st.text.columns.get(slot).cloned().flatten();
+            // The second of two alternatives takes the first's value for the same column.
+            if let Some(&a) = alternative_of.get(&si) {
+                let first = shape.statements[a]
+                    .text
+                    .columns
+                    .iter()
+                    .position(|c| c.is_some() && *c == column);
+                if let Some(written) = first.and_then(|k| d.slot_var.get(&(a, k)).cloned()) {
+                    d.text.push_str(&format!(
+                        "-- statement {}, value {}: as in statement {}, its alternative\n",
+                        si + 1,
+                        slot + 1,
+                        a + 1
+                    ));
+                    d.slot_var.insert((si, slot), written);
+                    continue;
+                }
+            }
             if let Some((claim, col)) = claimed_by(shape, si, slot) {
                 let var = names.claimed(&col);
                 d.text.push_str(&format!(
@@ -208,40 +238,70 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
     d
 }
 
-/// BEGIN, the statements (gaps slept, conditional ones under `\if`, repeated ones
-/// repeated, claims ending in `\gset`), COMMIT; and the statements alone.
-fn body(shape: &ShapeModel, cx: &Context<'_>, d: &Draws) -> (String, Vec<String>) {
+/// Marks statement `i` in a body template.
+const MARK: char = '\u{1}';
+
+/// BEGIN, the statements (gaps slept, conditional ones under `\if` — two never seen in one
+/// transaction whose shares add up to about one are alternatives, `\if … \else` —,
+/// repeated ones repeated, claims ending in `\gset`), COMMIT, as a template with each
+/// statement marked; and the statements alone.
+fn body(
+    shape: &ShapeModel,
+    cx: &Context<'_>,
+    d: &Draws,
+) -> (String, Vec<String>, std::collections::BTreeSet<usize>) {
     let mut out = String::new();
     let mut statements = Vec::new();
+    let mut gsets = std::collections::BTreeSet::new();
+    let mark = |out: &mut String, statements: &mut Vec<String>, sql: String| {
+        out.push_str(&format!("{MARK}{}{MARK}", statements.len()));
+        statements.push(sql);
+    };
     if !shape.autocommit {
-        out.push_str(&format!("{};\n", cx.begin_sql));
-        statements.push(cx.begin_sql.to_string());
+        mark(&mut out, &mut statements, cx.begin_sql.to_string());
     }
+    let alternative = alternatives(shape);
+    let mut done = std::collections::BTreeSet::new();
     for (si, st) in shape.statements.iter().enumerate() {
+        if done.contains(&si) {
+            continue;
+        }
         if si > 0 {
             out.push_str(&gap_lines(shape.gaps_s.get(si).copied().flatten()));
         }
-        let sql = escape_identifiers(&st.text.render(|slot| {
-            d.slot_var
-                .get(&(si, slot))
-                .cloned()
-                .unwrap_or_else(|| "NULL".into())
-        }));
-        statements.push(sql.clone());
-        let end = if d.gsets.contains(&si) {
-            "\n\\gset\n"
-        } else {
-            ";\n"
+        let sql_of = |si: usize| {
+            escape_identifiers(&shape.statements[si].text.render(|slot| {
+                d.slot_var
+                    .get(&(si, slot))
+                    .cloned()
+                    .unwrap_or_else(|| "NULL".into())
+            }))
         };
+        let sql = sql_of(si);
         let times = repeat(st.per_tx);
-        if st.per_tx < 0.95 && !d.gsets.contains(&si) {
+        if let Some(&other) = alternative.get(&si) {
+            done.insert(other);
+            let p = (st.per_tx * 1000.0).round().max(1.0) as u64;
+            let q = ((st.per_tx + shape.statements[other].per_tx) * 1000.0).round() as u64;
+            out.push_str(&format!(
+                "-- one of two statements never seen in one transaction: this one in {:.0}%, the next in {:.0}%\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {p}\n",
+                st.per_tx * 100.0,
+                shape.statements[other].per_tx * 100.0
+            ));
+            mark(&mut out, &mut statements, sql);
+            out.push_str(&format!("\\elif :run{si} <= {q}\n"));
+            mark(&mut out, &mut statements, sql_of(other));
+            out.push_str("\\endif\n");
+        } else if st.per_tx < 0.95 && !d.gsets.contains(&si) {
             let per_mille = (st.per_tx * 1000.0).round().max(1.0) as u64;
             out.push_str(&format!(
-                "-- runs in {:.0}% of these transactions ({:.0} calls against {:.0} transactions)\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {per_mille}\n{sql}{end}\\endif\n",
+                "-- runs in {:.0}% of these transactions ({:.0} calls against {:.0} transactions)\n\\set run{si} random(1, 1000)\n\\if :run{si} <= {per_mille}\n",
                 st.per_tx * 100.0,
                 st.calls,
                 shape.count
             ));
+            mark(&mut out, &mut statements, sql);
+            out.push_str("\\endif\n");
         } else {
             if times > 1 {
                 out.push_str(&format!(
@@ -249,17 +309,76 @@ fn body(shape: &ShapeModel, cx: &Context<'_>, d: &Draws) -> (String, Vec<String>
                     st.calls, shape.count
                 ));
             }
-            for _ in 0..times {
-                out.push_str(&sql);
-                out.push_str(end);
+            let at = statements.len();
+            if d.gsets.contains(&si) {
+                gsets.insert(at);
+            }
+            mark(&mut out, &mut statements, sql);
+            for _ in 1..times {
+                out.push_str(&format!("{MARK}{at}{MARK}"));
             }
         }
     }
     if !shape.autocommit {
-        out.push_str(&format!("{};\n", cx.commit_sql));
-        statements.push(cx.commit_sql.to_string());
+        mark(&mut out, &mut statements, cx.commit_sql.to_string());
     }
-    (out, statements)
+    (out, statements, gsets)
+}
+
+/// Pairs of conditional statements never seen in one transaction whose shares add up to
+/// about one (Django's `F("views") + 1` or `- 1`): the first → the second.
+fn alternatives(shape: &ShapeModel) -> BTreeMap<usize, usize> {
+    let mut out = BTreeMap::new();
+    let cond: Vec<usize> = (0..shape.statements.len())
+        .filter(|i| shape.statements[*i].per_tx < 0.95)
+        .collect();
+    let mut used = std::collections::BTreeSet::new();
+    for &a in &cond {
+        for &b in &cond {
+            if a >= b || used.contains(&a) || used.contains(&b) {
+                continue;
+            }
+            let sum = shape.statements[a].per_tx + shape.statements[b].per_tx;
+            if (sum - 1.0).abs() <= 0.1 && !shape.seen_together(a, b) {
+                out.insert(a, b);
+                used.insert(a);
+                used.insert(b);
+            }
+        }
+    }
+    out
+}
+
+impl Written {
+    /// The body with its statements, each replaced by `replace[i]` (SQL, and whether it
+    /// ends in `\gset`) when given: the fixes' logging statements in the captured script's
+    /// own structure.
+    pub fn render_body(&self, replace: Option<&[(String, bool)]>) -> String {
+        let mut out = String::new();
+        let mut parts = self.body_template.split(MARK);
+        if let Some(first) = parts.next() {
+            out.push_str(first);
+        }
+        let mut in_mark = true;
+        for part in parts {
+            if in_mark {
+                let i: usize = part.parse().unwrap_or(usize::MAX);
+                let (sql, gset) = match replace.and_then(|r| r.get(i)) {
+                    Some((sql, gset)) => (sql.as_str(), *gset),
+                    None => (
+                        self.statements.get(i).map(String::as_str).unwrap_or(""),
+                        self.gsets.contains(&i),
+                    ),
+                };
+                out.push_str(sql.trim_end());
+                out.push_str(if gset { "\n\\gset\n" } else { ";\n" });
+            } else {
+                out.push_str(part);
+            }
+            in_mark = !in_mark;
+        }
+        out
+    }
 }
 
 /// A slot compared, after a claim (`… LIMIT n FOR UPDATE [SKIP LOCKED]`) on the same table,

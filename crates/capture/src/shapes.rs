@@ -47,6 +47,8 @@ pub struct Agreement {
 
 #[derive(Debug, Clone)]
 pub struct ShapeModel {
+    /// Pairs of statements (indices, lower first) seen in one transaction.
+    pub together: std::collections::BTreeSet<(usize, usize)>,
     pub statements: Vec<ShapeStatement>,
     pub autocommit: bool,
     /// Transactions of this shape over the capture (estimated).
@@ -57,6 +59,13 @@ pub struct ShapeModel {
     pub gaps_s: Vec<Option<f64>>,
     /// ((statement, slot), (statement, slot)) → how often they agreed, earlier first.
     pub agreements: BTreeMap<((usize, usize), (usize, usize)), Agreement>,
+}
+
+impl ShapeModel {
+    /// Statements `a` and `b` were seen in one transaction.
+    pub fn seen_together(&self, a: usize, b: usize) -> bool {
+        self.together.contains(&(a.min(b), a.max(b)))
+    }
 }
 
 /// What shapes are built from.
@@ -357,11 +366,21 @@ fn assemble(
     let mut gaps: Vec<(f64, f64)> = vec![(0.0, 0.0); order.len()];
     let mut agreements: BTreeMap<((usize, usize), (usize, usize)), Agreement> = BTreeMap::new();
     let mut observed = 0u64;
+    let mut together = std::collections::BTreeSet::new();
     for (_, v) in txs {
         if !v.iter().any(|x| index.contains_key(&x.0)) {
             continue;
         }
         observed += 1;
+        for x in v {
+            for y in v {
+                if let (Some(&a), Some(&b)) = (index.get(&x.0), index.get(&y.0)) {
+                    if a < b {
+                        together.insert((a, b));
+                    }
+                }
+            }
+        }
         for w in v.windows(2) {
             let (Some(&a), Some(&b)) = (index.get(&w[0].0), index.get(&w[1].0)) else {
                 continue;
@@ -398,10 +417,19 @@ fn assemble(
             }
         })
         .collect();
+    // The anchor: of the statements never seen twice in one transaction, the one called
+    // most (every transaction runs it; a conditional one is called less).
     let anchor = order
         .iter()
         .enumerate()
-        .max_by(|a, b| t[*a.1].tx_weight.total_cmp(&t[*b.1].tx_weight))
+        .filter(|(_, id)| t[**id].max_per_tx <= 1)
+        .max_by(|a, b| stmts[a.0].calls.total_cmp(&stmts[b.0].calls))
+        .or_else(|| {
+            order
+                .iter()
+                .enumerate()
+                .max_by(|a, b| t[*a.1].tx_weight.total_cmp(&t[*b.1].tx_weight))
+        })
         .map_or(0, |(i, _)| i);
     let per_anchor = t[order[anchor]].max_per_tx.max(1) as f64;
     let count = stmts[anchor].calls / per_anchor;
@@ -410,6 +438,7 @@ fn assemble(
         s.per_tx = if count > 0.0 { s.calls / count } else { 1.0 };
     }
     ShapeModel {
+        together,
         statements: stmts,
         autocommit,
         count,

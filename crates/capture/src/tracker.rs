@@ -365,9 +365,10 @@ mod tests {
         // 10.005 - 10.002: the statement followed the idle gap directly.
         assert!((tx.gaps_s[1].expect("gap") - 0.003).abs() < 1e-9);
         assert!(t.done[1].tx.autocommit);
-        // Seen once, 0.2 ms old (taken as 0.5 ms visible), with 10 ms sampling: seen with a
-        // chance of about 5%.
-        assert!((t.done[1].weights[0] - 20.0).abs() < 1e-9);
+        // Seen once, 0.2 ms old (taken as 0.5 ms visible), with the rounds read every
+        // 250 ms (asked for every 10 ms): seen with a chance of 0.2%.
+        assert!((t.period() - 0.249_925).abs() < 1e-6, "{}", t.period());
+        assert!((t.done[1].weights[0] - t.period() / 0.000_5).abs() < 1e-6);
         assert_eq!(t.sessions.len(), 1);
         assert_eq!((t.active, t.idle_in_tx), (3, 1));
     }

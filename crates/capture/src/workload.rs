@@ -359,6 +359,7 @@ fn autocommit_from_counts(counts: &BTreeMap<String, Counts>) -> Vec<ShapeModel> 
                 autocommit: true,
                 count: c.calls as f64,
                 observed: 0,
+                together: Default::default(),
                 gaps_s: vec![None],
                 agreements: BTreeMap::new(),
             }
