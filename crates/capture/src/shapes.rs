@@ -114,10 +114,11 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
         let mut v = Vec::new();
         for (i, st) in s.tx.statements.iter().enumerate() {
             let text = StatementText::parse(&st.sql, &st.params);
-            if text.control().is_some() {
+            let key = text.key();
+            // Transaction bounds are the script's own; an empty text is no statement.
+            if text.control().is_some() || key.trim().is_empty() {
                 continue;
             }
-            let key = text.key();
             let id = match ids.get(&key) {
                 Some(id) => *id,
                 None if t.len() < MAX_TEMPLATES => {
