@@ -44,56 +44,14 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         activity,
         notes: sample_notes,
     } = sample;
-    let mut doc = CaptureDoc::new();
-    doc.status = match d.status {
-        DiagnosisStatus::Complete => CaptureStatus::Complete,
-        DiagnosisStatus::Interrupted => CaptureStatus::Interrupted,
-        DiagnosisStatus::ServerLost => CaptureStatus::ServerLost,
-    };
-    doc.target = d.target.clone();
-    doc.server_version = d.server_version.clone();
-    doc.started_at = d.started_at;
-    doc.duration_s = d.duration_s;
-    doc.interval_ms = opts.activity_interval.as_secs_f64() * 1000.0;
-    doc.notes = d.notes.clone();
+    let mut doc = observed(&d, opts);
     doc.notes.extend(sample_notes);
-    doc.findings = d.findings.iter().map(|f| f.title.clone()).collect();
-    let duration = d.duration_s.max(1e-3);
     let commits = d
         .probe
         .server
         .database
         .as_ref()
         .map(|x| x.commits.max(0) as f64);
-    let rollbacks = d
-        .probe
-        .server
-        .database
-        .as_ref()
-        .map(|x| x.rollbacks.max(0) as f64);
-    doc.tps = commits.unwrap_or(0.0) / duration;
-    doc.rollbacks_per_s = rollbacks.unwrap_or(0.0) / duration;
-    doc.waits = d
-        .probe
-        .waits
-        .iter()
-        .map(|w| WaitShare {
-            event: w.event.clone(),
-            share: w.pct / 100.0,
-        })
-        .collect();
-    doc.hot_keys = d
-        .probe
-        .hot_rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| HotKey {
-            relation: r.relation.clone(),
-            key: r.key.clone(),
-            rank: i as u32 + 1,
-            share: r.pct / 100.0,
-        })
-        .collect();
     let pgss = !d.probe.statements.is_empty();
     let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
     for s in &d.probe.statements {
@@ -285,6 +243,60 @@ fn scale_gaps(models: &mut [ShapeModel], t: &crate::tracker::Tracker, tps: f64) 
             *g *= k;
         }
     }
+}
+
+/// What the diagnosis' sample says directly: status, target, throughput, waits, hot rows.
+fn observed(d: &Diagnosis, opts: &Options) -> CaptureDoc {
+    let mut doc = CaptureDoc::new();
+    doc.status = match d.status {
+        DiagnosisStatus::Complete => CaptureStatus::Complete,
+        DiagnosisStatus::Interrupted => CaptureStatus::Interrupted,
+        DiagnosisStatus::ServerLost => CaptureStatus::ServerLost,
+    };
+    doc.target = d.target.clone();
+    doc.server_version = d.server_version.clone();
+    doc.started_at = d.started_at;
+    doc.duration_s = d.duration_s;
+    doc.interval_ms = opts.activity_interval.as_secs_f64() * 1000.0;
+    doc.notes = d.notes.clone();
+    doc.findings = d.findings.iter().map(|f| f.title.clone()).collect();
+    let duration = d.duration_s.max(1e-3);
+    let commits = d
+        .probe
+        .server
+        .database
+        .as_ref()
+        .map(|x| x.commits.max(0) as f64);
+    let rollbacks = d
+        .probe
+        .server
+        .database
+        .as_ref()
+        .map(|x| x.rollbacks.max(0) as f64);
+    doc.tps = commits.unwrap_or(0.0) / duration;
+    doc.rollbacks_per_s = rollbacks.unwrap_or(0.0) / duration;
+    doc.waits = d
+        .probe
+        .waits
+        .iter()
+        .map(|w| WaitShare {
+            event: w.event.clone(),
+            share: w.pct / 100.0,
+        })
+        .collect();
+    doc.hot_keys = d
+        .probe
+        .hot_rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| HotKey {
+            relation: r.relation.clone(),
+            key: r.key.clone(),
+            rank: i as u32 + 1,
+            share: r.pct / 100.0,
+        })
+        .collect();
+    doc
 }
 
 /// A log's transactions, each statement seen for sure, gaps from their timings.
