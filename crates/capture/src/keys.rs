@@ -15,10 +15,13 @@ use crate::schema::{KeyRows, TableName, TableProfile};
 use crate::sql_text::Value;
 use crate::workload::Capture;
 
+/// Rows of values, one per column.
+type Rows = Vec<Vec<Option<String>>>;
+
 /// The rows that must exist: per (table, column), the hot values and constants a statement
 /// on that one table compares the column with, and the keys of the rows waited on.
 pub fn must_contain(c: &Capture, tables: &[String]) -> Vec<KeyRows> {
-    let mut by: BTreeMap<(String, Vec<String>), Vec<Vec<Option<String>>>> = BTreeMap::new();
+    let mut by: BTreeMap<(String, Vec<String>), Rows> = BTreeMap::new();
     for (shape, model) in c.doc.shapes.iter().zip(&c.shapes) {
         for p in &shape.parameters {
             let Some(col) = &p.column else { continue };

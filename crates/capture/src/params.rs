@@ -306,7 +306,7 @@ mod tests {
         };
         assert!(hot.is_empty() && tail == Tail::Uniform, "{f:?}");
         assert!(
-            lo >= 1 && lo < 200 && hi > 99_800 && hi < 100_300,
+            (1..200).contains(&lo) && (99_801..100_300).contains(&hi),
             "{lo}..{hi}"
         );
         assert_eq!(

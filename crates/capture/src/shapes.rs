@@ -58,7 +58,7 @@ pub struct ShapeModel {
     /// Mean gap (s) before statement `i` (index 0: none), when seen.
     pub gaps_s: Vec<Option<f64>>,
     /// ((statement, slot), (statement, slot)) → how often they agreed, earlier first.
-    pub agreements: BTreeMap<((usize, usize), (usize, usize)), Agreement>,
+    pub agreements: Agreements,
 }
 
 impl ShapeModel {
@@ -67,6 +67,13 @@ impl ShapeModel {
         self.together.contains(&(a.min(b), a.max(b)))
     }
 }
+
+/// Statement `.0`'s slot `.1` and a later statement's slot → how often they agreed.
+pub type Agreements = BTreeMap<((usize, usize), (usize, usize)), Agreement>;
+
+/// A transaction as the builder sees it: autocommit, and its statements (template, text,
+/// weight, gap before it).
+type SeenTx = (bool, Vec<(usize, StatementText, f64, Option<f64>)>);
 
 /// What shapes are built from.
 pub struct Input<'a> {
@@ -108,7 +115,7 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
     let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     let mut t: Vec<Template> = Vec::new();
     // Per transaction: its statements as (template, text, weight, gap).
-    let mut txs: Vec<(bool, Vec<(usize, StatementText, f64, Option<f64>)>)> = Vec::new();
+    let mut txs: Vec<SeenTx> = Vec::new();
     let mut over = 0u64;
     for s in input.transactions {
         let mut v = Vec::new();
@@ -199,7 +206,7 @@ fn sample_scale(
 
 fn learn_templates(
     t: &mut [Template],
-    txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
+    txs: &[SeenTx],
 ) {
     for (autocommit, v) in txs {
         let n = v.len();
@@ -248,7 +255,7 @@ fn learn_templates(
 /// Union of statements seen in one explicit transaction.
 fn components(
     n: usize,
-    txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
+    txs: &[SeenTx],
 ) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..n).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
@@ -281,7 +288,7 @@ fn components(
 /// seen together (a majority), then by mean position.
 fn order(
     members: &[usize],
-    txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
+    txs: &[SeenTx],
     t: &[Template],
 ) -> Vec<usize> {
     let mut before: BTreeMap<(usize, usize), u64> = BTreeMap::new();
@@ -355,7 +362,7 @@ fn order(
 
 fn assemble(
     order: &[usize],
-    txs: &[(bool, Vec<(usize, StatementText, f64, Option<f64>)>)],
+    txs: &[SeenTx],
     t: &mut [Template],
     key_of_id: &BTreeMap<usize, String>,
     (counts, scale, period): (Option<&BTreeMap<String, Counts>>, f64, Option<f64>),
@@ -365,7 +372,7 @@ fn assemble(
     let auto: f64 = order.iter().map(|id| t[*id].in_autocommit).sum();
     let autocommit = order.len() == 1 && auto > explicit;
     let mut gaps: Vec<(f64, f64)> = vec![(0.0, 0.0); order.len()];
-    let mut agreements: BTreeMap<((usize, usize), (usize, usize)), Agreement> = BTreeMap::new();
+    let mut agreements: Agreements = BTreeMap::new();
     let mut observed = 0u64;
     let mut together = std::collections::BTreeSet::new();
     for (_, v) in txs {
@@ -457,7 +464,7 @@ fn assemble(
 fn agree(
     v: &[(usize, StatementText, f64, Option<f64>)],
     index: &BTreeMap<usize, usize>,
-    out: &mut BTreeMap<((usize, usize), (usize, usize)), Agreement>,
+    out: &mut Agreements,
 ) {
     for i in 0..v.len() {
         for j in i + 1..v.len() {

@@ -496,9 +496,9 @@ fn compared_column(before: &str) -> Option<String> {
     let ops = [">=", "<=", "<>", "!=", "=", "<", ">"];
     let op = ops.iter().find(|o| t.ends_with(**o))?;
     let lhs = t[..t.len() - op.len()].trim_end();
-    let name = if lhs.ends_with('"') {
-        let open = lhs[..lhs.len() - 1].rfind('"')?;
-        lhs[open + 1..lhs.len() - 1].replace("\"\"", "\"")
+    let name = if let Some(body) = lhs.strip_suffix('"') {
+        let open = body.rfind('"')?;
+        body[open + 1..].replace("\"\"", "\"")
     } else {
         let word: String = lhs
             .chars()
