@@ -355,10 +355,9 @@ pub fn claim(shape: &Shape, notes: &mut Vec<String>) -> Option<Claim> {
         "{}: claim of {rel} (FOR UPDATE … LIMIT) recognised",
         shape.name
     ));
-    let check = format!(
-        "-- hotbench capture: no row claimed twice (every variant logs its claims in hotbench_claims).\n\
+    let check = "-- hotbench capture: no row claimed twice (every variant logs its claims in hotbench_claims).\n\
          select 'each claimed row claimed once' as name, count(*) = count(distinct claimed) as ok,\n       format('%s claims of %s distinct rows', count(*), count(distinct claimed)) as detail\nfrom hotbench_claims;\n"
-    );
+        .to_string();
     let batched_about = if standalone && !follow_ups(st, k).is_empty() {
         format!("up to {BATCH} SKIP LOCKED claims of {rel}, each with its statements, in one transaction")
     } else {
