@@ -277,12 +277,14 @@ fn body(
             out.push_str(&gap_lines(shape.gaps_s.get(si).copied().flatten()));
         }
         let sql_of = |si: usize| {
-            escape_identifiers(&shape.statements[si].text.render(|slot| {
-                d.slot_var
-                    .get(&(si, slot))
-                    .cloned()
-                    .unwrap_or_else(|| "NULL".into())
-            }))
+            crate::sqltext::guard_braces(&escape_identifiers(&shape.statements[si].text.render(
+                |slot| {
+                    d.slot_var
+                        .get(&(si, slot))
+                        .cloned()
+                        .unwrap_or_else(|| "NULL".into())
+                },
+            )))
         };
         let sql = sql_of(si);
         let times = repeat(st.per_tx);
@@ -636,6 +638,7 @@ pub fn literal(s: &str) -> String {
             '\\' => o.push_str("\\\\"),
             '\'' => o.push_str("\\'"),
             ':' => o.push_str("\\x3a"),
+            '{' => o.push_str("\\x7b"),
             c if (c as u32) < 0x20 || c == '\u{7f}' => o.push_str(&format!("\\x{:02x}", c as u32)),
             c => o.push(c),
         }
@@ -670,12 +673,13 @@ fn escape_identifiers(sql: &str) -> String {
             return out;
         };
         let ident = &after[..end];
-        if ident.contains(':') || ident.contains('\\') {
+        if ident.contains(':') || ident.contains('\\') || ident.contains("{{") {
             let esc: String = ident
                 .chars()
                 .map(|c| match c {
                     ':' => "\\003A".to_string(),
                     '\\' => "\\005C".to_string(),
+                    '{' => "\\007B".to_string(),
                     c => c.to_string(),
                 })
                 .collect();
@@ -694,7 +698,8 @@ fn escape_identifiers(sql: &str) -> String {
 fn sanitize_comment(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+        .collect::<String>()
+        .replace("{{", "{ {")
 }
 
 /// Script variable names: a column's name when it is a plain one and free, else `pN`.
@@ -730,5 +735,25 @@ impl Names {
                 return name;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_texts_reach_pgbench_and_the_server_as_they_were() {
+        // A value with a quote, a backslash, a newline, `:name` and `{{…}}`.
+        assert_eq!(
+            literal("a'b\\c\n:x{{y}}"),
+            "E'a\\'b\\\\c\\x0a\\x3ax\\x7b\\x7by}}'"
+        );
+        // An identifier pgbench would read a variable in, or the scenario a parameter.
+        assert_eq!(
+            escape_identifiers("select \"a:b\" from \"t{{x}}\" where \"ok\" = 1"),
+            "select U&\"a\\003Ab\" from U&\"t\\007B\\007Bx}}\" where \"ok\" = 1"
+        );
+        assert_eq!(sanitize_comment("col{{x}}\u{1b}"), "col{ {x}} ");
     }
 }
