@@ -84,8 +84,7 @@ pub fn score(c: &CaptureDoc, t: &Twin) -> Fidelity {
         // tellers).
         let top = t.hot_rows.first().map_or(0.0, |r| r.2);
         f.hottest_ok = Some(
-            f.twin_rank == Some(1)
-                || f.twin_hottest_share.is_some_and(|s| s >= top - HOT_TIE),
+            f.twin_rank == Some(1) || f.twin_hottest_share.is_some_and(|s| s >= top - HOT_TIE),
         );
         checks.push((
             format!(

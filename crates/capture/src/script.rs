@@ -266,6 +266,7 @@ fn body(
     };
     if !shape.autocommit {
         mark(&mut out, &mut statements, cx.begin_sql.to_string());
+        out.push_str(&edge_lines(shape.edge_gap_s));
     }
     let alternative = alternatives(shape);
     let mut done = std::collections::BTreeSet::new();
@@ -329,6 +330,7 @@ fn body(
         }
     }
     if !shape.autocommit {
+        out.push_str(&edge_lines(shape.edge_gap_s));
         mark(&mut out, &mut statements, cx.commit_sql.to_string());
     }
     (out, statements, gsets)
@@ -336,7 +338,7 @@ fn body(
 
 /// Pairs of conditional statements never seen in one transaction whose shares add up to
 /// about one (Django's `F("views") + 1` or `- 1`): the first → the second.
-fn alternatives(shape: &ShapeModel) -> BTreeMap<usize, usize> {
+pub(crate) fn alternatives(shape: &ShapeModel) -> BTreeMap<usize, usize> {
     let mut out = BTreeMap::new();
     let cond: Vec<usize> = (0..shape.statements.len())
         .filter(|i| shape.statements[*i].per_tx < 0.95)
@@ -464,6 +466,17 @@ fn gap_lines(gap: Option<f64>) -> String {
             "-- {ms:.2} ms between the statements (mean gap seen): under {MIN_SLEEP_MS} ms, the client's own time, not slept\n"
         ),
         None => String::new(),
+    }
+}
+
+/// The round trip after BEGIN or before COMMIT: its share of the time idle in transactions.
+fn edge_lines(gap: Option<f64>) -> String {
+    match gap.map(|g| g * 1000.0) {
+        Some(ms) if ms >= MIN_SLEEP_MS => format!(
+            "-- {ms:.1} ms idle in the transaction here (its share of the sessions' idle-in-transaction time, Little's law): slept\n\\sleep {} us\n",
+            (ms * 1000.0).round() as u64
+        ),
+        _ => String::new(),
     }
 }
 

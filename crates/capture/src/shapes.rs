@@ -57,6 +57,8 @@ pub struct ShapeModel {
     pub observed: u64,
     /// Mean gap (s) before statement `i` (index 0: none), when seen.
     pub gaps_s: Vec<Option<f64>>,
+    /// The round trips after BEGIN and before COMMIT (s), each, when known.
+    pub edge_gap_s: Option<f64>,
     /// ((statement, slot), (statement, slot)) → how often they agreed, earlier first.
     pub agreements: Agreements,
 }
@@ -436,6 +438,7 @@ fn assemble(
         s.per_tx = if count > 0.0 { s.calls / count } else { 1.0 };
     }
     ShapeModel {
+        edge_gap_s: None,
         together,
         statements: stmts,
         autocommit,

@@ -225,14 +225,16 @@ fn scale_gaps(models: &mut [ShapeModel], t: &crate::tracker::Tracker, tps: f64) 
     let idle_per_tx = idle_per_tx / explicit;
     let mut seen = 0.0;
     let mut between = 0.0;
-    for m in models.iter() {
+    for m in models.iter_mut() {
         let w = if total > 0.0 { m.count / total } else { 0.0 };
         seen += w * m.gaps_s.iter().flatten().sum::<f64>();
-        let n = m.statements.len() as f64;
-        let gaps = if m.autocommit { 0.0 } else { n + 1.0 };
-        if gaps > 0.0 {
-            between += w * idle_per_tx * (n - 1.0) / gaps;
+        if m.autocommit {
+            continue;
         }
+        // Two alternatives are one statement of the transaction.
+        let n = (m.statements.len() - script::alternatives(m).len()) as f64;
+        between += w * idle_per_tx * (n - 1.0) / (n + 1.0);
+        m.edge_gap_s = Some(idle_per_tx / (n + 1.0));
     }
     if seen <= 0.0 {
         return;
@@ -372,6 +374,7 @@ fn autocommit_from_counts(counts: &BTreeMap<String, Counts>) -> Vec<ShapeModel> 
                 count: c.calls as f64,
                 observed: 0,
                 together: Default::default(),
+                edge_gap_s: None,
                 gaps_s: vec![None],
                 agreements: BTreeMap::new(),
             }
