@@ -2,7 +2,9 @@
 //! (`hotbench-diagnose`) and its reports; `--run` then runs the first finding's suggested
 //! ladder on the embedded server: the typed suggestion the printed command is rendered from,
 //! built into a `LadderRequest` directly (a test checks the printed command parses to the
-//! same request). Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
+//! same request). `--capture DIR` samples as `hotbench capture` does and also writes the
+//! captured scenario directory; with `--run` that directory's ladder (the captured baseline
+//! and its fix variants) runs instead of a textbook one. Exit codes: 0 diagnosed (with or without findings), 1 bad input or no
 //! connection, 2 the server went away mid-sample or the sample was interrupted (the partial
 //! diagnosis is still printed and written), or `--run`'s ladder could not run; 4 `--run`'s
 //! ladder ran but one of its checks failed (said on stderr, variant and check).
@@ -26,6 +28,9 @@ use crate::target::{self, TargetArgs};
 pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     let opts = options(a)?;
     crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()], &[])?;
+    if let Some(dir) = &a.capture {
+        crate::outputs::check_dir(dir, &crate::capture_cmd::is_capture_dir, &[])?;
+    }
     let target = target::resolve(
         &TargetArgs {
             conn: a.conn.clone(),
@@ -52,7 +57,13 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
         opts.duration.as_secs_f64(),
         opts.interval.as_millis()
     );
-    let mut d = connected.sample(&opts, &hotbench_engine::signals::stop_requested);
+    let mut d = match &a.capture {
+        None => connected.sample(&opts, &hotbench_engine::signals::stop_requested),
+        Some(dir) => {
+            drop(connected);
+            captured(a, &params, &opts, dir)?
+        }
+    };
     drop(target);
     // Relation names, keys, query texts and notes are the server's: escaped for the terminal.
     let report = hotbench_report::text::diagnosis::render_text(&terminal::escaped(&d));
@@ -78,6 +89,27 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
         code = ran?;
     }
     Ok(code)
+}
+
+/// `--capture DIR`: the sample taken as `hotbench capture` takes it (diagnose's own sampling
+/// with the per-session sampler beside it), the directory written, the diagnosis returned.
+fn captured(
+    a: &DiagnoseArgs,
+    params: &hotbench_wire::ConnectParams,
+    opts: &hotbench_diagnose::Options,
+    dir: &std::path::Path,
+) -> Result<Diagnosis> {
+    let mut c = hotbench_capture::sample::Options::new(opts.duration);
+    c.wait_interval = opts.interval;
+    c.key_reads = !a.no_keys;
+    c.target = opts.target.clone();
+    let sample =
+        hotbench_capture::sample::sample(params, &c, &hotbench_engine::signals::stop_requested)
+            .map_err(|e| Fail::input(e.to_string()))?;
+    let d = sample.diagnosis.clone();
+    crate::capture_cmd::finish(params, sample, &c, dir, 1.0, false, false)?;
+    println!("capture written to {}", dir.display());
+    Ok(d)
 }
 
 /// The sampling options from the flags.
@@ -145,10 +177,28 @@ pub(crate) fn lab_request(
     if let Some(us) = s.think_us {
         settings.think_us = us;
     }
+    embedded_ladder(
+        embedded,
+        run_time,
+        Some(s.clients as usize),
+        s.params.clone(),
+        settings,
+    )
+}
+
+/// A ladder on the embedded server (`--run`'s): never where flags or `PG*` name the
+/// diagnosed server, since the ladder writes (schema, tables, clients).
+fn embedded_ladder(
+    embedded: &EmbeddedArgs,
+    run_time: Option<u32>,
+    clients: Option<usize>,
+    params: Vec<(String, String)>,
+    settings: RunSettings,
+) -> LadderRequest {
     LadderRequest {
-        clients: Some(s.clients as usize),
+        clients,
         duration_s: run_time,
-        params: s.params.clone(),
+        params,
         keep_schema: false,
         quiet: false,
         demo: false,
@@ -157,35 +207,58 @@ pub(crate) fn lab_request(
             embedded: embedded.clone(),
             dbname: None,
             settings,
-            // The ladder writes (schema, tables, clients): never where flags or `PG*` name
-            // the diagnosed server.
             embedded_only: true,
         },
         output: Default::default(),
     }
 }
 
-/// `--run`: the first finding with a suggested ladder, run on the embedded server; its
-/// ranking joins the diagnosis.
+/// `--run`: the first finding with a suggested ladder, run on the embedded server (with
+/// `--capture`, the captured workload's own ladder: its baseline and the fixes made for it);
+/// its ranking joins the diagnosis.
 fn lab(a: &DiagnoseArgs, d: &mut Diagnosis, argv: &[String]) -> Result<u8> {
-    let first = d
-        .findings
-        .iter()
-        .find_map(|f| Some((f.command.clone()?, f.suggestion.clone()?)));
-    let Some((command, s)) = first else {
-        println!("\n--run: no finding suggests a ladder; nothing to run");
-        return Ok(0);
+    let (command, req, scenario, dirs, variants) = match &a.capture {
+        Some(dir) => {
+            let name = crate::capture_cmd::scenario_name(dir);
+            let args = [
+                "scenario".to_string(),
+                "run".into(),
+                name.clone(),
+                "--dir".into(),
+                dir.display().to_string(),
+            ];
+            let req = embedded_ladder(
+                &a.embedded,
+                a.run_time,
+                None,
+                Vec::new(),
+                RunSettings::default(),
+            );
+            let command = hotbench_diagnose::suggest::command_line(&args);
+            (command, req, name, vec![dir.clone()], None)
+        }
+        None => {
+            let first = d
+                .findings
+                .iter()
+                .find_map(|f| Some((f.command.clone()?, f.suggestion.clone()?)));
+            let Some((command, s)) = first else {
+                println!("\n--run: no finding suggests a ladder; nothing to run");
+                return Ok(0);
+            };
+            let variants = (!s.variants.is_empty()).then(|| s.variants.clone());
+            let req = lab_request(&s, &a.embedded, a.run_time);
+            (command, req, s.scenario.clone(), Vec::new(), variants)
+        }
     };
-    let req = lab_request(&s, &a.embedded, a.run_time);
     println!(
         "\n--run: {} (on the embedded server)",
         terminal::escape(&command)
     );
-    let variants = (!s.variants.is_empty()).then(|| s.variants.clone());
-    let picked = crate::scenario_cmd::pick(&s.scenario, &[], variants, &[])?;
+    let picked = crate::scenario_cmd::pick(&scenario, &dirs, variants, &[])?;
     let mut lab = LabRun {
         command,
-        scenario: s.scenario.clone(),
+        scenario,
         ..Default::default()
     };
     let code = match crate::scenario_cmd::run_ladders(&[picked], &req, argv) {

@@ -2,6 +2,8 @@
 //! Exit codes follow pgbench: 0 success, 1 bad input, 2 the run failed; hotbench adds 3, a
 //! `--threshold` crossed.
 
+mod capture_cmd;
+mod capture_verify;
 mod compat;
 mod diagnose_cmd;
 mod fail;
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         flags::Command::Usl(args) => report_cmd::usl(args),
         flags::Command::NullServer(args) => null_server_cmd::main(args),
         flags::Command::Diagnose(args) => diagnose_cmd::main(args, &argv),
+        flags::Command::Capture(args) => capture_cmd::main(args, &argv),
         flags::Command::Sweep(args) => {
             let sub = matches
                 .subcommand_matches("sweep")

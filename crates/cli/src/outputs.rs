@@ -134,3 +134,81 @@ pub fn all(writes: Vec<Result<()>>) -> Result<()> {
     }
     first.map_or(Ok(()), Err)
 }
+
+/// An output directory (`capture --out DIR`), checked before anything runs: missing (then
+/// its parent must be a directory; it is created at the end), or a directory that is empty or
+/// that this command wrote before (`ours` recognises its marker file). Anything else — a
+/// file, a directory of someone else's files — is refused: its contents are not ours to
+/// overwrite.
+pub fn check_dir(dir: &Path, ours: &dyn Fn(&Path) -> bool, inputs: &[Input<'_>]) -> Result<()> {
+    let shown = dir.display();
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let parent = match dir.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            if !parent.is_dir() {
+                return Err(Fail::input(format!(
+                    "could not write \"{shown}\": its parent \"{}\" is not a directory",
+                    parent.display()
+                )));
+            }
+        }
+        Err(e) => return Err(Fail::input(format!("could not write \"{shown}\": {e}"))),
+        Ok(_) => {
+            let real = fs::metadata(dir).map_err(|e| Fail::input(format!("\"{shown}\": {e}")))?;
+            if !real.is_dir() {
+                return Err(Fail::input(format!(
+                    "could not write \"{shown}\": it exists and is not a directory"
+                )));
+            }
+            let empty = fs::read_dir(dir)
+                .map_err(|e| Fail::input(format!("could not read \"{shown}\": {e}")))?
+                .next()
+                .is_none();
+            if !empty && !ours(dir) {
+                return Err(Fail::input(format!(
+                    "\"{shown}\" is not empty and holds no earlier capture: its files are not ours to replace; choose a new directory"
+                )));
+            }
+            let real =
+                fs::canonicalize(dir).map_err(|e| Fail::input(format!("\"{shown}\": {e}")))?;
+            if let Some(i) = inputs
+                .iter()
+                .filter_map(known)
+                .find(|i| i.real.starts_with(&real))
+            {
+                return Err(Fail::input(format!(
+                    "output directory \"{shown}\" holds the input \"{}\"; choose another directory",
+                    i.given.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `files` into `dir` (created when missing), each atomically; a name that exists as
+/// anything but a regular file (a link, a directory) is refused and nothing replaces it.
+pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    if !dir.exists() {
+        fs::create_dir(dir)
+            .map_err(|e| Fail::run(format!("could not create \"{}\": {e}", dir.display())))?;
+    }
+    for (name, text) in files {
+        let path = dir.join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(m) if !m.file_type().is_file() => {
+                return Err(Fail::run(format!(
+                    "could not write \"{}\": it exists and is not a regular file",
+                    path.display()
+                )))
+            }
+            _ => {}
+        }
+        hotbench_results::json_file::write_bytes_atomic(&path, text.trim_end().as_bytes())
+            .map_err(|e| Fail::run(e.to_string()))?;
+    }
+    Ok(())
+}

@@ -24,6 +24,7 @@ pub mod findings;
 pub mod functions;
 pub mod session;
 pub mod shape;
+pub mod shape_parts;
 pub mod suggest;
 #[cfg(test)]
 mod testdata;
@@ -52,6 +53,9 @@ pub struct Options {
     /// The scenarios findings point to, by the shapes their manifests reproduce (the
     /// built-in ones by default).
     pub catalog: catalog::Catalog,
+    /// pg_stat_statements entries kept in the record, most time first (`hotbench capture`
+    /// keeps every statement of the mix).
+    pub top_statements: usize,
 }
 
 impl Options {
@@ -63,6 +67,7 @@ impl Options {
             server_cores: None,
             target: String::new(),
             catalog: catalog::Catalog::builtin(),
+            top_statements: ProbeOptions::default().top_statements,
         }
     }
 }
@@ -115,6 +120,7 @@ impl Connected {
         p.observe_sessions = true;
         p.wait_interval = opts.interval;
         p.stats_interval = stats_interval(opts.interval);
+        p.top_statements = opts.top_statements;
         let started_at = unix_now();
         let t0 = Instant::now();
         let handle = Probe::start(&params, p.clone());

@@ -64,18 +64,31 @@ fn split_dotted(name: &str) -> Vec<String> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+pub(crate) enum Tok {
     /// A name or keyword (keywords lower-cased; quoted names kept with their quotes).
     Word(String),
     Sym(char),
 }
 
 fn tokens(sql: &str) -> Vec<Tok> {
+    tokens_at(sql).into_iter().map(|(t, _)| t).collect()
+}
+
+/// The tokens of `sql` with the byte range each came from (a string literal's `?` spans the
+/// literal, quotes included), for rewriting a statement around them.
+pub(crate) fn tokens_at(sql: &str) -> Vec<(Tok, std::ops::Range<usize>)> {
     let c: Vec<char> = sql.chars().collect();
+    let offs: Vec<usize> = sql
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(sql.len()))
+        .collect();
+    let at = |k: usize| offs[k.min(offs.len() - 1)];
     let mut out = Vec::new();
     let mut i = 0;
     while i < c.len() {
         let ch = c[i];
+        let from = i;
         let next = c.get(i + 1).copied();
         if ch.is_whitespace() {
             i += 1;
@@ -103,7 +116,7 @@ fn tokens(sql: &str) -> Vec<Tok> {
                 }
             }
             i += 1;
-            out.push(Tok::Sym('?'));
+            out.push((Tok::Sym('?'), at(from)..at(i)));
         } else if ch.is_alphanumeric() || ch == '_' || ch == '"' || ch == '$' {
             let mut w = String::new();
             // A dotted name, parts quoted or not.
@@ -125,10 +138,10 @@ fn tokens(sql: &str) -> Vec<Tok> {
                 }
             }
             let w = if w.contains('"') { w } else { w.to_lowercase() };
-            out.push(Tok::Word(w));
+            out.push((Tok::Word(w), at(from)..at(i)));
         } else {
-            out.push(Tok::Sym(ch));
             i += 1;
+            out.push((Tok::Sym(ch), at(from)..at(i)));
         }
     }
     out
@@ -418,7 +431,7 @@ fn increments(t: &[Tok], from: usize) -> bool {
 /// `(t1_0.n+1)` (Hibernate), `$1 + n`, `n - $1`. Parentheses around the whole expression
 /// and quotes or qualifiers on the column do not matter; the other operand must not name the
 /// column again.
-fn is_increment(col: &str, rhs: &[Tok]) -> bool {
+pub(crate) fn is_increment(col: &str, rhs: &[Tok]) -> bool {
     let mut e = rhs;
     while e.len() >= 2 && e[0] == Tok::Sym('(') && closing(e, 0) == Some(e.len() - 1) {
         e = &e[1..e.len() - 1];
@@ -476,7 +489,7 @@ fn is_increment(col: &str, rhs: &[Tok]) -> bool {
 }
 
 /// Index of the `)` closing the `(` at `open`.
-fn closing(t: &[Tok], open: usize) -> Option<usize> {
+pub(crate) fn closing(t: &[Tok], open: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (k, tok) in t.iter().enumerate().skip(open) {
         match tok {

@@ -348,8 +348,9 @@ fn run_thread(
 /// average of the server backend's CPU time per read when the server is local, else of the
 /// read's round trip) is over its floor, the read runs no
 /// more often than [`Governor::SHARE`] of the time (2,000 sessions or megabyte query texts
-/// make every `pg_stat_activity` read cost in proportion).
-struct Governor {
+/// make every `pg_stat_activity` read cost in proportion). `hotbench capture`'s per-backend
+/// activity reads are bounded by the same rule.
+pub struct Governor {
     /// Reads faster than this (s) are never slowed.
     floor_s: f64,
     /// Reads seen (the first ones prepare their statements: not counted).
@@ -369,7 +370,7 @@ impl Governor {
     /// Reads averaged.
     const WINDOW: usize = 10;
 
-    fn new(floor_s: f64) -> Governor {
+    pub fn new(floor_s: f64) -> Governor {
         Governor {
             floor_s,
             reads: 0,
@@ -382,7 +383,7 @@ impl Governor {
 
     /// The period until the next read, after one that took `took_s`, for a configured
     /// period of `period_s`.
-    fn period(&mut self, took_s: f64, period_s: f64) -> f64 {
+    pub fn period(&mut self, took_s: f64, period_s: f64) -> f64 {
         self.reads += 1;
         if self.reads <= Self::WARM_UP {
             return period_s;
@@ -406,7 +407,7 @@ impl Governor {
     }
 
     /// A note, once, when the reads were slowed.
-    fn note(&mut self, what: &str) -> Option<String> {
+    pub fn note(&mut self, what: &str) -> Option<String> {
         (self.stretched && !std::mem::replace(&mut self.noted, true)).then(|| {
             format!(
                 "{what} slowed to every {:.0} ms: each took {:.1} ms (many sessions or long \

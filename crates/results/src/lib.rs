@@ -14,6 +14,7 @@
 //! go (never over a non-regular file), and [`input_file`] reads inputs with a size limit.
 //! What a file or a server controls reaches a terminal through [`terminal`].
 
+pub mod capture_record;
 pub mod client_bound;
 pub mod clock_skew;
 pub mod compare_record;
@@ -44,6 +45,7 @@ pub mod threshold_outcome;
 pub mod usl_record;
 pub mod work;
 
+pub use capture_record::{CaptureDoc, CAPTURE_FORMAT};
 pub use client_bound::ClientBound;
 pub use compare_record::{
     CellComparison, ComparedVariant, ComparisonDoc, LadderComparisonDoc, MetricComparison,

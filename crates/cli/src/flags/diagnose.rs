@@ -28,6 +28,10 @@ pub struct DiagnoseArgs {
     /// Cores of the server's machine (known without it only for a local server)
     #[arg(long = "server-cores", value_name = "N")]
     pub server_cores: Option<String>,
+    /// Also write the capture of what was sampled: a scenario directory, as `hotbench capture
+    /// --out DIR` writes it (with --run, its ladder is the one that runs)
+    #[arg(long = "capture", value_name = "DIR")]
+    pub capture: Option<PathBuf>,
     /// Then run the first finding's ladder on the embedded server and add its ranking
     #[arg(long = "run")]
     pub run: bool,

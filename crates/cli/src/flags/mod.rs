@@ -1,6 +1,7 @@
 //! Command-line definition: one clap definition per subcommand. Parsing only; building the
 //! real configuration from these plain values happens in the command modules.
 
+pub mod capture;
 pub mod conn;
 pub mod diagnose;
 pub mod null_server;
@@ -79,4 +80,7 @@ pub enum Command {
     /// Sample a live server read-only, find its contention and name the ladder that fixes it
     #[command(disable_help_flag = true)]
     Diagnose(Box<diagnose::DiagnoseArgs>),
+    /// Sample a live server's workload read-only and write it as a scenario directory (--verify: score its twin)
+    #[command(disable_help_flag = true)]
+    Capture(Box<capture::CaptureArgs>),
 }

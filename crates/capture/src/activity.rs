@@ -1,0 +1,168 @@
+//! Per-backend `pg_stat_activity` sampling: which statement each client backend runs, in
+//! which transaction, since when, read every period over a connection of its own set up
+//! exactly as diagnose's (read-only transaction, `statement_timeout`, `lock_timeout`,
+//! `search_path = pg_catalog`, `row_security = off`; its `application_name` starts with
+//! `hotbench-probe`, so diagnose's own probe, sampling beside it, leaves it out). The one
+//! statement is prepared once; its cost is bounded by the probe's [`Governor`]. It reads only
+//! the activity view: no user table, no lock a user holds. The rows go to the [`Tracker`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use hotbench_probe::Governor;
+use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
+
+use crate::tracker::{Row, Tracker};
+
+/// `application_name` of the activity sampler's connection.
+pub const APPLICATION_NAME: &str = "hotbench-probe capture";
+/// Every statement of the sampler starts with it (`pg_stat_statements` summaries leave such
+/// statements out, as the probe's).
+const TAG: &str = "/* hotbench-probe */ ";
+
+/// Client backends of this database but hotbench's own, running or idle inside a transaction,
+/// or idle for under a second (a session between its transactions). Texts cut to 4,000
+/// characters on the server.
+pub const ACTIVITY_SQL: &str = "select a.pid::int8, \
+     extract(epoch from a.xact_start)::float8, extract(epoch from a.query_start)::float8, \
+     extract(epoch from a.state_change)::float8, extract(epoch from clock_timestamp())::float8, \
+     a.state, left(a.query, 4000), \
+     coalesce(a.client_addr is not null and not a.client_addr <<= '127.0.0.0/8' \
+       and a.client_addr <> '::1', false) \
+     from pg_stat_activity a where a.datname = current_database() \
+       and a.backend_type = 'client backend' and a.pid <> pg_backend_pid() \
+       and a.application_name <> E'hotbench diagnose' \
+       and a.application_name not like E'hotbench-probe%' \
+       and a.state is not null and a.state <> '' \
+       and (a.state <> 'idle' or a.state_change > clock_timestamp() - interval '1 second')";
+
+/// Whether the session may set `pg_stat_statements.track` (as the probe asks).
+const TRACK_ALLOWED_SQL: &str = "select exists (select 1 from pg_settings \
+     where name = 'pg_stat_statements.track' and (context = 'user' \
+       or (select rolsuper from pg_roles where rolname = current_user)))";
+
+/// What sampling gave.
+pub struct Sampled {
+    pub tracker: Tracker,
+    pub notes: Vec<String>,
+    /// Time spent waiting for the reads (s).
+    pub busy_s: f64,
+    pub reads: u64,
+}
+
+/// Connects as diagnose does and makes the session safe; `Err` says why it could not.
+pub fn connect(params: &ConnectParams) -> Result<Connection, String> {
+    let mut p = params.clone();
+    p.application_name = Some(APPLICATION_NAME.into());
+    if p.connect_timeout.is_none() {
+        p.connect_timeout = Some(Duration::from_secs(10));
+    }
+    let mut c = Connector::new(p).connect().map_err(|e| e.to_string())?;
+    let _ = c.set_io_timeout(Some(
+        hotbench_diagnose::session::STATEMENT_TIMEOUT + Duration::from_secs(3),
+    ));
+    for sql in hotbench_diagnose::session::settings() {
+        c.simple_query(&sql)
+            .map_err(|e| format!("\"{sql}\" failed: {e}"))?;
+    }
+    let ro = first(&mut c, "select current_setting('transaction_read_only')");
+    if ro.as_deref() != Some("on") {
+        return Err("the session could not be made read-only".into());
+    }
+    if first(&mut c, TRACK_ALLOWED_SQL).as_deref() == Some("t") {
+        let _ = c.simple_query(&format!("{TAG}set pg_stat_statements.track = 'none'"));
+    }
+    Ok(c)
+}
+
+fn first(c: &mut Connection, sql: &str) -> Option<String> {
+    c.simple_query(&format!("{TAG}{sql}"))
+        .ok()
+        .and_then(|r| r.first().and_then(|q| q.get(0, 0)).map(str::to_string))
+}
+
+/// Samples every `period` until `done` turns true (or the connection fails).
+pub fn sample(mut c: Connection, period: Duration, done: &AtomicBool) -> Sampled {
+    let mut out = Sampled {
+        tracker: Tracker::new(period.as_secs_f64()),
+        notes: Vec::new(),
+        busy_s: 0.0,
+        reads: 0,
+    };
+    let prepared = c
+        .simple_query(&format!(
+            "{TAG}prepare hotbench_capture_activity as {ACTIVITY_SQL}"
+        ))
+        .is_ok();
+    let read = if prepared {
+        format!("{TAG}execute hotbench_capture_activity")
+    } else {
+        format!("{TAG}{ACTIVITY_SQL}")
+    };
+    let mut governor = Governor::new(0.005);
+    let base = period.as_secs_f64();
+    let mut next = Instant::now();
+    while !done.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now < next {
+            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+            continue;
+        }
+        let t0 = Instant::now();
+        let r = c.simple_query(&read);
+        let took = t0.elapsed().as_secs_f64();
+        out.busy_s += took;
+        out.reads += 1;
+        match r {
+            Ok(mut v) => {
+                let rows = rows(&v.pop().unwrap_or_default());
+                out.tracker.round(&rows);
+            }
+            Err(e) => {
+                let lost = e.is_connection_lost();
+                out.notes.push(format!(
+                    "pg_stat_activity sampling {}: {}",
+                    if lost {
+                        "stopped, connection lost"
+                    } else {
+                        "stopped"
+                    },
+                    e.to_string().lines().next().unwrap_or("")
+                ));
+                break;
+            }
+        }
+        let p = governor.period(took, base);
+        next += Duration::from_secs_f64(p);
+        if next < Instant::now() {
+            next = Instant::now() + Duration::from_secs_f64(p);
+        }
+        if let Some(n) = governor.note("activity samples") {
+            out.notes.push(n);
+        }
+    }
+    out.tracker.finish();
+    c.close();
+    out
+}
+
+/// The activity rows of one read.
+pub fn rows(r: &QueryResult) -> Vec<Row> {
+    let f = |v: Option<&str>| v.and_then(|v| v.parse::<f64>().ok());
+    r.rows
+        .iter()
+        .filter_map(|row| {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            Some(Row {
+                pid: cell(0)?.parse().ok()?,
+                xact_start: f(cell(1)),
+                query_start: f(cell(2)),
+                state_change: f(cell(3)),
+                now: f(cell(4))?,
+                state: cell(5).unwrap_or("").to_string(),
+                query: cell(6).unwrap_or("").to_string(),
+                remote: cell(7) == Some("t"),
+            })
+        })
+        .collect()
+}

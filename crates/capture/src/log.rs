@@ -1,0 +1,479 @@
+//! `--log FILE`: a server log written with `log_min_duration_statement = 0` read into
+//! [`ObservedTransaction`]s, streamed (memory follows the sessions open at once, never the
+//! file's size). Two formats: stderr, whose `log_line_prefix` must carry a session (`%c`, or
+//! the pid `%p`) and a time (`%m`, `%n` or `%t`) — given by the caller or inferred from the
+//! first lines — and csvlog (`log_destination = csvlog`), which always carries both.
+//! [`crate::log_session`] turns the messages into transactions; `log_prefix` reads the prefix,
+//! `log_csv` the records. Lines that are not the server's own messages (another program
+//! writing to the same file) are skipped and counted; a message the reader cannot read is an
+//! error `FILE:LINE: message`. Documented in `docs/capture.md` ("Server logs").
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::log_csv;
+use crate::log_prefix::{self, Prefix, SECONDARY};
+use crate::log_session::{Counts, Entry, Sessions};
+use crate::observed::ObservedTransaction;
+
+/// How to read the log.
+#[derive(Debug, Clone, Default)]
+pub struct LogOptions {
+    /// The server's `log_line_prefix` (stderr logs); inferred from the log when `None`.
+    pub prefix: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Stderr,
+    Csv,
+}
+
+/// What reading a log found besides its transactions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogSummary {
+    pub format: LogFormat,
+    /// The `log_line_prefix` used (stderr), and whether it was inferred.
+    pub prefix: Option<String>,
+    pub prefix_inferred: bool,
+    pub lines: u64,
+    /// Messages read (a message with its DETAIL and STATEMENT lines is one).
+    pub messages: u64,
+    /// Lines that were none of the server's messages, and the first of them.
+    pub skipped_lines: u64,
+    pub first_skipped_line: Option<u64>,
+    pub counts: Counts,
+    /// The log's first and last message times (seconds since the epoch, or of its clock).
+    pub first_at_s: Option<f64>,
+    pub last_at_s: Option<f64>,
+    /// What a reader of the capture should know (skipped lines, cut transactions).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("{file}: cannot read the log: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {message}")]
+    Line {
+        file: String,
+        line: u64,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Format { file: String, message: String },
+}
+
+/// A line longer than this (no newline for 64 MiB) is skipped, not held in memory.
+pub const MAX_LINE: usize = 64 << 20;
+/// Lines read before deciding the format and inferring the prefix.
+const SAMPLE_LINES: usize = 1000;
+
+/// Reads the log at `path`, handing each transaction to `sink` as it ends.
+pub fn read_log(
+    path: &Path,
+    opts: &LogOptions,
+    sink: &mut dyn FnMut(ObservedTransaction),
+) -> Result<LogSummary, LogError> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|source| LogError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    if path.extension().is_some_and(|e| e == "json") {
+        return Err(LogError::Format {
+            file,
+            message: "jsonlog is not read; use the stderr or csvlog file of the same server".into(),
+        });
+    }
+    read_log_from(BufReader::new(f), &file, opts, sink)
+}
+
+/// Every transaction of the log at `path`, collected (for small logs and tests).
+pub fn read_all(
+    path: &Path,
+    opts: &LogOptions,
+) -> Result<(Vec<ObservedTransaction>, LogSummary), LogError> {
+    let mut out = Vec::new();
+    let s = read_log(path, opts, &mut |t| out.push(t))?;
+    Ok((out, s))
+}
+
+/// Reads a log from `reader`; `file` names it in messages.
+pub fn read_log_from(
+    reader: impl BufRead,
+    file: &str,
+    opts: &LogOptions,
+    sink: &mut dyn FnMut(ObservedTransaction),
+) -> Result<LogSummary, LogError> {
+    let mut lines = Lines::new(reader, file);
+    // The first lines decide the format (and the prefix, when not given).
+    let mut sample: Vec<(u64, String)> = Vec::new();
+    while sample.len() < SAMPLE_LINES {
+        match lines.next_line()? {
+            Some(l) => sample.push(l),
+            None => break,
+        }
+    }
+    let first = sample.iter().find(|(_, l)| !l.trim().is_empty());
+    let is_csv = first.is_some_and(|(_, l)| log_csv::looks_like_csvlog(l));
+    let mut st = State::new(file);
+    if is_csv {
+        let rest = sample
+            .into_iter()
+            .map(Ok)
+            .chain(std::iter::from_fn(|| lines.next_line().transpose()));
+        log_csv::read(rest, file, &mut |e| st.entry(e, sink))?;
+        st.summary.lines = lines.count;
+        return st.finish(LogFormat::Csv, None, false, sink);
+    }
+    let (prefix, inferred) = prefix_for(&sample, file, opts)?;
+    if let Some(missing) = prefix.missing() {
+        return Err(LogError::Format {
+            file: file.into(),
+            message: format!(
+                "log_line_prefix {:?} has no {missing}: transactions cannot be read from this log; \
+                 set log_line_prefix = '%m [%p] %c %x ' (and log_min_duration_statement = 0) on the server",
+                prefix.text
+            ),
+        });
+    }
+    let mut reader = StderrReader::new(&prefix);
+    for (n, l) in sample {
+        reader.line(n, &l, &mut st, sink)?;
+    }
+    while let Some((n, l)) = lines.next_line()? {
+        reader.line(n, &l, &mut st, sink)?;
+    }
+    reader.flush(&mut st, sink)?;
+    st.summary.lines = lines.count;
+    st.summary.skipped_lines += lines.too_long;
+    st.finish(LogFormat::Stderr, Some(prefix.text), inferred, sink)
+}
+
+fn prefix_for(
+    sample: &[(u64, String)],
+    file: &str,
+    opts: &LogOptions,
+) -> Result<(Prefix, bool), LogError> {
+    if let Some(p) = &opts.prefix {
+        let p = Prefix::parse(p).map_err(|message| LogError::Format {
+            file: file.into(),
+            message,
+        })?;
+        return Ok((p, false));
+    }
+    let lines: Vec<&str> = sample.iter().map(|(_, l)| l.as_str()).collect();
+    match log_prefix::infer(&lines) {
+        Some(p) => Ok((p, true)),
+        None => {
+            let shown = sample
+                .iter()
+                .find(|(_, l)| !l.trim().is_empty())
+                .map(|(n, l)| format!(" (line {n}: {:?})", log_sql_clip(l)))
+                .unwrap_or_default();
+            Err(LogError::Format {
+                file: file.into(),
+                message: format!(
+                    "cannot tell this log's log_line_prefix from its first lines{shown}: give it \
+                     (SHOW log_line_prefix on the server); a stderr log needs lines like \
+                     `2024-05-01 10:00:00.123 UTC [4242] 6632a1f0.1092 0 LOG:  duration: …`, \
+                     in English (lc_messages = 'C')"
+                ),
+            })
+        }
+    }
+}
+
+fn log_sql_clip(l: &str) -> String {
+    let mut s: String = l.chars().take(80).collect();
+    if l.chars().nth(80).is_some() {
+        s.push('…');
+    }
+    s
+}
+
+/// Lines of the file, numbered, without their line break, invalid UTF-8 replaced; a line
+/// longer than [`MAX_LINE`] is skipped and counted.
+struct Lines<R> {
+    r: R,
+    file: String,
+    count: u64,
+    too_long: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn new(r: R, file: &str) -> Self {
+        Lines {
+            r,
+            file: file.to_string(),
+            count: 0,
+            too_long: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    fn next_line(&mut self) -> Result<Option<(u64, String)>, LogError> {
+        loop {
+            self.buf.clear();
+            let io = |source| LogError::Io {
+                file: self.file.clone(),
+                source,
+            };
+            let n = (&mut self.r)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut self.buf)
+                .map_err(io)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.count += 1;
+            if self.buf.len() > MAX_LINE && self.buf.last() != Some(&b'\n') {
+                // Skip to the end of this line.
+                loop {
+                    let (done, used) = {
+                        let avail = self.r.fill_buf().map_err(|source| LogError::Io {
+                            file: self.file.clone(),
+                            source,
+                        })?;
+                        match avail.iter().position(|b| *b == b'\n') {
+                            Some(i) => (true, i + 1),
+                            None => (avail.is_empty(), avail.len()),
+                        }
+                    };
+                    self.r.consume(used);
+                    if done {
+                        break;
+                    }
+                }
+                self.too_long += 1;
+                continue;
+            }
+            while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+                self.buf.pop();
+            }
+            return Ok(Some((
+                self.count,
+                String::from_utf8_lossy(&self.buf).into_owned(),
+            )));
+        }
+    }
+}
+
+/// The reader's running state: the sessions and the summary.
+struct State {
+    file: String,
+    sessions: Sessions,
+    summary: LogSummary,
+}
+
+impl State {
+    fn new(file: &str) -> Self {
+        State {
+            file: file.to_string(),
+            sessions: Sessions::default(),
+            summary: LogSummary {
+                format: LogFormat::Stderr,
+                prefix: None,
+                prefix_inferred: false,
+                lines: 0,
+                messages: 0,
+                skipped_lines: 0,
+                first_skipped_line: None,
+                counts: Counts::default(),
+                first_at_s: None,
+                last_at_s: None,
+                notes: Vec::new(),
+            },
+        }
+    }
+
+    fn entry(
+        &mut self,
+        e: Entry,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<(), LogError> {
+        self.summary.messages += 1;
+        self.summary.first_at_s.get_or_insert(e.at_s);
+        self.summary.last_at_s = Some(e.at_s);
+        if e.session.is_empty() {
+            return Ok(());
+        }
+        self.sessions
+            .feed(&e, sink)
+            .map_err(|message| LogError::Line {
+                file: self.file.clone(),
+                line: e.line,
+                message,
+            })
+    }
+
+    fn skipped(&mut self, line: u64) {
+        self.summary.skipped_lines += 1;
+        self.summary.first_skipped_line.get_or_insert(line);
+    }
+
+    fn finish(
+        mut self,
+        format: LogFormat,
+        prefix: Option<String>,
+        inferred: bool,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<LogSummary, LogError> {
+        self.sessions.finish(sink);
+        let mut s = self.summary;
+        s.format = format;
+        s.prefix = prefix;
+        s.prefix_inferred = inferred;
+        s.counts = self.sessions.counts.clone();
+        if s.counts.statements == 0 {
+            return Err(LogError::Format {
+                file: self.file,
+                message: format!(
+                    "no statement in {} lines: the server must log them (log_min_duration_statement = 0{})",
+                    s.lines,
+                    if s.messages == 0 { ", in English: lc_messages = 'C'" } else { "" }
+                ),
+            });
+        }
+        if s.skipped_lines > 0 {
+            s.notes.push(format!(
+                "{} line(s) were none of the server's messages and were skipped (the first: line {})",
+                s.skipped_lines,
+                s.first_skipped_line.unwrap_or(0)
+            ));
+        }
+        if s.counts.cut > 0 {
+            s.notes.push(format!(
+                "{} transaction(s) had more than {} statements; the rest of each was left out",
+                s.counts.cut,
+                crate::log_session::MAX_STATEMENTS
+            ));
+        }
+        if s.counts.incomplete > 0 {
+            s.notes.push(format!(
+                "{} transaction(s) began before the log or were still open at its end (complete = false)",
+                s.counts.incomplete
+            ));
+        }
+        Ok(s)
+    }
+}
+
+/// Which field of the message being read a continuation line (`\t…`) extends.
+#[derive(Clone, Copy, PartialEq)]
+enum Field {
+    Message,
+    Detail,
+    Statement,
+    Other,
+}
+
+/// stderr lines into messages: a prefixed line starts one, its DETAIL/STATEMENT/… lines
+/// (same session) complete it, tab-led lines continue the field before them.
+struct StderrReader<'p> {
+    prefix: &'p Prefix,
+    pending: Option<Entry>,
+    field: Field,
+}
+
+impl<'p> StderrReader<'p> {
+    fn new(prefix: &'p Prefix) -> Self {
+        StderrReader {
+            prefix,
+            pending: None,
+            field: Field::Other,
+        }
+    }
+
+    fn line(
+        &mut self,
+        n: u64,
+        line: &str,
+        st: &mut State,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<(), LogError> {
+        if let Some(cont) = line.strip_prefix('\t') {
+            let Some(e) = self.pending.as_mut() else {
+                st.skipped(n);
+                return Ok(());
+            };
+            let target = match self.field {
+                Field::Message => Some(&mut e.message),
+                Field::Detail => e.detail.as_mut(),
+                Field::Statement => e.statement.as_mut(),
+                Field::Other => None,
+            };
+            if let Some(t) = target {
+                t.push('\n');
+                t.push_str(cont);
+            }
+            return Ok(());
+        }
+        let Some((fields, at)) = self.prefix.match_line(line) else {
+            st.skipped(n);
+            return Ok(());
+        };
+        let Some((severity, len)) = log_prefix::severity_at(&line[at..]) else {
+            st.skipped(n);
+            return Ok(());
+        };
+        let text = &line[at + len..];
+        let session = fields.session.or(fields.pid).unwrap_or_default();
+        if SECONDARY.contains(&severity) {
+            match self.pending.as_mut() {
+                Some(e) if e.session == session => {
+                    self.field = match severity {
+                        "DETAIL" => {
+                            e.detail = Some(text.to_string());
+                            Field::Detail
+                        }
+                        "STATEMENT" => {
+                            e.statement = Some(text.to_string());
+                            Field::Statement
+                        }
+                        _ => Field::Other,
+                    };
+                }
+                _ => st.skipped(n),
+            }
+            return Ok(());
+        }
+        self.flush(st, sink)?;
+        let Some(at_s) = fields.at_s else {
+            return Err(LogError::Line {
+                file: st.file.clone(),
+                line: n,
+                message: "the line's timestamp is not a date and time".into(),
+            });
+        };
+        self.pending = Some(Entry {
+            line: n,
+            session,
+            at_s,
+            vxid: fields.vxid,
+            severity: severity.to_string(),
+            message: text.to_string(),
+            detail: None,
+            statement: None,
+        });
+        self.field = Field::Message;
+        Ok(())
+    }
+
+    fn flush(
+        &mut self,
+        st: &mut State,
+        sink: &mut dyn FnMut(ObservedTransaction),
+    ) -> Result<(), LogError> {
+        match self.pending.take() {
+            Some(e) => st.entry(e, sink),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! `hotbench capture`: glue between the command line, the server to capture (sampled
+//! read-only as `diagnose` samples it: `hotbench-capture` reuses its session and probe), the
+//! scenario directory it writes (checked before sampling by `crate::outputs`' rules: a new or
+//! empty directory, or an earlier capture's), and `--verify` (`crate::capture_verify`).
+//! Exit codes: 0 captured, 1 bad input or no connection, 2 the server went away mid-sample
+//! or the sample was interrupted (the partial capture is still written) or a write failed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use hotbench_capture::fixes::Fixes;
+use hotbench_capture::scenario_dir::{self, SchemaFiles, CAPTURE_JSON};
+use hotbench_capture::workload::Capture;
+use hotbench_engine::duration::{parse_duration_us, Unit};
+use hotbench_results::capture_record::{CaptureDoc, CaptureStatus, CAPTURE_FORMAT};
+use hotbench_results::terminal;
+
+use crate::fail::{Fail, Result};
+use crate::flags::capture::CaptureArgs;
+use crate::target::{self, TargetArgs};
+
+/// `-T` when not given: how long a capture samples.
+const DEFAULT_TIME: &str = "60s";
+
+pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
+    if let Some(dir) = &a.verify {
+        if a.out.is_some() || a.log.is_some() || a.redact || a.scale.is_some() || a.no_keys {
+            return Err(Fail::input(
+                "--verify DIR runs a captured directory's twin: --out, --log, --redact, --scale and --no-keys belong to a capture",
+            ));
+        }
+        return crate::capture_verify::main(a, dir, argv);
+    }
+    let Some(out) = a.out.as_deref() else {
+        return Err(Fail::input(
+            "hotbench capture needs --out DIR, the scenario directory to write",
+        )
+        .hint("hotbench capture [CONNECTION] -T 5m --out DIR"));
+    };
+    let opts = options(a)?;
+    let scale = scale(a.scale.as_deref())?;
+    let log_input = a.log.as_deref().map(crate::outputs::Input);
+    crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
+    let log = match &a.log {
+        Some(p) => Some(read_log(p)?),
+        None => None,
+    };
+    let target = target::resolve(
+        &TargetArgs {
+            conn: a.conn.clone(),
+            embedded: a.embedded.clone(),
+            dbname: a.dbname.clone(),
+            settings: Default::default(),
+            embedded_only: false,
+        },
+        false,
+    )?;
+    let params = target
+        .config
+        .resolve()
+        .map_err(|e| Fail::input(e.to_string()))?;
+    let mut opts = opts;
+    opts.target = target.describe();
+    opts.log = log;
+    hotbench_engine::signals::install();
+    eprintln!(
+        "hotbench capture: sampling {} for {:.0} s (read-only; sessions every {} ms, waits every {} ms)…",
+        terminal::escape(&opts.target),
+        opts.duration.as_secs_f64(),
+        opts.activity_interval.as_millis(),
+        opts.wait_interval.as_millis()
+    );
+    let sample =
+        hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
+            .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
+    let capture = finish(&params, sample, &opts, out, scale, a.redact, true)?;
+    drop(target);
+    println!(
+        "scenario written to {} (run it: hotbench scenario run {} --dir {}; score it: hotbench capture --verify {})",
+        out.display(),
+        terminal::escape(&scenario_name(out)),
+        out.display(),
+        out.display()
+    );
+    Ok(match capture.doc.status {
+        CaptureStatus::Complete => 0,
+        CaptureStatus::ServerLost => {
+            eprintln!("hotbench: error: the server went away mid-sample; the capture is partial");
+            2
+        }
+        CaptureStatus::Interrupted => {
+            eprintln!("hotbench: error: interrupted; the capture covers what was sampled");
+            2
+        }
+    })
+}
+
+/// The sampling options from the flags.
+pub fn options(a: &CaptureArgs) -> Result<hotbench_capture::sample::Options> {
+    let time = a.time.as_deref().unwrap_or(DEFAULT_TIME);
+    let us = parse_duration_us(time, Unit::Seconds)
+        .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
+    if us < 1_000_000 {
+        return Err(Fail::input(format!(
+            "invalid -T/--time \"{time}\": sample at least 1 second"
+        )));
+    }
+    let iv = parse_duration_us(&a.interval, Unit::Millis)
+        .map_err(|e| Fail::input(format!("--interval: {e}")))?;
+    if iv < 1_000 || iv > us {
+        return Err(Fail::input(format!(
+            "invalid --interval \"{}\": must be at least 1ms and at most -T",
+            a.interval
+        )));
+    }
+    let mut o = hotbench_capture::sample::Options::new(Duration::from_micros(us as u64));
+    o.activity_interval = Duration::from_micros(iv as u64);
+    o.key_reads = !a.no_keys;
+    Ok(o)
+}
+
+/// `--scale F`: a positive, finite factor.
+fn scale(s: Option<&str>) -> Result<f64> {
+    let Some(s) = s else { return Ok(1.0) };
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1000.0 => Ok(f),
+        _ => Err(Fail::input(format!(
+            "invalid --scale \"{s}\": a factor above 0, at most 1000 (0.5 halves the captured rows)"
+        ))),
+    }
+}
+
+/// A directory holding a capture document of ours.
+pub fn is_capture_dir(dir: &Path) -> bool {
+    read_doc(dir).is_ok()
+}
+
+/// `DIR/capture.json`, read and checked to be a capture document.
+pub fn read_doc(dir: &Path) -> Result<CaptureDoc> {
+    let path = dir.join(CAPTURE_JSON);
+    let text = hotbench_results::input_file::read_text(&path, 64 << 20)
+        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
+    let doc: CaptureDoc = serde_json::from_str(&text)
+        .map_err(|e| Fail::input(format!("\"{}\" is not a capture: {e}", path.display())))?;
+    if doc.format != CAPTURE_FORMAT {
+        return Err(Fail::input(format!(
+            "\"{}\" is not a capture (format \"{}\", expected \"{CAPTURE_FORMAT}\")",
+            path.display(),
+            doc.format.escape_debug()
+        )));
+    }
+    Ok(doc)
+}
+
+/// The scenario's name: its directory's (as `scenario run --dir` names it).
+pub fn scenario_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into())
+}
+
+/// `--log FILE`'s transactions.
+fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransaction>> {
+    let mut out = Vec::new();
+    let summary = hotbench_capture::log::read_log(
+        p,
+        &hotbench_capture::log::LogOptions::default(),
+        &mut |t| {
+            if out.len() < hotbench_capture::tracker::MAX_TRANSACTIONS {
+                out.push(t);
+            }
+        },
+    )
+    .map_err(|e| Fail::input(format!("--log: {e}")))?;
+    eprintln!(
+        "hotbench capture: --log {}: {} transactions from {} lines",
+        p.display(),
+        out.len(),
+        summary.lines
+    );
+    Ok(out)
+}
+
+/// The schema and data files for the captured statements' tables (`schema.sql`, `data.sql`),
+/// read as diagnose reads (`hotbench_capture::schema`), with the rows the hot keys name.
+/// Nothing here fails the capture: what cannot be read is a note.
+fn schema_files(
+    params: &hotbench_wire::ConnectParams,
+    capture: &mut Capture,
+    scale: f64,
+    redact: bool,
+) -> (SchemaFiles, Option<hotbench_capture::schema::SchemaCapture>) {
+    use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
+    let mut tables: Vec<String> = Vec::new();
+    let mut functions: Vec<String> = Vec::new();
+    for sh in &capture.doc.shapes {
+        for q in &sh.statements {
+            for t in hotbench_diagnose::shape::touches(q) {
+                if !tables.contains(&t.relation) {
+                    tables.push(t.relation);
+                }
+            }
+            for f in hotbench_diagnose::shape::calls(q) {
+                if !functions.contains(&f) {
+                    functions.push(f);
+                }
+            }
+        }
+    }
+    let mut files = SchemaFiles::default();
+    if tables.is_empty() {
+        files
+            .notes
+            .push("no table was named by the captured statements: no schema.sql".into());
+        return (files, None);
+    }
+    let names: Vec<TableName> = tables.iter().map(|t| TableName::new(None, t)).collect();
+    let opts = SchemaOptions {
+        scale,
+        redact,
+        must_contain: hotbench_capture::keys::must_contain(capture, &tables),
+        functions,
+        // The scenario runs in its own schema, alone on the search_path: the objects the
+        // statements named unqualified are written unqualified, so they land there.
+        place: SchemaOptions::default()
+            .search_path
+            .iter()
+            .map(|s| (s.clone(), None))
+            .collect(),
+        dump: DumpSource::PgDump {
+            params: Box::new(params.clone()),
+            bin_dir: None,
+        },
+        ..SchemaOptions::default()
+    };
+    let mut p = params.clone();
+    p.application_name = Some(hotbench_capture::activity::APPLICATION_NAME.into());
+    let conn = hotbench_wire::Connector::new(p).connect();
+    let cap = match conn {
+        Ok(mut c) => {
+            let r = capture_schema(&mut c, &names, &opts);
+            c.close();
+            r
+        }
+        Err(e) => {
+            files
+                .notes
+                .push(format!("schema not read: could not connect: {e}"));
+            return (files, None);
+        }
+    };
+    match cap {
+        Ok(cap) => {
+            {
+                let hot = capture.doc.hot_keys.clone();
+                let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables);
+                if redact {
+                    hotbench_capture::keys::redact(
+                        capture,
+                        &cap.tables,
+                        opts.seed,
+                        Some(&fallback),
+                    );
+                } else {
+                    capture.write_scripts(None, Some(&fallback));
+                }
+            }
+            files
+                .files
+                .push(("schema.sql".into(), cap.schema_sql.clone()));
+            files.files.push(("data.sql".into(), cap.data_sql.clone()));
+            files.setup = vec!["schema.sql".into(), "data.sql".into()];
+            files.tables = cap.tables.iter().map(|t| t.name.clone()).collect();
+            files.notes.extend(
+                cap.unreproducible
+                    .iter()
+                    .map(|u| format!("not reproduced: {u}")),
+            );
+            (files, Some(cap))
+        }
+        Err(e) => {
+            files.notes.push(format!("schema not read: {e}"));
+            (files, None)
+        }
+    }
+}
+
+/// From the sample to the written directory: the workload profile and scripts, the schema
+/// and data, the fix variants; the summary printed when `print`.
+pub fn finish(
+    params: &hotbench_wire::ConnectParams,
+    sample: hotbench_capture::sample::Sample,
+    opts: &hotbench_capture::sample::Options,
+    out: &Path,
+    scale: f64,
+    redact: bool,
+    print: bool,
+) -> Result<Capture> {
+    let mut capture = hotbench_capture::workload::profile(sample, opts);
+    let (schema, captured) = schema_files(params, &mut capture, scale, redact);
+    let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
+    if print {
+        print_summary(&capture.doc);
+    }
+    write(out, &capture, &schema, &fixes)?;
+    Ok(capture)
+}
+
+fn print_summary(doc: &CaptureDoc) {
+    // Statements, keys, relations and notes are the server's: escaped for the terminal.
+    let text = hotbench_capture::summary::render(&terminal::escaped(doc));
+    print!("{}", terminal::escape_lines(&text));
+}
+
+/// Writes the scenario directory.
+pub fn write(out: &Path, capture: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> Result<()> {
+    let files = scenario_dir::files(capture, schema, fixes)
+        .map_err(|e| Fail::run(format!("could not write the capture: {e}")))?;
+    crate::outputs::write_dir(out, &files)
+}
