@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use hotbench_wire::{Connection, QueryResult, SqlState, TxStatus};
 
 use crate::model::{Column, Constraint, Index, Model, RelKind, Relation, ValueKind};
-use crate::schema::SchemaError;
+use crate::schema_error::SchemaError;
 use crate::sqltext::{array_text, parse_array};
 
 /// A relation as a statement names it: `schema` is `None` for an unqualified name, looked

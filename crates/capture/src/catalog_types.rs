@@ -11,7 +11,7 @@ use hotbench_wire::Connection;
 
 use crate::catalog::{cell, cell_bool, cell_u32, oid_array, query, query_or_note};
 use crate::model::{Model, Relation, Sequence, TypeDef, ValueKind};
-use crate::schema::SchemaError;
+use crate::schema_error::SchemaError;
 use crate::sqltext::{array_text, parse_array};
 
 /// The first OID a user object can have: below it, the server's own.

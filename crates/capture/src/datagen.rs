@@ -16,7 +16,7 @@ use crate::datagen_expr::Draws;
 use crate::model::{Model, RelKind, Relation, ValueKind};
 use crate::profile::{ColumnStats, TableProfile};
 use crate::redact::Redactor;
-use crate::schema::SchemaOptions;
+use crate::schema_options::SchemaOptions;
 use crate::sqltext::{float, ident, literal};
 
 /// The generator's SQL and what it could not reproduce.

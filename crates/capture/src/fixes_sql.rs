@@ -11,7 +11,7 @@ use hotbench_diagnose::shape_parts::{
     equalities, lock_clauses, update_parts, LockClause, UpdateParts,
 };
 
-use crate::fixes::{GeneratedFile, Shape};
+use crate::fix_shape::{FloorSource, GeneratedFile, Shape};
 use crate::log_sql::{control, Control};
 use crate::sqltext::{guard_braces, ident, literal};
 
@@ -260,8 +260,8 @@ pub fn read_check_write(shape: &Shape, notes: &mut Vec<String>) -> Option<Rcw> {
         steps.push(query("commit"));
     }
     let source = match &floor.source {
-        crate::fixes::FloorSource::Check(name) => format!("CHECK constraint {name}"),
-        crate::fixes::FloorSource::ObservedMinimum => "the observed minimum".to_string(),
+        FloorSource::Check(name) => format!("CHECK constraint {name}"),
+        FloorSource::ObservedMinimum => "the observed minimum".to_string(),
     };
     let rel_text = guard_braces(&u_sql[upd.relation_span.clone()]);
     let col = ident(&a.column);

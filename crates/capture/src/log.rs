@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::log_csv;
+pub use crate::log_error::{LogError, MAX_LINE};
 use crate::log_prefix::{self, Prefix, SECONDARY};
 use crate::log_session::{Counts, Entry, Sessions};
 use crate::observed::ObservedTransaction;
@@ -51,25 +52,6 @@ pub struct LogSummary {
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum LogError {
-    #[error("{file}: cannot read the log: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
-    #[error("{file}:{line}: {message}")]
-    Line {
-        file: String,
-        line: u64,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    Format { file: String, message: String },
-}
-
-/// A line longer than this (no newline for 64 MiB) is skipped, not held in memory.
-pub const MAX_LINE: usize = 64 << 20;
 /// Lines read before deciding the format and inferring the prefix.
 const SAMPLE_LINES: usize = 1000;
 

@@ -7,7 +7,7 @@
 //! `leader_pid` and `query_id` at the end). That narrow dialect is read here by hand, record by
 //! record, never holding more than one record.
 
-use crate::log::{LogError, MAX_LINE};
+use crate::log_error::{LogError, MAX_LINE};
 use crate::log_prefix::wall_seconds;
 use crate::log_session::Entry;
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::{cell, query_or_note};
 use crate::model::{Model, RelKind, Relation, ValueKind};
-use crate::schema::SchemaError;
+use crate::schema_error::SchemaError;
 use crate::sqltext::{array_text, parse_array};
 
 /// One column's `pg_stats` row.

@@ -15,10 +15,7 @@
 //! for why in &cap.unreproducible { eprintln!("not reproduced: {why}"); }
 //! ```
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use hotbench_wire::{ConnectParams, Connection};
+use hotbench_wire::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::TableName;
@@ -26,80 +23,10 @@ use crate::catalog::{self, make_safe};
 use crate::catalog_types;
 use crate::model::Model;
 pub use crate::profile::{ColumnProfile, ColumnStats, TableProfile};
+pub use crate::schema_error::SchemaError;
+pub use crate::schema_options::{DumpSource, KeyRows, SchemaOptions};
 use crate::sqlnames::{self, Placement};
 use crate::{datagen, pgdump, profile, schema_sql, sqltext};
-
-/// Rows a table must contain whatever the statistics say: the hot keys the workload's
-/// statements use, so the twin's hottest row is the same row. Values are text as a
-/// statement would write them (`42`, `alice`), one per column, in `columns` order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KeyRows {
-    pub table: TableName,
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<Option<String>>>,
-}
-
-/// Where `schema_sql` comes from.
-#[derive(Debug, Clone, Default)]
-pub enum DumpSource {
-    /// Built from the catalogs only.
-    #[default]
-    Catalogs,
-    /// `pg_dump --schema-only` connecting with these parameters (the password, if any,
-    /// reaches it through its environment, never its command line), from `bin_dir` or
-    /// the newest installed PostgreSQL whose major is at least the server's; the
-    /// catalogs when none is.
-    PgDump {
-        params: Box<ConnectParams>,
-        bin_dir: Option<PathBuf>,
-    },
-}
-
-/// How to capture.
-#[derive(Debug, Clone)]
-pub struct SchemaOptions {
-    /// Rows written per table: `reltuples × scale` (at least the rows of `must_contain`).
-    pub scale: f64,
-    /// Replace every value the statistics hold (most-common values, strings) and every
-    /// `must_contain` value with a generated one ([`crate::redact::Redactor`] keyed by
-    /// `seed`, so the same value maps to the same generated one everywhere).
-    pub redact: bool,
-    /// Seed of the data generator (`setseed`) and the redaction key.
-    pub seed: u64,
-    pub must_contain: Vec<KeyRows>,
-    /// Functions the statements call (`name` or `schema.name`): written with
-    /// `pg_get_functiondef` (SQL and PL/pgSQL only).
-    pub functions: Vec<String>,
-    /// Schemas an unqualified table or function name is looked up in, in order (the
-    /// user's `search_path`).
-    pub search_path: Vec<String>,
-    pub dump: DumpSource,
-    /// Where each source schema's objects go on the twin: `(schema, None)` written
-    /// unqualified (they land in the setup session's current schema: a scenario's own),
-    /// `(schema, Some(t))` into schema `t`; a schema not listed keeps its name.
-    pub place: Vec<(String, Option<String>)>,
-    /// The longest `pg_dump` may run.
-    pub dump_timeout: Duration,
-    /// Rows per `INSERT` statement of `data_sql`.
-    pub chunk_rows: u64,
-}
-
-impl Default for SchemaOptions {
-    fn default() -> SchemaOptions {
-        SchemaOptions {
-            scale: 1.0,
-            redact: false,
-            seed: 1,
-            must_contain: Vec::new(),
-            functions: Vec::new(),
-            search_path: vec!["public".into()],
-            dump: DumpSource::Catalogs,
-            place: Vec::new(),
-            dump_timeout: Duration::from_secs(60),
-            chunk_rows: 1_000_000,
-        }
-    }
-}
 
 /// Which way `schema_sql` was written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,20 +50,6 @@ pub struct SchemaCapture {
     pub tables: Vec<TableProfile>,
     /// Each thing that could not be reproduced, and why.
     pub unreproducible: Vec<String>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SchemaError {
-    /// The session could not be made read-only and bounded; nothing was read.
-    #[error("refusing to read the schema: {0}")]
-    Unsafe(String),
-    /// A catalog read failed (the connection went away, or an unexpected server error).
-    #[error("{what}: {source}")]
-    Query {
-        what: String,
-        #[source]
-        source: hotbench_wire::Error,
-    },
 }
 
 /// Reads the schema and statistics of `tables` (and what they need) from `conn`, made

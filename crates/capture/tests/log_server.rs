@@ -80,6 +80,23 @@ fn shape(t: &ObservedTransaction) -> Vec<String> {
 
 #[test]
 fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
+    let (server, db) = logging_server();
+    our_session(&db);
+    let ran_pgbench = run_pgbench(&server, &db);
+    let (log, csv) = logs_once_done(&server, &db);
+    let from_log = read_both_formats_alike(&log, &csv);
+    check_our_session(&from_log);
+    if ran_pgbench {
+        check_pgbench_transactions(&from_log);
+    }
+}
+
+fn q(c: &mut Connection, sql: &str) {
+    c.simple_query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// A private server logging every statement to stderr and csvlog, and its database `app`.
+fn logging_server() -> (hotbench_pgserver::Server, ConnInfo) {
     let mut cluster = testing::test_cluster_options();
     cluster.settings.extend(
         [
@@ -95,10 +112,12 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
     );
     let server = testing::private(cluster);
     let db = server.create_database("app").expect("database");
-    let mut c = connect(&db);
-    let q = |c: &mut Connection, sql: &str| {
-        c.simple_query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    };
+    (server, db)
+}
+
+/// Our session: the simple and extended protocol cases the log must read back.
+fn our_session(db: &ConnInfo) {
+    let mut c = connect(db);
     q(
         &mut c,
         "create table acct (id int primary key, v int not null check (v >= 0))",
@@ -138,28 +157,37 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
         "update acct set v = v + 1 where id = 6; update acct set v = v + 1 where id = 7",
     );
     c.close();
-    let ran_pgbench = pgbench(&server, &db, &["-i", "-s", "1", "-q"])
-        && pgbench(&server, &db, &["-M", "prepared", "-t", "3", "-c", "2"])
-        && pgbench(
-            &server,
-            &db,
-            &["-M", "extended", "-t", "2", "-c", "1", "-N"],
-        );
-    let mut c = connect(&db);
+}
+
+/// pgbench's tpcb-like in prepared and extended mode (false when pgbench is not at hand).
+fn run_pgbench(server: &hotbench_pgserver::Server, db: &ConnInfo) -> bool {
+    pgbench(server, db, &["-i", "-s", "1", "-q"])
+        && pgbench(server, db, &["-M", "prepared", "-t", "3", "-c", "2"])
+        && pgbench(server, db, &["-M", "extended", "-t", "2", "-c", "1", "-N"])
+}
+
+/// The two log files, once a marker statement run last shows in both.
+fn logs_once_done(server: &hotbench_pgserver::Server, db: &ConnInfo) -> (PathBuf, PathBuf) {
+    let mut c = connect(db);
     q(&mut c, "select 'log test done'");
     c.close();
     let (log, csv) = log_files(&server.data_dir().join("log"), "log test done");
     if std::env::var_os("HOTBENCH_SHOW_LOG").is_some() {
         eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
     }
+    (log, csv)
+}
 
+/// The stderr log (prefix given and inferred) and the csvlog read into the same
+/// transactions; the stderr log's, prefix given.
+fn read_both_formats_alike(log: &Path, csv: &Path) -> Vec<ObservedTransaction> {
     let given = LogOptions {
         prefix: Some(PREFIX.into()),
     };
-    let (from_log, s_log) = read_all(&log, &given).expect("stderr log");
+    let (from_log, s_log) = read_all(log, &given).expect("stderr log");
     let (inferred, s_inf) =
-        read_all(&log, &LogOptions::default()).expect("stderr log, prefix inferred");
-    let (from_csv, s_csv) = read_all(&csv, &LogOptions::default()).expect("csvlog");
+        read_all(log, &LogOptions::default()).expect("stderr log, prefix inferred");
+    let (from_csv, s_csv) = read_all(csv, &LogOptions::default()).expect("csvlog");
     assert_eq!(
         (s_log.format, s_csv.format),
         (LogFormat::Stderr, LogFormat::Csv)
@@ -180,7 +208,11 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
             assert_eq!(pa, pb, "{name}");
         }
     }
+    from_log
+}
 
+/// Our session's transactions: their statements, flags, bind values and timing.
+fn check_our_session(from_log: &[ObservedTransaction]) {
     // Ours: the session that created acct.
     let ours_session = from_log
         .iter()
@@ -250,31 +282,32 @@ fn stderr_and_csvlog_of_a_real_server_read_into_the_transactions_that_ran() {
             assert!(w[1].started_at_s + 0.0015 >= end, "{t:#?}");
         }
     }
+}
 
-    if ran_pgbench {
-        let tpcb: Vec<&ObservedTransaction> = from_log
-            .iter()
-            .filter(|t| {
-                shape(t)
-                    .iter()
-                    .any(|s| s.starts_with("UPDATE pgbench_accounts"))
-            })
-            .collect();
-        // 2 clients × 3 (prepared) + 1 × 2 (extended, -N: no tellers/branches).
-        assert_eq!(tpcb.len(), 8, "{tpcb:#?}");
-        let full = tpcb.iter().filter(|t| t.statements.len() == 7).count();
-        let simple = tpcb.iter().filter(|t| t.statements.len() == 5).count();
-        assert_eq!((full, simple), (6, 2));
-        for t in &tpcb {
-            let s = shape(t);
-            assert_eq!((s[0].as_str(), s[s.len() - 1].as_str()), ("BEGIN", "END"));
-            assert!(t.complete && !t.rolled_back && !t.autocommit);
-            let upd = &t.statements[1];
-            assert_eq!(upd.params.len(), 2, "{upd:?}");
-            assert!(upd
-                .params
+/// pgbench's transactions: their count, statements and bind values.
+fn check_pgbench_transactions(from_log: &[ObservedTransaction]) {
+    let tpcb: Vec<&ObservedTransaction> = from_log
+        .iter()
+        .filter(|t| {
+            shape(t)
                 .iter()
-                .all(|p| p.as_deref().is_some_and(|v| v.parse::<i64>().is_ok())));
-        }
+                .any(|s| s.starts_with("UPDATE pgbench_accounts"))
+        })
+        .collect();
+    // 2 clients × 3 (prepared) + 1 × 2 (extended, -N: no tellers/branches).
+    assert_eq!(tpcb.len(), 8, "{tpcb:#?}");
+    let full = tpcb.iter().filter(|t| t.statements.len() == 7).count();
+    let simple = tpcb.iter().filter(|t| t.statements.len() == 5).count();
+    assert_eq!((full, simple), (6, 2));
+    for t in &tpcb {
+        let s = shape(t);
+        assert_eq!((s[0].as_str(), s[s.len() - 1].as_str()), ("BEGIN", "END"));
+        assert!(t.complete && !t.rolled_back && !t.autocommit);
+        let upd = &t.statements[1];
+        assert_eq!(upd.params.len(), 2, "{upd:?}");
+        assert!(upd
+            .params
+            .iter()
+            .all(|p| p.as_deref().is_some_and(|v| v.parse::<i64>().is_ok())));
     }
 }

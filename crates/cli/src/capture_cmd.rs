@@ -9,12 +9,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use hotbench_capture::fixes::Fixes;
-use hotbench_capture::scenario_dir::{self, SchemaFiles, CAPTURE_JSON};
+use hotbench_capture::scenario_dir::{self, SchemaFiles};
 use hotbench_capture::workload::Capture;
 use hotbench_engine::duration::{parse_duration_us, Unit};
-use hotbench_results::capture_record::{CaptureDoc, CaptureStatus, CAPTURE_FORMAT};
+use hotbench_results::capture_record::{CaptureDoc, CaptureStatus};
 use hotbench_results::terminal;
 
+use crate::capture_dir::{is_capture_dir, scenario_name};
 use crate::fail::{Fail, Result};
 use crate::flags::capture::CaptureArgs;
 use crate::target::{self, TargetArgs};
@@ -128,37 +129,6 @@ fn scale(s: Option<&str>) -> Result<f64> {
             "invalid --scale \"{s}\": a factor above 0, at most 1000 (0.5 halves the captured rows)"
         ))),
     }
-}
-
-/// A directory holding a capture document of ours.
-pub fn is_capture_dir(dir: &Path) -> bool {
-    read_doc(dir).is_ok()
-}
-
-/// `DIR/capture.json`, read and checked to be a capture document.
-pub fn read_doc(dir: &Path) -> Result<CaptureDoc> {
-    let path = dir.join(CAPTURE_JSON);
-    let text = hotbench_results::input_file::read_text(&path, 64 << 20)
-        .map_err(|e| Fail::input(format!("could not read \"{}\": {e}", path.display())))?;
-    let doc: CaptureDoc = serde_json::from_str(&text)
-        .map_err(|e| Fail::input(format!("\"{}\" is not a capture: {e}", path.display())))?;
-    if doc.format != CAPTURE_FORMAT {
-        return Err(Fail::input(format!(
-            "\"{}\" is not a capture (format \"{}\", expected \"{CAPTURE_FORMAT}\")",
-            path.display(),
-            doc.format.escape_debug()
-        )));
-    }
-    Ok(doc)
-}
-
-/// The scenario's name: its directory's (as `scenario run --dir` names it).
-pub fn scenario_name(dir: &Path) -> String {
-    dir.canonicalize()
-        .unwrap_or_else(|_| dir.to_path_buf())
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "scenario".into())
 }
 
 /// `--log FILE`'s transactions.

@@ -13,7 +13,7 @@ use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_results::{terminal, Ladder};
 use hotbench_settings::RunSettings;
 
-use crate::capture_cmd::{read_doc, scenario_name};
+use crate::capture_dir::{read_doc, scenario_name};
 use crate::fail::{Fail, Result};
 use crate::flags::capture::CaptureArgs;
 use crate::ladder_request::LadderRequest;

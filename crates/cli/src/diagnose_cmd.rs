@@ -29,7 +29,7 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     let opts = options(a)?;
     crate::outputs::check(&[a.json.as_deref(), a.html.as_deref()], &[])?;
     if let Some(dir) = &a.capture {
-        crate::outputs::check_dir(dir, &crate::capture_cmd::is_capture_dir, &[])?;
+        crate::outputs::check_dir(dir, &crate::capture_dir::is_capture_dir, &[])?;
     }
     let target = target::resolve(
         &TargetArgs {
@@ -219,7 +219,7 @@ fn embedded_ladder(
 fn lab(a: &DiagnoseArgs, d: &mut Diagnosis, argv: &[String]) -> Result<u8> {
     let (command, req, scenario, dirs, variants) = match &a.capture {
         Some(dir) => {
-            let name = crate::capture_cmd::scenario_name(dir);
+            let name = crate::capture_dir::scenario_name(dir);
             let args = [
                 "scenario".to_string(),
                 "run".into(),

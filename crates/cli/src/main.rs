@@ -3,6 +3,7 @@
 //! `--threshold` crossed.
 
 mod capture_cmd;
+mod capture_dir;
 mod capture_verify;
 mod compat;
 mod diagnose_cmd;

@@ -94,26 +94,7 @@ fn writes(sql: &str) -> Option<String> {
 
 #[test]
 fn capture_runs_no_write_and_no_ddl() {
-    let mut cluster = testing::test_cluster_options();
-    cluster.settings.extend([
-        ("log_statement".to_string(), "all".to_string()),
-        ("log_line_prefix".to_string(), PREFIX.to_string()),
-    ]);
-    let server = testing::private(cluster);
-    let db = server.create_database("app").expect("database");
-    let mut setup = connect(&db, "setup");
-    setup
-        .simple_query(
-            "create extension if not exists pg_stat_statements;
-             create table acct (id int primary key, balance bigint not null check (balance >= 0));
-             insert into acct select g, 1000000 from generate_series(1, 4) g;
-             create table job (id bigserial primary key, state text not null default 'new');
-             insert into job (state) select 'new' from generate_series(1, 100000);
-             create table post (id int primary key, views bigint not null default 0);
-             insert into post select g from generate_series(1, 10) g;",
-        )
-        .expect("setup");
-    setup.close();
+    let (server, db) = server_with_tables();
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let workers: Vec<_> = (0..6)
@@ -168,27 +149,7 @@ fn capture_runs_no_write_and_no_ddl() {
     // The capture's sessions: every session in the log but the workload's (application
     // "app"; the setup ended before the capture began).
     let text_log = String::from_utf8_lossy(log);
-    let mut users: BTreeSet<String> = BTreeSet::new();
-    let mut ours: BTreeSet<String> = BTreeSet::new();
-    let mut apps: BTreeSet<String> = BTreeSet::new();
-    for line in text_log.lines().filter(|l| !l.starts_with('\t')) {
-        let Some((pid_part, rest)) = line.split_once("] ") else {
-            continue;
-        };
-        let Some(pid) = pid_part.rsplit('[').next() else {
-            continue;
-        };
-        let Some((app, _)) = rest.split_once(": ") else {
-            continue;
-        };
-        if app == "app" {
-            users.insert(pid.to_string());
-        } else if rest.contains("statement: ") || rest.contains("execute ") {
-            ours.insert(pid.to_string());
-            apps.insert(app.to_string());
-        }
-    }
-    ours.retain(|p| !users.contains(p));
+    let (ours, apps) = capture_sessions(&text_log);
     assert!(
         !ours.is_empty(),
         "no capture session in the log:\n{text_log}"
@@ -243,4 +204,56 @@ fn capture_runs_no_write_and_no_ddl() {
         bad.join("\n")
     );
     eprintln!("capture sessions {apps:?}: {statements} statements, none writes");
+}
+
+/// A private server logging every statement, with the tables the workload runs on.
+fn server_with_tables() -> (hotbench_pgserver::Server, ConnInfo) {
+    let mut cluster = testing::test_cluster_options();
+    cluster.settings.extend([
+        ("log_statement".to_string(), "all".to_string()),
+        ("log_line_prefix".to_string(), PREFIX.to_string()),
+    ]);
+    let server = testing::private(cluster);
+    let db = server.create_database("app").expect("database");
+    let mut setup = connect(&db, "setup");
+    setup
+        .simple_query(
+            "create extension if not exists pg_stat_statements;
+             create table acct (id int primary key, balance bigint not null check (balance >= 0));
+             insert into acct select g, 1000000 from generate_series(1, 4) g;
+             create table job (id bigserial primary key, state text not null default 'new');
+             insert into job (state) select 'new' from generate_series(1, 100000);
+             create table post (id int primary key, views bigint not null default 0);
+             insert into post select g from generate_series(1, 10) g;",
+        )
+        .expect("setup");
+    setup.close();
+    (server, db)
+}
+
+/// The pids of the sessions in `text_log` that ran statements and were not the workload's
+/// (application "app"), and their application names.
+fn capture_sessions(text_log: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut users: BTreeSet<String> = BTreeSet::new();
+    let mut ours: BTreeSet<String> = BTreeSet::new();
+    let mut apps: BTreeSet<String> = BTreeSet::new();
+    for line in text_log.lines().filter(|l| !l.starts_with('\t')) {
+        let Some((pid_part, rest)) = line.split_once("] ") else {
+            continue;
+        };
+        let Some(pid) = pid_part.rsplit('[').next() else {
+            continue;
+        };
+        let Some((app, _)) = rest.split_once(": ") else {
+            continue;
+        };
+        if app == "app" {
+            users.insert(pid.to_string());
+        } else if rest.contains("statement: ") || rest.contains("execute ") {
+            ours.insert(pid.to_string());
+            apps.insert(app.to_string());
+        }
+    }
+    ours.retain(|p| !users.contains(p));
+    (ours, apps)
 }
