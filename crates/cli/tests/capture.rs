@@ -57,9 +57,9 @@ fn out_dir(tag: &str, name: &str) -> PathBuf {
     out
 }
 
-/// `hotbench capture -T 4 --out OUT` on `db`; returns the document.
+/// `hotbench capture -T 8 --out OUT` on `db`; returns the document.
 fn capture(db: &ConnInfo, out: &Path, extra: &[&str]) -> CaptureDoc {
-    let mut args = vec!["-T", "4", "--out", out.to_str().expect("utf-8")];
+    let mut args = vec!["-T", "8", "--out", out.to_str().expect("utf-8")];
     args.extend_from_slice(extra);
     let o = command_on(db, &["capture"], &args)
         .output()

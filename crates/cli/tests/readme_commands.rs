@@ -19,7 +19,7 @@ use common::{hotbench, private_home, text};
 
 /// Commands that cannot run here, and why (matched on the line's start).
 fn why_not(line: &str) -> Option<&'static str> {
-    let reasons: [(&str, &str); 5] = [
+    let reasons: [(&str, &str); 7] = [
         (
             "cargo test --workspace",
             "the README's test command: this test runs inside it",
@@ -29,6 +29,14 @@ fn why_not(line: &str) -> Option<&'static str> {
             "a shell variable for the lines after it (their -h db is a server of yours)",
         ),
         ("$EDITOR", "opens an editor"),
+        (
+            "hotbench scenario run app-capture",
+            "runs the capture the line before makes of a server of yours (-h HOST)",
+        ),
+        (
+            "hotbench capture --verify ./app-capture",
+            "scores the capture the lines before make of a server of yours (-h HOST)",
+        ),
         ("cp -r", "a shell copy of files the test does not have"),
         (
             "hotbench run --prometheus :9187 -T 3600 …",
