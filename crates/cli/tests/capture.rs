@@ -262,3 +262,60 @@ fn bad_flags_and_directories_not_ours_are_refused_before_sampling() {
         assert_eq!(o.status.code(), Some(1), "{bad:?}: {:?}", text(&o));
     }
 }
+
+/// 5,000 distinct statements in pg_stat_statements (its default maximum) beside a small
+/// load: the capture reads them all (only what ran during the sample counts in the mix),
+/// finishes, and the load's shape is what it writes.
+#[test]
+fn five_thousand_statements_in_pg_stat_statements_are_read_and_left_out_of_the_mix() {
+    let db = database("capture_pgss");
+    let cols: Vec<String> = (0..13).map(|i| format!("c{i} int")).collect();
+    psql(
+        &db,
+        &format!(
+            "create table wide ({}); insert into wide values ({});",
+            cols.join(", "),
+            ["1"; 13].join(", ")
+        ),
+    );
+    // Each subset of the 13 columns is a statement of its own to pg_stat_statements.
+    // (in batches: one command-line argument holds at most 128 kB)
+    for first in (1..=5000u32).step_by(500) {
+        let mut batch = String::new();
+        for mask in first..first + 500 {
+            let picked: Vec<String> = (0..13)
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| format!("c{b}"))
+                .collect();
+            batch.push_str(&format!("select {} from wide;\n", picked.join(", ")));
+        }
+        psql(&db, &batch);
+    }
+    let entries: u64 = psql(
+        &db,
+        "select count(*) from pg_stat_statements where query like 'select c% from wide'",
+    )
+    .trim()
+    .parse()
+    .expect("a count");
+    assert!(entries >= 4000, "only {entries} entries");
+    let dir = temp_dir("capture-pgss");
+    let script = write_script(&dir, "bump.sql", "update wide set c0 = c0 + 1;\n");
+    let load = Load::start(
+        &db,
+        "pgss",
+        &["-c", "4", "-f", script.to_str().expect("utf-8")],
+    );
+    let out = out_dir("pgss", "pgss_twin");
+    let doc = capture(&db, &out, &[]);
+    drop(load);
+    let statements: Vec<&String> = doc.shapes.iter().flat_map(|s| &s.statements).collect();
+    assert!(
+        statements.iter().any(|s| s.starts_with("update wide")),
+        "{statements:?}"
+    );
+    assert!(
+        !statements.iter().any(|s| s.contains("from wide")),
+        "statements that ran before the sample are not in its shapes: {statements:?}"
+    );
+}
