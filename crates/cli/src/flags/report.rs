@@ -41,9 +41,13 @@ pub struct CompareArgs {
     /// The files are sides of N repeated runs each, in order (A1 A2 A3 B1 B2 B3): the
     /// perturbations' times to recover are compared across the repeats (mean, spread,
     /// Welch's t-test); the other metrics still file by file
-    #[arg(long = "repeats", value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long = "repeats", value_name = "N", default_value_t = 1, value_parser = repeats)]
     pub repeats: u32,
+}
+
+/// `--repeats N`: at least 1 (the message names the flag, as every value parser's does).
+fn repeats(v: &str) -> Result<u32, String> {
+    hotbench_settings::values::int_in(v, "--repeats", 1, i64::from(u32::MAX)).map(|n| n as u32)
 }
 
 #[derive(Debug, Clone, Args)]
@@ -73,4 +77,16 @@ pub struct UslArgs {
     /// Write an HTML page: the measured points and the fitted curve
     #[arg(long = "html", value_name = "FILE")]
     pub html: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bad_repeats_names_its_flag() {
+        assert_eq!(super::repeats("3"), Ok(3));
+        for bad in ["0", "-1", "x", "4294967296"] {
+            let e = super::repeats(bad).unwrap_err();
+            assert!(e.contains("--repeats"), "{bad}: {e}");
+        }
+    }
 }
