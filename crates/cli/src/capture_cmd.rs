@@ -18,7 +18,7 @@ use hotbench_results::terminal;
 use crate::capture_dir::{is_capture_dir, scenario_name};
 use crate::fail::{Fail, Result};
 use crate::flags::capture::CaptureArgs;
-use crate::target::{self, TargetArgs};
+use crate::target;
 
 /// `-T` when not given: how long a capture samples.
 const DEFAULT_TIME: &str = "60s";
@@ -46,20 +46,7 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
         Some(p) => Some(read_log(p)?),
         None => None,
     };
-    let target = target::resolve(
-        &TargetArgs {
-            conn: a.conn.clone(),
-            embedded: a.embedded.clone(),
-            dbname: a.dbname.clone(),
-            settings: Default::default(),
-            embedded_only: false,
-        },
-        false,
-    )?;
-    let params = target
-        .config
-        .resolve()
-        .map_err(|e| Fail::input(e.to_string()))?;
+    let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     let mut opts = opts;
     opts.target = target.describe();
     opts.log = log;

@@ -31,21 +31,7 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     if let Some(dir) = &a.capture {
         crate::outputs::check_dir(dir, &crate::capture_dir::is_capture_dir, &[])?;
     }
-    let target = target::resolve(
-        &TargetArgs {
-            conn: a.conn.clone(),
-            embedded: a.embedded.clone(),
-            dbname: a.dbname.clone(),
-            // Diagnose runs no workload: no run setting applies to it.
-            settings: Default::default(),
-            embedded_only: false,
-        },
-        false,
-    )?;
-    let params = target
-        .config
-        .resolve()
-        .map_err(|e| Fail::input(e.to_string()))?;
+    let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     let mut opts = opts;
     opts.target = target.describe();
     let connected = hotbench_diagnose::connect(&params)

@@ -254,6 +254,31 @@ pub fn with_pool_size(
     s
 }
 
+/// The server a read-only sampler (`diagnose`, `capture`) reads, and its connection
+/// parameters: resolved as every command resolves its target, with no run setting (they run
+/// no workload).
+pub fn sampled(
+    conn: &ConnArgs,
+    embedded: &EmbeddedArgs,
+    dbname: &Option<String>,
+) -> Result<(Target, hotbench_wire::ConnectParams)> {
+    let target = resolve(
+        &TargetArgs {
+            conn: conn.clone(),
+            embedded: embedded.clone(),
+            dbname: dbname.clone(),
+            settings: Default::default(),
+            embedded_only: false,
+        },
+        false,
+    )?;
+    let params = target
+        .config
+        .resolve()
+        .map_err(|e| Fail::input(e.to_string()))?;
+    Ok((target, params))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
