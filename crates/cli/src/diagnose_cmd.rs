@@ -351,7 +351,7 @@ mod tests {
             let ScenarioCommand::Run(r) = sc.command else {
                 panic!("{args:?} is not scenario run")
             };
-            assert_eq!(r.name, typed.scenario, "{args:?}");
+            assert_eq!(r.name.as_deref(), Some(typed.scenario.as_str()), "{args:?}");
             assert_eq!(r.pick.variant_names(), Ok(variants), "{args:?}");
             let mut printed = LadderRequest::new(&r.ladder, r.dbname.clone(), false);
             printed.target.embedded_only = true;
