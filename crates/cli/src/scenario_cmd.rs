@@ -534,7 +534,10 @@ mod tests {
         let parent = root.join("captures");
         let own = scenario_dir(&parent, "app-capture");
         // The directory holding it, or the scenario's own directory.
-        assert_eq!(run_name(None, &[parent.clone()]).unwrap(), "app-capture");
+        assert_eq!(
+            run_name(None, std::slice::from_ref(&parent)).unwrap(),
+            "app-capture"
+        );
         assert_eq!(run_name(None, &[own]).unwrap(), "app-capture");
         assert_eq!(run_name(Some("queue"), &[]).unwrap(), "queue");
         // Several, none, or no --dir at all: exit 1 with the usage line.
