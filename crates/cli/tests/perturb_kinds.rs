@@ -114,8 +114,6 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
         "7",
         "--interval",
         "100ms",
-        "--probe",
-        "off",
         "--perturb",
         "2s:restart",
         "-f",
@@ -142,6 +140,7 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
     assert!(c.reconnects >= 1, "{c:?}");
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{out}");
     assert!(rate_in(&v.timeline, 5.5, 7.0) > 100.0, "{out}");
+    probes_survive_the_restart(&v, &p, &out);
 
     let ladder = home.dir.join("ladder.json");
     let o = home.run(&[
@@ -183,6 +182,60 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
     assert!(
         codes.contains_key("57P01") || codes.contains_key("57P03"),
         "{codes:?}"
+    );
+}
+
+/// The probes (on by default) connected again after the restart and sampled on: the record
+/// says when, the server's counters count anew from then (no interval's delta spans the
+/// restart), and the restart's window has the server's side, on its text line too.
+fn probes_survive_the_restart(v: &RunRecord, p: &PerturbationRecord, out: &str) {
+    let probes = v.probes.as_ref().expect("the probes' record");
+    let back = probes.reconnects.first().expect("the probe reconnected");
+    assert!(
+        back.server_restarted,
+        "{:?}\n{:?}",
+        probes.reconnects, probes.notes
+    );
+    assert!(
+        back.lost_s >= p.at_s - 0.5 && back.back_s > back.lost_s,
+        "{back:?}"
+    );
+    let after: Vec<_> = probes
+        .timeline
+        .iter()
+        .filter(|iv| iv.t > back.back_s + 0.05 && iv.samples > 0)
+        .collect();
+    assert!(
+        after.len() >= 5,
+        "sampled after the restart: {:?}",
+        probes.notes
+    );
+    assert!(
+        after.iter().any(|iv| iv.server.wal_bytes.is_some()),
+        "the server's counters read again: {after:?}"
+    );
+    assert_eq!(
+        probes.timeline.iter().filter(|iv| iv.restarted).count(),
+        1,
+        "one interval spans the restart"
+    );
+    assert!(
+        !probes.notes.iter().any(|n| n.contains("sampling stopped")),
+        "{:?}",
+        probes.notes
+    );
+    let w = p
+        .server
+        .as_ref()
+        .expect("the server's side of the restart's window");
+    assert!(w.server_restarted && w.to_s > back.back_s, "{w:?}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("perturbation 2s:restart"))
+        .unwrap_or("");
+    assert!(
+        line.contains("; server: ") && line.contains("counted anew from the server's restart"),
+        "{out}"
     );
 }
 

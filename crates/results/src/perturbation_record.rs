@@ -119,6 +119,10 @@ pub struct ServerWindow {
     /// (what an xmin held keeps from being vacuumed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dead_tuples_max: Option<i64>,
+    /// The server restarted inside the window (the probe reconnected): the counters above
+    /// count from the reconnection, a new baseline (`probes.reconnects`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub server_restarted: bool,
 }
 
 impl PerturbationRecord {
