@@ -346,6 +346,32 @@ fn sleepy(tag: &str) -> Case {
     Case::new(tag, "select pg_catalog.pg_sleep(0.002);\n")
 }
 
+/// A ladder on a server of the user's refuses a `restart` without `--perturb-cmd` before its
+/// first variant's setup (as `run` does before its run), not once that variant's run starts.
+#[test]
+fn a_ladder_refuses_a_restart_of_their_server_before_any_setup() {
+    let db = database("pt_ladder_refused");
+    let o = command_on(
+        &db,
+        &["scenario", "run", "counters"],
+        &["--variants", "direct", "-T", "2", "--perturb", "1s:restart"],
+    )
+    .output()
+    .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("--perturb-cmd 'restart=COMMAND'") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    let schemas = psql(
+        &db,
+        "select count(*) from pg_namespace where nspname not like 'pg\\_%' \
+         and nspname not in ('public', 'information_schema')",
+    );
+    assert_eq!(schemas.trim(), "0", "no setup ran: {out}");
+}
+
 /// `--perturb-cmd`: their command runs for the kind (a marker file, the spec in its
 /// environment, its output in the detail); one that fails is the entry's error; without
 /// one, a restart of their server is refused before the run with a line naming the flag.
