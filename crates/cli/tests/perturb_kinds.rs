@@ -214,10 +214,9 @@ fn probes_survive_the_restart(v: &RunRecord, p: &PerturbationRecord, out: &str) 
         after.iter().any(|iv| iv.server.wal_bytes.is_some()),
         "the server's counters read again: {after:?}"
     );
-    assert_eq!(
-        probes.timeline.iter().filter(|iv| iv.restarted).count(),
-        1,
-        "one interval spans the restart"
+    assert!(
+        probes.timeline.iter().any(|iv| iv.restarted),
+        "an interval spans the restart"
     );
     assert!(
         !probes.notes.iter().any(|n| n.contains("sampling stopped")),

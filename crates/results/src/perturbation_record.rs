@@ -354,6 +354,15 @@ mod tests {
         assert_eq!(w.dead_tuples_max, Some(12), "the window's, not the run's");
         let mut none = RunRecord::default();
         server_side(&mut none);
+        // The server restarted inside the window (the probes reconnected): said, since its
+        // counters count from the reconnection.
+        assert!(!w.server_restarted);
+        if let Some(p) = rec.probes.as_mut() {
+            p.timeline[6].restarted = true;
+        }
+        server_side(&mut rec);
+        let w = rec.perturbations[1].server.clone().expect("a window");
+        assert!(w.server_restarted, "{w:?}");
     }
 }
 
