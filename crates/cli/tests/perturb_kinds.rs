@@ -114,8 +114,10 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
         "7",
         "--interval",
         "100ms",
+        // Early enough that a slow restart on a loaded machine still leaves time to see
+        // the recovery confirmed (1.5 s of 100 ms intervals is the baseline).
         "--perturb",
-        "2s:restart",
+        "1500ms:restart",
         "-f",
         s(&script),
         "--json",
@@ -230,7 +232,7 @@ fn probes_survive_the_restart(v: &RunRecord, p: &PerturbationRecord, out: &str) 
     assert!(w.server_restarted && w.to_s > back.back_s, "{w:?}");
     let line = out
         .lines()
-        .find(|l| l.starts_with("perturbation 2s:restart"))
+        .find(|l| l.starts_with("perturbation ") && l.contains(":restart=fast at "))
         .unwrap_or("");
     assert!(
         line.contains("; server: ") && line.contains("counted anew from the server's restart"),
