@@ -337,6 +337,8 @@ fn run_thread(
                 (lost_since, next_try) = (None, None);
                 shared.lost.store(false, Ordering::SeqCst);
                 next_wait = unix_now();
+                // The interval open across the gap ends on the run's next boundary.
+                phased_on = None;
             }
             continue;
         }
