@@ -298,6 +298,12 @@ pub(crate) fn run_ladders(
              server), or use hotbench run with --pooler-admin",
         ));
     }
+    // A restart or pause of a server hotbench did not start: refused before any setup.
+    hotbench_engine::check_server_kinds(
+        a.settings(),
+        crate::server_process::handle(&target).is_some(),
+    )
+    .map_err(Fail::input)?;
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
         wait_us: a.settings().probe_interval_us,
