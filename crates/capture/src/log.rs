@@ -43,6 +43,8 @@ pub struct LogSummary {
     pub messages: u64,
     /// Lines that were none of the server's messages, and the first of them.
     pub skipped_lines: u64,
+    /// Messages of hotbench's own read-only sessions (capture, diagnose, probes), left out.
+    pub own_messages: u64,
     pub first_skipped_line: Option<u64>,
     pub counts: Counts,
     /// The log's first and last message times (seconds since the epoch, or of its clock).
@@ -266,6 +268,7 @@ impl State {
                 lines: 0,
                 messages: 0,
                 skipped_lines: 0,
+                own_messages: 0,
                 first_skipped_line: None,
                 counts: Counts::default(),
                 first_at_s: None,
@@ -284,6 +287,10 @@ impl State {
         self.summary.first_at_s.get_or_insert(e.at_s);
         self.summary.last_at_s = Some(e.at_s);
         if e.session.is_empty() {
+            return Ok(());
+        }
+        if e.application.as_deref().is_some_and(is_hotbench_sampler) {
+            self.summary.own_messages += 1;
             return Ok(());
         }
         self.sessions
@@ -328,6 +335,12 @@ impl State {
                 "{} line(s) were none of the server's messages and were skipped (the first: line {})",
                 s.skipped_lines,
                 s.first_skipped_line.unwrap_or(0)
+            ));
+        }
+        if s.own_messages > 0 {
+            s.notes.push(format!(
+                "{} message(s) of hotbench's own sessions (application_name {}…) were left out: a capture's or diagnose's reads are not the workload",
+                s.own_messages, OWN_APPLICATIONS[0]
             ));
         }
         if s.counts.cut > 0 {
@@ -439,6 +452,7 @@ impl<'p> StderrReader<'p> {
             session,
             at_s,
             vxid: fields.vxid,
+            application: fields.application,
             severity: severity.to_string(),
             message: text.to_string(),
             detail: None,
@@ -457,5 +471,58 @@ impl<'p> StderrReader<'p> {
             Some(e) => st.entry(e, sink),
             None => Ok(()),
         }
+    }
+}
+
+/// The `application_name`s of hotbench's own read-only sessions (its probes, `capture`'s
+/// sampler and pg_dump, `diagnose`): their statements in a log are not the workload.
+pub const OWN_APPLICATIONS: [&str; 3] = ["hotbench-probe", "hotbench capture", "hotbench diagnose"];
+
+/// A session of hotbench's own sampling, by its `application_name`.
+pub fn is_hotbench_sampler(application: &str) -> bool {
+    OWN_APPLICATIONS.iter().any(|a| application.starts_with(a))
+}
+
+#[cfg(test)]
+mod own_session_tests {
+    use super::*;
+
+    fn read(text: &str, prefix: Option<&str>) -> (Vec<ObservedTransaction>, LogSummary) {
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            prefix: prefix.map(str::to_string),
+        };
+        let s = read_log_from(text.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        (out, s)
+    }
+
+    #[test]
+    fn hotbench_sampling_sessions_are_left_out_and_noted() {
+        let stderr = "2026-11-28 08:02:28.257 UTC [1] 6b.1 app: LOG:  duration: 0.1 ms  statement: update t set v = 1
+2026-11-28 08:02:28.258 UTC [2] 6b.2 hotbench-probe capture: LOG:  duration: 0.1 ms  statement: execute hotbench_capture_activity
+2026-11-28 08:02:28.259 UTC [3] 6b.3 hotbench capture (pg_dump): LOG:  duration: 0.1 ms  statement: select 1
+2026-11-28 08:02:28.260 UTC [4] 6b.4 hotbench diagnose: LOG:  duration: 0.1 ms  statement: select 2
+2026-11-28 08:02:28.261 UTC [5] 6b.5 hotbench run: LOG:  duration: 0.1 ms  statement: select 3
+";
+        let (txs, s) = read(stderr, Some("%m [%p] %c %a: "));
+        let mut sessions: Vec<&str> = txs.iter().map(|t| t.session.as_str()).collect();
+        sessions.sort_unstable();
+        assert_eq!(sessions, ["6b.1", "6b.5"]);
+        assert_eq!(s.own_messages, 3);
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.contains("3 message(s) of hotbench's own")),
+            "{:?}",
+            s.notes
+        );
+        let csv = r#"2026-11-28 08:02:28.257 UTC,"postgres","app",18557,"[local]",6b.1,1,"UPDATE",2026-11-28 08:02:28 UTC,3/6,0,LOG,00000,"duration: 0.1 ms  statement: update t set v = 1",,,,,,,,,"psql","client backend",,0
+2026-11-28 08:02:28.258 UTC,"postgres","app",18558,"[local]",6b.2,1,"SELECT",2026-11-28 08:02:28 UTC,4/6,0,LOG,00000,"duration: 0.1 ms  statement: select 1",,,,,,,,,"hotbench-probe capture","client backend",,0
+"#;
+        let (txs, s) = read(csv, None);
+        assert_eq!(txs.len(), 1);
+        assert_eq!(txs[0].session, "6b.1");
+        assert_eq!(s.own_messages, 1);
     }
 }

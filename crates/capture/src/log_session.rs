@@ -30,6 +30,8 @@ pub struct Entry {
     pub detail: Option<String>,
     /// The statement an error or notice was about (`STATEMENT:`, csvlog's `query`).
     pub statement: Option<String>,
+    /// The session's `application_name` (`%a`, csvlog's `application_name`), when logged.
+    pub application: Option<String>,
 }
 
 /// A transaction longer than this keeps its first statements only (noted).

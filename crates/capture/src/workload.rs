@@ -46,6 +46,8 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     } = sample;
     let mut doc = observed(&d, opts);
     doc.notes.extend(sample_notes);
+    doc.notes
+        .extend(opts.log_notes.iter().map(|n| format!("log: {n}")));
     let commits = d
         .probe
         .server

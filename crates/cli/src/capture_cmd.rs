@@ -40,14 +40,18 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let scale = scale(a.scale.as_deref())?;
     let log_input = a.log.as_deref().map(crate::outputs::Input);
     crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
-    let log = match &a.log {
-        Some(p) => Some(read_log(p)?),
-        None => None,
+    let (log, log_notes) = match &a.log {
+        Some(p) => {
+            let (txs, notes) = read_log(p)?;
+            (Some(txs), notes)
+        }
+        None => (None, Vec::new()),
     };
     let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     let mut opts = opts;
     opts.target = target.describe();
     opts.log = log;
+    opts.log_notes = log_notes;
     crate::sampling::announce(
         "capture",
         &opts.target,
@@ -94,8 +98,13 @@ fn scale(s: Option<&str>) -> Result<f64> {
     }
 }
 
-/// `--log FILE`'s transactions.
-fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransaction>> {
+/// `--log FILE`'s transactions, and what reading it noted.
+fn read_log(
+    p: &Path,
+) -> Result<(
+    Vec<hotbench_capture::observed::ObservedTransaction>,
+    Vec<String>,
+)> {
     let mut out = Vec::new();
     let summary = hotbench_capture::log::read_log(
         p,
@@ -113,7 +122,7 @@ fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransact
         out.len(),
         summary.lines
     );
-    Ok(out)
+    Ok((out, summary.notes))
 }
 
 /// The schema and data files for the captured statements' tables (`schema.sql`, `data.sql`),

@@ -83,7 +83,7 @@ fn run_workload(db: &ConnInfo, dir: &Path) {
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
 }
 
-/// The collector's two files once both hold `marker`, copied into `snapshot`.
+/// The collector's two files once both hold `marker`: the stderr one copied into `snapshot`.
 fn log_files(server: &Server, db: &ConnInfo, marker: &str, snapshot: &Path) -> (PathBuf, PathBuf) {
     hotbench_pgserver::server::psql(server.binaries(), db, &format!("select '{marker}'"))
         .expect("marker");
@@ -93,14 +93,12 @@ fn log_files(server: &Server, db: &ConnInfo, marker: &str, snapshot: &Path) -> (
     wait_until("both logs hold the marker", Duration::from_secs(30), || {
         has(&log) && has(&csv)
     });
-    // The logs of the workload alone, as a user hands them over: a capture's own sessions
-    // (its probe, pg_dump) log their statements to the live files too.
-    let copy = |p: &Path, name: &str| {
-        let to = snapshot.join(name);
-        std::fs::copy(p, &to).expect("copy the log");
-        to
-    };
-    (copy(&log, "pg.log"), copy(&csv, "pg.csv"))
+    // The stderr log of the workload alone, as a user hands one over; the csvlog stays the
+    // live file, which goes on logging the captures' own sessions (their probe and pg_dump,
+    // named by application_name): read as the workload, they would be shapes of their own.
+    let to = snapshot.join("pg.log");
+    std::fs::copy(&log, &to).expect("copy the log");
+    (to, csv)
 }
 
 /// `hotbench capture -T 1 --out OUT --log LOG`: its exit code, output and document.
@@ -156,6 +154,22 @@ fn capture_from_a_real_servers_log_keeps_shape_hot_key_and_think_time() {
 }
 
 fn check_doc(name: &str, doc: &CaptureDoc, out: &Path, span_s: f64) {
+    // The workload's shapes only (its setup and the marker included), none of hotbench's.
+    let ours = |q: &String| q.contains("hotbench_") || q.contains("pg_catalog");
+    assert!(
+        doc.shapes.len() <= 4 && !doc.shapes.iter().any(|s| s.statements.iter().any(ours)),
+        "{name}: {:#?}",
+        doc.shapes
+    );
+    if name == "csvlog" {
+        assert!(
+            doc.notes
+                .iter()
+                .any(|n| n.contains("of hotbench's own sessions")),
+            "{name}: {:?}",
+            doc.notes
+        );
+    }
     let rcw = doc
         .shapes
         .iter()
