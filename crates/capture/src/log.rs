@@ -22,6 +22,9 @@ use crate::observed::ObservedTransaction;
 pub struct LogOptions {
     /// The server's `log_line_prefix` (stderr logs); inferred from the log when `None`.
     pub prefix: Option<String>,
+    /// Read only this database's messages, where the log names databases (csvlog's
+    /// `database_name`, `%d` in a stderr prefix); the others are counted in a note.
+    pub database: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -45,6 +48,10 @@ pub struct LogSummary {
     pub skipped_lines: u64,
     /// Messages of hotbench's own read-only sessions (capture, diagnose, probes), left out.
     pub own_messages: u64,
+    /// Messages of other databases than [`LogOptions::database`], left out.
+    pub other_db_messages: u64,
+    /// Those databases (the first few).
+    pub other_databases: Vec<String>,
     pub first_skipped_line: Option<u64>,
     pub counts: Counts,
     /// The log's first and last message times (seconds since the epoch, or of its clock).
@@ -105,7 +112,7 @@ pub fn read_log_from(
     }
     let first = sample.iter().find(|(_, l)| !l.trim().is_empty());
     let is_csv = first.is_some_and(|(_, l)| log_csv::looks_like_csvlog(l));
-    let mut st = State::new(file);
+    let mut st = State::new(file, opts.database.clone());
     if is_csv {
         let rest = sample
             .into_iter()
@@ -252,14 +259,16 @@ impl<R: BufRead> Lines<R> {
 /// The reader's running state: the sessions and the summary.
 struct State {
     file: String,
+    database: Option<String>,
     sessions: Sessions,
     summary: LogSummary,
 }
 
 impl State {
-    fn new(file: &str) -> Self {
+    fn new(file: &str, database: Option<String>) -> Self {
         State {
             file: file.to_string(),
+            database,
             sessions: Sessions::default(),
             summary: LogSummary {
                 format: LogFormat::Stderr,
@@ -269,6 +278,8 @@ impl State {
                 messages: 0,
                 skipped_lines: 0,
                 own_messages: 0,
+                other_db_messages: 0,
+                other_databases: Vec::new(),
                 first_skipped_line: None,
                 counts: Counts::default(),
                 first_at_s: None,
@@ -292,6 +303,16 @@ impl State {
         if e.application.as_deref().is_some_and(is_hotbench_sampler) {
             self.summary.own_messages += 1;
             return Ok(());
+        }
+        if let (Some(want), Some(db)) = (&self.database, &e.database) {
+            if want != db {
+                let s = &mut self.summary;
+                s.other_db_messages += 1;
+                if s.other_databases.len() < 5 && !s.other_databases.contains(db) {
+                    s.other_databases.push(db.clone());
+                }
+                return Ok(());
+            }
         }
         self.sessions
             .feed(&e, sink)
@@ -320,6 +341,31 @@ impl State {
         s.prefix = prefix;
         s.prefix_inferred = inferred;
         s.counts = self.sessions.counts.clone();
+        let others = || {
+            s.other_databases
+                .iter()
+                .map(|d| format!("{d:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if let (0, 1.., Some(want)) = (s.counts.statements, s.other_db_messages, &self.database) {
+            return Err(LogError::Format {
+                file: self.file,
+                message: format!(
+                    "no statement of database {want:?} in {} lines: they ran in {} (the log of another database or server?)",
+                    s.lines,
+                    others()
+                ),
+            });
+        }
+        if s.other_db_messages > 0 {
+            let note = format!(
+                "{} message(s) of other databases ({}) were left out",
+                s.other_db_messages,
+                others()
+            );
+            s.notes.push(note);
+        }
         if s.counts.statements == 0 {
             return Err(LogError::Format {
                 file: self.file,
@@ -453,6 +499,7 @@ impl<'p> StderrReader<'p> {
             at_s,
             vxid: fields.vxid,
             application: fields.application,
+            database: fields.database,
             severity: severity.to_string(),
             message: text.to_string(),
             detail: None,
@@ -491,6 +538,7 @@ mod own_session_tests {
         let mut out = Vec::new();
         let opts = LogOptions {
             prefix: prefix.map(str::to_string),
+            ..LogOptions::default()
         };
         let s = read_log_from(text.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
             .expect("the log reads");
@@ -524,5 +572,37 @@ mod own_session_tests {
         assert_eq!(txs.len(), 1);
         assert_eq!(txs[0].session, "6b.1");
         assert_eq!(s.own_messages, 1);
+    }
+
+    #[test]
+    fn other_databases_are_left_out_where_the_log_names_them() {
+        let stderr = "2026-11-28 08:02:28.257 UTC [1] 6b.1 app: LOG:  duration: 0.1 ms  statement: update t set v = 1
+2026-11-28 08:02:28.258 UTC [2] 6b.2 postgres: LOG:  duration: 0.1 ms  statement: select 1
+";
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            prefix: Some("%m [%p] %c %d: ".into()),
+            database: Some("app".into()),
+        };
+        let s = read_log_from(stderr.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].session, "6b.1");
+        assert_eq!(
+            (s.other_db_messages, &s.other_databases[..]),
+            (1, &["postgres".to_string()][..])
+        );
+        let only_other = LogOptions {
+            database: Some("shop".into()),
+            ..opts
+        };
+        let e = read_log_from(stderr.as_bytes(), "x.log", &only_other, &mut |_| {})
+            .expect_err("no statement of shop");
+        assert!(
+            e.to_string().contains(
+                "no statement of database \"shop\" in 2 lines: they ran in \"app\", \"postgres\""
+            ),
+            "{e}"
+        );
     }
 }

@@ -153,6 +153,7 @@ fn entry(f: &[String], line: u64, file: &str) -> Result<Entry, LogError> {
         detail: opt(&f[14]),
         statement: opt(&f[19]),
         application: opt(&f[22]),
+        database: opt(&f[2]),
     })
 }
 

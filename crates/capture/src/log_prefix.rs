@@ -40,6 +40,8 @@ pub struct Fields {
     pub xid: Option<String>,
     /// `%a`
     pub application: Option<String>,
+    /// `%d`
+    pub database: Option<String>,
 }
 
 /// Escapes whose values are free text: matched lazily.
@@ -227,6 +229,7 @@ fn store(esc: char, value: &str, f: &mut Fields) {
         'v' => f.vxid = Some(value.to_string()),
         'x' => f.xid = Some(value.to_string()),
         'a' => f.application = Some(value.to_string()),
+        'd' => f.database = Some(value.to_string()),
         'm' | 't' => f.at_s = wall_seconds(value),
         'n' => f.at_s = value.parse::<f64>().ok().filter(|v| v.is_finite()),
         _ => {}

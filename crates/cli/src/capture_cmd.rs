@@ -40,14 +40,15 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let scale = scale(a.scale.as_deref())?;
     let log_input = a.log.as_deref().map(crate::outputs::Input);
     crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
+    let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
+    // The log's messages of the captured database only (where the log names databases).
     let (log, log_notes) = match &a.log {
         Some(p) => {
-            let (txs, notes) = read_log(p)?;
+            let (txs, notes) = read_log(p, &params.dbname)?;
             (Some(txs), notes)
         }
         None => (None, Vec::new()),
     };
-    let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     let mut opts = opts;
     opts.target = target.describe();
     opts.log = log;
@@ -101,6 +102,7 @@ fn scale(s: Option<&str>) -> Result<f64> {
 /// `--log FILE`'s transactions, and what reading it noted.
 fn read_log(
     p: &Path,
+    database: &str,
 ) -> Result<(
     Vec<hotbench_capture::observed::ObservedTransaction>,
     Vec<String>,
@@ -108,7 +110,10 @@ fn read_log(
     let mut out = Vec::new();
     let summary = hotbench_capture::log::read_log(
         p,
-        &hotbench_capture::log::LogOptions::default(),
+        &hotbench_capture::log::LogOptions {
+            database: Some(database.to_string()),
+            ..Default::default()
+        },
         &mut |t| {
             if out.len() < hotbench_capture::tracker::MAX_TRANSACTIONS {
                 out.push(t);

@@ -132,18 +132,13 @@ fn capture_from_a_real_servers_log_keeps_shape_hot_key_and_think_time() {
     let (server, db) = logging_server();
     let dir = temp_dir("capture-log");
     run_workload(&db, &dir);
+    // A statement in another database of the server: not the captured database's workload.
+    let other = server.create_database("other").expect("database");
+    hotbench_pgserver::server::psql(server.binaries(), &other, "select 'in another database'")
+        .expect("other");
     let (log, csv) = log_files(&server, &db, "capture log test: workload done", &dir);
-    let (txs, _) = read_all(&log, &LogOptions::default()).expect("the log reads");
-    // The log's span: its first statement's start to its last one's end.
-    let (lo, hi) = txs.iter().flat_map(|t| &t.statements).fold(
-        (f64::INFINITY, f64::NEG_INFINITY),
-        |(lo, hi), s| {
-            let end = s.started_at_s + s.duration_s.unwrap_or(0.0);
-            (lo.min(s.started_at_s), hi.max(end))
-        },
-    );
-    let span_s = hi - lo;
     for (name, file) in [("stderr", &log), ("csvlog", &csv)] {
+        let span_s = span_of(file);
         let out = dir.join(format!("twin-{name}"));
         let (code, text, doc) = capture(&db, &out, file);
         eprintln!("--- {name}:\n{text}");
@@ -153,22 +148,47 @@ fn capture_from_a_real_servers_log_keeps_shape_hot_key_and_think_time() {
     }
 }
 
+/// The span of the log's transactions in database `app` (where the log names databases):
+/// its first statement's start to its last one's end.
+fn span_of(log: &Path) -> f64 {
+    let opts = LogOptions {
+        database: Some("app".into()),
+        ..LogOptions::default()
+    };
+    let (txs, _) = read_all(log, &opts).expect("the log reads");
+    let (lo, hi) = txs.iter().flat_map(|t| &t.statements).fold(
+        (f64::INFINITY, f64::NEG_INFINITY),
+        |(lo, hi), s| {
+            let end = s.started_at_s + s.duration_s.unwrap_or(0.0);
+            (lo.min(s.started_at_s), hi.max(end))
+        },
+    );
+    hi - lo
+}
+
 fn check_doc(name: &str, doc: &CaptureDoc, out: &Path, span_s: f64) {
-    // The workload's shapes only (its setup and the marker included), none of hotbench's.
+    // The workload's shapes only (its setup, the marker and, where the log does not name
+    // databases, the other database's), none of hotbench's.
     let ours = |q: &String| q.contains("hotbench_") || q.contains("pg_catalog");
     assert!(
-        doc.shapes.len() <= 4 && !doc.shapes.iter().any(|s| s.statements.iter().any(ours)),
+        doc.shapes.len() <= 5 && !doc.shapes.iter().any(|s| s.statements.iter().any(ours)),
         "{name}: {:#?}",
         doc.shapes
     );
     if name == "csvlog" {
-        assert!(
-            doc.notes
-                .iter()
-                .any(|n| n.contains("of hotbench's own sessions")),
-            "{name}: {:?}",
-            doc.notes
-        );
+        // The csvlog names each message's application and database.
+        for note in [
+            "of hotbench's own sessions",
+            "of other databases (\"postgres\", \"other\")",
+        ] {
+            assert!(
+                doc.notes.iter().any(|n| n.contains(note)),
+                "{name}: {note:?} not in {:?}",
+                doc.notes
+            );
+        }
+        let values = serde_json::to_string(&doc.shapes).unwrap_or_default();
+        assert!(!values.contains("in another database"), "{name}: {values}");
     }
     let rcw = doc
         .shapes
@@ -255,13 +275,26 @@ fn bad_logs_are_refused_with_a_clear_message() {
          2026-01-01 10:00:00.124 UTC [42] LOG:  duration: x ms  statement: select 2\n",
     );
     let not_a_log = write_script(&dir, "notes.txt", "hello\nworld\n");
+    // A csvlog of database "app": the captured database is another.
+    let other_db = write_script(
+        &dir,
+        "other.csv",
+        "2026-11-28 08:02:28.257 UTC,\"postgres\",\"app\",18557,\"[local]\",6b.1,1,\"UPDATE\",\
+         2026-11-28 08:02:28 UTC,3/6,0,LOG,00000,\"duration: 0.1 ms  statement: update t set v = 1\",\
+         ,,,,,,,,\"psql\",\"client backend\",,0\n",
+    );
     let missing = dir.join("missing.log");
-    let cases: [(&str, &Path, &[&str]); 5] = [
+    let cases: [(&str, &Path, &[&str]); 6] = [
         ("missing", &missing, &["missing.log", "No such file"]),
         ("directory", &dir, &["directory"]),
         ("no session", &no_session, &["no-session.log", "session"]),
         ("bad duration", &bad_duration, &["bad-duration.log:2:"]),
         ("not a log", &not_a_log, &["notes.txt", "log_line_prefix"]),
+        (
+            "another database",
+            &other_db,
+            &["other.csv", "no statement of database", "\"app\""],
+        ),
     ];
     for (name, log, want) in cases {
         let out = dir.join("out");

@@ -177,6 +177,7 @@ fn capture_runs_no_write_and_no_ddl() {
     let mut bad: Vec<String> = Vec::new();
     let opts = LogOptions {
         prefix: Some(PREFIX.into()),
+        ..LogOptions::default()
     };
     read_log_from(log, "postgres.log", &opts, &mut |t| {
         if !ours.contains(&t.session) {
