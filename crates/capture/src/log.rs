@@ -605,4 +605,35 @@ mod own_session_tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn pgbadgers_prefix_inferred_names_application_and_database() {
+        let mut text = String::new();
+        for (pid, app, db) in [
+            (7, "psql", "app"),
+            (8, "hotbench-probe capture", "app"),
+            (9, "psql", "postgres"),
+        ] {
+            for n in 0..5 {
+                text.push_str(&format!(
+                    "2026-11-28 08:02:2{n} UTC [{pid}]: [{n}-1] user=bob,db={db},app={app},client=[local] LOG:  duration: 0.1 ms  statement: select {n}\n"
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            database: Some("app".into()),
+            ..LogOptions::default()
+        };
+        let s = read_log_from(text.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        assert!(s.prefix_inferred);
+        // Without %v, a pid's statements before any BEGIN are held as one incomplete block.
+        assert_eq!(
+            (s.counts.statements, s.own_messages, s.other_db_messages),
+            (5, 5, 5),
+            "{s:?}"
+        );
+        assert!(out.iter().all(|t| t.session == "7"));
+    }
 }
