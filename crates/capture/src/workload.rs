@@ -46,8 +46,6 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     } = sample;
     let mut doc = observed(&d, opts);
     doc.notes.extend(sample_notes);
-    doc.notes
-        .extend(opts.log_notes.iter().map(|n| format!("log: {n}")));
     let commits = d
         .probe
         .server
@@ -68,6 +66,8 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         (None, Some(a)) => (a.tracker.done.clone(), "pg_stat_activity"),
         (None, None) => (Vec::new(), "none"),
     };
+    doc.notes
+        .extend(opts.log_notes.iter().map(|n| format!("log: {n}")));
     alias_cut_texts(&mut counts, &txs);
     let sampled = shapes_from == "pg_stat_activity";
     let (mut models, notes) = shapes::build(&shapes::Input {
