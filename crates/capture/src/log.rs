@@ -25,6 +25,9 @@ pub struct LogOptions {
     /// Read only this database's messages, where the log names databases (csvlog's
     /// `database_name`, `%d` in a stderr prefix); the others are counted in a note.
     pub database: Option<String>,
+    /// Keep hotbench's own sampling sessions ([`OWN_APPLICATIONS`]), left out by default:
+    /// for a check of what they ran.
+    pub keep_own_sessions: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -112,7 +115,7 @@ pub fn read_log_from(
     }
     let first = sample.iter().find(|(_, l)| !l.trim().is_empty());
     let is_csv = first.is_some_and(|(_, l)| log_csv::looks_like_csvlog(l));
-    let mut st = State::new(file, opts.database.clone());
+    let mut st = State::new(file, opts);
     if is_csv {
         let rest = sample
             .into_iter()
@@ -260,15 +263,17 @@ impl<R: BufRead> Lines<R> {
 struct State {
     file: String,
     database: Option<String>,
+    keep_own: bool,
     sessions: Sessions,
     summary: LogSummary,
 }
 
 impl State {
-    fn new(file: &str, database: Option<String>) -> Self {
+    fn new(file: &str, opts: &LogOptions) -> Self {
         State {
             file: file.to_string(),
-            database,
+            database: opts.database.clone(),
+            keep_own: opts.keep_own_sessions,
             sessions: Sessions::default(),
             summary: LogSummary {
                 format: LogFormat::Stderr,
@@ -300,7 +305,7 @@ impl State {
         if e.session.is_empty() {
             return Ok(());
         }
-        if e.application.as_deref().is_some_and(is_hotbench_sampler) {
+        if !self.keep_own && e.application.as_deref().is_some_and(is_hotbench_sampler) {
             self.summary.own_messages += 1;
             return Ok(());
         }
@@ -558,6 +563,18 @@ mod own_session_tests {
         sessions.sort_unstable();
         assert_eq!(sessions, ["6b.1", "6b.5"]);
         assert_eq!(s.own_messages, 3);
+        let kept = read_log_from(
+            stderr.as_bytes(),
+            "x.log",
+            &LogOptions {
+                prefix: Some("%m [%p] %c %a: ".into()),
+                keep_own_sessions: true,
+                ..LogOptions::default()
+            },
+            &mut |_| {},
+        )
+        .expect("the log reads");
+        assert_eq!((kept.counts.statements, kept.own_messages), (5, 0));
         assert!(
             s.notes
                 .iter()
@@ -583,6 +600,7 @@ mod own_session_tests {
         let opts = LogOptions {
             prefix: Some("%m [%p] %c %d: ".into()),
             database: Some("app".into()),
+            ..LogOptions::default()
         };
         let s = read_log_from(stderr.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
             .expect("the log reads");
