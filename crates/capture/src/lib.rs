@@ -19,6 +19,7 @@ pub mod log;
 pub mod log_csv;
 pub mod log_error;
 pub mod log_prefix;
+pub mod log_profile;
 pub mod log_session;
 pub mod log_sql;
 pub mod model;

@@ -22,6 +22,12 @@ use crate::observed::ObservedTransaction;
 pub struct LogOptions {
     /// The server's `log_line_prefix` (stderr logs); inferred from the log when `None`.
     pub prefix: Option<String>,
+    /// Read only this database's messages, where the log names databases (csvlog's
+    /// `database_name`, `%d` in a stderr prefix); the others are counted in a note.
+    pub database: Option<String>,
+    /// Keep hotbench's own sampling sessions ([`OWN_APPLICATIONS`]), left out by default:
+    /// for a check of what they ran.
+    pub keep_own_sessions: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -43,6 +49,12 @@ pub struct LogSummary {
     pub messages: u64,
     /// Lines that were none of the server's messages, and the first of them.
     pub skipped_lines: u64,
+    /// Messages of hotbench's own read-only sessions (capture, diagnose, probes), left out.
+    pub own_messages: u64,
+    /// Messages of other databases than [`LogOptions::database`], left out.
+    pub other_db_messages: u64,
+    /// Those databases (the first few).
+    pub other_databases: Vec<String>,
     pub first_skipped_line: Option<u64>,
     pub counts: Counts,
     /// The log's first and last message times (seconds since the epoch, or of its clock).
@@ -103,7 +115,7 @@ pub fn read_log_from(
     }
     let first = sample.iter().find(|(_, l)| !l.trim().is_empty());
     let is_csv = first.is_some_and(|(_, l)| log_csv::looks_like_csvlog(l));
-    let mut st = State::new(file);
+    let mut st = State::new(file, opts);
     if is_csv {
         let rest = sample
             .into_iter()
@@ -250,14 +262,18 @@ impl<R: BufRead> Lines<R> {
 /// The reader's running state: the sessions and the summary.
 struct State {
     file: String,
+    database: Option<String>,
+    keep_own: bool,
     sessions: Sessions,
     summary: LogSummary,
 }
 
 impl State {
-    fn new(file: &str) -> Self {
+    fn new(file: &str, opts: &LogOptions) -> Self {
         State {
             file: file.to_string(),
+            database: opts.database.clone(),
+            keep_own: opts.keep_own_sessions,
             sessions: Sessions::default(),
             summary: LogSummary {
                 format: LogFormat::Stderr,
@@ -266,6 +282,9 @@ impl State {
                 lines: 0,
                 messages: 0,
                 skipped_lines: 0,
+                own_messages: 0,
+                other_db_messages: 0,
+                other_databases: Vec::new(),
                 first_skipped_line: None,
                 counts: Counts::default(),
                 first_at_s: None,
@@ -285,6 +304,20 @@ impl State {
         self.summary.last_at_s = Some(e.at_s);
         if e.session.is_empty() {
             return Ok(());
+        }
+        if !self.keep_own && e.application.as_deref().is_some_and(is_hotbench_sampler) {
+            self.summary.own_messages += 1;
+            return Ok(());
+        }
+        if let (Some(want), Some(db)) = (&self.database, &e.database) {
+            if want != db {
+                let s = &mut self.summary;
+                s.other_db_messages += 1;
+                if s.other_databases.len() < 5 && !s.other_databases.contains(db) {
+                    s.other_databases.push(db.clone());
+                }
+                return Ok(());
+            }
         }
         self.sessions
             .feed(&e, sink)
@@ -313,6 +346,31 @@ impl State {
         s.prefix = prefix;
         s.prefix_inferred = inferred;
         s.counts = self.sessions.counts.clone();
+        let others = || {
+            s.other_databases
+                .iter()
+                .map(|d| format!("{d:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if let (0, 1.., Some(want)) = (s.counts.statements, s.other_db_messages, &self.database) {
+            return Err(LogError::Format {
+                file: self.file,
+                message: format!(
+                    "no statement of database {want:?} in {} lines: they ran in {} (the log of another database or server?)",
+                    s.lines,
+                    others()
+                ),
+            });
+        }
+        if s.other_db_messages > 0 {
+            let note = format!(
+                "{} message(s) of other databases ({}) were left out",
+                s.other_db_messages,
+                others()
+            );
+            s.notes.push(note);
+        }
         if s.counts.statements == 0 {
             return Err(LogError::Format {
                 file: self.file,
@@ -328,6 +386,12 @@ impl State {
                 "{} line(s) were none of the server's messages and were skipped (the first: line {})",
                 s.skipped_lines,
                 s.first_skipped_line.unwrap_or(0)
+            ));
+        }
+        if s.own_messages > 0 {
+            s.notes.push(format!(
+                "{} message(s) of hotbench's own sessions (application_name {}…) were left out: a capture's or diagnose's reads are not the workload",
+                s.own_messages, OWN_APPLICATIONS[0]
             ));
         }
         if s.counts.cut > 0 {
@@ -439,6 +503,8 @@ impl<'p> StderrReader<'p> {
             session,
             at_s,
             vxid: fields.vxid,
+            application: fields.application,
+            database: fields.database,
             severity: severity.to_string(),
             message: text.to_string(),
             detail: None,
@@ -457,5 +523,135 @@ impl<'p> StderrReader<'p> {
             Some(e) => st.entry(e, sink),
             None => Ok(()),
         }
+    }
+}
+
+/// The `application_name`s of hotbench's own read-only sessions (its probes, `capture`'s
+/// sampler and pg_dump, `diagnose`): their statements in a log are not the workload.
+pub const OWN_APPLICATIONS: [&str; 3] = ["hotbench-probe", "hotbench capture", "hotbench diagnose"];
+
+/// A session of hotbench's own sampling, by its `application_name`.
+pub fn is_hotbench_sampler(application: &str) -> bool {
+    OWN_APPLICATIONS.iter().any(|a| application.starts_with(a))
+}
+
+#[cfg(test)]
+mod own_session_tests {
+    use super::*;
+
+    fn read(text: &str, prefix: Option<&str>) -> (Vec<ObservedTransaction>, LogSummary) {
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            prefix: prefix.map(str::to_string),
+            ..LogOptions::default()
+        };
+        let s = read_log_from(text.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        (out, s)
+    }
+
+    #[test]
+    fn hotbench_sampling_sessions_are_left_out_and_noted() {
+        let stderr = "2026-11-28 08:02:28.257 UTC [1] 6b.1 app: LOG:  duration: 0.1 ms  statement: update t set v = 1
+2026-11-28 08:02:28.258 UTC [2] 6b.2 hotbench-probe capture: LOG:  duration: 0.1 ms  statement: execute hotbench_capture_activity
+2026-11-28 08:02:28.259 UTC [3] 6b.3 hotbench capture (pg_dump): LOG:  duration: 0.1 ms  statement: select 1
+2026-11-28 08:02:28.260 UTC [4] 6b.4 hotbench diagnose: LOG:  duration: 0.1 ms  statement: select 2
+2026-11-28 08:02:28.261 UTC [5] 6b.5 hotbench run: LOG:  duration: 0.1 ms  statement: select 3
+";
+        let (txs, s) = read(stderr, Some("%m [%p] %c %a: "));
+        let mut sessions: Vec<&str> = txs.iter().map(|t| t.session.as_str()).collect();
+        sessions.sort_unstable();
+        assert_eq!(sessions, ["6b.1", "6b.5"]);
+        assert_eq!(s.own_messages, 3);
+        let kept = read_log_from(
+            stderr.as_bytes(),
+            "x.log",
+            &LogOptions {
+                prefix: Some("%m [%p] %c %a: ".into()),
+                keep_own_sessions: true,
+                ..LogOptions::default()
+            },
+            &mut |_| {},
+        )
+        .expect("the log reads");
+        assert_eq!((kept.counts.statements, kept.own_messages), (5, 0));
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.contains("3 message(s) of hotbench's own")),
+            "{:?}",
+            s.notes
+        );
+        let csv = r#"2026-11-28 08:02:28.257 UTC,"postgres","app",18557,"[local]",6b.1,1,"UPDATE",2026-11-28 08:02:28 UTC,3/6,0,LOG,00000,"duration: 0.1 ms  statement: update t set v = 1",,,,,,,,,"psql","client backend",,0
+2026-11-28 08:02:28.258 UTC,"postgres","app",18558,"[local]",6b.2,1,"SELECT",2026-11-28 08:02:28 UTC,4/6,0,LOG,00000,"duration: 0.1 ms  statement: select 1",,,,,,,,,"hotbench-probe capture","client backend",,0
+"#;
+        let (txs, s) = read(csv, None);
+        assert_eq!(txs.len(), 1);
+        assert_eq!(txs[0].session, "6b.1");
+        assert_eq!(s.own_messages, 1);
+    }
+
+    #[test]
+    fn other_databases_are_left_out_where_the_log_names_them() {
+        let stderr = "2026-11-28 08:02:28.257 UTC [1] 6b.1 app: LOG:  duration: 0.1 ms  statement: update t set v = 1
+2026-11-28 08:02:28.258 UTC [2] 6b.2 postgres: LOG:  duration: 0.1 ms  statement: select 1
+";
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            prefix: Some("%m [%p] %c %d: ".into()),
+            database: Some("app".into()),
+            ..LogOptions::default()
+        };
+        let s = read_log_from(stderr.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].session, "6b.1");
+        assert_eq!(
+            (s.other_db_messages, &s.other_databases[..]),
+            (1, &["postgres".to_string()][..])
+        );
+        let only_other = LogOptions {
+            database: Some("shop".into()),
+            ..opts
+        };
+        let e = read_log_from(stderr.as_bytes(), "x.log", &only_other, &mut |_| {})
+            .expect_err("no statement of shop");
+        assert!(
+            e.to_string().contains(
+                "no statement of database \"shop\" in 2 lines: they ran in \"app\", \"postgres\""
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pgbadgers_prefix_inferred_names_application_and_database() {
+        let mut text = String::new();
+        for (pid, app, db) in [
+            (7, "psql", "app"),
+            (8, "hotbench-probe capture", "app"),
+            (9, "psql", "postgres"),
+        ] {
+            for n in 0..5 {
+                text.push_str(&format!(
+                    "2026-11-28 08:02:2{n} UTC [{pid}]: [{n}-1] user=bob,db={db},app={app},client=[local] LOG:  duration: 0.1 ms  statement: select {n}\n"
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        let opts = LogOptions {
+            database: Some("app".into()),
+            ..LogOptions::default()
+        };
+        let s = read_log_from(text.as_bytes(), "x.log", &opts, &mut |t| out.push(t))
+            .expect("the log reads");
+        assert!(s.prefix_inferred);
+        // Without %v, a pid's statements before any BEGIN are held as one incomplete block.
+        assert_eq!(
+            (s.counts.statements, s.own_messages, s.other_db_messages),
+            (5, 5, 5),
+            "{s:?}"
+        );
+        assert!(out.iter().all(|t| t.session == "7"));
     }
 }

@@ -152,6 +152,8 @@ fn entry(f: &[String], line: u64, file: &str) -> Result<Entry, LogError> {
         message: f[13].clone(),
         detail: opt(&f[14]),
         statement: opt(&f[19]),
+        application: opt(&f[22]),
+        database: opt(&f[2]),
     })
 }
 

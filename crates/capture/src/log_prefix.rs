@@ -38,6 +38,10 @@ pub struct Fields {
     pub vxid: Option<String>,
     /// `%x`
     pub xid: Option<String>,
+    /// `%a`
+    pub application: Option<String>,
+    /// `%d`
+    pub database: Option<String>,
 }
 
 /// Escapes whose values are free text: matched lazily.
@@ -191,6 +195,7 @@ fn match_items(
                 let s = &line[start..];
                 for (i, _) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
                     if let Some(end) = match_items(rest, line, start + i, f, budget) {
+                        store(*esc, &s[..i], f);
                         return Some(end);
                     }
                     if *budget == 0 {
@@ -223,6 +228,8 @@ fn store(esc: char, value: &str, f: &mut Fields) {
         'p' => f.pid = Some(value.to_string()),
         'v' => f.vxid = Some(value.to_string()),
         'x' => f.xid = Some(value.to_string()),
+        'a' => f.application = Some(value.to_string()),
+        'd' => f.database = Some(value.to_string()),
         'm' | 't' => f.at_s = wall_seconds(value),
         'n' => f.at_s = value.parse::<f64>().ok().filter(|v| v.is_finite()),
         _ => {}

@@ -30,6 +30,10 @@ pub struct Entry {
     pub detail: Option<String>,
     /// The statement an error or notice was about (`STATEMENT:`, csvlog's `query`).
     pub statement: Option<String>,
+    /// The session's `application_name` (`%a`, csvlog's `application_name`), when logged.
+    pub application: Option<String>,
+    /// The session's database (`%d`, csvlog's `database_name`), when logged.
+    pub database: Option<String>,
 }
 
 /// A transaction longer than this keeps its first statements only (noted).

@@ -8,6 +8,7 @@ fn read(text: &str, prefix: Option<&str>) -> Vec<ObservedTransaction> {
     let mut out = Vec::new();
     let opts = LogOptions {
         prefix: prefix.map(str::to_string),
+        ..LogOptions::default()
     };
     read_log_from(text.as_bytes(), "pg.log", &opts, &mut |t| out.push(t)).expect("reads");
     out
@@ -241,6 +242,7 @@ fn what_cannot_be_read_is_an_error_with_its_line() {
     let no_session = "2024-05-01 10:00:00.000 UTC LOG:  duration: 1 ms  statement: select 1\n";
     let opts = LogOptions {
         prefix: Some("%m ".into()),
+        ..LogOptions::default()
     };
     let err = read_log_from(no_session.as_bytes(), "pg.log", &opts, &mut |_| {}).unwrap_err();
     assert!(

@@ -28,6 +28,8 @@ pub struct Options {
     pub target: String,
     /// Transactions from a server log (`--log`), when given: exact shapes and values.
     pub log: Option<Vec<ObservedTransaction>>,
+    /// What reading the log noted (lines skipped, hotbench's own sessions left out, …).
+    pub log_notes: Vec<String>,
 }
 
 impl Options {
@@ -39,6 +41,7 @@ impl Options {
             key_reads: true,
             target: String::new(),
             log: None,
+            log_notes: Vec::new(),
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct Context<'a> {
     pub duration_s: f64,
     /// How the counts were known (`pg_stat_statements` or sampling).
     pub counts_from: &'a str,
+    /// Where its transactions were seen (`by sampling`, `in the server log`).
+    pub seen_in: &'a str,
     pub begin_sql: &'a str,
     pub commit_sql: &'a str,
     /// Mean time a session idled between transactions (ms), for closed arrivals.
@@ -443,7 +445,7 @@ fn header(shape: &ShapeModel, cx: &Context<'_>) -> String {
     };
     format!(
         "-- {}: written by hotbench capture. Shape {} of {}: {kind}.\n\
-         -- Weight {:.1}% of transactions: about {:.0} over the {:.0} s captured ({:.1}/s), counted from {}; {} seen by sampling.\n",
+         -- Weight {:.1}% of transactions: about {:.0} over the {:.0} s captured ({:.1}/s), counted from {}; {} seen {}.\n",
         cx.file,
         cx.number,
         cx.of,
@@ -452,7 +454,8 @@ fn header(shape: &ShapeModel, cx: &Context<'_>) -> String {
         cx.duration_s,
         shape.count / cx.duration_s.max(1e-9),
         cx.counts_from,
-        shape.observed
+        shape.observed,
+        cx.seen_in
     )
 }
 

@@ -66,6 +66,8 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         (None, Some(a)) => (a.tracker.done.clone(), "pg_stat_activity"),
         (None, None) => (Vec::new(), "none"),
     };
+    doc.notes
+        .extend(opts.log_notes.iter().map(|n| format!("log: {n}")));
     alias_cut_texts(&mut counts, &txs);
     let sampled = shapes_from == "pg_stat_activity";
     let (mut models, notes) = shapes::build(&shapes::Input {
@@ -84,9 +86,28 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
                 .into(),
         );
     }
+    // A log counts its own period, not the sample's: without pg_stat_statements its
+    // transactions are a rate over its span (`log_profile`), and its sessions the clients.
+    let log_counted = match (&opts.log, shapes_from, pgss) {
+        (Some(log), "log", false) => crate::log_profile::span_s(log),
+        _ => None,
+    };
     if !pgss {
-        // Sampled weights are relative: scale them to the commits counted.
+        // Sampled weights are relative: scale them to the commits counted (a log's are
+        // exact: scaled from its span to the sample's duration).
         let total: f64 = models.iter().map(|m| m.count).sum();
+        let commits = match log_counted {
+            Some(span) => {
+                doc.tps = total / span;
+                let rolled_back = opts
+                    .log
+                    .as_deref()
+                    .map_or(0, |l| l.iter().filter(|t| t.rolled_back).count());
+                doc.rollbacks_per_s = rolled_back as f64 / span;
+                Some(total * doc.duration_s.max(1e-3) / span)
+            }
+            None => commits,
+        };
         if let (Some(c), true) = (commits, total > 0.0) {
             let k = c / total;
             for m in &mut models {
@@ -97,7 +118,16 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
             }
         }
     }
-    let sessions = sessions(&activity, doc.tps);
+    let mut sessions = sessions(&activity, doc.tps);
+    if let (Some(log), "log") = (&opts.log, shapes_from) {
+        if log_counted.is_some() || sessions.seen == 0 {
+            sessions = crate::log_profile::sessions(log);
+            doc.notes.push(format!(
+                "sessions from the log: {} at once at most",
+                sessions.seen
+            ));
+        }
+    }
     if let (true, Some(a)) = (sampled, &activity) {
         scale_gaps(&mut models, &a.tracker, doc.tps);
     }
@@ -134,8 +164,15 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         writing: Writing {
             counts_from: if pgss {
                 "pg_stat_statements calls"
+            } else if log_counted.is_some() {
+                "the server log's transactions over its span"
             } else {
                 "sampled statements scaled to pg_stat_database's commits"
+            },
+            seen_in: if shapes_from == "log" {
+                "in the server log"
+            } else {
+                "by sampling"
             },
             begin_sql,
             commit_sql,
@@ -150,6 +187,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
 #[derive(Debug, Clone)]
 pub struct Writing {
     counts_from: &'static str,
+    seen_in: &'static str,
     begin_sql: &'static str,
     commit_sql: &'static str,
     idle_between_ms: Option<f64>,
@@ -181,6 +219,7 @@ impl Capture {
                     weight,
                     duration_s: duration,
                     counts_from: self.writing.counts_from,
+                    seen_in: self.writing.seen_in,
                     begin_sql: self.writing.begin_sql,
                     commit_sql: self.writing.commit_sql,
                     idle_between_ms: self.writing.idle_between_ms,

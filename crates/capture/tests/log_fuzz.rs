@@ -80,6 +80,7 @@ fn log_text() -> impl Strategy<Value = String> {
 fn check(text: &[u8], prefix: Option<&str>) {
     let opts = LogOptions {
         prefix: prefix.map(str::to_string),
+        ..LogOptions::default()
     };
     let mut n = 0usize;
     let r = read_log_from(text, "fuzz.log", &opts, &mut |t| {

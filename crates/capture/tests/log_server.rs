@@ -183,6 +183,7 @@ fn logs_once_done(server: &hotbench_pgserver::Server, db: &ConnInfo) -> (PathBuf
 fn read_both_formats_alike(log: &Path, csv: &Path) -> Vec<ObservedTransaction> {
     let given = LogOptions {
         prefix: Some(PREFIX.into()),
+        ..LogOptions::default()
     };
     let (from_log, s_log) = read_all(log, &given).expect("stderr log");
     let (inferred, s_inf) =

@@ -40,14 +40,19 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let scale = scale(a.scale.as_deref())?;
     let log_input = a.log.as_deref().map(crate::outputs::Input);
     crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
-    let log = match &a.log {
-        Some(p) => Some(read_log(p)?),
-        None => None,
-    };
     let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
+    // The log's messages of the captured database only (where the log names databases).
+    let (log, log_notes) = match &a.log {
+        Some(p) => {
+            let (txs, notes) = read_log(p, &params.dbname)?;
+            (Some(txs), notes)
+        }
+        None => (None, Vec::new()),
+    };
     let mut opts = opts;
     opts.target = target.describe();
     opts.log = log;
+    opts.log_notes = log_notes;
     crate::sampling::announce(
         "capture",
         &opts.target,
@@ -94,12 +99,21 @@ fn scale(s: Option<&str>) -> Result<f64> {
     }
 }
 
-/// `--log FILE`'s transactions.
-fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransaction>> {
+/// `--log FILE`'s transactions, and what reading it noted.
+fn read_log(
+    p: &Path,
+    database: &str,
+) -> Result<(
+    Vec<hotbench_capture::observed::ObservedTransaction>,
+    Vec<String>,
+)> {
     let mut out = Vec::new();
     let summary = hotbench_capture::log::read_log(
         p,
-        &hotbench_capture::log::LogOptions::default(),
+        &hotbench_capture::log::LogOptions {
+            database: Some(database.to_string()),
+            ..Default::default()
+        },
         &mut |t| {
             if out.len() < hotbench_capture::tracker::MAX_TRANSACTIONS {
                 out.push(t);
@@ -113,7 +127,7 @@ fn read_log(p: &Path) -> Result<Vec<hotbench_capture::observed::ObservedTransact
         out.len(),
         summary.lines
     );
-    Ok(out)
+    Ok((out, summary.notes))
 }
 
 /// The schema and data files for the captured statements' tables (`schema.sql`, `data.sql`),

@@ -175,8 +175,11 @@ fn capture_runs_no_write_and_no_ddl() {
     );
     let mut statements = 0usize;
     let mut bad: Vec<String> = Vec::new();
+    // The capture's own sessions are what this test reads: kept.
     let opts = LogOptions {
         prefix: Some(PREFIX.into()),
+        keep_own_sessions: true,
+        ..LogOptions::default()
     };
     read_log_from(log, "postgres.log", &opts, &mut |t| {
         if !ours.contains(&t.session) {
