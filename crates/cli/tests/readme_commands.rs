@@ -24,8 +24,8 @@ fn why_not(line: &str) -> Option<&'static str> {
     let reasons: [(&str, &str); 8] = [
         (
             "cargo run --release -- demo",
-            "scenario.rs's demo_writes_both_ladders runs it (demo -T 1 -c 4, its report named \
-             by --html) and checks both ladders and the files it writes",
+            "scenario.rs's demo_writes_both_ladders runs it, sized as here (demo -T 1 -c 4, \
+             with flags of its own), and checks both ladders and the files it writes",
         ),
         (
             "cargo test --workspace",
