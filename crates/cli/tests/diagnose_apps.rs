@@ -37,7 +37,8 @@ fn pgbench_on(bin: &Path, db: &ConnInfo, args: &[&str]) -> Command {
     c
 }
 
-/// A real pgbench load, stopped (SIGINT) when dropped.
+/// A real pgbench load, stopped (SIGTERM) when dropped: a test started in the background
+/// inherits SIGINT ignored, and pgbench then ran out its -T 120 (4 minutes for one test).
 struct Pgbench(Child);
 
 impl Pgbench {
@@ -68,7 +69,7 @@ impl Pgbench {
 impl Drop for Pgbench {
     fn drop(&mut self) {
         let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
+            .args(["-TERM", &self.0.id().to_string()])
             .status();
         let _ = self.0.wait();
     }

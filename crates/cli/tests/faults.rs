@@ -386,9 +386,11 @@ fn a_server_that_vanishes_mid_run_is_not_a_completed_run() {
         .unwrap_or_else(|e| panic!("private server: {e}"));
     let case = Case::on(server.conninfo().clone(), "vanish", "select 1;\n");
     let child = case.spawn("-n -T 6 -c 3");
-    // Poll until the clients are connected, then take the server away for good.
+    // Poll until the clients run their script (past the connection phase: a backend counts
+    // from its start-up, and a server stopped then failed the connection phase, exit 1),
+    // then take the server away for good.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while backend_pids(&case.db, "%").len() < 3 {
+    while backend_pids(&case.db, "select 1;%").len() < 3 {
         assert!(
             std::time::Instant::now() < deadline,
             "clients never connected"

@@ -113,6 +113,6 @@ fn tps_times_duration_is_committed_at_1000_and_2000_clients() {
     });
     let db = pg.create_database("many").expect("database");
     psql_on(&pg, &db, "create unlogged table hits(client int)");
-    count_at(&pg, &db, 1_000, 4);
-    count_at(&pg, &db, 2_000, 4);
+    count_at(&pg, &db, 1_000, 2);
+    count_at(&pg, &db, 2_000, 2);
 }

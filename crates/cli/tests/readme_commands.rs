@@ -2,13 +2,15 @@
 //! data directory (its own `XDG_DATA_HOME`, kept running for the test with `hotbench server
 //! start`), or the test states why it cannot. So a reader's first commands work as written.
 //!
-//! How a README line is run: `hotbench` is this build's binary (`cargo run --release --` too);
+//! The `hotbench scenario` lines run in order in a lane of their own, beside the other lines
+//! (in order too). How a README line is run: `hotbench` is this build's binary (`cargo run --release --` too);
 //! durations become 1 s (`-T 60` → `-T 1`), client counts at most 4 (`-c 1,2,4,…,32` → `-c
 //! 1,2,4`), scale 1, and ladders without `-c`/`-T` get `-c 4 -T 1`: the same commands, sized
 //! for a test. Files a reader would have from earlier runs (`after.json`, `ladder-a.json`,
 //! `client1.json`, `measured.csv`, their own `daily_limit.sql`) are made first. A line that
-//! cannot run here gets its reason in [`why_not`]; a README line the test does not know fails
-//! it, so new README commands are tested too.
+//! cannot run here, or that another test runs and checks (the demo), gets its reason in
+//! [`why_not`]; a README line the test does not know fails it, so new README commands are
+//! tested too.
 
 mod common;
 
@@ -19,7 +21,12 @@ use common::{hotbench, private_home, text};
 
 /// Commands that cannot run here, and why (matched on the line's start).
 fn why_not(line: &str) -> Option<&'static str> {
-    let reasons: [(&str, &str); 7] = [
+    let reasons: [(&str, &str); 8] = [
+        (
+            "cargo run --release -- demo",
+            "scenario.rs's demo_writes_both_ladders runs it, sized as here (demo -T 1 -c 4, \
+             with flags of its own), and checks both ladders and the files it writes",
+        ),
         (
             "cargo test --workspace",
             "the README's test command: this test runs inside it",
@@ -181,33 +188,60 @@ fn every_readme_command_runs_or_says_why_not() {
         "clients,tps\n1,950\n2,1800\n4,3100\n8,4200\n16,4400\n",
     )
     .expect("csv");
-    for f in [
-        "after.json",
-        "client1.json",
-        "client2.json",
-        "s0.json",
-        "s1.json",
-    ] {
-        home.ok(&["run", "-S", "-n", "-T", "1", "-c", "2", "--json", f]);
-    }
-    for f in ["ladder-a.json", "ladder-b.json"] {
-        home.ok(&[
-            "scenario",
-            "run",
-            "queue",
-            "--variants",
-            "for-update,skip-locked",
-            "-T",
-            "1",
-            "-c",
-            "2",
-            "--json",
-            f,
-        ]);
-    }
+    // The result files are independent runs of the initialized tables: run side by side
+    // (one second each, not five), beside the two queue ladders (one after the other: they
+    // share the scenario's schema).
+    std::thread::scope(|s| {
+        let runs: Vec<_> = [
+            "after.json",
+            "client1.json",
+            "client2.json",
+            "s0.json",
+            "s1.json",
+        ]
+        .into_iter()
+        .map(|f| {
+            let home = &home;
+            s.spawn(move || home.ok(&["run", "-S", "-n", "-T", "1", "-c", "2", "--json", f]))
+        })
+        .collect();
+        for f in ["ladder-a.json", "ladder-b.json"] {
+            home.ok(&[
+                "scenario",
+                "run",
+                "queue",
+                "--variants",
+                "for-update,skip-locked",
+                "-T",
+                "1",
+                "-c",
+                "2",
+                "--json",
+                f,
+            ]);
+        }
+        for r in runs {
+            r.join().expect("a result file's run");
+        }
+    });
 
+    // Two lanes, each in the README's order: the scenario lines (their ladders take most of
+    // the time and share the scenarios' schemas, so one after another) beside the rest, which
+    // touch neither those schemas nor each other's files.
+    let (scenario, rest): (Vec<&String>, Vec<&String>) = lines
+        .iter()
+        .partition(|l| l.starts_with("hotbench scenario "));
+    let ran = std::thread::scope(|s| {
+        let lane = s.spawn(|| run_lines(&home, &scenario));
+        run_lines(&home, &rest) + lane.join().expect("the scenario lines")
+    });
+    assert!(ran >= 12, "only {ran} README commands ran");
+}
+
+/// Runs README `lines` in order (sized), or prints why not; returns how many ran.
+fn run_lines(home: &Home, lines: &[&String]) -> usize {
     let mut ran = 0;
-    for line in &lines {
+    for line in lines {
         if let Some(why) = why_not(line) {
             println!("not run: {line}\n   why: {why}");
             continue;
@@ -228,7 +262,7 @@ fn every_readme_command_runs_or_says_why_not() {
         );
         ran += 1;
     }
-    assert!(ran >= 12, "only {ran} README commands ran");
+    ran
 }
 
 #[test]

@@ -412,7 +412,7 @@ fn sweep_of_tpcb_hotspot_finds_more_contention_in_tpcb_than_bucketed() {
             "-c",
             "1,2,4,8,16,32",
             "-T",
-            "2",
+            "1",
             "--rtt",
             "3ms",
             "--json",

@@ -139,7 +139,7 @@ fn daily_limit_tight_counts_refusals_as_refusals() {
         "daily-limit",
         &[
             "-T",
-            "2",
+            "1",
             "-c",
             "4",
             "--variants",
@@ -163,7 +163,7 @@ fn queue_ladder_checks_pass() {
         "queue",
         &[
             "-T",
-            "2",
+            "1",
             "-c",
             "4",
             "--param",
@@ -313,12 +313,12 @@ fn ladder_progress_lines_unless_quiet() {
 
 #[test]
 fn tpcb_hotspot_ladder_checks_pass() {
-    ladder_passes("tpcb-hotspot", &["-T", "2", "-c", "4"]);
+    ladder_passes("tpcb-hotspot", &["-T", "1", "-c", "4"]);
 }
 
 #[test]
 fn counters_ladder_checks_pass() {
-    ladder_passes("counters", &["-T", "2", "-c", "4"]);
+    ladder_passes("counters", &["-T", "1", "-c", "4"]);
 }
 
 #[test]
