@@ -136,6 +136,9 @@ fn the_activity_read_sees_what_the_view_sees() {
     elsewhere.simple_query("begin; select 7").expect("begin");
     let mut c = activity::connect(&params(&db)).expect("the sampler's session");
     let new = c.simple_query(ACTIVITY_SQL).expect("the read");
+    // The server's own time for the read, which the sampler's governor weighs.
+    let server = activity::server_time(&new[0]).expect("the server's time");
+    assert!((0.0..2.0).contains(&server), "{server}");
     let new = activity::rows(&new[0]);
     let old = c.simple_query(VIEW_SQL).expect("the view");
     let old = &old[0];
