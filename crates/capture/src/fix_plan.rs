@@ -54,27 +54,17 @@ pub fn plan(c: &Capture, schema: Option<&SchemaCapture>) -> Fixes {
 /// value.
 fn floors(s: &SchemaCapture) -> Vec<Floor> {
     let mut out: Vec<Floor> = Vec::new();
-    for line in s.schema_sql.lines() {
-        let l = line.trim();
-        let lower = l.to_ascii_lowercase();
-        let (Some(rest), Some(at)) = (lower.strip_prefix("alter table "), lower.find(" check "))
-        else {
-            continue;
-        };
-        let table = rest.split(" add ").next().unwrap_or("");
-        let rel = hotbench_diagnose::shape::relation_key(
-            &l["alter table ".len().."alter table ".len() + table.len()],
-        );
-        let def = l[at + 1..].trim_end_matches(';');
+    for (table, name, def) in check_constraints(&s.schema_sql) {
+        let rel = hotbench_diagnose::shape::relation_key(&table);
         for t in s.tables.iter().filter(|t| t.name == rel) {
             for col in &t.columns {
-                if let Some((strict, value)) = fixes::floor_from_check(&col.name, def) {
+                if let Some((strict, value)) = fixes::floor_from_check(&col.name, &def) {
                     out.push(Floor {
                         relation: rel.clone(),
                         column: col.name.clone(),
                         strict,
                         value,
-                        source: FloorSource::Check(def.trim_end_matches(';').to_string()),
+                        source: FloorSource::Check(name.clone()),
                     });
                 }
             }
@@ -113,4 +103,124 @@ fn floors(s: &SchemaCapture) -> Vec<Floor> {
         }
     }
     out
+}
+
+/// The `CHECK` constraints of `schema.sql`: the table's name as written, the constraint's
+/// name (its definition when it has none) and its definition; the
+/// catalogs' `alter table T add constraint N check (…);` lines, and pg_dump's, which writes
+/// them inside `CREATE TABLE T (` … `);` (`CONSTRAINT N CHECK (…)`) or as `ALTER TABLE ONLY T`
+/// with `ADD CONSTRAINT N CHECK (…)` on the next line.
+fn check_constraints(schema_sql: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    // The table a line belongs to: inside a CREATE TABLE, or after an ALTER TABLE line.
+    let mut table: Option<String> = None;
+    let mut inside_create = false;
+    for line in schema_sql.lines() {
+        let l = line.trim();
+        let lower = l.to_ascii_lowercase();
+        let head = [
+            "create table ",
+            "create unlogged table ",
+            "alter table only ",
+            "alter table ",
+        ]
+        .iter()
+        .find(|p| lower.starts_with(*p));
+        if let Some(p) = head {
+            let rest = &l[p.len()..];
+            // The name ends where the statement goes on: ` (`, ` add `, or the line's end.
+            let lower_rest = &lower[p.len()..];
+            let end = [" (", " add ", " partition "]
+                .iter()
+                .filter_map(|w| lower_rest.find(w))
+                .min()
+                .unwrap_or(rest.len());
+            table = Some(rest[..end].trim().to_string());
+            inside_create = p.starts_with("create");
+        }
+        let Some(t) = &table else { continue };
+        if let Some(at) = lower.find("check (") {
+            // A constraint's text is `CHECK (…)`: cut what comes after its last parenthesis.
+            let def = &l[at..];
+            let def = def.rfind(')').map_or(def, |e| &def[..=e]);
+            // `CONSTRAINT name CHECK`: the name as written (quoted when it needs to be).
+            let name = lower[..at]
+                .rfind("constraint ")
+                .map(|c| l[c + "constraint ".len()..at].trim())
+                .filter(|n| !n.is_empty())
+                .unwrap_or(def);
+            out.push((t.clone(), name.to_string(), def.to_string()));
+        }
+        if l.ends_with(';') || (inside_create && l.starts_with(')')) {
+            table = None;
+            inside_create = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_constraints, floors};
+    use crate::fixes::FloorSource;
+    use crate::model::{RelKind, ValueKind};
+    use crate::schema::{ColumnProfile, SchemaCapture, SchemaSource, TableProfile};
+
+    fn acct(schema_sql: &str) -> SchemaCapture {
+        let col = |name: &str| ColumnProfile {
+            name: name.into(),
+            type_sql: "bigint".into(),
+            kind: ValueKind::Int {
+                min: i64::MIN.into(),
+                max: i64::MAX.into(),
+            },
+            not_null: true,
+            stats: Some(Default::default()),
+        };
+        SchemaCapture {
+            schema_sql: schema_sql.into(),
+            data_sql: String::new(),
+            source: SchemaSource::PgDump {
+                version: "15".into(),
+            },
+            tables: vec![TableProfile {
+                schema: "public".into(),
+                name: "acct".into(),
+                kind: RelKind::Table,
+                partition_of: None,
+                reltuples: 1000.0,
+                rows: 1000,
+                columns: vec![col("id"), col("balance")],
+            }],
+            unreproducible: vec![],
+        }
+    }
+
+    #[test]
+    fn a_check_pg_dump_writes_inside_create_table_is_the_floor() {
+        // The Zipf acceptance's `acct`: pg_dump writes the CHECK inside CREATE TABLE, which
+        // was not read, so the fix's check named "the observed minimum" instead.
+        let dump = "CREATE TABLE acct (\n    id integer NOT NULL,\n    balance bigint NOT NULL,\n    CONSTRAINT acct_balance_check CHECK ((balance >= 5))\n);\nALTER TABLE ONLY acct\n    ADD CONSTRAINT acct_pkey PRIMARY KEY (id);\n";
+        let f = floors(&acct(dump));
+        let b = f.iter().find(|f| f.column == "balance").expect("a floor");
+        assert_eq!(b.value, "5");
+        assert_eq!(b.source, FloorSource::Check("acct_balance_check".into()));
+        let catalogs = "alter table acct add constraint c CHECK ((balance > 2));\n";
+        let f = floors(&acct(catalogs));
+        let b = f.iter().find(|f| f.column == "balance").expect("a floor");
+        assert_eq!((b.strict, b.value.as_str()), (true, "2"));
+    }
+
+    #[test]
+    fn checks_are_read_from_every_form_pg_dump_writes() {
+        let dump = "ALTER TABLE ONLY \"Wé\"\n    ADD CONSTRAINT c CHECK ((x > 1)) NOT VALID;\nCREATE TABLE t (\n    a int\n);\nALTER TABLE ONLY t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (a);\n";
+        assert_eq!(
+            check_constraints(dump),
+            vec![(
+                "\"Wé\"".to_string(),
+                "c".to_string(),
+                "CHECK ((x > 1))".to_string()
+            )]
+        );
+    }
 }

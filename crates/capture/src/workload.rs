@@ -46,6 +46,10 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     } = sample;
     let mut doc = observed(&d, opts);
     doc.notes.extend(sample_notes);
+    // What the activity sampler says of itself (its reads slowed, its connection lost).
+    if let Some(a) = &activity {
+        doc.notes.extend(a.notes.iter().cloned());
+    }
     let commits = d
         .probe
         .server
@@ -622,5 +626,33 @@ fn shape_record(
         gaps_ms,
         observed: m.observed,
         parameters,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::activity::Sampled;
+    use crate::sample::{Options, Sample};
+    use crate::tracker::Tracker;
+
+    #[test]
+    fn the_activity_samplers_notes_reach_capture_json() {
+        // The sampler's note that its reads were slowed (a loaded server: 32 samples in 20 s)
+        // was dropped, so a capture that saw little did not say why.
+        let slowed = "activity samples slowed to every 400 ms: each took 8.0 ms";
+        let sample = Sample {
+            diagnosis: Default::default(),
+            activity: Some(Sampled {
+                tracker: Tracker::new(0.01),
+                notes: vec![slowed.into()],
+                busy_s: 0.0,
+                reads: 0,
+            }),
+            notes: vec![],
+        };
+        let c = super::profile(sample, &Options::new(Duration::from_secs(1)));
+        assert!(c.doc.notes.iter().any(|n| n == slowed), "{:?}", c.doc.notes);
     }
 }
