@@ -8,6 +8,8 @@
 use hotbench_results::capture_record::CaptureDoc;
 
 use crate::fixes::Fixes;
+use crate::fixes_sql as gen;
+use crate::script::Written;
 use crate::workload::Capture;
 
 /// The schema side (tables, indexes, functions, a data generator): files and the setup order.
@@ -30,8 +32,8 @@ const CHECKS_CAPTURED: &str = "checks_captured.sql";
 pub const CAPTURE_JSON: &str = "capture.json";
 
 /// Every file of the scenario directory, `capture.json` last. A script the fixes rewrite
-/// (their `baseline_body`: statements that also log what the invariant checks count) keeps
-/// its draws and comments.
+/// (their `baseline_body`: statements that also log what the invariant checks count) and
+/// the fix variants' scripts are spliced into the captured script's structure ([`splice`]).
 pub fn files(
     c: &Capture,
     schema: &SchemaFiles,
@@ -39,32 +41,7 @@ pub fn files(
 ) -> Result<Vec<(String, String)>, serde_json::Error> {
     let mut out: Vec<(String, String)> = Vec::new();
     out.extend(schema.files.iter().cloned());
-    for ((file, text), w) in c.scripts.iter().zip(&c.written) {
-        match fixes.baseline_body.get(file) {
-            // One logging statement per captured one: spliced into the script's own
-            // structure (its gaps, conditions and repeats stay).
-            Some(body) => match split_body(body).filter(|r| r.len() == w.statements.len()) {
-                Some(replace) => out.push((
-                    file.clone(),
-                    format!(
-                        "{}-- the captured statements, logging what the fix variants' checks count\n{}",
-                        w.head,
-                        w.render_body(Some(&replace))
-                    ),
-                )),
-                None => out.push((
-                    file.clone(),
-                    format!(
-                        "{}-- the captured statements, logging what the fix variants' checks count (their gaps and conditions not kept)\n{}\n",
-                        w.head,
-                        body.trim_end()
-                    ),
-                )),
-            },
-            None => out.push((file.clone(), text.clone())),
-        }
-    }
-    out.extend(fixes.files.iter().map(|f| (f.name.clone(), f.text.clone())));
+    out.extend(scripts(&c.scripts, &c.written, fixes));
     out.push(("checks.sql".into(), checks()));
     out.push((CHECKS_CAPTURED.into(), checks_captured(c)));
     out.push(("scenario.toml".into(), manifest(c, schema, fixes)));
@@ -73,6 +50,135 @@ pub fn files(
     doc.notes.extend(fixes.notes.iter().cloned());
     out.push((CAPTURE_JSON.into(), serde_json::to_string_pretty(&doc)?));
     Ok(out)
+}
+
+/// The captured scripts (the baseline's logging statements spliced in where the fixes
+/// rewrite them) and the fixes' files, each variant's script spliced into the script of the
+/// shape it fixes.
+fn scripts(
+    captured: &[(String, String)],
+    written: &[Written],
+    fixes: &Fixes,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for ((file, text), w) in captured.iter().zip(written) {
+        out.push(match fixes.baseline_body.get(file) {
+            Some(body) => (
+                file.clone(),
+                splice(
+                    w,
+                    "the captured statements, logging what the fix variants' checks count",
+                    body,
+                ),
+            ),
+            None => (file.clone(), text.clone()),
+        });
+    }
+    for f in &fixes.files {
+        // A variant is named `{stem}-{kind}`, its shape's script `{stem}.sql` (as the
+        // manifest's script lists match them).
+        let shape = fixes
+            .variants
+            .iter()
+            .find(|v| v.script == f.name)
+            .and_then(|v| v.name.split('-').next())
+            .and_then(|stem| {
+                captured
+                    .iter()
+                    .zip(written)
+                    .find(|((file, _), _)| gen::file_stem(file.trim_end_matches(".sql")) == stem)
+            });
+        out.push(match shape {
+            Some((_, w)) => (
+                f.name.clone(),
+                splice(
+                    w,
+                    "the fix's statements in place of the captured ones",
+                    &f.text,
+                ),
+            ),
+            None => (f.name.clone(), f.text.clone()),
+        });
+    }
+    out
+}
+
+/// A fix's script for a captured one: its own leading comments and `\set` lines (those the
+/// captured script draws written once), then the captured head (comments, the idle sleep
+/// between transactions, the draws), then its statements. With one statement per captured
+/// one they are spliced into the captured body: its gaps, conditions (`\if … \elif`) and
+/// repeats stay. Otherwise they are written as they are, after the captured think time
+/// inside the transaction (its unconditional `\sleep`s) slept once, and the comment says
+/// what was not kept.
+pub(crate) fn splice(w: &Written, what: &str, text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let lead = lines
+        .iter()
+        .take_while(|l| {
+            let t = l.trim();
+            t.starts_with("--") || t.starts_with("\\set ")
+        })
+        .count();
+    let (mut own, mut sets) = (String::new(), String::new());
+    for l in &lines[..lead] {
+        if l.trim().starts_with("--") {
+            own.push_str(&format!("{l}\n"));
+        } else if !w.draws.iter().any(|d| d.trim() == l.trim()) {
+            sets.push_str(&format!("{l}\n"));
+        }
+    }
+    let rest = lines[lead..].join("\n");
+    let head = format!("{own}{}{sets}", w.head);
+    match split_body(&rest).filter(|r| r.len() == w.statements.len()) {
+        Some(replace) => format!("{head}-- {what}\n{}", w.render_body(Some(&replace))),
+        None => {
+            let (slept, conditional) = think_time_us(&w.body);
+            let mut lost = vec![format!(
+                "its statements do not correspond one to one with the captured {}, so the captured gaps' places, conditions and repeats are not kept",
+                w.statements.len()
+            )];
+            if conditional > 0 {
+                lost.push(format!(
+                    "{conditional} us of sleeps under a condition not slept"
+                ));
+            }
+            let sleep = if slept > 0 {
+                format!(
+                    "-- the captured think time inside the transaction, slept once before its statements\n\\sleep {slept} us\n"
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{head}-- {what} ({})\n{sleep}{}\n",
+                lost.join("; "),
+                rest.trim_end()
+            )
+        }
+    }
+}
+
+/// The `\sleep N us` of a captured body: outside any `\if` (microseconds in all), and under one.
+fn think_time_us(body: &str) -> (u64, u64) {
+    let (mut depth, mut plain, mut conditional) = (0usize, 0u64, 0u64);
+    for l in body.lines().map(str::trim) {
+        if l.starts_with("\\if ") {
+            depth += 1;
+        } else if l == "\\endif" {
+            depth = depth.saturating_sub(1);
+        } else if let Some(us) = l
+            .strip_prefix("\\sleep ")
+            .and_then(|r| r.strip_suffix(" us"))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+        {
+            if depth == 0 {
+                plain += us;
+            } else {
+                conditional += us;
+            }
+        }
+    }
+    (plain, conditional)
 }
 
 /// A fix's body as its statements (SQL, ends in `\gset`), when it is only statements.
@@ -332,6 +438,98 @@ fn sql_literal(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixes::{fixes, Shape};
+
+    /// A captured Django counter: the page read, then `F("views") - 1` in 10% or `+ 1` in
+    /// 90% of transactions (an `\if … \elif`), three 1.5 ms gaps and an idle sleep.
+    fn django() -> (Written, Shape) {
+        let statements = [
+            "begin",
+            "select views from site_page where id = :post",
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" - 1) WHERE \"site_page\".\"id\" = :post",
+            "UPDATE \"site_page\" SET \"views\" = (\"site_page\".\"views\" + 1) WHERE \"site_page\".\"id\" = :post",
+            "commit",
+        ];
+        let w = Written::for_test(
+            "-- shape_01.sql\n-- idled between transactions\n\\sleep 3000 us\n-- the page\n\\set post random(1, 4)\n",
+            "{0}-- 1.5 ms idle in the transaction here\n\\sleep 1500 us\n{1}-- 1.5 ms between the statements\n\\sleep 1500 us\n\
+             -- one of two statements never seen in one transaction\n\\set run2 random(1, 1000)\n\\if :run2 <= 100\n{2}\\elif :run2 <= 1000\n{3}\\endif\n\
+             -- 1.5 ms idle in the transaction here\n\\sleep 1500 us\n{4}",
+            &["\\set post random(1, 4)"],
+            &statements,
+        );
+        let shape = Shape {
+            name: "shape_01".into(),
+            script: "shape_01.sql".into(),
+            draws: w.draws.clone(),
+            statements: w.statements.clone(),
+            ..Shape::default()
+        };
+        (w, shape)
+    }
+
+    #[test]
+    fn the_sharded_variant_keeps_the_captured_conditions_and_sleeps() {
+        let (w, shape) = django();
+        let f = fixes(&shape);
+        let out = scripts(&[("shape_01.sql".into(), w.text())], &[w], &f);
+        let file = |name: &str| {
+            out.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+                .unwrap_or_default()
+        };
+        let v = file("shape_01_sharded.sql");
+        // Each increment goes to its shard under its own branch: not both every time.
+        let at = |pat: &str| v.find(pat).unwrap_or_else(|| panic!("{pat} in {v}"));
+        let (if_, elif, endif) = (
+            at("\\if :run2 <= 100\n"),
+            at("\\elif :run2 <= 1000\n"),
+            at("\\endif\n"),
+        );
+        let dec = at("(\"site_page\".\"views\" - 1) WHERE (\"site_page\".\"id\" = :post) and hotbench_shard = :hotbench_shard");
+        let inc = at("(\"site_page\".\"views\" + 1) WHERE (\"site_page\".\"id\" = :post) and hotbench_shard = :hotbench_shard");
+        assert!(if_ < dec && dec < elif && elif < inc && inc < endif, "{v}");
+        assert_eq!(v.matches("hotbench_shard_site_page").count(), 2, "{v}");
+        // The think time and the idle sleep between transactions stay.
+        assert_eq!(v.matches("\\sleep 1500 us\n").count(), 3, "{v}");
+        assert_eq!(v.matches("\\sleep 3000 us\n").count(), 1, "{v}");
+        // The draws once, the shard drawn before it is used.
+        assert_eq!(v.matches("\\set post random(1, 4)\n").count(), 1, "{v}");
+        assert!(
+            at("\\set hotbench_shard random(0, {{shards}} - 1)\n") < dec,
+            "{v}"
+        );
+        assert!(v.starts_with("-- hotbench capture: the hot counter"), "{v}");
+        // The baseline as before: its logging statements in the same structure.
+        let b = file("shape_01.sql");
+        assert!(
+            b.contains("\\if :run2 <= 100\n") && b.matches("\\sleep 1500 us\n").count() == 3,
+            "{b}"
+        );
+        assert!(b.contains("insert into hotbench_increments"), "{b}");
+    }
+
+    #[test]
+    fn a_fix_that_cannot_be_spliced_keeps_the_think_time_and_says_what_it_lost() {
+        let (w, _) = django();
+        let v = splice(
+            &w,
+            "the fix",
+            "-- a fix\n\\set post random(1, 4)\nbegin;\nupdate site_page set views = views + 1 where id = :post;\ncommit;\n",
+        );
+        assert!(v.starts_with("-- a fix\n-- shape_01.sql\n"), "{v}");
+        assert_eq!(v.matches("\\set post random(1, 4)\n").count(), 1, "{v}");
+        assert!(v.contains("\\sleep 3000 us\n"), "{v}");
+        assert!(
+            v.contains("do not correspond one to one with the captured 5"),
+            "{v}"
+        );
+        assert!(
+            v.contains("slept once before its statements\n\\sleep 4500 us\nbegin;\nupdate"),
+            "{v}"
+        );
+    }
 
     #[test]
     fn toml_strings_escape_what_a_server_controls() {

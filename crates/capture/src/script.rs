@@ -77,6 +77,27 @@ impl Written {
     pub fn text(&self) -> String {
         format!("{}{}", self.head, self.body)
     }
+
+    /// A written script from its parts, `{i}` in `tpl` marking statement `i`.
+    #[cfg(test)]
+    pub(crate) fn for_test(head: &str, tpl: &str, draws: &[&str], sts: &[&str]) -> Self {
+        let mut t = tpl.to_string();
+        for i in 0..sts.len() {
+            t = t.replace(&format!("{{{i}}}"), &format!("{MARK}{i}{MARK}"));
+        }
+        let mut w = Written {
+            head: head.into(),
+            body: String::new(),
+            body_template: t,
+            gsets: Default::default(),
+            draws: draws.iter().map(|d| d.to_string()).collect(),
+            statements: sts.iter().map(|s| s.to_string()).collect(),
+            claimed: Default::default(),
+            parameters: Vec::new(),
+        };
+        w.body = w.render_body(None);
+        w
+    }
 }
 
 /// The script of `shape`.
