@@ -510,6 +510,99 @@ mod tests {
         assert!(b.contains("insert into hotbench_increments"), "{b}");
     }
 
+    /// The spliced Django directory run as a ladder on a real server: the baseline and the
+    /// sharded variant commit and pass the counter's check (every increment counted).
+    #[test]
+    fn the_spliced_sharded_variant_runs_and_counts_every_increment() {
+        use hotbench_scenario::{run_ladder, source::dir_bundles, LadderOptions};
+        let (w, shape) = django();
+        let f = fixes(&shape);
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
+        let mut files = scripts(&[("shape_01.sql".into(), w.text())], &[w], &f);
+        files.push((
+            "schema.sql".into(),
+            "create table site_page (id int primary key, views bigint not null default 0);\ninsert into site_page (id) select g from generate_series(1, 4) g;\n".into(),
+        ));
+        for (name, text) in &files {
+            std::fs::write(dir.join(name), text).expect("write");
+        }
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            variants: &'a [crate::fixes::VariantEntry],
+        }
+        let mut m = format!(
+            "title = \"django\"\ndemonstrates = \"spliced fixes\"\nclients = 4\nduration = 1\nsetup = {}\nchecks = {}\n",
+            toml_list(&std::iter::once("schema.sql".to_string()).chain(f.setup.iter().cloned()).collect::<Vec<_>>()),
+            toml_list(&f.checks)
+        );
+        for p in &f.params {
+            m.push_str(&format!(
+                "\n[params.{}]\ndefault = {}\nmin = {}\n",
+                p.name, p.default, p.min
+            ));
+        }
+        m.push_str("\n[[variants]]\nname = \"captured\"\nabout = \"as captured\"\nbaseline = true\nscript = \"shape_01.sql\"\n\n");
+        m.push_str(
+            &toml::to_string(&Doc {
+                variants: &f.variants,
+            })
+            .expect("toml"),
+        );
+        std::fs::write(dir.join("scenario.toml"), m).expect("write");
+        let pg = hotbench_pgserver::testing::shared();
+        let db = pg
+            .create_database(&format!("splice_{}", std::process::id()))
+            .expect("database");
+        let conn = hotbench_wire::Config::parse(&db.socket_conninfo()).expect("conninfo");
+        let scn = hotbench_scenario::load(dir_bundles(dir).expect("bundle").remove(0))
+            .expect("the scenario loads");
+        let opts = LadderOptions {
+            conn,
+            params: vec![("duration".into(), "1".into())],
+            variants: None,
+            demo: false,
+            settings: hotbench_engine::RunSettings {
+                jobs: Some(2),
+                ..Default::default()
+            },
+            random_seed: 7,
+            target_description: "test".into(),
+            embedded: false,
+            fast: false,
+            command_line: Vec::new(),
+            probe: None,
+            sharing: &(),
+            progress: false,
+            keep_schema: false,
+            route: None,
+            live: None,
+            server: None,
+        };
+        let mut log = Vec::new();
+        let l = run_ladder(&scn, &opts, &mut log, &mut |_| {})
+            .unwrap_or_else(|e| panic!("ladder: {e}\n{}", String::from_utf8_lossy(&log)));
+        let names: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["captured", "shape_01-sharded"]);
+        for v in &l.variants {
+            let committed = v.record.as_ref().map_or(0, |r| r.totals.counters.cnt);
+            assert!(
+                committed > 0,
+                "{}: nothing committed\n{}",
+                v.name,
+                String::from_utf8_lossy(&log)
+            );
+            assert_eq!(v.checks.len(), f.checks.len(), "{}", v.name);
+            let failed: Vec<String> = v
+                .checks
+                .iter()
+                .filter(|c| !c.ok)
+                .map(|c| format!("{}: {}", c.name, c.detail))
+                .collect();
+            assert!(failed.is_empty(), "{}: {failed:?}", v.name);
+        }
+    }
+
     #[test]
     fn a_fix_that_cannot_be_spliced_keeps_the_think_time_and_says_what_it_lost() {
         let (w, _) = django();
