@@ -5,6 +5,7 @@
 
 pub mod activity;
 pub mod catalog;
+pub mod catalog_sig;
 pub mod catalog_types;
 pub mod datagen;
 mod datagen_expr;

@@ -265,6 +265,9 @@ pub struct Model {
     /// `pg_get_functiondef` of the functions asked for and those defaults, checks and
     /// indexes use.
     pub functions: Vec<(String, String)>,
+    /// Functions whose signature names a table's row type (`RETURNS jobs`): written after
+    /// the tables.
+    pub late_functions: Vec<(String, String)>,
     /// `CREATE EXTENSION` a type or function comes from.
     pub extensions: Vec<String>,
     /// Schemas to create (other than `public`).

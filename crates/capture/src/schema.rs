@@ -20,12 +20,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::TableName;
 use crate::catalog::{self, make_safe};
-use crate::catalog_types;
 use crate::model::Model;
 pub use crate::profile::{ColumnProfile, ColumnStats, TableProfile};
 pub use crate::schema_error::SchemaError;
 pub use crate::schema_options::{DumpSource, KeyRows, SchemaOptions};
 use crate::sqlnames::{self, Placement};
+use crate::{catalog_sig, catalog_types};
 use crate::{datagen, pgdump, profile, schema_sql, sqltext};
 
 /// Which way `schema_sql` was written.
@@ -146,13 +146,15 @@ fn read_model(
             model.schemas.push(r.schema.clone());
         }
     }
-    catalog_types::functions(
+    let written = catalog_types::functions(
         conn,
         &opts.functions,
         &opts.search_path,
         &used_by,
         &mut model,
     )?;
+    let rel_oids: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    catalog_sig::signature_types(conn, &written, &rel_oids, &mut model)?;
     model.relations = rels;
     let mut profiles = Vec::new();
     for k in 0..model.relations.len() {
