@@ -397,11 +397,13 @@ const SEQUENCE_SQL: &str = "select s.seqrelid::int8, n.nspname::text, c.relname:
     from pg_catalog.pg_sequence s join pg_catalog.pg_class c on c.oid = s.seqrelid \
     join pg_catalog.pg_namespace n on n.oid = c.relnamespace where s.seqrelid = any($1::oid[])";
 
-/// The sequences the touched tables own (serial, identity) and their defaults draw from.
+/// The sequences the touched tables own (serial, identity), their defaults draw from, and
+/// the statements name (`named`: each with the column it feeds).
 pub fn sequences(
     conn: &mut Connection,
     rels: &[Relation],
     defaults: &[u32],
+    named: &[(u32, Option<(u32, i16)>)],
     model: &mut Model,
 ) -> Result<(), SchemaError> {
     let rel_arr = oid_array(rels.iter().map(|r| r.oid));
@@ -424,6 +426,9 @@ pub fn sequences(
             }
             _ => {}
         }
+    }
+    for (seq, _) in named {
+        owned.entry(*seq).or_insert((None, false));
     }
     if owned.is_empty() || model.server_version_num < 100000 {
         return Ok(());
@@ -448,6 +453,11 @@ pub fn sequences(
             max: cell(&r, row, 7).unwrap_or_default(),
             cache: cell(&r, row, 8).unwrap_or_else(|| "1".into()),
             cycle: cell_bool(&r, row, 9),
+            feeds: named
+                .iter()
+                .find(|n| n.0 == oid)
+                .and_then(|n| n.1)
+                .filter(|_| owned_by.is_none()),
             owned_by,
             identity,
         });

@@ -505,6 +505,7 @@ fn sequences(model: &Model) -> String {
     for s in &model.sequences {
         let Some((rel, col)) = s
             .owned_by
+            .or(s.feeds)
             .and_then(|(r, c)| Some((model.relation(r)?, model.relation(r)?.column(c)?)))
         else {
             continue;

@@ -252,6 +252,9 @@ pub struct Sequence {
     pub owned_by: Option<(u32, i16)>,
     /// An identity column's own sequence (created with the column).
     pub identity: bool,
+    /// Not owned, but the statements insert its values into this column: moved past its
+    /// largest value as an owned one is.
+    pub feeds: Option<(u32, i16)>,
 }
 
 /// The touched catalog.

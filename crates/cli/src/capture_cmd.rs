@@ -179,6 +179,7 @@ fn schema_files(
         redact,
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
         functions,
+        sequences: hotbench_capture::catalog_seq::named_sequences(&capture.shapes),
         // The scenario runs in its own schema, alone on the search_path: the objects the
         // statements named unqualified are written unqualified, so they land there.
         place: SchemaOptions::default()
