@@ -3,7 +3,10 @@
 //! `PREPARE TRANSACTION`, `… AND CHAIN`; `ROLLBACK TO SAVEPOINT` does not), and where a
 //! simple-protocol query string with several statements splits (quotes, `E''` strings,
 //! dollar quotes and comments respected). The bind values PostgreSQL logs as
-//! `parameters: $1 = '…', $2 = NULL` are read here too. Pure.
+//! `parameters: $1 = '…', $2 = NULL` are read here too. The tokens are `hotbench_sqltext`'s
+//! (the one SQL lexer). Pure.
+
+use hotbench_sqltext::{Kind, Lexer};
 
 /// What a statement does to the transaction block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,39 +23,14 @@ pub enum Control {
     Other,
 }
 
-/// The first `n` words of `sql`, lower-cased, comments and `;` skipped.
+/// The first `n` words of `sql`, lower-cased, comments and `;` skipped (a literal or symbol
+/// is a "word" too: no transaction statement starts with one).
 fn words(sql: &str, n: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let c: Vec<char> = sql.chars().collect();
-    let mut i = 0;
-    while i < c.len() && out.len() < n {
-        let ch = c[i];
-        if ch == '-' && c.get(i + 1) == Some(&'-') {
-            while i < c.len() && c[i] != '\n' {
-                i += 1;
-            }
-        } else if ch == '/' && c.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-        } else if ch.is_alphabetic() || ch == '_' {
-            let mut w = String::new();
-            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
-                w.extend(c[i].to_lowercase());
-                i += 1;
-            }
-            out.push(w);
-        } else if ch.is_whitespace() || ch == ';' || ch == '(' {
-            i += 1;
-        } else {
-            // A literal or symbol: no transaction statement starts with one.
-            out.push(ch.to_string());
-            i += 1;
-        }
-    }
-    out
+    Lexer::new(sql)
+        .filter(|t| !t.is_blank() && !matches!(t.text(sql), ";" | "("))
+        .take(n)
+        .map(|t| t.text(sql).to_lowercase())
+        .collect()
 }
 
 /// Classifies one statement.
@@ -99,83 +77,21 @@ pub fn split(sql: &str) -> Vec<&str> {
             .filter(|s| !s.is_empty())
             .collect();
     }
-    let b = sql.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
-    let mut i = 0;
     let mut depth = 0i32;
-    while i < b.len() {
-        match b[i] {
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nest = 0usize;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        nest += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        nest -= 1;
-                        i += 2;
-                        if nest == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b'\'' => {
-                let escapes = i > 0 && matches!(b[i - 1], b'e' | b'E');
-                i += 1;
-                while i < b.len() {
-                    if escapes && b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == b'\'' {
-                        if b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += 1;
-                }
-            }
-            b'$' => {
-                if let Some(tag_end) = dollar_tag(b, i) {
-                    let tag = &b[i..=tag_end];
-                    let mut j = tag_end + 1;
-                    while j + tag.len() <= b.len() && &b[j..j + tag.len()] != tag {
-                        j += 1;
-                    }
-                    i = (j + tag.len()).min(b.len());
-                    continue;
-                }
-            }
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b';' if depth <= 0 => {
-                out.push(&sql[start..i]);
-                start = i + 1;
+    for t in Lexer::new(sql).filter(|t| t.kind == Kind::Punct) {
+        match t.text(sql) {
+            "(" => depth += 1,
+            ")" => depth -= 1,
+            ";" if depth <= 0 => {
+                out.push(&sql[start..t.start]);
+                start = t.end;
             }
             _ => {}
         }
-        i += 1;
     }
-    out.push(&sql[start.min(sql.len())..]);
+    out.push(&sql[start..]);
     out.into_iter()
         .map(str::trim)
         .filter(|s| !s.is_empty() && !only_comments(s))
@@ -184,21 +100,6 @@ pub fn split(sql: &str) -> Vec<&str> {
 
 fn only_comments(s: &str) -> bool {
     words(s, 1).is_empty()
-}
-
-/// `$tag$` starting at `i` (not `$1`): the index of its closing `$`.
-fn dollar_tag(b: &[u8], i: usize) -> Option<usize> {
-    if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
-        return None;
-    }
-    let mut j = i + 1;
-    if b.get(j).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] >= 0x80) {
-        j += 1;
-    }
-    (b.get(j) == Some(&b'$')).then_some(j)
 }
 
 /// Bind values from a `parameters: $1 = '…', $2 = NULL` detail (`None` = NULL), or why it
@@ -350,5 +251,17 @@ mod tests {
         assert!(parameters("parameters: $1 = 'open").is_err());
         assert!(parameters("parameters: $0 = 'x'").is_err());
         assert!(parameters("parameters: $1 = 'x' junk").is_err());
+    }
+
+    /// Nested comments and typed literals read as PostgreSQL reads them (this file's own
+    /// scanner ended a comment at its first `*/`, so `BEGIN` after a nested one was not
+    /// seen, and read `name'C:\'` as an `E''` string running to the end).
+    #[test]
+    fn nested_comments_and_typed_literals() {
+        assert_eq!(control("/* a /* b */ c */ begin"), Control::Begin);
+        assert_eq!(
+            split("select name'C:\\'; select 2"),
+            ["select name'C:\\'", "select 2"]
+        );
     }
 }

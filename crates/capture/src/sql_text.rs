@@ -4,7 +4,10 @@
 //! between them is kept exactly (quoted identifiers included), so a script can be written back
 //! with a variable in each slot. [`StatementText::key`] is the form statements are matched by
 //! across sources (`pg_stat_statements` shows `$1` where a client sent `42`): lower case
-//! outside quotes, every slot `?`. Pure.
+//! outside quotes, every slot `?`. The tokens and string values are `hotbench_sqltext`'s
+//! (the one SQL lexer); the slots, keys and columns are this file's. Pure.
+
+use hotbench_sqltext::{dollar_body, string_value, tokens, Kind, StrKind};
 
 /// What a slot held.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,14 +49,16 @@ const MAX_CHARS: usize = 100_000;
 impl StatementText {
     /// Splits `sql`; `$n` takes `params[n-1]` when given.
     pub fn parse(sql: &str, params: &[Option<String>]) -> StatementText {
-        let c: Vec<char> = sql.chars().take(MAX_CHARS).collect();
+        let sql = match sql.char_indices().nth(MAX_CHARS) {
+            Some((at, _)) => &sql[..at],
+            None => sql,
+        };
         let mut t = Splitter {
-            c: &c,
             pieces: vec![String::new()],
             values: Vec::new(),
             truncated: false,
         };
-        t.run(params);
+        t.run(sql, params);
         let mut pieces = t.pieces;
         if let Some(last) = pieces.last_mut() {
             let trimmed = last.trim_end().trim_end_matches(';').trim_end().to_string();
@@ -124,14 +129,13 @@ pub fn key_of(sql: &str) -> String {
     StatementText::parse(sql, &[]).key()
 }
 
-struct Splitter<'a> {
-    c: &'a [char],
+struct Splitter {
     pieces: Vec<String>,
     values: Vec<Value>,
     truncated: bool,
 }
 
-impl Splitter<'_> {
+impl Splitter {
     fn out(&mut self) -> &mut String {
         if self.pieces.is_empty() {
             self.pieces.push(String::new());
@@ -154,131 +158,46 @@ impl Splitter<'_> {
         self.pieces.push(String::new());
     }
 
-    fn run(&mut self, params: &[Option<String>]) {
-        let c = self.c;
-        let mut i = 0;
-        while i < c.len() {
-            let ch = c[i];
-            let next = c.get(i + 1).copied();
-            if ch == '-' && next == Some('-') {
-                while i < c.len() && c[i] != '\n' {
-                    i += 1;
-                }
-                self.space();
-            } else if ch == '/' && next == Some('*') {
-                i = skip_block_comment(c, i);
-                self.space();
-            } else if ch.is_whitespace() {
-                self.space();
-                i += 1;
-            } else if ch == '\'' {
-                let (end, v, closed) = quoted_string(c, i, false);
-                self.truncated |= !closed;
-                self.slot(Value::Text(v));
-                i = end;
-            } else if matches!(ch, 'e' | 'E') && next == Some('\'') && !self.after_word() {
-                let (end, v, closed) = quoted_string(c, i + 1, true);
-                self.truncated |= !closed;
-                self.slot(Value::Text(v));
-                i = end;
-            } else if ch == '"' {
-                let end = skip_identifier(c, i);
-                let text: String = c[i..end].iter().collect();
-                self.truncated |= !text.ends_with('"') || text.len() < 2;
-                self.out().push_str(&text);
-                i = end;
-            } else if ch == ':'
-                && next.is_some_and(|n| n.is_alphabetic() || n == '_')
-                && !self.out().ends_with(':')
-            {
-                // A pgbench script's `:variable`: a slot as `$n` is.
-                let mut j = i + 1;
-                while j < c.len() && (c[j].is_alphanumeric() || c[j] == '_') {
-                    j += 1;
-                }
-                self.slot(Value::Unknown);
-                i = j;
-            } else if ch == '$' && !self.after_word() {
-                i = self.dollar(i, params);
-            } else if (ch.is_ascii_digit()
-                || (ch == '.' && next.is_some_and(|n| n.is_ascii_digit())))
-                && !self.after_word()
-            {
-                let end = skip_number(c, i);
-                let text: String = c[i..end].iter().collect();
-                self.slot(Value::Number(text));
-                i = end;
-            } else if ch == '-' && next.is_some_and(|n| n.is_ascii_digit()) && self.unary_minus() {
-                let end = skip_number(c, i + 1);
-                let text: String = c[i..end].iter().collect();
-                // "+ -5": the operator stays, the sign goes with the number.
-                self.slot(Value::Number(text));
-                i = end;
-            } else {
-                self.out().push(ch);
-                i += 1;
-            }
-        }
-    }
-
-    /// `$1` (a parameter) or a dollar-quoted string.
-    fn dollar(&mut self, i: usize, params: &[Option<String>]) -> usize {
-        let c = self.c;
-        let mut j = i + 1;
-        while j < c.len() && c[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > i + 1 {
-            let n: usize = c[i + 1..j].iter().collect::<String>().parse().unwrap_or(0);
-            let v = match params.get(n.wrapping_sub(1)) {
-                Some(Some(v)) => {
-                    if v.parse::<f64>().is_ok() {
-                        Value::Number(v.clone())
-                    } else {
-                        Value::Text(v.clone())
-                    }
-                }
-                Some(None) => Value::Null,
-                None => Value::Unknown,
-            };
-            self.slot(v);
-            return j;
-        }
-        // $tag$ … $tag$
-        let mut k = i + 1;
-        while k < c.len() && (c[k].is_alphanumeric() || c[k] == '_') {
+    fn run(&mut self, sql: &str, params: &[Option<String>]) {
+        let toks = tokens(sql);
+        let mut k = 0;
+        while k < toks.len() {
+            let t = toks[k];
+            let text = t.text(sql);
             k += 1;
-        }
-        if k >= c.len() || c[k] != '$' {
-            self.out().push('$');
-            return i + 1;
-        }
-        let tag: Vec<char> = c[i..=k].to_vec();
-        let body = k + 1;
-        let mut m = body;
-        while m + tag.len() <= c.len() {
-            if c[m..m + tag.len()] == tag[..] {
-                let v: String = c[body..m].iter().collect();
-                self.slot(Value::Text(v));
-                return m + tag.len();
+            match t.kind {
+                _ if t.is_blank() => self.space(),
+                Kind::String(kind) => {
+                    self.truncated |= !t.closed;
+                    self.slot(Value::Text(string_slot(text, kind)));
+                }
+                Kind::Dollar => {
+                    self.truncated |= !t.closed;
+                    self.slot(Value::Text(dollar_body(text).to_string()));
+                }
+                Kind::QuotedIdent => {
+                    self.truncated |= !t.closed;
+                    self.out().push_str(text);
+                }
+                // A pgbench script's `:variable`: a slot as `$n` is.
+                Kind::Variable => self.slot(Value::Unknown),
+                Kind::Param => self.slot(param_value(text, params)),
+                Kind::Number => self.slot(Value::Number(text.to_string())),
+                Kind::Punct if text == "-" && self.unary_minus() => match toks.get(k) {
+                    // "+ -5": the operator stays, the sign goes with the number.
+                    Some(n)
+                        if n.kind == Kind::Number
+                            && n.start == t.end
+                            && n.text(sql).starts_with(|c: char| c.is_ascii_digit()) =>
+                    {
+                        self.slot(Value::Number(format!("-{}", n.text(sql))));
+                        k += 1;
+                    }
+                    _ => self.out().push('-'),
+                },
+                _ => self.out().push_str(text),
             }
-            m += 1;
         }
-        self.truncated = true;
-        self.slot(Value::Text(c[body..].iter().collect()));
-        c.len()
-    }
-
-    /// The text so far ends in an identifier character (a digit then belongs to a name).
-    fn after_word(&self) -> bool {
-        let o = self.pieces.last().map(String::as_str).unwrap_or("");
-        if o.is_empty() && self.pieces.len() > 1 {
-            // Right after a slot: `1e5`-like runs are one number already.
-            return false;
-        }
-        o.chars()
-            .next_back()
-            .is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '$')
     }
 
     /// A `-` before a digit is a sign (not subtraction) after an operator, `(`, `,`, the
@@ -295,16 +214,8 @@ impl Splitter<'_> {
         ]) {
             return true;
         }
-        let word: String = t
-            .chars()
-            .rev()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
         matches!(
-            word.to_ascii_lowercase().as_str(),
+            trailing_word(t).to_ascii_lowercase().as_str(),
             "select"
                 | "where"
                 | "and"
@@ -325,102 +236,46 @@ impl Splitter<'_> {
     }
 }
 
-fn skip_block_comment(c: &[char], mut i: usize) -> usize {
-    let mut depth = 0;
-    while i < c.len() {
-        if c[i] == '/' && c.get(i + 1) == Some(&'*') {
-            depth += 1;
-            i += 2;
-        } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
+/// A string constant's slot value: its text; a hex bit string as its bits (`X'1F'` →
+/// `00011111`), so that the value written back as a string reads as the same bits.
+fn string_slot(text: &str, kind: StrKind) -> String {
+    let v = string_value(text, kind);
+    if kind != StrKind::Hex {
+        return v;
     }
-    i
+    v.chars()
+        .map(|c| match c.to_digit(16) {
+            Some(d) => format!("{d:04b}"),
+            None => c.to_string(),
+        })
+        .collect()
 }
 
-/// A `'…'` string from `i` (its opening quote): end, value, closed.
-fn quoted_string(c: &[char], i: usize, escapes: bool) -> (usize, String, bool) {
-    let mut v = String::new();
-    let mut j = i + 1;
-    while j < c.len() {
-        let ch = c[j];
-        if escapes && ch == '\\' {
-            match c.get(j + 1) {
-                Some('n') => v.push('\n'),
-                Some('t') => v.push('\t'),
-                Some('r') => v.push('\r'),
-                Some('b') => v.push('\u{8}'),
-                Some('f') => v.push('\u{c}'),
-                Some(&o) => v.push(o),
-                None => return (c.len(), v, false),
-            }
-            j += 2;
-        } else if ch == '\'' {
-            if c.get(j + 1) == Some(&'\'') {
-                v.push('\'');
-                j += 2;
+/// `$n`'s value from the bound parameters: a number, a text, a NULL, or unknown.
+fn param_value(text: &str, params: &[Option<String>]) -> Value {
+    let n: usize = text[1..].parse().unwrap_or(0);
+    match params.get(n.wrapping_sub(1)) {
+        Some(Some(v)) => {
+            if v.parse::<f64>().is_ok() {
+                Value::Number(v.clone())
             } else {
-                return (j + 1, v, true);
+                Value::Text(v.clone())
             }
-        } else {
-            v.push(ch);
-            j += 1;
         }
+        Some(None) => Value::Null,
+        None => Value::Unknown,
     }
-    (c.len(), v, false)
 }
 
-fn skip_identifier(c: &[char], i: usize) -> usize {
-    let mut j = i + 1;
-    while j < c.len() {
-        if c[j] == '"' {
-            if c.get(j + 1) == Some(&'"') {
-                j += 2;
-                continue;
-            }
-            return j + 1;
-        }
-        j += 1;
-    }
-    c.len()
-}
-
-fn skip_number(c: &[char], mut i: usize) -> usize {
-    if c.get(i) == Some(&'0') && matches!(c.get(i + 1), Some('x' | 'X' | 'o' | 'O' | 'b' | 'B')) {
-        i += 2;
-        while i < c.len() && (c[i].is_ascii_hexdigit() || c[i] == '_') {
-            i += 1;
-        }
-        return i;
-    }
-    while i < c.len() && (c[i].is_ascii_digit() || c[i] == '_') {
-        i += 1;
-    }
-    if c.get(i) == Some(&'.') && c.get(i + 1) != Some(&'.') {
-        i += 1;
-        while i < c.len() && c[i].is_ascii_digit() {
-            i += 1;
-        }
-    }
-    if matches!(c.get(i), Some('e' | 'E')) {
-        let mut j = i + 1;
-        if matches!(c.get(j), Some('+' | '-')) {
-            j += 1;
-        }
-        if c.get(j).is_some_and(char::is_ascii_digit) {
-            i = j;
-            while i < c.len() && c[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-    }
-    i
+/// The identifier characters `s` ends with (`… where aid` → `aid`).
+fn trailing_word(s: &str) -> &str {
+    let start = s
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(s.len(), |(i, _)| i);
+    &s[start..]
 }
 
 fn lower_outside_quotes(s: &str) -> String {
@@ -500,14 +355,7 @@ fn compared_column(before: &str) -> Option<String> {
         let open = body.rfind('"')?;
         body[open + 1..].replace("\"\"", "\"")
     } else {
-        let word: String = lhs
-            .chars()
-            .rev()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let word = trailing_word(lhs);
         if word.is_empty() || word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
             return None;
         }
@@ -602,6 +450,25 @@ mod tests {
         assert_eq!(
             key_of("UPDATE t SET v = v + :p0 WHERE id = :p1::int"),
             key_of("update t set v = v + 5 where id = 3::int")
+        );
+    }
+
+    /// Prefixed strings are one constant each, as PostgreSQL and `pg_stat_statements`
+    /// read them (this file's own scanner kept `B`, `X`, `N`, `U&` as SQL before a
+    /// string slot, so their keys never matched `$n`'s), and `E''` escapes decode as
+    /// PostgreSQL decodes them (`\x41` and `\101` are `A`; it read `x41`, `101`).
+    #[test]
+    fn prefixed_strings_and_escapes_read_as_postgres_does() {
+        let t = StatementText::parse(
+            "select B'101', X'1F', N'n', U&'d\\0061t', E'\\x41\\101' from t",
+            &[],
+        );
+        assert_eq!(t.key(), key_of("select $1, $2, $3, $4, $5 from t"));
+        assert_eq!(
+            t.values,
+            ["101", "00011111", "n", "dat", "AA"]
+                .map(|v| Value::Text(v.into()))
+                .to_vec()
         );
     }
 }

@@ -5,8 +5,11 @@
 //! dropped with its dot; so is the schema part of a string constant cast to `regclass`
 //! (`nextval('public.t_id_seq'::regclass)`); dollar-quoted bodies (functions) are rewritten
 //! the same way inside. Everything else (values, comments, a name's later parts) is kept.
+//! The tokens are `hotbench_sqltext`'s (the one SQL lexer).
 
 use std::collections::BTreeMap;
+
+use hotbench_sqltext::{dollar_body, ident_value, string_value, Kind, Lexer, StrKind, Token};
 
 use crate::sqltext::{ident, literal};
 
@@ -20,74 +23,52 @@ pub fn place(sql: &str, place: &Placement) -> String {
     }
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
-    let mut i = 0;
-    while i < b.len() {
-        let rest = &sql[i..];
-        let c = b[i];
-        let after_dot = prev_non_space(b, i) == Some(b'.');
-        if rest.starts_with("--") {
-            let end = rest.find('\n').map_or(sql.len(), |e| i + e);
-            out.push_str(&sql[i..end]);
-            i = end;
-        } else if rest.starts_with("/*") {
-            let end = rest.find("*/").map_or(sql.len(), |e| i + e + 2);
-            out.push_str(&sql[i..end]);
-            i = end;
-        } else if c == b'\'' || string_prefix(rest).is_some() {
-            let prefix = string_prefix(rest).unwrap_or(0);
-            let escapes = prefix == 1 && (c == b'E' || c == b'e');
-            let end = string_end(sql, i + prefix + 1, escapes);
-            let raw = &sql[i..end];
-            match regclass_value(sql, i + prefix + 1, end, escapes)
-                .and_then(|v| place_name(&v, place))
-            {
-                Some(v) => out.push_str(&literal(&v)),
-                None => out.push_str(raw),
-            }
-            i = end;
-        } else if c == b'"' || rest.starts_with("U&\"") || rest.starts_with("u&\"") {
-            let (name, end) = quoted_ident(sql, i);
-            let (text, next) = replace_or_keep(sql, &name, i, end, after_dot, place);
-            out.push_str(&text);
-            i = next;
-        } else if c == b'$' && dollar_tag(rest).is_some() && !word_before(b, i) {
-            let tag = dollar_tag(rest).unwrap_or("$$");
-            let body_start = i + tag.len();
-            let (body, end) = match sql[body_start..].find(tag) {
-                Some(e) => (&sql[body_start..body_start + e], body_start + e + tag.len()),
-                None => (&sql[body_start..], sql.len()),
-            };
-            let new_body = self::place(body, place);
-            if new_body.contains(tag) {
-                out.push_str(&sql[i..end]);
-            } else {
-                out.push_str(tag);
-                out.push_str(&new_body);
-                if end > body_start + body.len() {
-                    out.push_str(tag);
-                }
-            }
-            i = end;
-        } else if c.is_ascii_digit() {
-            let end = i + rest
-                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.'))
-                .unwrap_or(rest.len());
-            out.push_str(&sql[i..end]);
-            i = end;
-        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
-            let len = rest
-                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
-                .unwrap_or(rest.len());
-            let end = i + len.max(1);
-            let word = sql[i..end].to_lowercase();
-            let (text, next) = replace_or_keep(sql, &word, i, end, after_dot, place);
-            out.push_str(&text);
-            i = next;
-        } else {
-            let ch = rest.chars().next().unwrap_or(' ');
-            out.push(ch);
-            i += ch.len_utf8();
+    // Past a schema dropped with its dot: the tokens before this are gone with it.
+    let mut resume = 0;
+    for t in Lexer::new(sql) {
+        if t.start < resume {
+            continue;
         }
+        let text = t.text(sql);
+        let after_dot = prev_non_space(b, t.start) == Some(b'.');
+        let name = match t.kind {
+            Kind::QuotedIdent => ident_value(text),
+            Kind::Word => text.to_lowercase(),
+            Kind::String(kind) => {
+                match regclass_value(sql, &t, kind).and_then(|v| place_name(&v, place)) {
+                    Some(v) => out.push_str(&literal(&v)),
+                    None => out.push_str(text),
+                }
+                continue;
+            }
+            Kind::Dollar => {
+                out.push_str(&place_body(text, t.closed, place));
+                continue;
+            }
+            _ => {
+                out.push_str(text);
+                continue;
+            }
+        };
+        let (text, next) = replace_or_keep(sql, &name, t.start, t.end, after_dot, place);
+        out.push_str(&text);
+        resume = next;
+    }
+    out
+}
+
+/// A dollar-quoted string (a function's body) with its schemas placed, unless the new body
+/// would hold its tag.
+fn place_body(text: &str, closed: bool, place: &Placement) -> String {
+    let tag_len = text[1..].find('$').map_or(text.len(), |k| k + 2);
+    let tag = &text[..tag_len];
+    let new_body = self::place(dollar_body(text), place);
+    if new_body.contains(tag) {
+        return text.to_string();
+    }
+    let mut out = format!("{tag}{new_body}");
+    if closed {
+        out.push_str(tag);
     }
     out
 }
@@ -138,56 +119,11 @@ fn prev_non_space(b: &[u8], i: usize) -> Option<u8> {
         .copied()
 }
 
-fn word_before(b: &[u8], i: usize) -> bool {
-    i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
-}
-
-/// Length of a string constant's prefix (`E`, `B`, `X`, `N`, `U&`) when `s` starts one.
-fn string_prefix(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    match b {
-        [p, b'\'', ..] if b"EeBbXxNn".contains(p) => Some(1),
-        [b'U' | b'u', b'&', b'\'', ..] => Some(2),
-        _ => None,
-    }
-}
-
-/// The index after a string constant whose body starts at `start`.
-fn string_end(sql: &str, start: usize, escapes: bool) -> usize {
-    let b = sql.as_bytes();
-    let mut i = start;
-    while i < b.len() {
-        match b[i] {
-            b'\\' if escapes => i += 2,
-            b'\'' if b.get(i + 1) == Some(&b'\'') => i += 2,
-            b'\'' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    sql.len()
-}
-
-/// The value of the string constant `sql[start..end - 1]` when a `::regclass` cast follows it.
-fn regclass_value(sql: &str, start: usize, end: usize, escapes: bool) -> Option<String> {
-    let after = sql[end..].trim_start().to_ascii_lowercase();
+/// The value of the string constant `t` when a `::regclass` cast follows it.
+fn regclass_value(sql: &str, t: &Token, kind: StrKind) -> Option<String> {
+    let after = sql[t.end..].trim_start().to_ascii_lowercase();
     let cast = after.starts_with("::regclass") || after.starts_with("::pg_catalog.regclass");
-    if !cast || end == 0 || end - 1 < start {
-        return None;
-    }
-    let raw = &sql[start..end - 1];
-    let mut v = String::new();
-    let mut it = raw.chars();
-    while let Some(c) = it.next() {
-        match c {
-            '\\' if escapes => v.push(it.next()?),
-            '\'' => {
-                it.next();
-                v.push('\'');
-            }
-            c => v.push(c),
-        }
-    }
-    Some(v)
+    (cast && t.closed).then(|| string_value(t.text(sql), kind))
 }
 
 /// A qualified name's text (`s.t`, `"my s"."t"`) with its schema placed; `None` when it is
@@ -220,53 +156,6 @@ fn place_name(v: &str, place: &Placement) -> Option<String> {
         None => Some(rest.to_string()),
         Some(t) => Some(format!("{}.{rest}", ident(t))),
     }
-}
-
-/// A quoted identifier (`"…"` or `U&"…"`) at `start`: its value and the index after it.
-fn quoted_ident(sql: &str, start: usize) -> (String, usize) {
-    let unicode = sql.as_bytes()[start] != b'"';
-    let open = if unicode { start + 3 } else { start + 1 };
-    let mut name = String::new();
-    let mut it = sql[open..].char_indices().peekable();
-    while let Some((k, c)) = it.next() {
-        match c {
-            '"' if matches!(it.peek(), Some(&(_, '"'))) => {
-                it.next();
-                name.push('"');
-            }
-            '"' => return (name, open + k + 1),
-            '\\' if unicode => {
-                let hex: String = match it.peek() {
-                    Some(&(_, '\\')) => {
-                        it.next();
-                        name.push('\\');
-                        continue;
-                    }
-                    Some(&(_, '+')) => {
-                        it.next();
-                        (0..6).filter_map(|_| it.next().map(|x| x.1)).collect()
-                    }
-                    _ => (0..4).filter_map(|_| it.next().map(|x| x.1)).collect(),
-                };
-                if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    name.push(ch);
-                }
-            }
-            c => name.push(c),
-        }
-    }
-    (name, sql.len())
-}
-
-fn dollar_tag(s: &str) -> Option<&str> {
-    let rest = s.get(1..)?;
-    let end = rest.find('$')?;
-    let tag = &rest[..end];
-    let ok = tag
-        .chars()
-        .enumerate()
-        .all(|(k, c)| c == '_' || c.is_alphabetic() || (k > 0 && c.is_ascii_digit()));
-    ok.then(|| &s[..end + 2])
 }
 
 #[cfg(test)]
@@ -317,5 +206,14 @@ mod tests {
             ident("we\"ird {{x}} sch")
         );
         assert_eq!(place(&sql, &m), "insert into \"t\" values (1)");
+    }
+
+    /// `/* a /* b */ public.t */` is one comment (they nest in PostgreSQL): the name in it
+    /// is kept (this file's own scanner ended the comment at the first `*/`).
+    #[test]
+    fn nested_comments_are_kept_whole() {
+        let m = map(&[("public", None)]);
+        let sql = "/* a /* b */ public.t */ select 1 from public.u";
+        assert_eq!(place(sql, &m), "/* a /* b */ public.t */ select 1 from u");
     }
 }

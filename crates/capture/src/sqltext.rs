@@ -4,7 +4,10 @@
 //! contains `{{` (a literal's `{` becomes `\x7b` inside an `E''` string, an identifier's
 //! becomes `\007B` inside a `U&""` identifier). Text the server deparsed (`pg_get_indexdef`,
 //! `pg_get_constraintdef`, a function body) goes through [`guard_braces`], which rewrites the
-//! few tokens that hold `{{` the same way. Also reads PostgreSQL's array output (`{a,"b c"}`).
+//! few tokens that hold `{{` the same way (tokens and values from `hotbench_sqltext`, the one
+//! SQL lexer). Also reads PostgreSQL's array output (`{a,"b c"}`).
+
+use hotbench_sqltext::{dollar_body, ident_value, string_value, Kind, Lexer, StrKind};
 
 /// A quoted identifier: `"a ""b"""`; `U&"…"` with `\007B` for `{` when the name holds `{{`.
 pub fn ident(name: &str) -> String {
@@ -174,70 +177,32 @@ pub fn guard_braces(sql: &str) -> String {
     }
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len() + 16);
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let rest = &sql[i..];
-        if c == b'-' && rest.starts_with("--") {
-            let end = rest.find('\n').map_or(sql.len(), |e| i + e);
-            out.push_str(&sql[i..end].replace("{{", "{ {"));
-            i = end;
-        } else if c == b'/' && rest.starts_with("/*") {
-            let end = comment_end(sql, i);
-            out.push_str(&sql[i..end].replace("{{", "{ {"));
-            i = end;
-        } else if c == b'\'' {
-            let (value, end) = string_body(sql, i + 1);
-            if value.contains("{{") {
-                if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+    for t in Lexer::new(sql) {
+        let text = t.text(sql);
+        // A constant right after a name (`date'…'`): a space keeps the two apart.
+        let glued = t.start > 0 && (b[t.start - 1].is_ascii_alphanumeric() || b[t.start - 1] == b'_');
+        match t.kind {
+            // Every `E''` string is written anew: a `\{` there could make `{{` too.
+            Kind::String(StrKind::Escape) => {
+                out.push_str("E'");
+                out.push_str(&escape_string_raw(&text[2..]));
+                out.push('\'');
+            }
+            _ if !text.contains("{{") => out.push_str(text),
+            _ if t.is_comment() => out.push_str(&text.replace("{{", "{ {")),
+            Kind::String(kind @ (StrKind::Standard | StrKind::National | StrKind::Unicode)) => {
+                if glued {
                     out.push(' ');
                 }
-                out.push_str(&literal(&value));
-            } else {
-                out.push_str(&sql[i..end]);
-            }
-            i = end;
-        } else if (c == b'E' || c == b'e')
-            && rest[1..].starts_with('\'')
-            && !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
-        {
-            let (raw, end) = escape_string_raw(sql, i + 2);
-            out.push_str("E'");
-            out.push_str(&raw);
-            out.push('\'');
-            i = end;
-        } else if c == b'"' {
-            let (name, end) = ident_body(sql, i + 1);
-            if name.contains("{{") {
-                out.push_str(&ident(&name));
-            } else {
-                out.push_str(&sql[i..end]);
-            }
-            i = end;
-        } else if c == b'$' && !(i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
-            match dollar_tag(rest) {
-                Some(tag) => {
-                    let body_start = i + tag.len();
-                    let (body, end) = match sql[body_start..].find(tag) {
-                        Some(e) => (&sql[body_start..body_start + e], body_start + e + tag.len()),
-                        None => (&sql[body_start..], sql.len()),
-                    };
-                    if body.contains("{{") {
-                        out.push_str(&literal(body));
-                    } else {
-                        out.push_str(&sql[i..end]);
-                    }
-                    i = end;
+                // `N'…'` is `NCHAR '…'` to PostgreSQL's scanner.
+                if kind == StrKind::National {
+                    out.push_str("nchar ");
                 }
-                None => {
-                    out.push('$');
-                    i += 1;
-                }
+                out.push_str(&literal(&string_value(text, kind)));
             }
-        } else {
-            let ch = rest.chars().next().unwrap_or(' ');
-            out.push(ch);
-            i += ch.len_utf8();
+            Kind::QuotedIdent => out.push_str(&ident(&ident_value(text))),
+            Kind::Dollar => out.push_str(&literal(dollar_body(text))),
+            _ => out.push_str(text),
         }
     }
     // Outside any token, `{{` is not SQL; split it all the same.
@@ -247,105 +212,33 @@ pub fn guard_braces(sql: &str) -> String {
     out
 }
 
-fn comment_end(sql: &str, start: usize) -> usize {
-    let b = sql.as_bytes();
-    let mut depth = 0usize;
-    let mut i = start;
-    while i + 1 < b.len() {
-        if b[i] == b'/' && b[i + 1] == b'*' {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'*' && b[i + 1] == b'/' {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    sql.len()
-}
-
-/// A standard string constant's value from just after its opening quote; returns it and the
-/// index after the closing quote.
-fn string_body(sql: &str, start: usize) -> (String, usize) {
-    let mut value = String::new();
-    let mut it = sql[start..].char_indices().peekable();
-    while let Some((k, c)) = it.next() {
-        if c == '\'' {
-            if let Some(&(_, '\'')) = it.peek() {
-                it.next();
-                value.push('\'');
-            } else {
-                return (value, start + k + 1);
-            }
-        } else {
-            value.push(c);
-        }
-    }
-    (value, sql.len())
-}
-
 /// An `E''` string's body from just after its opening quote, as written but with every `{`
-/// (bare or escaped as `\{`) written `\x7b`; returns it and the index after the closing quote.
-fn escape_string_raw(sql: &str, start: usize) -> (String, usize) {
+/// (bare or escaped as `\{`) written `\x7b`, up to its closing quote.
+fn escape_string_raw(body: &str) -> String {
     let mut raw = String::new();
-    let mut it = sql[start..].char_indices().peekable();
-    while let Some((k, c)) = it.next() {
+    let mut it = body.chars().peekable();
+    while let Some(c) = it.next() {
         match c {
             '\'' => {
-                if let Some(&(_, '\'')) = it.peek() {
-                    it.next();
-                    raw.push_str("''");
-                } else {
-                    return (raw, start + k + 1);
+                if it.peek() != Some(&'\'') {
+                    break;
                 }
+                it.next();
+                raw.push_str("''");
             }
             '\\' => match it.next() {
-                Some((_, '{')) => raw.push_str("\\x7b"),
-                Some((_, e)) => {
+                Some('{') => raw.push_str("\\x7b"),
+                Some(e) => {
                     raw.push('\\');
                     raw.push(e);
                 }
-                None => return (raw, sql.len()),
+                None => break,
             },
             '{' => raw.push_str("\\x7b"),
             c => raw.push(c),
         }
     }
-    (raw, sql.len())
-}
-
-fn ident_body(sql: &str, start: usize) -> (String, usize) {
-    let mut name = String::new();
-    let mut it = sql[start..].char_indices().peekable();
-    while let Some((k, c)) = it.next() {
-        if c == '"' {
-            if let Some(&(_, '"')) = it.peek() {
-                it.next();
-                name.push('"');
-            } else {
-                return (name, start + k + 1);
-            }
-        } else {
-            name.push(c);
-        }
-    }
-    (name, sql.len())
-}
-
-/// `$tag$` at the start of `s`, if it opens a dollar quote.
-fn dollar_tag(s: &str) -> Option<&str> {
-    let rest = &s[1..];
-    let end = rest.find('$')?;
-    let tag = &rest[..end];
-    let ok = tag
-        .chars()
-        .enumerate()
-        .all(|(k, c)| c == '_' || c.is_alphabetic() || (k > 0 && c.is_ascii_digit()));
-    ok.then(|| &s[..end + 2])
+    raw
 }
 
 #[cfg(test)]
@@ -405,5 +298,15 @@ mod tests {
         );
         let e = guard_braces("select E'a\\n{{\\{', date'{{'");
         assert_eq!(e, "select E'a\\n\\x7b\\x7b\\x7b', date E'\\x7b\\x7b'");
+    }
+
+    /// `N''` and `U&''` strings and `U&""` names holding `{{` are one token each (this
+    /// file's own scanner wrote `N E'…'`, `U&E'…'` and `U&U&"…"`, none of them SQL).
+    #[test]
+    fn prefixed_strings_and_unicode_names_are_guarded_whole() {
+        assert_eq!(
+            guard_braces("select N'{{a', U&'{{\\0062', U&\"{{c\" from t"),
+            "select nchar E'\\x7b\\x7ba', E'\\x7b\\x7bb', U&\"\\007B\\007Bc\" from t"
+        );
     }
 }

@@ -1,7 +1,11 @@
 //! Statement texts without their values: `pg_stat_activity.query` holds the literal text a
 //! client sent (`… where id = 42`), so the probe groups and records statements by a
 //! normalized form (`… where id = ?`): the same statement with other values is one entry, and
-//! no user value leaves the server in a query text. Pure, tested without a server.
+//! no user value leaves the server in a query text. The tokens are `hotbench_sqltext`'s (one
+//! SQL lexer for every crate); what is kept of them, the `IN` lists and the cut are this
+//! file's. Pure, tested without a server.
+
+use hotbench_sqltext::Lexer;
 
 /// Characters kept of a normalized text: a longer one keeps its start, up to two locking
 /// clauses from its middle with the `select` before them (a claim inside a CTE), and its
@@ -18,67 +22,18 @@ const MAX_INPUT_CHARS: usize = 10_000;
 /// parameters (`in (1, 2, 3)`, `in ($1, $2, $3)`) becomes `in (?, …)`: one statement
 /// whatever the list's length.
 pub fn normalize(sql: &str) -> String {
-    let c: Vec<char> = sql.chars().take(MAX_INPUT_CHARS).collect();
-    let mut o = String::with_capacity(sql.len().min(MAX_CHARS * 2));
-    let mut i = 0;
-    // Whether the previous emitted token can continue an identifier (so a digit after it is
-    // part of the name, not a number).
-    let word = |o: &String| {
-        o.chars()
-            .next_back()
-            .is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '$')
+    let sql = match sql.char_indices().nth(MAX_INPUT_CHARS) {
+        Some((at, _)) => &sql[..at],
+        None => sql,
     };
-    while i < c.len() {
-        let ch = c[i];
-        let next = c.get(i + 1).copied();
-        if ch == '-' && next == Some('-') {
-            while i < c.len() && c[i] != '\n' {
-                i += 1;
-            }
+    let mut o = String::with_capacity(sql.len().min(MAX_CHARS * 2));
+    for t in Lexer::new(sql) {
+        if t.is_blank() {
             space(&mut o);
-        } else if ch == '/' && next == Some('*') {
-            i = skip_block_comment(&c, i);
-            space(&mut o);
-        } else if ch.is_whitespace() {
-            space(&mut o);
-            i += 1;
-        } else if ch == '\'' {
-            i = skip_quoted(&c, i, '\'', false);
-            o.push('?');
-        } else if matches!(ch, 'e' | 'E' | 'b' | 'B' | 'x' | 'X' | 'n' | 'N')
-            && next == Some('\'')
-            && !word(&o)
-        {
-            i = skip_quoted(&c, i + 1, '\'', matches!(ch, 'e' | 'E'));
-            o.push('?');
-        } else if ch == '"' {
-            let end = skip_quoted(&c, i, '"', false);
-            o.extend(&c[i..end]);
-            i = end;
-        } else if ch == '$' && !word(&o) {
-            match dollar_tag(&c, i) {
-                Some(tag) => {
-                    i = skip_dollar(&c, i + tag.len(), &tag);
-                    o.push('?');
-                }
-                None => {
-                    // `$1`: a parameter, kept whole.
-                    o.push('$');
-                    i += 1;
-                    while i < c.len() && c[i].is_ascii_digit() {
-                        o.push(c[i]);
-                        i += 1;
-                    }
-                }
-            }
-        } else if (ch.is_ascii_digit() || (ch == '.' && next.is_some_and(|n| n.is_ascii_digit())))
-            && !word(&o)
-        {
-            i = skip_number(&c, i);
+        } else if t.is_constant() {
             o.push('?');
         } else {
-            o.push(ch);
-            i += 1;
+            o.push_str(t.text(sql));
         }
     }
     cut(&collapse_lists(o.trim().trim_end_matches(';').trim_end()))
@@ -229,91 +184,6 @@ fn word_end(c: &[char], mut i: usize) -> usize {
     i
 }
 
-/// Index after a `/* … */` comment starting at `i` (they nest in PostgreSQL).
-fn skip_block_comment(c: &[char], mut i: usize) -> usize {
-    let mut depth = 0;
-    while i < c.len() {
-        if c[i] == '/' && c.get(i + 1) == Some(&'*') {
-            depth += 1;
-            i += 2;
-        } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    i
-}
-
-/// Index after the quoted token opening at `i` (a doubled quote is one quote; with
-/// `backslash`, a backslash escapes the next character).
-fn skip_quoted(c: &[char], i: usize, q: char, backslash: bool) -> usize {
-    let mut j = i + 1;
-    while j < c.len() {
-        if backslash && c[j] == '\\' {
-            j += 2;
-        } else if c[j] == q {
-            if c.get(j + 1) == Some(&q) {
-                j += 2;
-            } else {
-                return j + 1;
-            }
-        } else {
-            j += 1;
-        }
-    }
-    c.len()
-}
-
-/// `$tag$` (or `$$`) opening at `i`, as a string.
-fn dollar_tag(c: &[char], i: usize) -> Option<String> {
-    let mut j = i + 1;
-    while j < c.len() && (c[j].is_alphanumeric() || c[j] == '_') {
-        if j == i + 1 && c[j].is_ascii_digit() {
-            return None;
-        }
-        j += 1;
-    }
-    (c.get(j) == Some(&'$')).then(|| c[i..=j].iter().collect())
-}
-
-/// Index after the closing `tag` of a dollar-quoted string whose body starts at `i`.
-fn skip_dollar(c: &[char], i: usize, tag: &str) -> usize {
-    let t: Vec<char> = tag.chars().collect();
-    let mut j = i;
-    while j + t.len() <= c.len() {
-        if c[j..j + t.len()] == t[..] {
-            return j + t.len();
-        }
-        j += 1;
-    }
-    c.len()
-}
-
-/// Index after a numeric literal at `i` (digits, a point, an exponent).
-fn skip_number(c: &[char], mut i: usize) -> usize {
-    while i < c.len() && (c[i].is_ascii_digit() || c[i] == '.' || c[i] == '_') {
-        i += 1;
-    }
-    if i < c.len() && matches!(c[i], 'e' | 'E') {
-        let mut j = i + 1;
-        if j < c.len() && matches!(c[j], '+' | '-') {
-            j += 1;
-        }
-        if j < c.len() && c[j].is_ascii_digit() {
-            i = j;
-            while i < c.len() && c[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-    }
-    i
-}
-
 #[cfg(test)]
 mod tests {
     use super::normalize;
@@ -428,5 +298,15 @@ mod tests {
         );
         assert_eq!(normalize("  \n "), "");
         assert_eq!(normalize("commit; "), "commit");
+    }
+
+    /// PostgreSQL 16's `0x1F` and a `U&'…'` string are one constant each (this file's own
+    /// lexer made them `?x1F` and `U&?`); `1..10` (PL/pgSQL's range) is two numbers.
+    #[test]
+    fn hex_integers_and_unicode_strings_are_one_constant() {
+        assert_eq!(
+            normalize("select 0x1F, U&'d\\0061t', 1..10 from t"),
+            "select ?, ?, ?..? from t"
+        );
     }
 }

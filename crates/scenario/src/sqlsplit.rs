@@ -1,7 +1,10 @@
 //! Splits a SQL file into statements (quotes, dollar quotes, nested comments respected) so
 //! that a failing statement can be named with its line, and so checks get every
 //! statement's rows. A comment, quoted string, quoted identifier or dollar quote left open
-//! is an error naming its line: it would otherwise swallow every statement after it.
+//! is an error naming its line: it would otherwise swallow every statement after it. The
+//! tokens are `hotbench_sqltext`'s (the one SQL lexer); this file only cuts at `;`.
+
+use hotbench_sqltext::{Kind, Lexer};
 
 /// One statement and the 1-based line where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,129 +21,50 @@ pub struct Unterminated {
     pub what: &'static str,
 }
 
+/// The statements of `sql`, or the first construct it leaves open.
 pub fn split(sql: &str) -> Result<Vec<Statement>, Unterminated> {
-    let b = sql.as_bytes();
     let line_at = |at: usize| sql[..at].matches('\n').count() + 1;
-    let open = |at: usize, what: &'static str| Unterminated {
-        line: line_at(at),
-        what,
-    };
     let mut out = Vec::new();
-    let mut i = 0;
-    let mut has_code = false;
-    let mut code_start = 0;
-    let push = |out: &mut Vec<Statement>, from: usize, to: usize, has: bool| {
-        if has {
-            let text = sql[from..to].trim().to_string();
-            out.push(Statement {
-                line: line_at(from),
-                text,
+    let mut push = |from: usize, to: usize| {
+        out.push(Statement {
+            line: line_at(from),
+            text: sql[from..to].trim().to_string(),
+        })
+    };
+    // Where the statement being read starts (its first token that is not blank).
+    let mut start = None;
+    for t in Lexer::new(sql) {
+        if !t.closed {
+            return Err(Unterminated {
+                line: line_at(t.start),
+                what: left_open(t.kind),
             });
         }
-    };
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                // PostgreSQL's block comments nest.
-                let from = i;
-                let mut depth = 0usize;
-                loop {
-                    if i + 1 >= b.len() {
-                        return Err(open(from, "unterminated /* comment"));
-                    }
-                    if b[i] == b'/' && b[i + 1] == b'*' {
-                        depth += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b[i + 1] == b'/' {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b';' => {
-                push(&mut out, code_start, i, has_code);
-                has_code = false;
-                i += 1;
-                continue;
-            }
-            _ => {}
+        if t.is_blank() {
+            continue;
         }
-        if !c.is_ascii_whitespace() && !has_code {
-            has_code = true;
-            code_start = i;
-        }
-        match c {
-            b'\'' => {
-                let from = i;
-                let escapes = i > 0 && matches!(b[i - 1], b'E' | b'e');
-                i += 1;
-                loop {
-                    if i >= b.len() {
-                        return Err(open(from, "unterminated quoted string"));
-                    }
-                    if escapes && b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == b'\'' {
-                        if b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                i += 1;
+        if t.kind == Kind::Punct && t.text(sql) == ";" {
+            if let Some(from) = start.take() {
+                push(from, t.start);
             }
-            b'"' => {
-                let from = i;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += 1;
-                }
-                if i >= b.len() {
-                    return Err(open(from, "unterminated quoted identifier"));
-                }
-                i += 1;
-            }
-            b'$' => {
-                // $tag$ … $tag$ (a tag is empty or an identifier not starting with a digit).
-                let mut j = i + 1;
-                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                    j += 1;
-                }
-                let tag_ok = j < b.len()
-                    && b[j] == b'$'
-                    && !b.get(i + 1).is_some_and(|x| x.is_ascii_digit());
-                if tag_ok {
-                    let tag = &sql[i..=j];
-                    match sql[j + 1..].find(tag) {
-                        Some(p) => i = j + 1 + p + tag.len(),
-                        None => return Err(open(i, "unterminated dollar-quoted string")),
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            _ => i += 1,
+        } else {
+            start.get_or_insert(t.start);
         }
     }
-    push(&mut out, code_start, b.len(), has_code);
+    if let Some(from) = start {
+        push(from, sql.len());
+    }
     Ok(out)
+}
+
+/// What a token of `kind` left open is called.
+fn left_open(kind: Kind) -> &'static str {
+    match kind {
+        Kind::BlockComment => "unterminated /* comment",
+        Kind::QuotedIdent => "unterminated quoted identifier",
+        Kind::Dollar => "unterminated dollar-quoted string",
+        _ => "unterminated quoted string",
+    }
 }
 
 #[cfg(test)]
@@ -223,5 +147,22 @@ mod tests {
         ] {
             assert_eq!(split(sql), Err(Unterminated { line, what }), "{sql:?}");
         }
+    }
+
+    /// What PostgreSQL's scanner reads and this file's own scanner did not: `name'C:\'` is
+    /// a typed literal (a standard string, no backslash escape: it read an `E''` string and
+    /// ran to the end), `a$b$c` one name (it read a `$b$` quote), and `$é$` a dollar quote
+    /// (its tags were ASCII only, so it split at the `;` inside).
+    #[test]
+    fn typed_literals_names_with_dollars_and_non_ascii_tags() {
+        assert_eq!(
+            texts("select name'C:\\';\nselect a$b$c from t;\nselect $é$ ; $é$; select 3"),
+            vec![
+                (1, "select name'C:\\'".to_string()),
+                (2, "select a$b$c from t".to_string()),
+                (3, "select $é$ ; $é$".to_string()),
+                (3, "select 3".to_string()),
+            ]
+        );
     }
 }
