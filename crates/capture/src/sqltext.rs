@@ -180,7 +180,8 @@ pub fn guard_braces(sql: &str) -> String {
     for t in Lexer::new(sql) {
         let text = t.text(sql);
         // A constant right after a name (`date'…'`): a space keeps the two apart.
-        let glued = t.start > 0 && (b[t.start - 1].is_ascii_alphanumeric() || b[t.start - 1] == b'_');
+        let glued =
+            t.start > 0 && (b[t.start - 1].is_ascii_alphanumeric() || b[t.start - 1] == b'_');
         match t.kind {
             // Every `E''` string is written anew: a `\{` there could make `{{` too.
             Kind::String(StrKind::Escape) => {

@@ -171,7 +171,11 @@ fn scan(b: &[u8], i: usize) -> (Kind, usize, bool) {
     let at = |k: usize| b.get(i + k).map(u8::to_ascii_lowercase);
     match c {
         c if is_space(c) => (Kind::Space, run(b, i, is_space), true),
-        b'-' if next == Some(b'-') => (Kind::LineComment, run(b, i, |c| c != b'\n' && c != b'\r'), true),
+        b'-' if next == Some(b'-') => (
+            Kind::LineComment,
+            run(b, i, |c| c != b'\n' && c != b'\r'),
+            true,
+        ),
         b'/' if next == Some(b'*') => {
             let (end, closed) = block_comment_end(b, i);
             (Kind::BlockComment, end, closed)

@@ -216,10 +216,7 @@ fn string_values_decode_as_postgres_does() {
     assert_eq!(v("'it''s'", StrKind::Standard), "it's");
     assert_eq!(v("'C:\\'", StrKind::Standard), "C:\\");
     assert_eq!(v("'open", StrKind::Standard), "open");
-    assert_eq!(
-        v("E'a\\nb\\t\\'\\\\\\q'", StrKind::Escape),
-        "a\nb\t'\\q"
-    );
+    assert_eq!(v("E'a\\nb\\t\\'\\\\\\q'", StrKind::Escape), "a\nb\t'\\q");
     // Octal and hex escapes are bytes, read as UTF-8; \u and \U are code points.
     assert_eq!(v("E'\\x41\\101\\303\\251'", StrKind::Escape), "AAé");
     assert_eq!(v("E'\\u00e9\\U0001F600'", StrKind::Escape), "é\u{1f600}");

@@ -19,7 +19,10 @@ pub fn string_value(text: &str, kind: StrKind) -> String {
 
 /// The name a quoted-identifier token's text (`"a""b"`, `U&"d\0061t"`) stands for.
 pub fn ident_value(text: &str) -> String {
-    match text.strip_prefix("U&\"").or_else(|| text.strip_prefix("u&\"")) {
+    match text
+        .strip_prefix("U&\"")
+        .or_else(|| text.strip_prefix("u&\""))
+    {
         Some(body) => unicode(body, '"'),
         None => doubled(text.get(1..).unwrap_or(""), '"'),
     }
