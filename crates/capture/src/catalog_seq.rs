@@ -15,6 +15,9 @@ use crate::schema_error::SchemaError;
 use crate::schema_options::NamedSequence;
 use crate::sqltext::array_text;
 
+/// A named sequence's OID, with the (relation, column number) it feeds.
+pub type Named = (u32, Option<(u32, i16)>);
+
 const RESOLVE_SQL: &str = "select u.i::int8, c.oid::int8 \
     from unnest($1::text[], $2::text[]) with ordinality as u(s, r, i) \
     join pg_catalog.pg_namespace n on n.nspname = u.s \
@@ -30,7 +33,7 @@ pub fn resolve(
     search_path: &[String],
     rels: &[Relation],
     model: &mut Model,
-) -> Result<Vec<(u32, Option<(u32, i16)>)>, SchemaError> {
+) -> Result<Vec<Named>, SchemaError> {
     if named.is_empty() {
         return Ok(Vec::new());
     }
@@ -64,7 +67,7 @@ pub fn resolve(
             *e = (cand, cell_u32(&r, row, 1));
         }
     }
-    let mut out: Vec<(u32, Option<(u32, i16)>)> = Vec::new();
+    let mut out: Vec<Named> = Vec::new();
     for (k, n) in named.iter().enumerate() {
         let Some(&(_, oid)) = found.get(&k) else {
             model.unreproducible.push(format!(

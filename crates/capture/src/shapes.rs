@@ -385,17 +385,21 @@ fn order(members: &[usize], txs: &[SeenTx], t: &[Template]) -> Vec<usize> {
     v
 }
 
+/// What [`assemble`] weighs with: the counts, the sample's scale, the sampling period, and
+/// the statement it shares with another shape (with its share of the calls).
+type AssembleWith<'a> = (
+    Option<&'a BTreeMap<String, Counts>>,
+    f64,
+    Option<f64>,
+    Option<(usize, f64)>,
+);
+
 fn assemble(
     order: &[usize],
     txs: &[SeenTx],
     t: &mut [Template],
     key_of_id: &BTreeMap<usize, String>,
-    (counts, scale, period, shared): (
-        Option<&BTreeMap<String, Counts>>,
-        f64,
-        Option<f64>,
-        Option<(usize, f64)>,
-    ),
+    (counts, scale, period, shared): AssembleWith<'_>,
 ) -> ShapeModel {
     let index: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let explicit: f64 = order.iter().map(|id| t[*id].in_explicit).sum();
