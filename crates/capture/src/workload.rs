@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 
 use hotbench_results::capture_record::{
-    CaptureDoc, CaptureStatus, HotKey, Sessions, Shape, SourceUse, StatementShare, WaitShare,
+    CaptureDoc, HotKey, Sessions, Shape, SourceUse, StatementShare, WaitShare,
 };
-use hotbench_results::diagnosis_record::{Diagnosis, DiagnosisStatus};
+use hotbench_results::diagnosis_record::Diagnosis;
 
 use crate::observed::ObservedTransaction;
 use crate::sample::{Options, Sample};
@@ -251,11 +251,8 @@ fn scale_gaps(models: &mut [ShapeModel], t: &crate::tracker::Tracker, tps: f64) 
 /// What the diagnosis' sample says directly: status, target, throughput, waits, hot rows.
 fn observed(d: &Diagnosis, opts: &Options) -> CaptureDoc {
     let mut doc = CaptureDoc::new();
-    doc.status = match d.status {
-        DiagnosisStatus::Complete => CaptureStatus::Complete,
-        DiagnosisStatus::Interrupted => CaptureStatus::Interrupted,
-        DiagnosisStatus::ServerLost => CaptureStatus::ServerLost,
-    };
+    // One `SampleStatus` for both documents.
+    doc.status = d.status;
     doc.target = d.target.clone();
     doc.server_version = d.server_version.clone();
     doc.started_at = d.started_at;

@@ -6,13 +6,11 @@
 //! or the sample was interrupted (the partial capture is still written) or a write failed.
 
 use std::path::Path;
-use std::time::Duration;
 
 use hotbench_capture::fixes::Fixes;
 use hotbench_capture::scenario_dir::{self, SchemaFiles};
 use hotbench_capture::workload::Capture;
-use hotbench_engine::duration::{parse_duration_us, Unit};
-use hotbench_results::capture_record::{CaptureDoc, CaptureStatus};
+use hotbench_results::capture_record::CaptureDoc;
 use hotbench_results::terminal;
 
 use crate::capture_dir::{is_capture_dir, scenario_name};
@@ -50,13 +48,15 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let mut opts = opts;
     opts.target = target.describe();
     opts.log = log;
-    hotbench_engine::signals::install();
-    eprintln!(
-        "hotbench capture: sampling {} for {:.0} s (read-only; sessions every {} ms, waits every {} ms)…",
-        terminal::escape(&opts.target),
-        opts.duration.as_secs_f64(),
-        opts.activity_interval.as_millis(),
-        opts.wait_interval.as_millis()
+    crate::sampling::announce(
+        "capture",
+        &opts.target,
+        opts.duration,
+        &format!(
+            "sessions every {} ms, waits every {} ms",
+            opts.activity_interval.as_millis(),
+            opts.wait_interval.as_millis()
+        ),
     );
     let sample =
         hotbench_capture::sample::sample(&params, &opts, &hotbench_engine::signals::stop_requested)
@@ -70,39 +70,15 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
         out.display(),
         out.display()
     );
-    Ok(match capture.doc.status {
-        CaptureStatus::Complete => 0,
-        CaptureStatus::ServerLost => {
-            eprintln!("hotbench: error: the server went away mid-sample; the capture is partial");
-            2
-        }
-        CaptureStatus::Interrupted => {
-            eprintln!("hotbench: error: interrupted; the capture covers what was sampled");
-            2
-        }
-    })
+    Ok(crate::sampling::exit_code(capture.doc.status, "capture"))
 }
 
 /// The sampling options from the flags.
 pub fn options(a: &CaptureArgs) -> Result<hotbench_capture::sample::Options> {
     let time = a.time.as_deref().unwrap_or(DEFAULT_TIME);
-    let us = parse_duration_us(time, Unit::Seconds)
-        .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
-    if us < 1_000_000 {
-        return Err(Fail::input(format!(
-            "invalid -T/--time \"{time}\": sample at least 1 second"
-        )));
-    }
-    let iv = parse_duration_us(&a.interval, Unit::Millis)
-        .map_err(|e| Fail::input(format!("--interval: {e}")))?;
-    if iv < 1_000 || iv > us {
-        return Err(Fail::input(format!(
-            "invalid --interval \"{}\": must be at least 1ms and at most -T",
-            a.interval
-        )));
-    }
-    let mut o = hotbench_capture::sample::Options::new(Duration::from_micros(us as u64));
-    o.activity_interval = Duration::from_micros(iv as u64);
+    let (duration, interval) = crate::sampling::window(time, &a.interval, 1)?;
+    let mut o = hotbench_capture::sample::Options::new(duration);
+    o.activity_interval = interval;
     o.key_reads = !a.no_keys;
     Ok(o)
 }

@@ -9,9 +9,6 @@
 //! diagnosis is still printed and written), or `--run`'s ladder could not run; 4 `--run`'s
 //! ladder ran but one of its checks failed (said on stderr, variant and check).
 
-use std::time::Duration;
-
-use hotbench_engine::duration::{parse_duration_us, Unit};
 use hotbench_results::diagnosis_record::{
     Diagnosis, DiagnosisStatus, LabRun, LabVariant, SuggestedLadder,
 };
@@ -36,12 +33,11 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     opts.target = target.describe();
     let connected = hotbench_diagnose::connect(&params)
         .map_err(|e| target::with_named_hint(Fail::input(e.to_string()), &target))?;
-    hotbench_engine::signals::install();
-    eprintln!(
-        "hotbench diagnose: sampling {} for {:.0} s (read-only, waits every {} ms)…",
-        opts.target,
-        opts.duration.as_secs_f64(),
-        opts.interval.as_millis()
+    crate::sampling::announce(
+        "diagnose",
+        &opts.target,
+        opts.duration,
+        &format!("waits every {} ms", opts.interval.as_millis()),
     );
     let mut d = match &a.capture {
         None => connected.sample(&opts, &hotbench_engine::signals::stop_requested),
@@ -57,17 +53,7 @@ pub fn main(a: &DiagnoseArgs, argv: &[String]) -> Result<u8> {
     // With --run the files are written again, with the lab's ranking: said once, then.
     let lab_follows = a.run && d.status == DiagnosisStatus::Complete;
     write(a, &d, !lab_follows)?;
-    let mut code = match d.status {
-        DiagnosisStatus::Complete => 0,
-        DiagnosisStatus::ServerLost => {
-            eprintln!("hotbench: error: the server went away mid-sample; the diagnosis is partial");
-            2
-        }
-        DiagnosisStatus::Interrupted => {
-            eprintln!("hotbench: error: interrupted; the diagnosis covers what was sampled");
-            2
-        }
-    };
+    let mut code = crate::sampling::exit_code(d.status, "diagnosis");
     if lab_follows {
         hotbench_engine::signals::reset();
         let ran = lab(a, &mut d, argv);
@@ -100,24 +86,9 @@ fn captured(
 
 /// The sampling options from the flags.
 fn options(a: &DiagnoseArgs) -> Result<hotbench_diagnose::Options> {
-    let us = parse_duration_us(&a.time, Unit::Seconds)
-        .map_err(|e| Fail::input(format!("-T/--time: {e}")))?;
-    if us < 1_000_000 {
-        return Err(Fail::input(format!(
-            "invalid -T/--time \"{}\": sample at least 1 second",
-            a.time
-        )));
-    }
-    let iv = parse_duration_us(&a.interval, Unit::Millis)
-        .map_err(|e| Fail::input(format!("--interval: {e}")))?;
-    if iv < 10_000 || iv > us {
-        return Err(Fail::input(format!(
-            "invalid --interval \"{}\": must be at least 10ms and at most -T",
-            a.interval
-        )));
-    }
-    let mut o = hotbench_diagnose::Options::new(Duration::from_micros(us as u64));
-    o.interval = Duration::from_micros(iv as u64);
+    let (duration, interval) = crate::sampling::window(&a.time, &a.interval, 10)?;
+    let mut o = hotbench_diagnose::Options::new(duration);
+    o.interval = interval;
     o.key_reads = !a.no_keys;
     if let Some(c) = &a.server_cores {
         o.server_cores = Some(parse_int(c, "--server-cores", 1, 1_000_000)? as u32);
@@ -351,7 +322,7 @@ mod tests {
             let ScenarioCommand::Run(r) = sc.command else {
                 panic!("{args:?} is not scenario run")
             };
-            assert_eq!(r.name, typed.scenario, "{args:?}");
+            assert_eq!(r.name.as_deref(), Some(typed.scenario.as_str()), "{args:?}");
             assert_eq!(r.pick.variant_names(), Ok(variants), "{args:?}");
             let mut printed = LadderRequest::new(&r.ladder, r.dbname.clone(), false);
             printed.target.embedded_only = true;

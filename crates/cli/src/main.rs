@@ -23,6 +23,7 @@ mod report_cmd;
 mod retry_profile;
 mod run_cmd;
 mod run_options;
+mod sampling;
 mod scenario_cmd;
 mod scripts;
 mod seed;

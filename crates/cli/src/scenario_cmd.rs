@@ -38,11 +38,46 @@ pub fn main(args: &ScenarioArgs, argv: &[String]) -> Result<u8> {
         ScenarioCommand::Run(r) => {
             let thresholds = crate::thresholds::parse(&r.ladder.output.threshold)?;
             let variants = r.pick.variant_names().map_err(Fail::input)?;
-            let picked = pick(&r.name, &r.pick.dir, variants, &thresholds)?;
+            let name = run_name(r.name.as_deref(), &r.pick.dir)?;
+            let picked = pick(&name, &r.pick.dir, variants, &thresholds)?;
             let req = LadderRequest::new(&r.ladder, r.dbname.clone(), false);
             let ladders = run_ladders(&[picked], &req, argv)?;
             finish_checked(&ladders, &thresholds, req.output.json.as_deref())
         }
+    }
+}
+
+/// `scenario run`'s usage line, for a run that names no scenario where one must be named.
+const RUN_USAGE: &str = "usage: hotbench scenario run [NAME] [DBNAME] [--dir DIR]... (NAME may be left out when --dir holds exactly one scenario)";
+
+/// The scenario `scenario run` runs: the one named, or with none named, the one scenario its
+/// `--dir` directories hold (a capture writes one); none or several is bad input.
+pub fn run_name(name: Option<&str>, dirs: &[PathBuf]) -> Result<String> {
+    if let Some(n) = name {
+        return Ok(n.to_string());
+    }
+    if dirs.is_empty() {
+        return Err(Fail::input(
+            "scenario run needs a scenario NAME (see `hotbench scenario list`)",
+        )
+        .hint(RUN_USAGE));
+    }
+    let mut names = Vec::new();
+    for d in dirs {
+        let found =
+            hotbench_scenario::source::dir_bundles(d).map_err(|e| fail(e).hint(RUN_USAGE))?;
+        names.extend(found.into_iter().map(|b| b.name));
+    }
+    names.sort();
+    names.dedup();
+    match names.as_slice() {
+        [one] => Ok(one.clone()),
+        many => Err(Fail::input(format!(
+            "--dir holds {} scenarios ({}): name the one to run",
+            many.len(),
+            many.join(", ")
+        ))
+        .hint(RUN_USAGE)),
     }
 }
 
@@ -263,6 +298,12 @@ pub(crate) fn run_ladders(
              server), or use hotbench run with --pooler-admin",
         ));
     }
+    // A restart or pause of a server hotbench did not start: refused before any setup.
+    hotbench_engine::check_server_kinds(
+        a.settings(),
+        crate::server_process::handle(&target).is_some(),
+    )
+    .map_err(Fail::input)?;
     let server_probe = ServerProbe {
         embedded: target.is_embedded(),
         wait_us: a.settings().probe_interval_us,
@@ -478,5 +519,47 @@ impl hotbench_scenario::ProbeStarter for ServerProbe<'_> {
             hotbench_probe::Probe::start_config(conn, o),
             false,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `root/name` holding a manifest (all `run_name` reads is which directories have one).
+    fn scenario_dir(root: &Path, name: &str) -> PathBuf {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("scenario.toml"), "title = \"t\"\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn scenario_run_needs_no_name_when_its_dir_holds_one_scenario() {
+        let root = std::env::temp_dir().join(format!("hb-run-name-{}", std::process::id()));
+        let parent = root.join("captures");
+        let own = scenario_dir(&parent, "app-capture");
+        // The directory holding it, or the scenario's own directory.
+        assert_eq!(
+            run_name(None, std::slice::from_ref(&parent)).unwrap(),
+            "app-capture"
+        );
+        assert_eq!(run_name(None, &[own]).unwrap(), "app-capture");
+        assert_eq!(run_name(Some("queue"), &[]).unwrap(), "queue");
+        // Several, none, or no --dir at all: exit 1 with the usage line.
+        scenario_dir(&parent, "other");
+        let empty = root.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        for (dirs, says) in [
+            (vec![parent], "--dir holds 2 scenarios (app-capture, other)"),
+            (vec![empty], "no scenario found in"),
+            (vec![], "needs a scenario NAME"),
+        ] {
+            let e = run_name(None, &dirs).unwrap_err();
+            assert_eq!(e.code, 1, "{dirs:?}");
+            assert!(e.message.contains(says), "{dirs:?}: {}", e.message);
+            assert_eq!(e.hint.as_deref(), Some(RUN_USAGE), "{dirs:?}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

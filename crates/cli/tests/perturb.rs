@@ -126,9 +126,24 @@ fn a_ddl_lock_dips_the_goodput_and_the_recovery_is_timed() {
 fn terminate_all_is_counted_and_the_run_goes_on() {
     let case = acct_case("pt_term");
     let ran = case
-        .run("-n -c 3 -R 400 -T 9 --interval 100ms --perturb 3s:terminate-all")
-        .expect_code(0);
+        .run(
+            "-n -c 3 -R 400 -T 9 --interval 100ms --perturb 3s:terminate-all \
+             --threshold ttr90<1ms --threshold lost<1000000",
+        )
+        .expect_code(3);
     let v = case.record();
+    // The recovery gates CI: no TTR90 is under one interval (exit 3), the work lost is.
+    let gates: Vec<(&str, bool)> = v
+        .thresholds
+        .iter()
+        .map(|t| (t.threshold.as_str(), t.ok))
+        .collect();
+    assert_eq!(
+        gates,
+        [("ttr90<1ms", false), ("lost<1000000", true)],
+        "{:?}",
+        v.thresholds
+    );
     let p = only(&v.perturbations, "terminate-all");
     assert_eq!(p.error, None, "{p:#?}");
     assert_eq!(p.detail.as_deref(), Some("terminated 3 backends"), "{p:#?}");
@@ -191,6 +206,7 @@ fn terminate_refuses_when_the_application_name_is_not_the_runs_own() {
 #[test]
 fn other_kinds_are_recorded_and_failures_say_why() {
     let case = acct_case("pt_kinds");
+    let filenode = psql(&case.db, "select pg_relation_filenode('acct')");
     let ran = case
         .run(
             "-n -c 2 -T 3 --interval 100ms --perturb 1s:checkpoint --perturb every1s:analyze=acct \
@@ -259,6 +275,21 @@ fn other_kinds_are_recorded_and_failures_say_why() {
         "{}",
         ran.out
     );
+    // Each did what it says to the server: the table rewritten by VACUUM FULL, vacuumed and
+    // analyzed, a checkpoint begun during the run (the probes' count, server-wide).
+    assert_ne!(
+        psql(&case.db, "select pg_relation_filenode('acct')"),
+        filenode,
+        "VACUUM FULL rewrote the table"
+    );
+    let counts = psql(
+        &case.db,
+        "select vacuum_count > 0, analyze_count > 0 from pg_stat_user_tables \
+         where relid = 'acct'::regclass",
+    );
+    assert_eq!(counts.trim(), "t|t", "vacuumed and analyzed");
+    let checkpoints = v.probes.as_ref().and_then(|p| p.server.checkpoints);
+    assert!(checkpoints.is_some_and(|n| n >= 1), "{checkpoints:?}");
 }
 
 /// A ladder's variant runs its perturbations too, on the scenario's schema (the table is

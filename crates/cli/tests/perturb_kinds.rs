@@ -114,10 +114,10 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
         "7",
         "--interval",
         "100ms",
-        "--probe",
-        "off",
+        // Early enough that a slow restart on a loaded machine still leaves time to see
+        // the recovery confirmed (1.5 s of 100 ms intervals is the baseline).
         "--perturb",
-        "2s:restart",
+        "1500ms:restart",
         "-f",
         s(&script),
         "--json",
@@ -142,6 +142,7 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
     assert!(c.reconnects >= 1, "{c:?}");
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{out}");
     assert!(rate_in(&v.timeline, 5.5, 7.0) > 100.0, "{out}");
+    probes_survive_the_restart(&v, &p, &out);
 
     let ladder = home.dir.join("ladder.json");
     let o = home.run(&[
@@ -156,8 +157,6 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
         "7",
         "--interval",
         "100ms",
-        "--probe",
-        "off",
         "--perturb",
         "1s:restart=immediate",
         "--json",
@@ -183,6 +182,77 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
     assert!(
         codes.contains_key("57P01") || codes.contains_key("57P03"),
         "{codes:?}"
+    );
+    // The crash recovery reset the server's counters: the variant's probes took a new
+    // baseline after it and the run's totals still add up.
+    let probes = rec.probes.as_ref().expect("the variant's probes");
+    assert!(
+        probes.reconnects.iter().any(|r| r.server_restarted),
+        "{:?}\n{:?}",
+        probes.reconnects,
+        probes.notes
+    );
+    assert!(
+        probes
+            .server
+            .database
+            .as_ref()
+            .is_some_and(|d| d.commits > 0),
+        "{:?}",
+        probes.server
+    );
+}
+
+/// The probes (on by default) connected again after the restart and sampled on: the record
+/// says when, the server's counters count anew from then (no interval's delta spans the
+/// restart), and the restart's window has the server's side, on its text line too.
+fn probes_survive_the_restart(v: &RunRecord, p: &PerturbationRecord, out: &str) {
+    let probes = v.probes.as_ref().expect("the probes' record");
+    let back = probes.reconnects.first().expect("the probe reconnected");
+    assert!(
+        back.server_restarted,
+        "{:?}\n{:?}",
+        probes.reconnects, probes.notes
+    );
+    assert!(
+        back.lost_s >= p.at_s - 0.5 && back.back_s > back.lost_s,
+        "{back:?}"
+    );
+    let after: Vec<_> = probes
+        .timeline
+        .iter()
+        .filter(|iv| iv.t > back.back_s + 0.05 && iv.samples > 0)
+        .collect();
+    assert!(
+        after.len() >= 5,
+        "sampled after the restart: {:?}",
+        probes.notes
+    );
+    assert!(
+        after.iter().any(|iv| iv.server.wal_bytes.is_some()),
+        "the server's counters read again: {after:?}"
+    );
+    assert!(
+        probes.timeline.iter().any(|iv| iv.restarted),
+        "an interval spans the restart"
+    );
+    assert!(
+        !probes.notes.iter().any(|n| n.contains("sampling stopped")),
+        "{:?}",
+        probes.notes
+    );
+    let w = p
+        .server
+        .as_ref()
+        .expect("the server's side of the restart's window");
+    assert!(w.server_restarted && w.to_s > back.back_s, "{w:?}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("perturbation ") && l.contains(":restart=fast at "))
+        .unwrap_or("");
+    assert!(
+        line.contains("; server: ") && line.contains("counted anew from the server's restart"),
+        "{out}"
     );
 }
 
@@ -291,6 +361,32 @@ fn s(p: &Path) -> &str {
 
 fn sleepy(tag: &str) -> Case {
     Case::new(tag, "select pg_catalog.pg_sleep(0.002);\n")
+}
+
+/// A ladder on a server of the user's refuses a `restart` without `--perturb-cmd` before its
+/// first variant's setup (as `run` does before its run), not once that variant's run starts.
+#[test]
+fn a_ladder_refuses_a_restart_of_their_server_before_any_setup() {
+    let db = database("pt_ladder_refused");
+    let o = command_on(
+        &db,
+        &["scenario", "run", "counters"],
+        &["--variants", "direct", "-T", "2", "--perturb", "1s:restart"],
+    )
+    .output()
+    .expect("run hotbench");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("--perturb-cmd 'restart=COMMAND'") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    let schemas = psql(
+        &db,
+        "select count(*) from pg_namespace where nspname not like 'pg\\_%' \
+         and nspname not in ('public', 'information_schema')",
+    );
+    assert_eq!(schemas.trim(), "0", "no setup ran: {out}");
 }
 
 /// `--perturb-cmd`: their command runs for the kind (a marker file, the spec in its

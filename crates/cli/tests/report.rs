@@ -286,6 +286,9 @@ fn sweep_runs_each_client_count_and_fits_the_usl() {
             s(&json),
             "-o",
             s(&html),
+            // Every point is perturbed (docs/perturbations.md: a run setting).
+            "--perturb",
+            "500ms:checkpoint",
         ],
     ));
     for n in [1, 2, 4] {
@@ -300,6 +303,23 @@ fn sweep_runs_each_client_count_and_fits_the_usl() {
     let doc = json_value(&json);
     assert_eq!(doc["format"], "hotbench-sweep/1");
     assert_eq!(doc["runs"].as_array().map(Vec::len), Some(3));
+    for run in doc["runs"].as_array().into_iter().flatten() {
+        let p = &run["perturbations"][0];
+        assert_eq!(
+            (&p["spec"], &p["kind"], &p["error"]),
+            (
+                &"500ms:checkpoint".into(),
+                &"checkpoint".into(),
+                &serde_json::Value::Null
+            ),
+            "{run}"
+        );
+    }
+    assert_eq!(
+        out.matches("perturbation 500ms:checkpoint at ").count(),
+        3,
+        "{out}"
+    );
     assert!(std::fs::read_to_string(&html)
         .expect("html")
         .contains("measured vs USL fit"));

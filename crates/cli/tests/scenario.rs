@@ -421,6 +421,8 @@ fn demo_writes_both_ladders() {
     let mut cmd = hotbench();
     cmd.current_dir(&dir)
         .args(["demo", "-T", "1", "-c", "4", "--html", "x.html"])
+        // Every variant of both ladders is perturbed (docs/perturbations.md).
+        .args(["--perturb", "500ms:checkpoint"])
         .arg("-h")
         .arg(&db.socket_dir)
         .arg("-p")
@@ -437,6 +439,22 @@ fn demo_writes_both_ladders() {
     let v: LadderFile = read(&dir.join("hotbench-demo.json"));
     let names: Vec<&str> = v.ladders.iter().map(|l| l.scenario.as_str()).collect();
     assert_eq!(names, ["daily-limit", "queue"]);
+    for l in &v.ladders {
+        for variant in l.variants.iter().filter(|v| v.record.is_some()) {
+            let rec = variant.record.as_ref().expect("a record");
+            let kinds: Vec<(&str, Option<&str>)> = rec
+                .perturbations
+                .iter()
+                .map(|p| (p.kind.as_str(), p.error.as_deref()))
+                .collect();
+            assert_eq!(kinds, [("checkpoint", None)], "{}", variant.name);
+        }
+    }
+    assert_eq!(
+        stdout.matches("  recovery\n").count(),
+        2,
+        "each ladder's table ranks the recovery: {stdout}"
+    );
 }
 
 /// Above scale 1 pgbench's teller is not its branch's: the ladder's balance checks still

@@ -1,6 +1,7 @@
 //! Scenario inputs that used to pass silently (issue 13, items 10 and 7): an empty `--variants`,
 //! checks that return no rows (`✔ 0/0`), a non-UTF-8 file, and a `--dir` that does not hold
-//! the requested scenario (the built-in one was run instead) are all errors, exit 1.
+//! the requested scenario (the built-in one was run instead) are all errors, exit 1. A
+//! `--dir` holding exactly one scenario (a capture's) runs it without a NAME.
 
 mod common;
 
@@ -276,5 +277,38 @@ fn unmeasured_work_fails_a_check_and_silent_monitors_are_named() {
             "{name}: {notes}"
         );
     }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `scenario run --dir DIR` with no NAME runs the one scenario DIR holds (the database named
+/// by -h/-p/-U and PGDATABASE: a positional is the NAME); with two, exit 1 and the usage line.
+#[test]
+fn a_dir_with_one_scenario_runs_without_a_name() {
+    let db = database("scn_noname");
+    let root = temp_dir("scn-noname");
+    let checks = b"select 'rows' as name, count(*) > 0 as ok, '' as detail from t;\n";
+    let dir = write_scenario(&root, "solo", checks);
+    let run = |d: &Path| {
+        let o = hotbench()
+            .args(["scenario", "run", "--dir"])
+            .arg(d)
+            .args(conn_args(&db))
+            .env("PGDATABASE", &db.dbname)
+            .output()
+            .expect("run hotbench");
+        let (out, err) = text(&o);
+        (o.status.code(), out, err)
+    };
+    let (code, out, err) = run(&dir);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("solo"), "{out}");
+    write_scenario(&root, "duo", checks);
+    let (code, out, err) = run(&root);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        err.contains("holds 2 scenarios (duo, solo)")
+            && err.contains("usage: hotbench scenario run"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

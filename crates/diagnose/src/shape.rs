@@ -6,6 +6,8 @@
 //! expression (an ORM quotes, qualifies and parenthesises `n + 1`); what it cannot place, it
 //! leaves out. Pure.
 
+use hotbench_sqltext::Kind;
+
 /// How a statement touches a relation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -75,73 +77,46 @@ fn tokens(sql: &str) -> Vec<Tok> {
 }
 
 /// The tokens of `sql` with the byte range each came from (a string literal's `?` spans the
-/// literal, quotes included), for rewriting a statement around them.
+/// literal, quotes included), for rewriting a statement around them. A dotted name (`s.t`,
+/// `"S"."t"`, `t.*`'s `t.`) is one word; comments are gone. The tokens are
+/// `hotbench_sqltext`'s (the one SQL lexer).
 pub(crate) fn tokens_at(sql: &str) -> Vec<(Tok, std::ops::Range<usize>)> {
-    let c: Vec<char> = sql.chars().collect();
-    let offs: Vec<usize> = sql
-        .char_indices()
-        .map(|(b, _)| b)
-        .chain(std::iter::once(sql.len()))
-        .collect();
-    let at = |k: usize| offs[k.min(offs.len() - 1)];
+    let toks = hotbench_sqltext::tokens(sql);
+    let name_part = |t: &hotbench_sqltext::Token| {
+        matches!(
+            t.kind,
+            Kind::Word | Kind::QuotedIdent | Kind::Number | Kind::Param
+        ) || (t.kind == Kind::Punct && t.text(sql).bytes().all(|b| b == b'.'))
+    };
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < c.len() {
-        let ch = c[i];
-        let from = i;
-        let next = c.get(i + 1).copied();
-        if ch.is_whitespace() {
-            i += 1;
-        } else if ch == '-' && next == Some('-') {
-            // A comment to the end of the line (function bodies keep theirs).
-            while i < c.len() && c[i] != '\n' {
-                i += 1;
+    let mut k = 0;
+    while k < toks.len() {
+        let t = toks[k];
+        k += 1;
+        let text = t.text(sql);
+        match t.kind {
+            _ if t.is_blank() => {}
+            Kind::String(_) | Kind::Dollar => out.push((Tok::Sym('?'), t.start..t.end)),
+            Kind::Punct => out.extend(text.chars().map(|c| (Tok::Sym(c), t.start..t.end))),
+            Kind::Variable => {
+                out.push((Tok::Sym(':'), t.start..t.start + 1));
+                out.push((Tok::Word(text[1..].to_lowercase()), t.start + 1..t.end));
             }
-        } else if ch == '/' && next == Some('*') {
-            i += 2;
-            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-        } else if ch == '\'' {
-            // A string literal ('' inside it is a quote): one `?`, its words are not SQL.
-            i += 1;
-            while i < c.len() {
-                if c[i] == '\'' && c.get(i + 1) == Some(&'\'') {
-                    i += 2;
-                } else if c[i] == '\'' {
-                    break;
-                } else {
-                    i += 1;
+            _ => {
+                // A name's parts and dots, written together.
+                let mut end = t.end;
+                while k < toks.len() && toks[k].start == end && name_part(&toks[k]) {
+                    end = toks[k].end;
+                    k += 1;
                 }
-            }
-            i += 1;
-            out.push((Tok::Sym('?'), at(from)..at(i)));
-        } else if ch.is_alphanumeric() || ch == '_' || ch == '"' || ch == '$' {
-            let mut w = String::new();
-            // A dotted name, parts quoted or not.
-            while i < c.len() {
-                if c[i] == '"' {
-                    w.push('"');
-                    i += 1;
-                    while i < c.len() && c[i] != '"' {
-                        w.push(c[i]);
-                        i += 1;
-                    }
-                    w.push('"');
-                    i += 1;
-                } else if c[i].is_alphanumeric() || matches!(c[i], '_' | '$' | '.') {
-                    w.push(c[i]);
-                    i += 1;
+                let w = &sql[t.start..end];
+                let w = if w.contains('"') {
+                    w.to_string()
                 } else {
-                    break;
-                }
+                    w.to_lowercase()
+                };
+                out.push((Tok::Word(w), t.start..end));
             }
-            let w = if w.contains('"') { w } else { w.to_lowercase() };
-            out.push((Tok::Word(w), at(from)..at(i)));
-        } else {
-            i += 1;
-            out.push((Tok::Sym(ch), at(from)..at(i)));
         }
     }
     out
@@ -544,6 +519,17 @@ mod tests {
             of("SELECT x FROM public.Accounts a FOR SHARE"),
             [("accounts".into(), lock(true, false, false))]
         );
+    }
+
+    /// Nested comments and `E''` strings read as PostgreSQL reads them (this file's own
+    /// scanner took the `E` of `E'…'` for a word, and ended a comment at its first `*/`).
+    #[test]
+    fn nested_comments_and_prefixed_strings_are_one_token() {
+        assert_eq!(
+            of("/* app /* v2 */ */ update post set views = views + 1 where id = E'x'"),
+            [("post".into(), Access::Update { increment: true })]
+        );
+        assert_eq!(tokens("where id = E'x'")[3..], [Tok::Sym('?')]);
     }
 
     #[test]

@@ -58,6 +58,7 @@ pub use config::{
 /// Durations as hotbench's options write them (`1ms`, `30s`), shared with the settings.
 pub use hotbench_settings::duration;
 pub use observe::RunObserver;
+pub use perturb::check_server_kinds;
 pub use runner::{run, EngineError, RunOutcome};
 pub use server_process::{PausedServer, ServerHandle, ServerProcess};
 pub use start::{SharedServer, Workload, FAST_NOTE, JOINED_NOTE, SHARED_NOTE};

@@ -28,10 +28,29 @@ use crate::perturb_ctx::{early, entry, run_rate, Ctx};
 /// server hotbench did not start with no `--perturb-cmd` for it, `rate` without `-R`.
 pub(crate) fn check(cfg: &RunConfig) -> Result<(), String> {
     let s = &cfg.settings;
+    check_server_kinds(s, cfg.server.is_some())?;
+    for p in &s.perturb {
+        if matches!(p.kind, Kind::Rate { .. }) && run_rate(cfg) <= 0.0 {
+            return Err(format!(
+                "--perturb {p}: rate= changes the open-loop rate for a while, and this run has \
+                 none: give -R (or a rate to a scenario's group)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `restart` or `pause` when hotbench has no server process to act on
+/// (`has_server`: the embedded server's) and no `--perturb-cmd` for the kind: what a ladder
+/// checks before its first variant's setup, as a run before its start.
+pub fn check_server_kinds(
+    s: &hotbench_settings::RunSettings,
+    has_server: bool,
+) -> Result<(), String> {
     for p in &s.perturb {
         let name = p.kind.name();
         if p.kind.needs_server_process()
-            && cfg.server.is_none()
+            && !has_server
             && command_for(&s.perturb_cmd, name).is_none()
         {
             return Err(format!(
@@ -39,12 +58,6 @@ pub(crate) fn check(cfg: &RunConfig) -> Result<(), String> {
                  to a server it started (the embedded one); for your server give \
                  --perturb-cmd '{name}=COMMAND' (e.g. 'restart=pg_ctl -D DATADIR restart -m fast', \
                  or a Patroni switchover)"
-            ));
-        }
-        if matches!(p.kind, Kind::Rate { .. }) && run_rate(cfg) <= 0.0 {
-            return Err(format!(
-                "--perturb {p}: rate= changes the open-loop rate for a while, and this run has \
-                 none: give -R (or a rate to a scenario's group)"
             ));
         }
     }

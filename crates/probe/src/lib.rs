@@ -30,6 +30,7 @@ pub mod normalize;
 mod observe;
 mod options;
 pub mod pooler;
+pub mod restart;
 pub mod row_keys;
 mod sampler;
 mod session;
@@ -155,8 +156,9 @@ impl ProbeHandle {
         }
     }
 
-    /// True once the probe has no connection to the server (it could not connect, or lost
-    /// it): sampling has stopped, [`ProbeHandle::stop`] returns what was measured until then.
+    /// True while the probe has no connection to the server (it could not connect, or lost
+    /// it): sampling has stopped, and goes on only if it connects again (after a server's
+    /// restart, [`restart`]); [`ProbeHandle::stop`] returns what was measured.
     pub fn is_lost(&self) -> bool {
         self.shared.lost.load(Ordering::SeqCst)
     }
@@ -240,7 +242,7 @@ fn run_thread(
     ready_tx: mpsc::Sender<()>,
 ) -> ProbeRecord {
     let local = is_local(&params);
-    let conn = match Connector::new(params).connect() {
+    let conn = match Connector::new(params.clone()).connect() {
         Ok(c) => c,
         Err(e) => {
             shared.lost.store(true, Ordering::SeqCst);
@@ -282,6 +284,9 @@ fn run_thread(
     // whole stats round (several reads).
     let (mut wait_cost, mut stats_cost) = (Governor::new(0.005), Governor::new(0.05));
     let mut last_round = next_wait;
+    // A lost connection: since when, the next try, and how often to try.
+    let (mut lost_since, mut next_try): (Option<f64>, Option<f64>) = (None, None);
+    let mut backoff = restart::Backoff::default();
     loop {
         let now = unix_now();
         // Once the benchmark's start is known, end stats intervals on its boundaries.
@@ -309,9 +314,32 @@ fn run_thread(
         }
         if sampler.is_lost() {
             shared.lost.store(true, Ordering::SeqCst);
-            // Nothing more to measure; wait for stop.
-            next_wait = f64::INFINITY;
-            next_stats = unix_now() + 3600.0;
+            let now = unix_now();
+            let since = *lost_since.get_or_insert(now);
+            if !sampler.may_reconnect() || !backoff.may_try() {
+                // Nothing more to measure; wait for stop.
+                next_wait = f64::INFINITY;
+                next_stats = now + 3600.0;
+                continue;
+            }
+            let due = *next_try.get_or_insert_with(|| now + backoff.failed().as_secs_f64());
+            if now < due {
+                next_wait = due;
+                continue;
+            }
+            if let Some(conn) = reconnect(&params, &shared, &sampler) {
+                sampler.resume(conn, &opts, since);
+            }
+            if sampler.is_lost() {
+                next_try = Some(unix_now() + backoff.failed().as_secs_f64());
+            } else {
+                backoff.connected();
+                (lost_since, next_try) = (None, None);
+                shared.lost.store(false, Ordering::SeqCst);
+                next_wait = unix_now();
+                // The interval open across the gap ends on the run's next boundary.
+                phased_on = None;
+            }
             continue;
         }
         let now = unix_now();
@@ -342,6 +370,26 @@ fn run_thread(
         }
     }
     sampler.finish(load_origin(&shared.origin))
+}
+
+/// A new connection for a probe whose connection was lost (within
+/// [`restart::Backoff::CONNECT_TIMEOUT`]), its socket the one [`ProbeHandle::stop`] ends.
+fn reconnect(
+    params: &ConnectParams,
+    shared: &Shared,
+    sampler: &Sampler,
+) -> Option<hotbench_wire::Connection> {
+    let mut params = params.clone();
+    let limit = restart::Backoff::CONNECT_TIMEOUT;
+    params.connect_timeout = Some(params.connect_timeout.map_or(limit, |t| t.min(limit)));
+    let mut conn = Connector::new(params).connect().ok()?;
+    let _ = conn.set_io_timeout(Some(Duration::from_secs(10)));
+    if let Ok(mut all) = shared.interrupters.lock() {
+        all.clear();
+        all.extend(conn.interrupter().ok());
+        all.extend(sampler.pooler_interrupter());
+    }
+    Some(conn)
 }
 
 /// Keeps a repeated read's cost bounded on a big server: when its mean cost (a moving

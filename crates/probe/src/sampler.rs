@@ -25,6 +25,7 @@ use crate::session::{first_line, literal, Part, Session, PROBE_APPLICATION_NAME,
 use crate::statements::{self, Snapshot};
 use crate::tables;
 
+mod reconnect;
 mod summary;
 
 /// `{F}` in every query: the sampled backends ([`backend_filter`], alias `a`).
@@ -141,6 +142,7 @@ pub struct Sampler {
     run_pids: BTreeSet<i64>,
     /// The connection pooler's admin console, when the run goes through one.
     pooler: Option<PoolerTrack>,
+    restarts: crate::restart::Restarts,
 }
 
 impl Sampler {
@@ -209,6 +211,7 @@ impl Sampler {
             ws_schema: String::new(),
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
+            restarts: Default::default(),
             waits_read_s: 0.0,
             stats_round_s: 0.0,
             s,
@@ -246,6 +249,7 @@ impl Sampler {
         if me.s.is_lost() {
             return me;
         }
+        me.note_server_start();
         me.tables_first = me.read_tables();
         me.tables_prev = me.tables_first.clone();
         me.db_first = me.read_database();
@@ -689,6 +693,7 @@ impl Sampler {
             oldest_xact_s,
             statements: Vec::new(),
             pooler: self.pooler.as_mut().and_then(PoolerTrack::close_interval),
+            restarted: std::mem::take(&mut self.restarts.pending),
         };
         self.stmt_intervals.push(match (&self.stmt_prev, &stmts) {
             (Some(p), Some(n)) => statements::diff(p, n),

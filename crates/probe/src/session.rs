@@ -76,6 +76,9 @@ pub struct Session {
     block_failed: bool,
     /// The connection's `search_path` before the probe pinned it to `pg_catalog`.
     pub user_search_path: Option<String>,
+    /// The note of the connection's loss, while it is lost (not a refusal to sample): a
+    /// probe that reconnects ([`Session::reconnect`]) takes it back.
+    lost_note: Option<String>,
 }
 
 /// How often a busy PostgreSQL backend reports its transaction counts at most
@@ -100,7 +103,27 @@ impl Session {
             own_xacts_marks: VecDeque::new(),
             block_failed: false,
             user_search_path: None,
+            lost_note: None,
         }
+    }
+
+    /// The connection was lost (the server went away or restarted), rather than sampling
+    /// refused: a new connection may carry on ([`Session::reconnect`]).
+    pub fn may_reconnect(&self) -> bool {
+        self.lost && self.lost_note.is_some()
+    }
+
+    /// Carries on over `conn` after the connection was lost: statements are prepared anew,
+    /// the loss's note is taken back (the caller says what happened), every part that was
+    /// on is on again. Returns the connection it replaces.
+    pub fn reconnect(&mut self, conn: Connection) -> Connection {
+        if let Some(note) = self.lost_note.take() {
+            self.notes.retain(|n| *n != note);
+        }
+        self.lost = false;
+        self.block_failed = false;
+        self.prepared.clear();
+        std::mem::replace(&mut self.conn, conn)
     }
 
     /// Keep no state on the server session: plain queries instead of `PREPARE`d ones (the
@@ -190,10 +213,9 @@ impl Session {
         if let Some(e) = err {
             if e.is_connection_lost() && !self.lost {
                 self.lost = true;
-                self.notes.push(format!(
-                    "probe connection lost, sampling stopped: {}",
-                    first_line(e)
-                ));
+                let note = format!("probe connection lost, sampling stopped: {}", first_line(e));
+                self.lost_note = Some(note.clone());
+                self.notes.push(note);
             }
         }
     }

@@ -317,3 +317,74 @@ fn another_load_is_observed_read_only_with_its_statements_blockers_and_xmin_hold
     assert!(s.busy_samples >= 4 * 3, "{}", s.busy_samples);
     assert!(s.in_transaction_gap_ms.is_none_or(|g| g < 1000.0 * 2.0));
 }
+
+/// The probe's connection ended under it (its backend terminated, the server still up): it
+/// connects again after its back-off and samples on; the server did not restart, so its
+/// counters carry on from the first baseline (the inserts before and after both counted)
+/// and the record says when it was away.
+#[test]
+fn a_dropped_connection_is_taken_again_and_the_counters_carry_on() {
+    let db = testing::fresh_database("probe_reconnect");
+    psql(
+        &db,
+        "create table acct(id int primary key, v int not null);",
+    );
+    let app = hotbench_probe::unique_application_name();
+    let mut opts = ProbeOptions::new(&app);
+    opts.wait_interval = Duration::from_millis(20);
+    opts.stats_interval = Duration::from_millis(200);
+    opts.tables = vec!["acct".into()];
+    opts.connection_name = format!("hotbench-probe-{app}");
+    let probe = Probe::start(&params(&db, "setup"), opts.clone());
+    wait_until("a stats interval", || probe.progress().intervals >= 1);
+    psql(
+        &db,
+        "insert into acct select g, 0 from generate_series(1, 10) g",
+    );
+    let ended = psql(
+        &db,
+        &format!(
+            "select count(pg_terminate_backend(pid)) from pg_stat_activity \
+             where application_name = '{}'",
+            opts.connection_name
+        ),
+    );
+    assert_eq!(ended.trim(), "1", "the probe's backend");
+    psql(
+        &db,
+        "insert into acct select g, 0 from generate_series(11, 15) g",
+    );
+    let from = probe.progress().intervals;
+    wait_until("intervals after the reconnection", || {
+        probe.progress().intervals >= from + 5 && !probe.is_lost()
+    });
+    let rec = probe.stop();
+    assert_eq!(
+        rec.reconnects.len(),
+        1,
+        "{:?}\n{:?}",
+        rec.reconnects,
+        rec.notes
+    );
+    let r = &rec.reconnects[0];
+    assert!(!r.server_restarted && r.back_s >= r.lost_s, "{r:?}");
+    assert!(
+        rec.notes
+            .iter()
+            .any(|n| n.ends_with("(the server had not restarted)"))
+            && !rec.notes.iter().any(|n| n.contains("sampling stopped")),
+        "{:?}",
+        rec.notes
+    );
+    assert!(
+        !rec.timeline.iter().any(|iv| iv.restarted),
+        "no new baseline"
+    );
+    let t = rec.tables.first().expect("acct");
+    assert_eq!(
+        (t.name.as_str(), t.inserts),
+        ("acct", 15),
+        "{:?}",
+        rec.tables
+    );
+}

@@ -68,14 +68,8 @@ impl CaptureDoc {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CaptureStatus {
-    #[default]
-    Complete,
-    Interrupted,
-    ServerLost,
-}
+/// How the capture's sample ended: the one status of every sample's document.
+pub use crate::sample_record::SampleStatus as CaptureStatus;
 
 /// One source of the capture.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -326,25 +320,22 @@ mod tests {
             ..Default::default()
         });
         let v = serde_json::to_value(&d).expect("serializes");
-        let mut missing = Vec::new();
-        let mut check = |scope: &str, v: &serde_json::Value| {
-            for key in v.as_object().map(|o| o.keys()).into_iter().flatten() {
-                if !doc.contains(&format!("`{key}`")) {
-                    missing.push(format!("{scope}{key}"));
-                }
-            }
-        };
-        check("", &v);
-        check("sources[].", &v["sources"][0]);
-        check("sessions.", &v["sessions"]);
-        check("statements[].", &v["statements"][0]);
-        check("waits[].", &v["waits"][0]);
-        check("hot_keys[].", &v["hot_keys"][0]);
-        check("shapes[].", &v["shapes"][0]);
-        check("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]);
-        check(
-            "shapes[].parameters[].hot[].",
-            &v["shapes"][0]["parameters"][0]["hot"][0],
+        let missing = crate::doc_fields::undocumented(
+            doc,
+            &[
+                ("", &v),
+                ("sources[].", &v["sources"][0]),
+                ("sessions.", &v["sessions"]),
+                ("statements[].", &v["statements"][0]),
+                ("waits[].", &v["waits"][0]),
+                ("hot_keys[].", &v["hot_keys"][0]),
+                ("shapes[].", &v["shapes"][0]),
+                ("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]),
+                (
+                    "shapes[].parameters[].hot[].",
+                    &v["shapes"][0]["parameters"][0]["hot"][0],
+                ),
+            ],
         );
         assert!(
             missing.is_empty(),

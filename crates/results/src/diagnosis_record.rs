@@ -62,17 +62,9 @@ impl Diagnosis {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiagnosisStatus {
-    /// Sampled for the whole duration.
-    #[default]
-    Complete,
-    /// Stopped early by Ctrl-C; the findings cover what was sampled.
-    Interrupted,
-    /// The server went away mid-sample; the findings cover what was sampled.
-    ServerLost,
-}
+/// How the diagnosis' sample ended (the findings cover what was sampled): the one status of
+/// every sample's document.
+pub use crate::sample_record::SampleStatus as DiagnosisStatus;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -332,18 +324,15 @@ mod tests {
             ..Default::default()
         });
         let v = serde_json::to_value(&d).unwrap();
-        let mut missing = Vec::new();
-        let mut check = |scope: &str, v: &serde_json::Value| {
-            for key in v.as_object().map(|o| o.keys()).into_iter().flatten() {
-                if !doc.contains(&format!("`{key}`")) {
-                    missing.push(format!("{scope}{key}"));
-                }
-            }
-        };
-        check("", &v);
-        check("findings[].", &v["findings"][0]);
-        check("findings[].estimate.", &v["findings"][0]["estimate"]);
-        check("lab.", &v["lab"]);
+        let missing = crate::doc_fields::undocumented(
+            doc,
+            &[
+                ("", &v),
+                ("findings[].", &v["findings"][0]),
+                ("findings[].estimate.", &v["findings"][0]["estimate"]),
+                ("lab.", &v["lab"]),
+            ],
+        );
         assert!(
             missing.is_empty(),
             "fields missing from docs/diagnosis.md: {missing:?}"

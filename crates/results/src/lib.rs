@@ -20,6 +20,8 @@ pub mod clock_skew;
 pub mod compare_record;
 pub mod config_record;
 pub mod diagnosis_record;
+#[cfg(test)]
+mod doc_fields;
 pub mod input_file;
 pub mod json_file;
 pub mod ladder_record;
@@ -34,6 +36,7 @@ pub mod record;
 pub mod recovery;
 pub mod recovery_live;
 pub mod run_description;
+pub mod sample_record;
 pub mod sessions_record;
 pub mod shards;
 pub mod sweep_record;

@@ -119,6 +119,10 @@ pub struct ServerWindow {
     /// (what an xmin held keeps from being vacuumed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dead_tuples_max: Option<i64>,
+    /// The server restarted inside the window (the probe reconnected): the counters above
+    /// count from the reconnection, a new baseline (`probes.reconnects`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub server_restarted: bool,
 }
 
 impl PerturbationRecord {
@@ -153,6 +157,48 @@ impl PerturbationRecord {
     pub fn ran(&self) -> bool {
         self.error.is_none()
     }
+}
+
+/// A run's recovery in one cell (a ladder's row per variant): `TTR90 0.49 s, TTR99 0.74 s,
+/// lost 218`; `not recovered` where the goodput was not back by the end of the run; several
+/// firings (`slowest of 3: …`) give the slowest of each TTR (`not recovered 1/3`: one of
+/// them never was) and the work lost added up. `not judged` when none was (each failed, or
+/// had no baseline); `None` without perturbations.
+pub fn outcome(entries: &[PerturbationRecord]) -> Option<String> {
+    if entries.is_empty() {
+        return None;
+    }
+    let judged: Vec<&PerturbationRecord> = entries
+        .iter()
+        .filter(|e| e.ran() && e.baseline_per_s.is_some())
+        .collect();
+    if judged.is_empty() {
+        return Some("not judged".into());
+    }
+    let n = judged.len();
+    let slowest = |ttr: &dyn Fn(&PerturbationRecord) -> Option<f64>| {
+        let missed = judged.iter().filter(|e| ttr(e).is_none()).count();
+        match missed {
+            0 => format!(
+                "{:.2} s",
+                judged.iter().filter_map(|e| ttr(e)).fold(0.0, f64::max)
+            ),
+            _ if n == 1 => "not recovered".to_string(),
+            k => format!("not recovered {k}/{n}"),
+        }
+    };
+    let lost: f64 = judged.iter().filter_map(|e| e.lost).sum();
+    let all = if n > 1 { " in all" } else { "" };
+    let text = format!(
+        "TTR90 {}, TTR99 {}, lost {lost:.0}{all}",
+        slowest(&|e| e.ttr90_s),
+        slowest(&|e| e.ttr99_s)
+    );
+    Some(if n > 1 {
+        format!("slowest of {n}: {text}")
+    } else {
+        text
+    })
 }
 
 #[cfg(test)]
@@ -207,6 +253,41 @@ mod tests {
             serde_json::from_str(r#"{"spec":"1s:checkpoint","kind":"checkpoint","at_s":1.0}"#)
                 .unwrap();
         assert_eq!((old.ttr90_s, old.rule), (None, RecoveryRule::default()));
+    }
+
+    #[test]
+    fn a_runs_recovery_in_one_cell() {
+        let judged = |ttr90: Option<f64>, ttr99: Option<f64>, lost: f64| {
+            let mut e =
+                PerturbationRecord::new("10s:checkpoint".into(), "checkpoint", "".into(), 10.0);
+            (e.baseline_per_s, e.ttr90_s, e.ttr99_s, e.lost) =
+                (Some(100.0), ttr90, ttr99, Some(lost));
+            e
+        };
+        assert_eq!(outcome(&[]), None);
+        assert_eq!(
+            outcome(&[judged(Some(0.49), Some(0.74), 218.4)]).as_deref(),
+            Some("TTR90 0.49 s, TTR99 0.74 s, lost 218")
+        );
+        assert_eq!(
+            outcome(&[judged(None, None, 6202.0)]).as_deref(),
+            Some("TTR90 not recovered, TTR99 not recovered, lost 6202")
+        );
+        let mut failed = judged(None, None, 0.0);
+        failed.error = Some("42501: permission denied".into());
+        assert_eq!(
+            outcome(std::slice::from_ref(&failed)).as_deref(),
+            Some("not judged")
+        );
+        assert_eq!(
+            outcome(&[
+                judged(Some(1.0), Some(2.0), 10.0),
+                judged(Some(3.0), None, 20.0),
+                failed
+            ])
+            .as_deref(),
+            Some("slowest of 2: TTR90 3.00 s, TTR99 not recovered 1/2, lost 30 in all")
+        );
     }
 
     #[test]
@@ -273,6 +354,15 @@ mod tests {
         assert_eq!(w.dead_tuples_max, Some(12), "the window's, not the run's");
         let mut none = RunRecord::default();
         server_side(&mut none);
+        // The server restarted inside the window (the probes reconnected): said, since its
+        // counters count from the reconnection.
+        assert!(!w.server_restarted);
+        if let Some(p) = rec.probes.as_mut() {
+            p.timeline[6].restarted = true;
+        }
+        server_side(&mut rec);
+        let w = rec.perturbations[1].server.clone().expect("a window");
+        assert!(w.server_restarted, "{w:?}");
     }
 }
 

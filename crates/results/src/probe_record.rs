@@ -73,6 +73,23 @@ pub struct ProbeRecord {
     /// them (`hotbench diagnose`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<SessionsRecord>,
+    /// Each time the probe's connection was lost and taken again (a server restart), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reconnects: Vec<ProbeReconnect>,
+}
+
+/// The probe's connection lost and taken again while the run went on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProbeReconnect {
+    /// When the probe found its connection lost, and when it had a new one, s since `origin`.
+    pub lost_s: f64,
+    pub back_s: f64,
+    /// The server had restarted meanwhile (its start time changed, or could not be read): its
+    /// cumulative counters (`pg_stat_*`, WAL position, checkpoints, statements) were read
+    /// anew at the reconnection, a new baseline, so no delta spans the restart; the run's
+    /// totals add the counts before it to those after.
+    pub server_restarted: bool,
 }
 
 /// One wait event (or lock type) with its count and share.
@@ -231,6 +248,11 @@ pub struct ProbeInterval {
     /// The connection pooler over this interval, when the run went through one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pooler: Option<crate::pooler_record::PoolerInterval>,
+    /// The server restarted in this interval: its counters' deltas (commits, WAL,
+    /// checkpoints, tables, statements) count from the probe's reconnection, not from the
+    /// interval's start ([`ProbeReconnect`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub restarted: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -289,6 +311,10 @@ impl ProbeRecord {
         let shift = self.origin - origin;
         for iv in &mut self.timeline {
             iv.t += shift;
+        }
+        for r in &mut self.reconnects {
+            r.lost_s += shift;
+            r.back_s += shift;
         }
         self.origin = origin;
     }

@@ -487,18 +487,11 @@ mod tests {
     /// the structs without a line in the doc fails here.
     fn every_field_is_documented(rec: &serde_json::Value) {
         let doc = include_str!("../../../docs/results.md");
-        let mut missing = Vec::new();
-        let mut check = |scope: &str, v: &serde_json::Value| {
-            for key in v.as_object().map(|o| o.keys()).into_iter().flatten() {
-                if !doc.contains(&format!("`{key}`")) {
-                    missing.push(format!("{scope}{key}"));
-                }
-            }
-        };
-        check("", rec);
-        for part in ["bench", "server", "connect", "client", "totals", "config"] {
-            check(&format!("{part}."), &rec[part]);
-        }
+        let parts = ["bench", "server", "connect", "client", "totals", "config"]
+            .map(|part| (format!("{part}."), &rec[part]));
+        let mut scopes = vec![("", rec)];
+        scopes.extend(parts.iter().map(|(scope, v)| (scope.as_str(), *v)));
+        let missing = crate::doc_fields::undocumented(doc, &scopes);
         assert!(
             missing.is_empty(),
             "fields missing from docs/results.md: {missing:?}"

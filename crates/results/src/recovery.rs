@@ -338,6 +338,7 @@ fn window(p: &ProbeRecord, from: f64, to: f64) -> Option<ServerWindow> {
                     .fold(0i64, |a, t| a.saturating_add(t.dead_tuples))
             })
             .max(),
+        server_restarted: ivs.iter().any(|iv| iv.restarted),
     })
 }
 

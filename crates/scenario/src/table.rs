@@ -1,10 +1,13 @@
 //! The ladder table printed at the end of a scenario run: one row per variant (throughput,
-//! useful work, latency, failures, retries, top wait, checks, speedup over the baseline),
-//! then failed checks with their detail and per-variant notes. Every figure is the work
+//! useful work, latency, failures, retries, top wait, checks, speedup over the baseline, and
+//! in a perturbed ladder each variant's recovery: TTR90, TTR99, work lost), then failed
+//! checks with their detail, each perturbation when a variant had several, and per-variant
+//! notes. Every figure is the work
 //! group's (a queue's consumers), other groups are in the notes. A pure function of the
 //! [`Ladder`], so it can be re-rendered from a JSON file.
 
-use hotbench_results::{Ladder, VariantResult};
+use hotbench_results::perturbation_record::outcome;
+use hotbench_results::{Ladder, PerturbationRecord, VariantResult};
 
 const HEADERS: [&str; 10] = [
     "variant",
@@ -84,13 +87,58 @@ fn shared_work_group(l: &Ladder) -> Option<&str> {
         .then_some(first)
 }
 
+/// The variant's perturbations (`--perturb`, `[[perturbation]]`), none when it did not run.
+fn perturbations(v: &VariantResult) -> &[PerturbationRecord] {
+    v.record
+        .as_ref()
+        .map_or(&[], |r| r.perturbations.as_slice())
+}
+
+/// Each perturbation of each variant on a line of its own when the `recovery` column sums
+/// several (a variant perturbed more than once) or one failed: `  escrow: 10s:ddl-lock=ledger,5s
+/// at 10.012 s: TTR90 10.74 s, TTR99 not recovered, lost 71795`.
+fn firings(l: &Ladder) -> String {
+    let detail = l.variants.iter().any(|v| {
+        let p = perturbations(v);
+        p.len() > 1 || p.iter().any(|e| !e.ran())
+    });
+    let mut out = String::new();
+    for v in l.variants.iter().filter(|_| detail) {
+        for e in perturbations(v) {
+            let what = match &e.error {
+                Some(err) => err.clone(),
+                None => outcome(std::slice::from_ref(e)).unwrap_or_default(),
+            };
+            out.push_str(&format!(
+                "  {}: {} at {:.3} s: {what}\n",
+                v.name, e.spec, e.at_s
+            ));
+        }
+    }
+    out
+}
+
 /// The table and what follows it.
 pub fn render(l: &Ladder) -> String {
     let mut headers: Vec<String> = HEADERS.iter().map(|s| s.to_string()).collect();
     if let Some(u) = &l.work_unit {
         headers[2] = format!("{u}/s");
     }
-    let rows: Vec<Vec<String>> = l.variants.iter().map(|v| row(l, v)).collect();
+    let perturbed = l.variants.iter().any(|v| !perturbations(v).is_empty());
+    if perturbed {
+        headers.push("recovery".into());
+    }
+    let rows: Vec<Vec<String>> = l
+        .variants
+        .iter()
+        .map(|v| {
+            let mut r = row(l, v);
+            if perturbed && r.len() > 2 {
+                r.push(outcome(perturbations(v)).unwrap_or_else(|| "–".into()));
+            }
+            r
+        })
+        .collect();
     let width = |i: usize| {
         rows.iter()
             .filter(|r| r.len() > 2)
@@ -106,7 +154,7 @@ pub fn render(l: &Ladder) -> String {
         for (i, c) in cells.iter().enumerate() {
             let w = widths.get(i).copied().unwrap_or(0);
             let pad = w.saturating_sub(c.chars().count());
-            if i == 0 || i == 7 || cells.len() == 2 {
+            if i == 0 || i == 7 || i == HEADERS.len() || cells.len() == 2 {
                 s.push_str(c);
                 s.push_str(&" ".repeat(pad));
             } else {
@@ -164,6 +212,7 @@ pub fn render(l: &Ladder) -> String {
             out.push_str(&format!("  {}: {n}\n", v.name));
         }
     }
+    out.push_str(&firings(l));
     out.push_str(&crate::ceiling::lines(l));
     if l.interrupted {
         out.push_str("(interrupted: not every variant ran)\n");
@@ -230,6 +279,59 @@ mod tests {
             interrupted: false,
             ..Default::default()
         }
+    }
+
+    /// A perturbed ladder ranks each variant with its recovery (`scenario run … --perturb`);
+    /// one perturbed more than once gets a line per firing; an unperturbed one has no column.
+    #[test]
+    fn a_perturbed_ladder_shows_each_variants_recovery() {
+        let judged = |ttr90: Option<f64>, lost: f64| {
+            let mut e =
+                PerturbationRecord::new("1s:checkpoint".into(), "checkpoint", "".into(), 1.0);
+            (e.baseline_per_s, e.ttr90_s, e.ttr99_s, e.lost) =
+                (Some(100.0), ttr90, ttr90, Some(lost));
+            e
+        };
+        let plain = render(&daily_limit(vec![variant("update", true, 10, 0)]));
+        assert!(!plain.contains("recovery"), "{plain}");
+        let mut fast = variant("update", true, 10, 0);
+        let mut slow = variant("select-for-update", false, 10, 0);
+        if let (Some(f), Some(s)) = (fast.record.as_mut(), slow.record.as_mut()) {
+            f.perturbations = vec![judged(Some(0.24), 0.0)];
+            s.perturbations = vec![judged(None, 6202.0)];
+        }
+        let skipped = VariantResult {
+            record: None,
+            skipped: Some("not run".into()),
+            ..variant("escrow", false, 0, 0)
+        };
+        let out = render(&daily_limit(vec![fast.clone(), slow.clone(), skipped]));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[1].ends_with("  recovery"), "{out}");
+        assert!(
+            lines[3].ends_with("  TTR90 0.24 s, TTR99 0.24 s, lost 0"),
+            "{out}"
+        );
+        assert!(
+            lines[4].ends_with("  TTR90 not recovered, TTR99 not recovered, lost 6202"),
+            "{out}"
+        );
+        assert!(!out.contains("  update: 1s:checkpoint"), "one each: {out}");
+        if let Some(f) = fast.record.as_mut() {
+            let mut late = judged(Some(2.0), 50.0);
+            late.spec = "every5s:checkpoint".into();
+            late.at_s = 5.0;
+            f.perturbations.push(late);
+        }
+        let out = render(&daily_limit(vec![fast, slow]));
+        assert!(
+            out.contains("slowest of 2: TTR90 2.00 s, TTR99 2.00 s, lost 50 in all")
+                && out.contains(
+                    "  update: every5s:checkpoint at 5.000 s: TTR90 2.00 s, TTR99 2.00 s, lost 50\n"
+                )
+                && out.contains("  select-for-update: 1s:checkpoint at 1.000 s: TTR90 not"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -39,7 +39,7 @@ fn sqlish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(512)))]
+    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
 
     #[test]
     fn tokens_cover_the_text_and_decode(sql in sqlish()) {

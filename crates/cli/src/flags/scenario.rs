@@ -93,7 +93,7 @@ pub enum ScenarioCommand {
         #[arg(long = "dir", value_name = "D", action = ArgAction::Append)]
         dir: Vec<PathBuf>,
     },
-    /// Copy a scenario's files to DIR/NAME for editing (then: scenario run NAME --dir DIR)
+    /// Copy a scenario's files to DIR/NAME for editing (then: scenario run --dir DIR/NAME)
     Export {
         name: String,
         /// Directory to create NAME in (created if missing; NAME itself must not exist)
@@ -106,8 +106,9 @@ pub enum ScenarioCommand {
 
 #[derive(Debug, Clone, Args)]
 pub struct ScenarioRunArgs {
-    /// Scenario name (see `hotbench scenario list`)
-    pub name: String,
+    /// Scenario name (see `hotbench scenario list`); may be left out when --dir holds
+    /// exactly one scenario (a capture's directory)
+    pub name: Option<String>,
     /// Database name or connection string (default: the embedded server)
     pub dbname: Option<String>,
     #[command(flatten)]

@@ -37,10 +37,15 @@ impl Sampler {
             (Some(f), Some(l)) => health::table_summaries(f, l),
             _ => Vec::new(),
         };
-        let server = health::server_delta(
+        let mut server = health::server_delta(
             (self.db_first, self.wal_first),
             (self.db_prev, self.wal_prev),
         );
+        // The counts before the server's restarts, if any, and the ones after.
+        if let Some(c) = &self.restarts.carried {
+            server = crate::restart::add_server(&c.server, &server);
+            tables = crate::restart::chain_tables(&c.tables, &tables);
+        }
         if self.samples > 0 && busy_samples == 0 && self.idle == 0 {
             self.s.note(match self.scope {
                 Scope::Run => format!(
@@ -77,6 +82,7 @@ impl Sampler {
             }
             summary
         });
+        let reconnects = self.reconnects(origin);
         let sessions = self
             .observer
             .take()
@@ -116,6 +122,7 @@ impl Sampler {
             },
             pooler,
             sessions,
+            reconnects,
         };
         self.s.close();
         record
@@ -158,7 +165,10 @@ impl Sampler {
         let (Some(first), Some(last)) = (&self.stmt_first, &self.stmt_prev) else {
             return Vec::new();
         };
-        let total = statements::diff(first, last);
+        let mut total = statements::diff(first, last);
+        if let Some(c) = &self.restarts.carried {
+            total = crate::restart::add_statements(&c.statements, &total);
+        }
         // A few extra candidates: the probe's own statements are dropped once texts are known.
         let candidates = statements::top(&total, self.top_statements + 8);
         if candidates.is_empty() {

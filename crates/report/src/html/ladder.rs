@@ -1,8 +1,10 @@
 //! Scenario ladders in the HTML report, read from the ladder document
 //! (`hotbench_results::LadderFile`, written by `hotbench scenario run --json`). A ladder
-//! becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a table,
+//! becomes bars (useful work per second, speedup over the baseline, checks ✔/✘), a table
+//! (with each variant's recovery when the ladder was perturbed),
 //! the checks' details, throughput overlays and each variant's own run section.
 
+use hotbench_results::perturbation_record::outcome;
 use hotbench_results::{Ladder, RunRecord, VariantResult};
 
 use crate::analysis::chart::{Chart, Series};
@@ -218,14 +220,34 @@ fn ladder_table(doc: &mut Doc, l: &Ladder, focused: &[Option<RunRecord>], unit: 
             ],
         })
         .collect();
-    doc.raw(&table(
-        "ladder",
-        &[
-            "variant", "tps", unit, "p50 ms", "p99 ms", "failed", "retries", "top wait", "checks",
-            "speedup",
-        ],
-        &rows,
-    ));
+    let mut headers = vec![
+        "variant", "tps", unit, "p50 ms", "p99 ms", "failed", "retries", "top wait", "checks",
+        "speedup",
+    ];
+    // A perturbed ladder: each variant's recovery (TTR90, TTR99, work lost), as the text's.
+    let rows = if l
+        .variants
+        .iter()
+        .any(|v| perturbed(v).is_some_and(|p| !p.is_empty()))
+    {
+        headers.push("recovery");
+        rows.into_iter()
+            .zip(&l.variants)
+            .map(|(mut row, v)| {
+                let cell = perturbed(v).and_then(outcome).unwrap_or_default();
+                row.push(html(&cell));
+                row
+            })
+            .collect()
+    } else {
+        rows
+    };
+    doc.raw(&table("ladder", &headers, &rows));
+}
+
+/// The variant's perturbations, when it ran.
+fn perturbed(v: &VariantResult) -> Option<&[hotbench_results::PerturbationRecord]> {
+    v.record.as_ref().map(|r| r.perturbations.as_slice())
 }
 
 /// Steady ratios, groups behind their rate and failed checks.
@@ -397,6 +419,39 @@ mod tests {
         );
         assert!(!html.contains("for-share  checks ✔"), "bar badge ticks");
         assert!(!html.contains("class=\"ceiling\""), "no ceiling, no line");
+    }
+
+    /// A perturbed ladder's table has each variant's recovery, as the text table does.
+    #[test]
+    fn a_perturbed_ladder_ranks_each_variants_recovery() {
+        let mut v = variant("update", true, 400);
+        let mut e = hotbench_results::PerturbationRecord::new(
+            "1s:checkpoint".into(),
+            "checkpoint",
+            "".into(),
+            1.0,
+        );
+        (e.baseline_per_s, e.ttr90_s, e.lost) = (Some(100.0), Some(0.5), Some(12.0));
+        let plain = page(Ladder {
+            variants: vec![v.clone()],
+            ..Default::default()
+        });
+        assert!(
+            !plain.contains("<th>recovery"),
+            "no perturbation, no column"
+        );
+        if let Some(r) = v.record.as_mut() {
+            r.perturbations = vec![e];
+        }
+        let html = page(Ladder {
+            variants: vec![v],
+            ..Default::default()
+        });
+        assert!(html.contains("<th>recovery"), "the column");
+        assert!(
+            html.contains("TTR90 0.50 s, TTR99 not recovered, lost 12"),
+            "the cell"
+        );
     }
 
     #[test]

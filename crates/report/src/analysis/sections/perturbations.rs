@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use hotbench_results::{PerturbationRecord, RecoveryRule, RunRecord};
 
-use hotbench_results::perturbation_record::{BacklogDrain, SpanStats};
+use hotbench_results::perturbation_record::{BacklogDrain, ServerWindow, SpanStats};
 
 use crate::analysis::chart::{Band, Chart, Mark, Series};
 use crate::analysis::section::{Block, Cell, Section, Table};
@@ -38,6 +38,7 @@ pub fn section(rec: &RunRecord) -> Section {
                     "reconnects",
                     "top wait",
                     "lock queue",
+                    "server in window",
                     "p50/p99 ms in window",
                     "outside",
                     "errors in window",
@@ -165,14 +166,56 @@ fn line(p: &PerturbationRecord) -> String {
         let _ = write!(o, "; {}", backlog_text(b));
     }
     if let Some(w) = &p.server {
+        let mut parts = Vec::new();
         if let Some(top) = w.top_waits.first() {
-            let _ = write!(o, "; server: top wait {} {:.0}%", safe(&top.event), top.pct);
+            parts.push(format!("top wait {} {:.0}%", safe(&top.event), top.pct));
             if w.lock_waiting_max > 0 {
-                let _ = write!(o, ", lock queue up to {}", w.lock_waiting_max);
+                parts.push(format!("lock queue up to {}", w.lock_waiting_max));
             }
+        }
+        parts.extend(counters_text(w));
+        if !parts.is_empty() {
+            let _ = write!(o, "; server: {}", parts.join(", "));
         }
     }
     o
+}
+
+/// The server's counters in a window: `WAL 1.2 MiB`, `1 checkpoint`, `dead tuples up to 300`,
+/// and when the server restarted inside it, that they count from its restart.
+fn counters_text(w: &ServerWindow) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(b) = w.wal_bytes {
+        parts.push(format!("WAL {}", bytes(b)));
+    }
+    match w.checkpoints {
+        Some(1) => parts.push("1 checkpoint".into()),
+        Some(n) if n > 1 => parts.push(format!("{n} checkpoints")),
+        _ => {}
+    }
+    if let Some(d) = w.dead_tuples_max {
+        parts.push(format!("dead tuples up to {d}"));
+    }
+    if w.server_restarted {
+        parts.push("counted anew from the server's restart".into());
+    }
+    parts
+}
+
+/// `512 B`, `12.5 KiB`, `3.2 MiB`, `1.1 GiB`.
+fn bytes(b: u64) -> String {
+    let mut v = b as f64;
+    for unit in ["B", "KiB", "MiB"] {
+        if v < 1024.0 {
+            return if unit == "B" {
+                format!("{b} B")
+            } else {
+                format!("{v:.1} {unit}")
+            };
+        }
+        v /= 1024.0;
+    }
+    format!("{v:.1} GiB")
 }
 
 /// `in the window p50/p99 12.0/85.0 ms (outside 1.1/3.2 ms), errors 57P01 4, 08006 1`:
@@ -279,6 +322,14 @@ fn row(p: &PerturbationRecord) -> Vec<Cell> {
                 .map_or("–".into(), |w| format!("{} {:.0}%", w.event, w.pct)),
         ),
         Cell::from(server.map_or("–".into(), |w| w.lock_waiting_max.to_string())),
+        Cell::from(server.map_or("–".into(), |w| {
+            let parts = counters_text(w);
+            if parts.is_empty() {
+                "–".into()
+            } else {
+                parts.join(", ")
+            }
+        })),
         Cell::from(latency(p.inside.as_ref())),
         Cell::from(latency(p.outside.as_ref())),
         Cell::from(p.inside.as_ref().map_or("–".into(), |w| {
@@ -387,6 +438,46 @@ mod tests {
             line(&p).ends_with("; server: top wait Lock:relation 80%, lock queue up to 4"),
             "{}",
             line(&p)
+        );
+    }
+
+    /// The server's counters in the window follow its waits, and a window the server
+    /// restarted in says its counters count from the restart (even with no wait sampled).
+    #[test]
+    fn the_servers_counters_and_its_restart_are_on_the_line_and_in_the_table() {
+        let mut p = entry();
+        p.baseline_per_s = Some(10.0);
+        p.server = Some(ServerWindow {
+            wal_bytes: Some(3 * 1024 * 1024 + 300_000),
+            checkpoints: Some(1),
+            dead_tuples_max: Some(300),
+            server_restarted: true,
+            ..Default::default()
+        });
+        assert!(
+            line(&p).ends_with(
+                "; server: WAL 3.3 MiB, 1 checkpoint, dead tuples up to 300, counted anew \
+                 from the server's restart"
+            ),
+            "{}",
+            line(&p)
+        );
+        let rec = RunRecord {
+            perturbations: vec![p],
+            ..Default::default()
+        };
+        let s = section(&rec);
+        let t = s.tables().next().expect("a table");
+        let cells: Vec<String> = t.rows[0].iter().map(Cell::text).collect();
+        assert!(
+            cells
+                .iter()
+                .any(|c| c.starts_with("WAL 3.3 MiB, 1 checkpoint")),
+            "{cells:?}"
+        );
+        assert_eq!(
+            (bytes(512), bytes(2048)),
+            ("512 B".into(), "2.0 KiB".into())
         );
     }
 
