@@ -400,6 +400,12 @@ fn claimed_by(shape: &ShapeModel, si: usize, slot: usize) -> Option<(usize, Stri
     use hotbench_diagnose::shape::{touches, Access};
     let st = shape.statements.get(si)?;
     let column = st.text.columns.get(slot)?.clone()?;
+    // Only a condition (`WHERE id = ?`) names the claimed row; an assignment (`SET
+    // timestamp = ?`) is a value of its own.
+    let before = st.text.pieces.get(..=slot)?.concat().to_ascii_lowercase();
+    if !before.contains(" where ") {
+        return None;
+    }
     let rel = touches(&st.key).first()?.relation.clone();
     (0..si).rev().find_map(|ci| {
         let claim = &shape.statements[ci];
@@ -409,11 +415,13 @@ fn claimed_by(shape: &ShapeModel, si: usize, slot: usize) -> Option<(usize, Stri
             .any(|t| t.relation == rel && matches!(t.access, Access::Lock { limit: true, .. }));
         let k = &claim.key;
         let list = k.strip_prefix("select ")?.split(" from ").next()?;
-        let returns = list.trim() == "*"
-            || list
-                .split(',')
-                .any(|c| c.trim().trim_matches('"').eq_ignore_ascii_case(&column));
-        (is_claim && returns).then(|| (ci, column.clone()))
+        let returned = if list.trim() == "*" {
+            Some(column.clone())
+        } else {
+            list.split(',')
+                .find_map(|c| crate::claim_returns::returned_as(c, &column))
+        };
+        returned.filter(|_| is_claim).map(|out| (ci, out))
     })
 }
 

@@ -142,17 +142,24 @@ fn schema_files(
     use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
     let mut tables: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
-    for sh in &capture.doc.shapes {
-        for q in &sh.statements {
-            for t in hotbench_diagnose::shape::touches(q) {
-                if !tables.contains(&t.relation) {
-                    tables.push(t.relation);
-                }
+    // The shapes' statements first, then the rest of the mix: pg_stat_statements counts
+    // the statements a function runs too (`track = all`), and a workload that only calls
+    // functions (procrastinate's `procrastinate_fetch_job_v2(…)`) names its tables there.
+    let shaped = capture
+        .doc
+        .shapes
+        .iter()
+        .flat_map(|sh| sh.statements.iter());
+    let mixed = capture.doc.statements.iter().map(|s| &s.query);
+    for q in shaped.chain(mixed) {
+        for t in hotbench_diagnose::shape::touches(q) {
+            if !tables.contains(&t.relation) {
+                tables.push(t.relation);
             }
-            for f in hotbench_diagnose::shape::calls(q) {
-                if !functions.contains(&f) {
-                    functions.push(f);
-                }
+        }
+        for f in hotbench_diagnose::shape::calls(q) {
+            if !functions.contains(&f) {
+                functions.push(f);
             }
         }
     }
@@ -169,6 +176,7 @@ fn schema_files(
         redact,
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
         functions,
+        sequences: hotbench_capture::catalog_seq::named_sequences(&capture.shapes),
         // The scenario runs in its own schema, alone on the search_path: the objects the
         // statements named unqualified are written unqualified, so they land there.
         place: SchemaOptions::default()
