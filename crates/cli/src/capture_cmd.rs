@@ -40,6 +40,10 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let scale = scale(a.scale.as_deref())?;
     let log_input = a.log.as_deref().map(crate::outputs::Input);
     crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
+    if let Some(p) = &a.log {
+        // Refused before a server is started or connected to.
+        readable_log(p)?;
+    }
     let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     // The log's messages of the captured database only (where the log names databases).
     let (log, log_notes) = match &a.log {
@@ -96,6 +100,18 @@ fn scale(s: Option<&str>) -> Result<f64> {
         _ => Err(Fail::input(format!(
             "invalid --scale \"{s}\": a factor above 0, at most 1000 (0.5 halves the captured rows)"
         ))),
+    }
+}
+
+/// `--log FILE` is a file this process can open (read in full once the target is known).
+fn readable_log(p: &Path) -> Result<()> {
+    let refuse = |why: String| Fail::input(format!("--log: {}: {why}", p.display()));
+    let file = std::fs::File::open(p).map_err(|e| refuse(format!("cannot read the log: {e}")))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) if m.is_dir() => Err(refuse("a directory, not a log file".into())),
+        Ok(_) => Err(refuse("not a regular file".into())),
+        Err(e) => Err(refuse(format!("cannot read the log: {e}"))),
     }
 }
 
