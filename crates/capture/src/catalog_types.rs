@@ -35,7 +35,8 @@ const TYPES_SQL: &str = "select t.oid::int8, t.typtype::text, t.typelem::int8, \
       case when t.typtype = 'e' then (select pg_catalog.array_agg(e.enumlabel::text \
          order by e.enumsortorder)::text from pg_catalog.pg_enum e where e.enumtypid = t.oid) end, \
       t.typlen::int4, \
-      case when t.typtype = 'd' then pg_catalog.format_type(t.typbasetype, t.typtypmod) end \
+      case when t.typtype = 'd' then pg_catalog.format_type(t.typbasetype, t.typtypmod) end, \
+      (select c.relkind::text from pg_catalog.pg_class c where c.oid = t.typrelid) \
     from pg_catalog.pg_type t join pg_catalog.pg_namespace n on n.oid = t.typnamespace \
     where t.oid = any($1::oid[])";
 
@@ -50,7 +51,7 @@ const DOMAIN_CHECKS_SQL: &str = "select contypid::int8, pg_catalog.pg_get_constr
 
 /// One row of [`TYPES_SQL`].
 #[derive(Debug, Clone, Default)]
-struct TypeRow {
+pub(crate) struct TypeRow {
     typtype: String,
     elem: u32,
     base: u32,
@@ -65,12 +66,39 @@ struct TypeRow {
     base_sql: String,
     fields: Vec<(String, String, u32)>,
     checks: Vec<String>,
+    /// A composite's relation kind: `c` a standalone composite type, else a table's (or
+    /// view's) row type, which the relation itself creates.
+    relkind: Option<String>,
 }
 
 impl TypeRow {
     fn is_array(&self) -> bool {
         self.elem != 0 && self.typlen == -1
     }
+
+    /// A table's (or view's) row type: created by its relation, not by `CREATE TYPE`.
+    fn is_rowtype(&self) -> bool {
+        self.typtype == "c" && self.relkind.as_deref().is_some_and(|k| k != "c")
+    }
+}
+
+/// The relation whose row type `oid` is, or is an array or domain of.
+pub(crate) fn rowtype_relation(
+    rows: &BTreeMap<u32, TypeRow>,
+    oid: u32,
+    depth: usize,
+) -> Option<u32> {
+    let t = rows.get(&oid)?;
+    if depth > 16 {
+        return None;
+    }
+    if t.is_rowtype() {
+        return Some(t.relid);
+    }
+    [t.elem, t.base]
+        .into_iter()
+        .filter(|d| *d != 0)
+        .find_map(|d| rowtype_relation(rows, d, depth + 1))
 }
 
 /// Reads every type the columns use (and the types those use), sets each column's
@@ -81,10 +109,28 @@ pub fn types(
     model: &mut Model,
 ) -> Result<(), SchemaError> {
     let mut rows: BTreeMap<u32, TypeRow> = BTreeMap::new();
-    let mut want: BTreeSet<u32> = rels
+    let want: BTreeSet<u32> = rels
         .iter()
         .flat_map(|r| r.columns.iter().map(|c| c.type_oid))
         .collect();
+    read_rows(conn, want, &mut rows)?;
+    for rel in rels.iter_mut() {
+        for c in &mut rel.columns {
+            c.kind = kind_of(&rows, c.type_oid, 0);
+            c.readable = readable(&rows, c.type_oid, 0);
+        }
+    }
+    record_types(&rows, rels, model);
+    Ok(())
+}
+
+/// Reads the types `want` names into `rows`, and those they are built on (elements,
+/// bases, fields), with each domain's checks.
+pub(crate) fn read_rows(
+    conn: &mut Connection,
+    mut want: BTreeSet<u32>,
+    rows: &mut BTreeMap<u32, TypeRow>,
+) -> Result<(), SchemaError> {
     while !want.is_empty() {
         let batch: Vec<u32> = want
             .iter()
@@ -120,6 +166,7 @@ pub fn types(
                 base_sql: cell(&r, row, 12).unwrap_or_default(),
                 fields: Vec::new(),
                 checks: Vec::new(),
+                relkind: cell(&r, row, 13),
             };
             let oid = cell_u32(&r, row, 0);
             for dep in [t.elem, t.base] {
@@ -127,7 +174,7 @@ pub fn types(
                     want.insert(dep);
                 }
             }
-            if t.typtype == "c" && t.relid != 0 {
+            if t.typtype == "c" && t.relid != 0 && !t.is_rowtype() {
                 composites.push((oid, t.relid));
             }
             rows.insert(oid, t);
@@ -156,7 +203,7 @@ pub fn types(
     }
     let domains: Vec<u32> = rows
         .iter()
-        .filter(|(_, t)| t.typtype == "d")
+        .filter(|(_, t)| t.typtype == "d" && t.checks.is_empty())
         .map(|(o, _)| *o)
         .collect();
     if !domains.is_empty() {
@@ -173,13 +220,6 @@ pub fn types(
             }
         }
     }
-    for rel in rels.iter_mut() {
-        for c in &mut rel.columns {
-            c.kind = kind_of(&rows, c.type_oid, 0);
-            c.readable = readable(&rows, c.type_oid, 0);
-        }
-    }
-    record_types(&rows, rels, model);
     Ok(())
 }
 
@@ -248,8 +288,9 @@ fn record_types(rows: &BTreeMap<u32, TypeRow>, rels: &mut [Relation], model: &mu
     }
 }
 
-/// Records type `oid` (and what it is built on) to be created; false when it cannot be.
-fn visit_type(
+/// Records type `oid` (and what it is built on) to be created, after what it needs and
+/// once (a type already in `model.types` is not written again); false when it cannot be.
+pub(crate) fn visit_type(
     rows: &BTreeMap<u32, TypeRow>,
     oid: u32,
     user: &str,
@@ -268,6 +309,9 @@ fn visit_type(
     }
     seen.insert(oid, true);
     let Some(t) = rows.get(&oid) else { return true };
+    if t.is_rowtype() {
+        return true;
+    }
     if let Some(ext) = &t.extension {
         if !model.extensions.contains(ext) {
             model.extensions.push(ext.clone());
@@ -329,7 +373,9 @@ fn visit_type(
     if t.schema != "public" && t.schema != "pg_catalog" && !model.schemas.contains(&t.schema) {
         model.schemas.push(t.schema.clone());
     }
-    model.types.push(def);
+    if !model.types.iter().any(|d| d.name() == def.name()) {
+        model.types.push(def);
+    }
     true
 }
 
@@ -351,11 +397,13 @@ const SEQUENCE_SQL: &str = "select s.seqrelid::int8, n.nspname::text, c.relname:
     from pg_catalog.pg_sequence s join pg_catalog.pg_class c on c.oid = s.seqrelid \
     join pg_catalog.pg_namespace n on n.oid = c.relnamespace where s.seqrelid = any($1::oid[])";
 
-/// The sequences the touched tables own (serial, identity) and their defaults draw from.
+/// The sequences the touched tables own (serial, identity), their defaults draw from, and
+/// the statements name (`named`: each with the column it feeds).
 pub fn sequences(
     conn: &mut Connection,
     rels: &[Relation],
     defaults: &[u32],
+    named: &[(u32, Option<(u32, i16)>)],
     model: &mut Model,
 ) -> Result<(), SchemaError> {
     let rel_arr = oid_array(rels.iter().map(|r| r.oid));
@@ -378,6 +426,9 @@ pub fn sequences(
             }
             _ => {}
         }
+    }
+    for (seq, _) in named {
+        owned.entry(*seq).or_insert((None, false));
     }
     if owned.is_empty() || model.server_version_num < 100000 {
         return Ok(());
@@ -402,6 +453,11 @@ pub fn sequences(
             max: cell(&r, row, 7).unwrap_or_default(),
             cache: cell(&r, row, 8).unwrap_or_else(|| "1".into()),
             cycle: cell_bool(&r, row, 9),
+            feeds: named
+                .iter()
+                .find(|n| n.0 == oid)
+                .and_then(|n| n.1)
+                .filter(|_| owned_by.is_none()),
             owned_by,
             identity,
         });
@@ -440,13 +496,14 @@ const FUNCTION_DEPS_SQL: &str = "select distinct d.refobjid::int8 from \
 /// The functions named (`name` or `schema.name`, an unqualified one in each schema of
 /// `search_path`) and those the touched defaults, constraints and indexes use:
 /// `pg_get_functiondef` of each SQL or PL/pgSQL one; others are named as unreproducible.
+/// Returns the OID of each function written into `model.functions`, in its order.
 pub fn functions(
     conn: &mut Connection,
     names: &[String],
     search_path: &[String],
     used_by: &[(u32, u32)],
     model: &mut Model,
-) -> Result<(), SchemaError> {
+) -> Result<Vec<u32>, SchemaError> {
     let mut oids: Vec<u32> = Vec::new();
     if !used_by.is_empty() {
         let cls = oid_array(used_by.iter().map(|u| u.0));
@@ -471,7 +528,7 @@ pub fn functions(
         }
     }
     if oids.is_empty() && schemas.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let (o, s, f) = (
         oid_array(oids.iter().copied()),
@@ -516,6 +573,7 @@ pub fn functions(
             wanted.push((oid, name));
         }
     }
+    let mut written = Vec::new();
     for (oid, name) in wanted {
         let arg = oid.to_string();
         let r = query_or_note(
@@ -527,9 +585,10 @@ pub fn functions(
         )?;
         if let Some(def) = cell(&r, 0, 0) {
             model.functions.push((name, def));
+            written.push(oid);
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 const EXTRAS_SQL: &str = "select tgrelid::int8, 'trigger'::text, tgname::text \
@@ -617,5 +676,57 @@ mod tests {
             "a user base type's output is its owner's code"
         );
         assert_eq!(kind_of(&rows, 20003, 0), ValueKind::Other);
+    }
+
+    #[test]
+    fn a_composite_signature_type_comes_after_what_it_is_built_on() {
+        let mut rows = BTreeMap::new();
+        let mut en = row("e");
+        en.name = r#""st ""e""""#.into();
+        en.labels = vec!["a".into()];
+        rows.insert(20001, en);
+        let mut en_arr = row("b");
+        (en_arr.elem, en_arr.typlen) = (20001, -1);
+        rows.insert(20002, en_arr);
+        let mut dom = row("d");
+        (dom.name, dom.base) = ("\"l; drop\"".into(), 20002);
+        rows.insert(20003, dom);
+        let mut comp = row("c");
+        (comp.name, comp.relid, comp.relkind) = ("\"job\"".into(), 30000, Some("c".into()));
+        comp.fields = vec![
+            ("s".into(), "st".into(), 20001),
+            ("l".into(), "l".into(), 20003),
+        ];
+        rows.insert(20004, comp);
+        let mut comp_arr = row("b");
+        (comp_arr.elem, comp_arr.typlen) = (20004, -1);
+        rows.insert(20005, comp_arr);
+        let mut table = row("c");
+        (table.name, table.relid, table.relkind) = ("jobs".into(), 30001, Some("r".into()));
+        rows.insert(20006, table);
+        let mut table_arr = row("b");
+        (table_arr.elem, table_arr.typlen) = (20006, -1);
+        rows.insert(20007, table_arr);
+        let mut model = Model::default();
+        let mut seen = BTreeMap::new();
+        for t in [20005, 20007, 20004, 20001] {
+            assert!(visit_type(&rows, t, "f", &mut seen, &mut model, 0));
+        }
+        let names: Vec<&str> = model.types.iter().map(|t| t.name()).collect();
+        assert_eq!(
+            names,
+            [r#""st ""e""""#, "\"l; drop\"", "\"job\""],
+            "each once, dependencies first"
+        );
+        assert_eq!(
+            rowtype_relation(&rows, 20007, 0),
+            Some(30001),
+            "an array of a table's row"
+        );
+        assert_eq!(
+            rowtype_relation(&rows, 20005, 0),
+            None,
+            "a standalone composite"
+        );
     }
 }

@@ -431,7 +431,9 @@ impl Plan<'_> {
         let must = self.must_for(rel);
         let total = self.rows.get(&rel.oid).copied().unwrap_or(0);
         let mut made = 0u64;
-        for (cols, rows) in &must {
+        // A hot-key list with no row left (procrastinate_workers' ids) writes no
+        // `VALUES ()`, which is no SQL.
+        for (cols, rows) in must.iter().filter(|(_, rows)| !rows.is_empty()) {
             if let Some(s) = self.insert(rel, Source::Must { cols, rows }, total) {
                 out.push_str(&s);
                 made += rows.len() as u64;
@@ -505,6 +507,7 @@ fn sequences(model: &Model) -> String {
     for s in &model.sequences {
         let Some((rel, col)) = s
             .owned_by
+            .or(s.feeds)
             .and_then(|(r, c)| Some((model.relation(r)?, model.relation(r)?.column(c)?)))
         else {
             continue;
@@ -648,5 +651,22 @@ mod tests {
         );
         assert!(data.sql.len() < small * 11, "{} bytes", data.sql.len());
         assert_eq!(profiles[0].rows, 10_000_000);
+    }
+
+    #[test]
+    fn an_empty_list_of_rows_that_must_exist_writes_no_values_list() {
+        let (model, mut profiles) = big_table(100.0);
+        let rel = &model.relations[0];
+        let opts = SchemaOptions {
+            must_contain: vec![crate::schema_options::KeyRows {
+                table: crate::catalog::TableName::new(Some(&rel.schema), &rel.name),
+                columns: vec!["id".into()],
+                rows: Vec::new(),
+            }],
+            ..SchemaOptions::default()
+        };
+        let data = write(&model, &mut profiles, &opts);
+        assert!(!data.sql.contains("(values )"), "{}", data.sql);
+        assert_eq!(data.sql.matches("insert into").count(), 1, "{}", data.sql);
     }
 }

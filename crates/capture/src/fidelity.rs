@@ -160,6 +160,13 @@ fn mix(c: &CaptureDoc, t: &Twin) -> Vec<MixShare> {
     }
     for (text, n) in &t.calls {
         let k = unwrap_logging(&key_of(text));
+        // the twin's `visible=false` is pg_stat_statements' `visible=?`
+        let counted = crate::count_key::counted_key(&k);
+        let k = if out.iter().any(|m| m.query == counted) {
+            counted
+        } else {
+            k
+        };
         let share = *n as f64 / total as f64;
         match out.iter_mut().find(|m| m.query == k) {
             Some(m) => m.twin += share,
@@ -181,6 +188,12 @@ fn mix(c: &CaptureDoc, t: &Twin) -> Vec<MixShare> {
 /// A captured statement the fixes' checks made log what it did (`with hotbench_… as (
 /// STATEMENT returning …) insert into hotbench_…`) counts as the statement itself.
 fn unwrap_logging(key: &str) -> String {
+    // A claim logging its rows: `with hotbench_claim as (CLAIM), hotbench_claim_log as (…)`.
+    if let Some(rest) = key.strip_prefix("with hotbench_claim as (") {
+        if let Some(end) = rest.find("), hotbench_claim_log as (") {
+            return rest[..end].trim().to_string();
+        }
+    }
     let Some(rest) = key.strip_prefix("with hotbench_") else {
         return key.to_string();
     };

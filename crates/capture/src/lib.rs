@@ -5,7 +5,11 @@
 
 pub mod activity;
 pub mod catalog;
+pub mod catalog_seq;
+pub mod catalog_sig;
 pub mod catalog_types;
+mod claim_returns;
+pub mod count_key;
 pub mod datagen;
 mod datagen_expr;
 mod datagen_insert;
@@ -35,6 +39,7 @@ pub mod schema_error;
 pub mod schema_options;
 pub mod schema_sql;
 pub mod script;
+pub mod shape_split;
 pub mod shapes;
 pub mod sql_text;
 pub mod sqlnames;

@@ -252,6 +252,9 @@ pub struct Sequence {
     pub owned_by: Option<(u32, i16)>,
     /// An identity column's own sequence (created with the column).
     pub identity: bool,
+    /// Not owned, but the statements insert its values into this column: moved past its
+    /// largest value as an owned one is.
+    pub feeds: Option<(u32, i16)>,
 }
 
 /// The touched catalog.
@@ -265,6 +268,9 @@ pub struct Model {
     /// `pg_get_functiondef` of the functions asked for and those defaults, checks and
     /// indexes use.
     pub functions: Vec<(String, String)>,
+    /// Functions whose signature names a table's row type (`RETURNS jobs`): written after
+    /// the tables.
+    pub late_functions: Vec<(String, String)>,
     /// `CREATE EXTENSION` a type or function comes from.
     pub extensions: Vec<String>,
     /// Schemas to create (other than `public`).

@@ -101,6 +101,7 @@ pub fn dump(
     let mut sql = format!("-- hotbench capture: the touched schema, from {version}\n");
     sql.push_str(&schema_sql::prelude(model, false));
     sql.push_str(&body);
+    sql.push_str(&schema_sql::late_functions(model));
     Ok((sql, version))
 }
 

@@ -20,12 +20,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::TableName;
 use crate::catalog::{self, make_safe};
-use crate::catalog_types;
 use crate::model::Model;
 pub use crate::profile::{ColumnProfile, ColumnStats, TableProfile};
 pub use crate::schema_error::SchemaError;
-pub use crate::schema_options::{DumpSource, KeyRows, SchemaOptions};
+pub use crate::schema_options::{DumpSource, KeyRows, NamedSequence, SchemaOptions};
 use crate::sqlnames::{self, Placement};
+use crate::{catalog_seq, catalog_sig, catalog_types};
 use crate::{datagen, pgdump, profile, schema_sql, sqltext};
 
 /// Which way `schema_sql` was written.
@@ -135,7 +135,9 @@ fn read_model(
         let idx = catalog::indexes(conn, &mut rels, &backing, &mut model)?;
         drop_locked(&mut rels, &mut model);
         catalog_types::types(conn, &mut rels, &mut model)?;
-        catalog_types::sequences(conn, &rels, &defaults, &mut model)?;
+        let named =
+            catalog_seq::resolve(conn, &opts.sequences, &opts.search_path, &rels, &mut model)?;
+        catalog_types::sequences(conn, &rels, &defaults, &named, &mut model)?;
         catalog_types::extras(conn, &rels, &mut model)?;
         used_by.extend(defaults.iter().map(|o| (catalog_types::PG_ATTRDEF, *o)));
         used_by.extend(cons.iter().map(|o| (catalog_types::PG_CONSTRAINT, *o)));
@@ -146,13 +148,15 @@ fn read_model(
             model.schemas.push(r.schema.clone());
         }
     }
-    catalog_types::functions(
+    let written = catalog_types::functions(
         conn,
         &opts.functions,
         &opts.search_path,
         &used_by,
         &mut model,
     )?;
+    let rel_oids: Vec<u32> = rels.iter().map(|r| r.oid).collect();
+    catalog_sig::signature_types(conn, &written, &rel_oids, &mut model)?;
     model.relations = rels;
     let mut profiles = Vec::new();
     for k in 0..model.relations.len() {

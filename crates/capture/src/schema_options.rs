@@ -37,6 +37,15 @@ pub enum DumpSource {
     },
 }
 
+/// A sequence a statement names (`nextval('s')`), and the column its values go into
+/// (`INSERT INTO t (id) VALUES (nextval('s'))`) when the statement shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedSequence {
+    pub name: crate::catalog::TableName,
+    /// (table, column) it feeds.
+    pub feeds: Option<(crate::catalog::TableName, String)>,
+}
+
 /// How to capture.
 #[derive(Debug, Clone)]
 pub struct SchemaOptions {
@@ -52,6 +61,9 @@ pub struct SchemaOptions {
     /// Functions the statements call (`name` or `schema.name`): written with
     /// `pg_get_functiondef` (SQL and PL/pgSQL only).
     pub functions: Vec<String>,
+    /// Sequences the statements draw from by name (`nextval('s')`, not a column default):
+    /// created on the twin, and moved past the column they feed when known.
+    pub sequences: Vec<NamedSequence>,
     /// Schemas an unqualified table or function name is looked up in, in order (the
     /// user's `search_path`).
     pub search_path: Vec<String>,
@@ -74,6 +86,7 @@ impl Default for SchemaOptions {
             seed: 1,
             must_contain: Vec::new(),
             functions: Vec::new(),
+            sequences: Vec::new(),
             search_path: vec!["public".into()],
             dump: DumpSource::Catalogs,
             place: Vec::new(),

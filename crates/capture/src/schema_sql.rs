@@ -19,7 +19,20 @@ pub fn write(model: &Model) -> String {
             out.push_str(&table(model, rel));
         }
     }
+    out.push_str(&late_functions(model));
     out.push_str(&after_tables(model));
+    out
+}
+
+/// The functions whose signature names a table's row type, once the tables exist.
+pub fn late_functions(model: &Model) -> String {
+    if model.late_functions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("set check_function_bodies = off;\n");
+    for (_, def) in &model.late_functions {
+        let _ = writeln!(out, "{};", def.trim_end());
+    }
     out
 }
 

@@ -421,6 +421,12 @@ fn claimed_by(shape: &ShapeModel, si: usize, slot: usize) -> Option<(usize, Stri
     use hotbench_diagnose::shape::{touches, Access};
     let st = shape.statements.get(si)?;
     let column = st.text.columns.get(slot)?.clone()?;
+    // Only a condition (`WHERE id = ?`) names the claimed row; an assignment (`SET
+    // timestamp = ?`) is a value of its own.
+    let before = st.text.pieces.get(..=slot)?.concat().to_ascii_lowercase();
+    if !before.contains(" where ") {
+        return None;
+    }
     let rel = touches(&st.key).first()?.relation.clone();
     (0..si).rev().find_map(|ci| {
         let claim = &shape.statements[ci];
@@ -430,11 +436,13 @@ fn claimed_by(shape: &ShapeModel, si: usize, slot: usize) -> Option<(usize, Stri
             .any(|t| t.relation == rel && matches!(t.access, Access::Lock { limit: true, .. }));
         let k = &claim.key;
         let list = k.strip_prefix("select ")?.split(" from ").next()?;
-        let returns = list.trim() == "*"
-            || list
-                .split(',')
-                .any(|c| c.trim().trim_matches('"').eq_ignore_ascii_case(&column));
-        (is_claim && returns).then(|| (ci, column.clone()))
+        let returned = if list.trim() == "*" {
+            Some(column.clone())
+        } else {
+            list.split(',')
+                .find_map(|c| crate::claim_returns::returned_as(c, &column))
+        };
+        returned.filter(|_| is_claim).map(|out| (ci, out))
     })
 }
 
@@ -684,51 +692,34 @@ pub fn literal(s: &str) -> String {
     o
 }
 
-/// `"a:b"` → `U&"a\003Ab"`: pgbench reads `:b` in a quoted identifier as a variable.
+/// `"a:b"` → `U&"a\003Ab"`: pgbench reads `:b` in a quoted identifier as a variable. Only
+/// quoted identifiers are rewritten (tokens from `hotbench_sqltext`): a `"` inside a string
+/// constant (a composite or array value holding JSON) is the constant's.
 fn escape_identifiers(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(open) = rest.find('"') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let mut end = None;
-        let mut i = 0;
-        let b = after.as_bytes();
-        while i < b.len() {
-            if b[i] == b'"' {
-                if b.get(i + 1) == Some(&b'"') {
-                    i += 2;
-                    continue;
-                }
-                end = Some(i);
-                break;
+    for t in hotbench_sqltext::Lexer::new(sql) {
+        let text = t.text(sql);
+        if t.kind != hotbench_sqltext::Kind::QuotedIdent || !t.closed {
+            out.push_str(text);
+            continue;
+        }
+        let name = hotbench_sqltext::ident_value(text);
+        if !(name.contains(':') || name.contains('\\') || name.contains("{{")) {
+            out.push_str(text);
+            continue;
+        }
+        out.push_str("U&\"");
+        for c in name.chars() {
+            match c {
+                ':' => out.push_str("\\003A"),
+                '\\' => out.push_str("\\005C"),
+                '{' => out.push_str("\\007B"),
+                '"' => out.push_str("\"\""),
+                c => out.push(c),
             }
-            i += 1;
         }
-        let Some(end) = end else {
-            out.push_str(&rest[open..]);
-            return out;
-        };
-        let ident = &after[..end];
-        if ident.contains(':') || ident.contains('\\') || ident.contains("{{") {
-            let esc: String = ident
-                .chars()
-                .map(|c| match c {
-                    ':' => "\\003A".to_string(),
-                    '\\' => "\\005C".to_string(),
-                    '{' => "\\007B".to_string(),
-                    c => c.to_string(),
-                })
-                .collect();
-            out.push_str(&format!("U&\"{esc}\""));
-        } else {
-            out.push('"');
-            out.push_str(ident);
-            out.push('"');
-        }
-        rest = &after[end + 1..];
+        out.push('"');
     }
-    out.push_str(rest);
     out
 }
 
@@ -792,5 +783,14 @@ mod tests {
             "select U&\"a\\003Ab\" from U&\"t\\007B\\007Bx}}\" where \"ok\" = 1"
         );
         assert_eq!(sanitize_comment("col{{x}}\u{1b}"), "col{ {x}} ");
+        // A `"` inside a string constant is the constant's, not an identifier's: a
+        // composite array holding JSON (procrastinate's deferred jobs, read from a log) stays
+        // as it was (it became `{U&"(jobs,…` and the server refused the array).
+        let value = "E'{\"(jobs,w,\\\"{\\\\\"a\\\\\": 1}\\\")\"}'";
+        assert_eq!(escape_identifiers(value), value);
+        assert_eq!(
+            escape_identifiers("select '\"a:b\"', \"c:d\" from \"x\"\"y:z\""),
+            "select '\"a:b\"', U&\"c\\003Ad\" from U&\"x\"\"y\\003Az\""
+        );
     }
 }

@@ -168,16 +168,34 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
     }
     let key_of_id: BTreeMap<usize, String> = ids.iter().map(|(k, v)| (*v, k.clone())).collect();
     let scale = sample_scale(&t, &key_of_id, input.counts);
+    let together = explicit_pairs(&txs);
+    let calls = |id: usize| {
+        let key = key_of_id.get(&id)?;
+        input.counts?.get(key).map(|c| c.calls as f64)
+    };
     for members in groups.values() {
-        let order = order(members, &txs, &t);
-        let shape = assemble(
-            &order,
-            &txs,
-            &mut t,
-            &key_of_id,
-            (input.counts, scale, input.period_s),
-        );
-        shapes.push(shape);
+        let parts = match crate::shape_split::split_shared(members, &together, &calls) {
+            Some(split) => split
+                .groups
+                .into_iter()
+                .map(|(mut g, share)| {
+                    g.push(split.shared);
+                    (g, Some((split.shared, share)))
+                })
+                .collect(),
+            None => vec![(members.clone(), None)],
+        };
+        for (members, share) in parts {
+            let order = order(&members, &txs, &t);
+            let shape = assemble(
+                &order,
+                &txs,
+                &mut t,
+                &key_of_id,
+                (input.counts, scale, input.period_s, share),
+            );
+            shapes.push(shape);
+        }
     }
     shapes.sort_by(|a, b| b.count.total_cmp(&a.count));
     (shapes, notes)
@@ -249,6 +267,21 @@ fn learn_templates(t: &mut [Template], txs: &[SeenTx]) {
                 .fold(0.0, f64::max);
         }
     }
+}
+
+/// The pairs of statements (lower id first) seen in one explicit transaction.
+fn explicit_pairs(txs: &[SeenTx]) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut out = std::collections::BTreeSet::new();
+    for (_, v) in txs.iter().filter(|(autocommit, _)| !autocommit) {
+        for x in v {
+            for y in v {
+                if x.0 < y.0 {
+                    out.insert((x.0, y.0));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Union of statements seen in one explicit transaction.
@@ -352,12 +385,21 @@ fn order(members: &[usize], txs: &[SeenTx], t: &[Template]) -> Vec<usize> {
     v
 }
 
+/// What [`assemble`] weighs with: the counts, the sample's scale, the sampling period, and
+/// the statement it shares with another shape (with its share of the calls).
+type AssembleWith<'a> = (
+    Option<&'a BTreeMap<String, Counts>>,
+    f64,
+    Option<f64>,
+    Option<(usize, f64)>,
+);
+
 fn assemble(
     order: &[usize],
     txs: &[SeenTx],
     t: &mut [Template],
     key_of_id: &BTreeMap<usize, String>,
-    (counts, scale, period): (Option<&BTreeMap<String, Counts>>, f64, Option<f64>),
+    (counts, scale, period, shared): AssembleWith<'_>,
 ) -> ShapeModel {
     let index: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let explicit: f64 = order.iter().map(|id| t[*id].in_explicit).sum();
@@ -402,6 +444,9 @@ fn assemble(
             let key = key_of_id.get(id).cloned().unwrap_or_default();
             let c = counts.and_then(|m| m.get(&key)).copied();
             let tm = &mut t[*id];
+            // A statement two shapes share (`shape_split`): its values stay for the other,
+            // its calls are split.
+            let share = shared.filter(|s| s.0 == *id).map(|s| s.1);
             ShapeStatement {
                 key,
                 text: tm
@@ -409,11 +454,14 @@ fn assemble(
                     .clone()
                     .unwrap_or_else(|| StatementText::parse("", &[])),
                 per_tx: 1.0,
-                values: std::mem::take(&mut tm.values),
+                values: match share {
+                    Some(_) => tm.values.clone(),
+                    None => std::mem::take(&mut tm.values),
+                },
                 mean_ms: c
                     .filter(|c| c.calls > 0)
                     .map(|c| c.total_ms / c.calls as f64),
-                calls: c.map_or(tm.weight * scale, |c| c.calls as f64),
+                calls: c.map_or(tm.weight * scale, |c| c.calls as f64) * share.unwrap_or(1.0),
             }
         })
         .collect();

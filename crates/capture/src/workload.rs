@@ -73,10 +73,11 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     doc.notes
         .extend(opts.log_notes.iter().map(|n| format!("log: {n}")));
     alias_cut_texts(&mut counts, &txs);
+    let lookup = alias_constants(&counts, &txs);
     let sampled = shapes_from == "pg_stat_activity";
     let (mut models, notes) = shapes::build(&shapes::Input {
         transactions: &txs,
-        counts: pgss.then_some(&counts),
+        counts: pgss.then_some(&lookup),
         period_s: activity
             .as_ref()
             .filter(|_| sampled)
@@ -393,6 +394,26 @@ fn alias_cut_texts(counts: &mut BTreeMap<String, Counts>, txs: &[SampledTransact
     }
 }
 
+/// `counts` with each sampled statement's key added that pg_stat_statements counts under
+/// another (its `true`/`false`/`null` constants as slots: `crate::count_key`), for the
+/// shapes' lookups only (the statement mix stays pg_stat_statements' own).
+fn alias_constants(
+    counts: &BTreeMap<String, Counts>,
+    txs: &[SampledTransaction],
+) -> BTreeMap<String, Counts> {
+    let mut out = counts.clone();
+    for s in txs.iter().flat_map(|t| &t.tx.statements) {
+        let k = key_of(&s.sql);
+        if out.contains_key(&k) {
+            continue;
+        }
+        if let Some(c) = counts.get(&crate::count_key::counted_key(&k)) {
+            out.insert(k, *c);
+        }
+    }
+    out
+}
+
 /// Without any sampled transaction, each counted statement is an autocommit shape.
 fn autocommit_from_counts(counts: &BTreeMap<String, Counts>) -> Vec<ShapeModel> {
     let mut v: Vec<ShapeModel> = counts
@@ -543,6 +564,7 @@ fn mix(
     let rows: Vec<(String, f64, f64, u64)> = if pgss {
         counts
             .iter()
+            .filter(|(k, _)| !crate::count_key::is_foreign_key_check(k))
             .map(|(k, c)| (k.clone(), c.calls as f64, c.total_ms, c.rows))
             .collect()
     } else {

@@ -136,3 +136,79 @@ fn no_usable_pg_dump_falls_back_to_the_catalogs_and_says_why() {
     }
     apply("cap_dump_none_twin", &cap);
 }
+
+/// procrastinate's shape, with hostile names: a function taking an array of a composite
+/// type (whose fields are an enum, a domain over an enum's array and a composite) and one
+/// returning a table's row type. Both sources create every signature type first, in
+/// dependency order, and the table-typed function after its table; the functions run on
+/// the twin. (Before: `type "…"[] does not exist` at the first function.)
+#[test]
+fn a_function_signature_types_are_created_before_it() {
+    let db = testing::fresh_database("cap_sig");
+    exec(
+        &db,
+        r#"
+create schema "q ""s"" {{x}}";
+create type "q ""s"" {{x}}"."st'at ""e""" as enum ('to do', 'it''s "done"');
+create domain "q ""s"" {{x}}"."lbl; drop table canary" as "q ""s"" {{x}}"."st'at ""e"""[];
+create type "q ""s"" {{x}}"."inner ü" as (n int, s "q ""s"" {{x}}"."st'at ""e""");
+create type "q ""s"" {{x}}"."job ""to"" defer" as (
+    queue text, st "q ""s"" {{x}}"."st'at ""e""", lbls "q ""s"" {{x}}"."lbl; drop table canary",
+    inn "q ""s"" {{x}}"."inner ü");
+create table "q ""s"" {{x}}"."jo bs" (id bigint primary key, queue text not null,
+    st "q ""s"" {{x}}"."st'at ""e""" not null default 'to do');
+create function "q ""s"" {{x}}"."de fer"(jobs "q ""s"" {{x}}"."job ""to"" defer"[])
+  returns bigint[] language plpgsql as $$
+declare r bigint[]; begin
+  with ins as (insert into "q ""s"" {{x}}"."jo bs" (id, queue, st)
+               select 1000 + row_number() over (), j.queue, j.st from unnest(jobs) j
+               returning id)
+  select array_agg(id) into r from ins; return r; end $$;
+create function "q ""s"" {{x}}"."fe tch"(q text) returns "q ""s"" {{x}}"."jo bs"
+  language sql as $$ select * from "q ""s"" {{x}}"."jo bs" where queue = q
+    order by id limit 1 for update skip locked $$;
+insert into "q ""s"" {{x}}"."jo bs" (id, queue) select g, 'q' || g % 3 from generate_series(1, 50) g;
+analyze;
+"#,
+    );
+    let tables = [t(Some("q \"s\" {{x}}"), "jo bs")];
+    let fns = vec!["q \"s\" {{x}}.de fer".into(), "q \"s\" {{x}}.fe tch".into()];
+    for (n, mut opts) in [SchemaOptions::default(), dump_opts(&db)]
+        .into_iter()
+        .enumerate()
+    {
+        opts.functions = fns.clone();
+        let cap = capture(&db, &tables, &opts);
+        assert_eq!(
+            matches!(cap.source, SchemaSource::PgDump { .. }),
+            n == 1,
+            "{:?}",
+            cap.source
+        );
+        assert!(
+            !cap.unreproducible.iter().any(|u| u.contains("function")),
+            "{:?}",
+            cap.unreproducible
+        );
+        let twin = apply(&format!("cap_sig_twin{n}"), &cap);
+        let q = |sql: &str| scalar(&twin, sql);
+        assert_eq!(
+            q(r#"select array_length("q ""s"" {{x}}"."de fer"(array[
+                  row('qq', 'it''s "done"', '{to do}', row(1, 'to do'))::"q ""s"" {{x}}"."job ""to"" defer",
+                  row('qq', 'to do', null, null)::"q ""s"" {{x}}"."job ""to"" defer"]), 1)"#),
+            "2",
+            "{}",
+            cap.schema_sql
+        );
+        assert_eq!(
+            q(r#"select (("q ""s"" {{x}}"."fe tch"('qq'))).queue"#),
+            "qq",
+            "{}",
+            cap.schema_sql
+        );
+        assert_eq!(
+            q("select count(*) from pg_class where relname = 'canary'"),
+            "0"
+        );
+    }
+}

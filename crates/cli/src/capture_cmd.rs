@@ -40,6 +40,10 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
     let scale = scale(a.scale.as_deref())?;
     let log_input = a.log.as_deref().map(crate::outputs::Input);
     crate::outputs::check_dir(out, &is_capture_dir, log_input.as_slice())?;
+    if let Some(p) = &a.log {
+        // Refused before a server is started or connected to.
+        readable_log(p)?;
+    }
     let (target, params) = target::sampled(&a.conn, &a.embedded, &a.dbname)?;
     // The log's messages of the captured database only (where the log names databases).
     let (log, log_notes) = match &a.log {
@@ -99,6 +103,18 @@ fn scale(s: Option<&str>) -> Result<f64> {
     }
 }
 
+/// `--log FILE` is a file this process can open (read in full once the target is known).
+fn readable_log(p: &Path) -> Result<()> {
+    let refuse = |why: String| Fail::input(format!("--log: {}: {why}", p.display()));
+    let file = std::fs::File::open(p).map_err(|e| refuse(format!("cannot read the log: {e}")))?;
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) if m.is_dir() => Err(refuse("a directory, not a log file".into())),
+        Ok(_) => Err(refuse("not a regular file".into())),
+        Err(e) => Err(refuse(format!("cannot read the log: {e}"))),
+    }
+}
+
 /// `--log FILE`'s transactions, and what reading it noted.
 fn read_log(
     p: &Path,
@@ -142,17 +158,24 @@ fn schema_files(
     use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
     let mut tables: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
-    for sh in &capture.doc.shapes {
-        for q in &sh.statements {
-            for t in hotbench_diagnose::shape::touches(q) {
-                if !tables.contains(&t.relation) {
-                    tables.push(t.relation);
-                }
+    // The shapes' statements first, then the rest of the mix: pg_stat_statements counts
+    // the statements a function runs too (`track = all`), and a workload that only calls
+    // functions (procrastinate's `procrastinate_fetch_job_v2(…)`) names its tables there.
+    let shaped = capture
+        .doc
+        .shapes
+        .iter()
+        .flat_map(|sh| sh.statements.iter());
+    let mixed = capture.doc.statements.iter().map(|s| &s.query);
+    for q in shaped.chain(mixed) {
+        for t in hotbench_diagnose::shape::touches(q) {
+            if !tables.contains(&t.relation) {
+                tables.push(t.relation);
             }
-            for f in hotbench_diagnose::shape::calls(q) {
-                if !functions.contains(&f) {
-                    functions.push(f);
-                }
+        }
+        for f in hotbench_diagnose::shape::calls(q) {
+            if !functions.contains(&f) {
+                functions.push(f);
             }
         }
     }
@@ -169,6 +192,7 @@ fn schema_files(
         redact,
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
         functions,
+        sequences: hotbench_capture::catalog_seq::named_sequences(&capture.shapes),
         // The scenario runs in its own schema, alone on the search_path: the objects the
         // statements named unqualified are written unqualified, so they land there.
         place: SchemaOptions::default()

@@ -326,3 +326,103 @@ fn five_thousand_statements_in_pg_stat_statements_are_read_and_left_out_of_the_m
         "statements that ran before the sample are not in its shapes: {statements:?}"
     );
 }
+
+const KOMBU_LOOKUP: &str = "SELECT kombu_queue.id AS kombu_queue_id, kombu_queue.name AS kombu_queue_name FROM kombu_queue WHERE kombu_queue.name = 'jobs' LIMIT 1;\n";
+
+/// kombu's SQLAlchemy transport's SQL as it sends it (kombu/transport/sqlalchemy): publish and
+/// get both begin with the queue lookup; publish inserts with `nextval('message_id_sequence')`
+/// (no column default names the sequence), get claims the oldest visible message with
+/// `… LIMIT 1 FOR UPDATE` under ORM aliases, then marks it invisible by the claimed id.
+/// Captured, it is two shapes sharing the lookup, its claim gets the skip-locked fixes, and
+/// the whole directory (sequence, claim follow-up, checks) runs on a fresh database with
+/// every check passing (each claimed row claimed once).
+#[test]
+fn a_kombu_like_queue_is_two_shapes_and_its_claim_fixes_pass_their_checks() {
+    let db = database("capture_kombu");
+    psql(
+        &db,
+        "create sequence queue_id_sequence; create sequence message_id_sequence; \
+         create table kombu_queue (id int primary key, name varchar(200) unique); \
+         create table kombu_message (id int primary key, visible boolean, \
+           \"timestamp\" timestamp, payload text not null, version smallint not null, \
+           queue_id int references kombu_queue (id)); \
+         create index on kombu_message (\"timestamp\", id); create index on kombu_message (visible); \
+         insert into kombu_queue values (nextval('queue_id_sequence'), 'jobs'); \
+         insert into kombu_message select nextval('message_id_sequence'), true, null, 'x', 1, 1 \
+           from generate_series(1, 3000); analyze;",
+    );
+    let dir = temp_dir("capture-kombu");
+    let publish = write_script(
+        &dir,
+        "publish.sql",
+        &format!(
+            "BEGIN;\n{KOMBU_LOOKUP}INSERT INTO kombu_message (id, visible, timestamp, payload, version, queue_id) \
+             VALUES (nextval('message_id_sequence'), true, NULL, '{{\"body\": \"eyJ9\"}}', 1, 1) RETURNING kombu_message.id;\nCOMMIT;\n"
+        ),
+    );
+    let get = write_script(
+        &dir,
+        "get.sql",
+        &format!(
+            "BEGIN;\n{KOMBU_LOOKUP}SELECT kombu_message.id AS kombu_message_id, kombu_message.visible AS kombu_message_visible, \
+             kombu_message.timestamp AS kombu_message_timestamp, kombu_message.version AS kombu_message_version \
+             FROM kombu_message WHERE kombu_message.queue_id = 1 AND kombu_message.visible != false \
+             ORDER BY kombu_message.timestamp, kombu_message.id LIMIT 1 FOR UPDATE \\gset\n\
+             UPDATE kombu_message SET visible=false, timestamp='2024-05-01T10:00:00.5'::timestamp, version=2 \
+             WHERE kombu_message.id = :kombu_message_id AND kombu_message.version = 1;\nCOMMIT;\n"
+        ),
+    );
+    let (p, g) = (
+        format!("{}@3", publish.to_str().expect("utf-8")),
+        format!("{}@1", get.to_str().expect("utf-8")),
+    );
+    let load = Load::start(&db, "kombu", &["-c", "8", "-f", &p, "-f", &g]);
+    let out = out_dir("kombu", "kombu_twin");
+    let mut args = vec!["-T", "4", "--out", out.to_str().expect("utf-8")];
+    args.push("--no-keys");
+    let o = command_on(&db, &["capture"], &args)
+        .output()
+        .expect("capture");
+    drop(load);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let doc: CaptureDoc = read(&out.join("capture.json"));
+    // Two shapes, each beginning with the lookup they share.
+    let lookup = "select kombu_queue.id as kombu_queue_id, kombu_queue.name as kombu_queue_name from kombu_queue where kombu_queue.name = ? limit ?";
+    assert_eq!(doc.shapes.len(), 2, "{:?}", doc.shapes);
+    for s in &doc.shapes {
+        assert_eq!(
+            s.statements.first().map(String::as_str),
+            Some(lookup),
+            "{s:?}"
+        );
+    }
+    assert!(
+        doc.shapes[0].weight > 0.6,
+        "publish ran 3 times as often: {:?}",
+        doc.shapes
+    );
+    let schema = std::fs::read_to_string(out.join("schema.sql")).expect("schema");
+    assert!(schema.contains("message_id_sequence"), "{schema}");
+    let manifest = std::fs::read_to_string(out.join("scenario.toml")).expect("manifest");
+    assert!(manifest.contains("skip-locked-batch"), "{manifest}");
+    // The directory runs on a fresh database: every variant's checks pass.
+    let twin = database("capture_kombu_twin");
+    let o = command_on(
+        &twin,
+        &["scenario", "run"],
+        &[
+            "kombu_twin",
+            "--dir",
+            out.to_str().expect("utf-8"),
+            "-T",
+            "1",
+            "--quiet",
+        ],
+    )
+    .output()
+    .expect("scenario run");
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("skip-locked"), "{stdout}");
+}
