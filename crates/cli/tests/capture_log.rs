@@ -239,6 +239,9 @@ fn check_doc(name: &str, doc: &CaptureDoc, out: &Path, span_s: f64) {
         "{name}: {toml}"
     );
     let script = std::fs::read_to_string(out.join(&rcw.script)).expect("script");
+    // The gap inside the transaction, slept (the script may also sleep the idle time
+    // between transactions, before BEGIN).
+    const GAP_SLEPT: &str = "between the statements (mean gap seen): slept\n\\sleep ";
     let at = |what: &str| {
         script
             .find(what)
@@ -246,8 +249,8 @@ fn check_doc(name: &str, doc: &CaptureDoc, out: &Path, span_s: f64) {
     };
     assert!(
         at("BEGIN;") < at("SELECT v FROM acct WHERE id = :id FOR UPDATE")
-            && at("FOR UPDATE") < at("\\sleep ")
-            && at("\\sleep ") < at("UPDATE acct SET v = v - 1 WHERE id = :id")
+            && at("FOR UPDATE") < at(GAP_SLEPT)
+            && at(GAP_SLEPT) < at("UPDATE acct SET v = v - 1 WHERE id = :id")
             && at("WHERE id = :id\n") < at("COMMIT;"),
         "{name}: {script}"
     );
