@@ -242,23 +242,23 @@ pub fn int2_array(text: Option<&str>) -> Vec<i16> {
         .collect()
 }
 
-const RESOLVE_SQL: &str = "select u.i::int8, c.oid::int8 \
+const LOOKUP_SQL: &str = "select u.i::int8, c.oid::int8 \
     from unnest($1::text[], $2::text[]) with ordinality as u(s, r, i) \
     join pg_catalog.pg_namespace n on n.nspname = u.s \
     join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = u.r \
-    where c.relkind in ('r', 'p', 'v', 'm', 'f')";
+    where c.relkind::text = any($3::text[])";
 
-/// The OIDs of `names` (an unqualified one along `search_path`, first match); a name not
-/// found is a note.
-pub fn resolve(
+/// The OID of each of `names` among the relations whose `relkind` is one of `kinds` (an
+/// unqualified name along `search_path`, first match), by the name's index; a name not found
+/// is absent. `what` names the lookup in an error.
+pub fn lookup(
     conn: &mut Connection,
-    names: &[TableName],
+    names: &[&TableName],
     search_path: &[String],
-    model: &mut Model,
-) -> Result<Vec<u32>, SchemaError> {
-    let mut schemas = Vec::new();
-    let mut rels = Vec::new();
-    let mut owner = Vec::new();
+    kinds: &[&str],
+    what: &str,
+) -> Result<BTreeMap<usize, u32>, SchemaError> {
+    let (mut schemas, mut rels, mut owner) = (Vec::new(), Vec::new(), Vec::new());
     for (k, n) in names.iter().enumerate() {
         let candidates: Vec<String> = match &n.schema {
             Some(s) => vec![s.clone()],
@@ -270,13 +270,9 @@ pub fn resolve(
             owner.push(k);
         }
     }
-    let (a, b) = (array_text(&schemas), array_text(&rels));
-    let r = query(
-        conn,
-        "looking up the tables",
-        RESOLVE_SQL,
-        &[Some(&a), Some(&b)],
-    )?;
+    let kinds: Vec<Option<String>> = kinds.iter().map(|k| Some(k.to_string())).collect();
+    let (a, b, c) = (array_text(&schemas), array_text(&rels), array_text(&kinds));
+    let r = query(conn, what, LOOKUP_SQL, &[Some(&a), Some(&b), Some(&c)])?;
     let mut found: BTreeMap<usize, (usize, u32)> = BTreeMap::new();
     for row in 0..r.rows.len() {
         let Some(cand) = (cell_u32(&r, row, 0) as usize).checked_sub(1) else {
@@ -289,10 +285,29 @@ pub fn resolve(
             *e = (cand, oid);
         }
     }
+    Ok(found.into_iter().map(|(k, (_, oid))| (k, oid)).collect())
+}
+
+/// The OIDs of `names` (an unqualified one along `search_path`, first match); a name not
+/// found is a note.
+pub fn resolve(
+    conn: &mut Connection,
+    names: &[TableName],
+    search_path: &[String],
+    model: &mut Model,
+) -> Result<Vec<u32>, SchemaError> {
+    let refs: Vec<&TableName> = names.iter().collect();
+    let found = lookup(
+        conn,
+        &refs,
+        search_path,
+        &["r", "p", "v", "m", "f"],
+        "looking up the tables",
+    )?;
     let mut oids = Vec::new();
     for (k, n) in names.iter().enumerate() {
         match found.get(&k) {
-            Some(&(_, oid)) => {
+            Some(&oid) => {
                 if !oids.contains(&oid) {
                     oids.push(oid)
                 }

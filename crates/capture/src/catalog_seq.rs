@@ -5,24 +5,15 @@
 //! with the captured column each one feeds. [`sequence_name`] reads the `regclass` text a
 //! statement passes (`'s'`, `'sch.s'`, `'"My Seq"'`).
 
-use std::collections::BTreeMap;
-
 use hotbench_wire::Connection;
 
-use crate::catalog::{cell_u32, query, TableName};
+use crate::catalog::{lookup, TableName};
 use crate::model::{Model, Relation};
 use crate::schema_error::SchemaError;
 use crate::schema_options::NamedSequence;
-use crate::sqltext::array_text;
 
 /// A named sequence's OID, with the (relation, column number) it feeds.
 pub type Named = (u32, Option<(u32, i16)>);
-
-const RESOLVE_SQL: &str = "select u.i::int8, c.oid::int8 \
-    from unnest($1::text[], $2::text[]) with ordinality as u(s, r, i) \
-    join pg_catalog.pg_namespace n on n.nspname = u.s \
-    join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = u.r \
-    where c.relkind = 'S'";
 
 /// The OIDs of the `named` sequences found (an unqualified one along `search_path`, first
 /// match), each with the (relation, column number) it feeds among `rels`; one not found is
@@ -37,39 +28,17 @@ pub fn resolve(
     if named.is_empty() {
         return Ok(Vec::new());
     }
-    let (mut schemas, mut names, mut owner) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, n) in named.iter().enumerate() {
-        let candidates = match &n.name.schema {
-            Some(s) => vec![s.clone()],
-            None => search_path.to_vec(),
-        };
-        for s in candidates {
-            schemas.push(Some(s));
-            names.push(Some(n.name.name.clone()));
-            owner.push(k);
-        }
-    }
-    let (a, b) = (array_text(&schemas), array_text(&names));
-    let r = query(
+    let names: Vec<&TableName> = named.iter().map(|n| &n.name).collect();
+    let found = lookup(
         conn,
+        &names,
+        search_path,
+        &["S"],
         "looking up the sequences the statements name",
-        RESOLVE_SQL,
-        &[Some(&a), Some(&b)],
     )?;
-    let mut found: BTreeMap<usize, (usize, u32)> = BTreeMap::new();
-    for row in 0..r.rows.len() {
-        let Some(cand) = (cell_u32(&r, row, 0) as usize).checked_sub(1) else {
-            continue;
-        };
-        let Some(&k) = owner.get(cand) else { continue };
-        let e = found.entry(k).or_insert((cand, cell_u32(&r, row, 1)));
-        if cand < e.0 {
-            *e = (cand, cell_u32(&r, row, 1));
-        }
-    }
     let mut out: Vec<Named> = Vec::new();
     for (k, n) in named.iter().enumerate() {
-        let Some(&(_, oid)) = found.get(&k) else {
+        let Some(&oid) = found.get(&k) else {
             model.unreproducible.push(format!(
                 "sequence {}: named by a statement but not found; not created",
                 n.name.display()

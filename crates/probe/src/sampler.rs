@@ -250,14 +250,7 @@ impl Sampler {
             return me;
         }
         me.note_server_start();
-        me.tables_first = me.read_tables();
-        me.tables_prev = me.tables_first.clone();
-        me.db_first = me.read_database();
-        me.db_prev = me.db_first;
-        me.wal_first = me.read_wal();
-        me.wal_prev = me.wal_first;
-        me.stmt_first = me.read_statements();
-        me.stmt_prev = me.stmt_first.clone();
+        me.read_baseline();
         if me.s.enabled(Part::WaitSampling) {
             me.ws_first = me.read_wait_sampling();
         }
@@ -267,6 +260,19 @@ impl Sampler {
 
     pub fn is_lost(&self) -> bool {
         self.s.is_lost()
+    }
+
+    /// The counters every delta is taken from (tables, database, WAL, statements), read now:
+    /// at the start, and again after a server restart reset them.
+    fn read_baseline(&mut self) {
+        self.tables_first = self.read_tables();
+        self.tables_prev = self.tables_first.clone();
+        self.db_first = self.read_database();
+        self.db_prev = self.db_first;
+        self.wal_first = self.read_wal();
+        self.wal_prev = self.wal_first;
+        self.stmt_first = self.read_statements();
+        self.stmt_prev = self.stmt_first.clone();
     }
 
     /// The server backend's CPU time (s) when the server is local, and the time now: where a

@@ -61,14 +61,7 @@ impl Sampler {
         };
         let carried = self.restarts.carried.take().unwrap_or_default();
         self.restarts.carried = Some(carried.then(&server, &tables, &stmts));
-        self.tables_first = self.read_tables();
-        self.tables_prev = self.tables_first.clone();
-        self.db_first = self.read_database();
-        self.db_prev = self.db_first;
-        self.wal_first = self.read_wal();
-        self.wal_prev = self.wal_first;
-        self.stmt_first = self.read_statements();
-        self.stmt_prev = self.stmt_first.clone();
+        self.read_baseline();
         if self.ws_first.take().is_some() {
             self.s.note(
                 "pg_wait_sampling's profile starts again with the server: the run's waits are \
