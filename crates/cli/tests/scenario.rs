@@ -26,8 +26,12 @@ fn repo_path(rel: &str) -> PathBuf {
 
 /// Runs a scenario briefly and asserts every variant ran and every check passed.
 fn ladder_passes(name: &str, args: &[&str]) -> LadderFile {
+    // A directory of its own per call: several tests run the same scenario at once (the
+    // queue's three did, and one read another's JSON under four test threads in CI).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let db = database(&name.replace('-', "_"));
-    let dir = temp_dir(&format!("scn-{name}"));
+    let dir = temp_dir(&format!("scn-{name}-{call}"));
     let out_json = dir.join(format!("{name}.json"));
     let mut all: Vec<&str> = args.to_vec();
     let j = out_json.to_string_lossy().into_owned();
