@@ -111,13 +111,14 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
         "-R",
         "200",
         "-T",
-        "7",
+        "10",
         "--interval",
         "100ms",
-        // Early enough that a slow restart on a loaded machine still leaves time to see
-        // the recovery confirmed (1.5 s of 100 ms intervals is the baseline).
+        // 3 s of baseline: over 1.5 s, clients catching up a slow start on a loaded machine
+        // made it 235/s at -R 200, which the steady 200/s after the restart never reached
+        // 90% of (a fresh-clone CI run); 7 s left to see the recovery confirmed.
         "--perturb",
-        "1500ms:restart",
+        "3s:restart",
         "-f",
         s(&script),
         "--json",
@@ -141,7 +142,7 @@ fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
     );
     assert!(c.reconnects >= 1, "{c:?}");
     assert!(p.ttr90_s.is_some(), "recovered: {p:#?}\n{out}");
-    assert!(rate_in(&v.timeline, 5.5, 7.0) > 100.0, "{out}");
+    assert!(rate_in(&v.timeline, 8.5, 10.0) > 100.0, "{out}");
     probes_survive_the_restart(&v, &p, &out);
 
     let ladder = home.dir.join("ladder.json");
