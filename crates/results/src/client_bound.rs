@@ -107,14 +107,7 @@ mod tests {
         let totals = TotalsRecord::from_counters(c, duration_s);
         RunRecord {
             totals: totals.clone(),
-            groups: vec![GroupRecord {
-                name: "main".into(),
-                threads: 1,
-                clients,
-                rate: None,
-                totals,
-                scripts: Vec::new(),
-            }],
+            groups: vec![GroupRecord::plain("main", clients, totals)],
             ..Default::default()
         }
     }

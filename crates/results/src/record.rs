@@ -295,6 +295,21 @@ pub struct GroupRecord {
     pub scripts: Vec<ScriptRecord>,
 }
 
+impl GroupRecord {
+    /// A group of `clients` on one thread, with no rate and no per-script records: what a
+    /// record built outside the engine (tests, a derived figure) knows of a group.
+    pub fn plain(name: &str, clients: usize, totals: TotalsRecord) -> Self {
+        GroupRecord {
+            name: name.into(),
+            threads: 1,
+            clients,
+            rate: None,
+            totals,
+            scripts: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScriptRecord {
     pub name: String,

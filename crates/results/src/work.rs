@@ -151,12 +151,8 @@ mod tests {
             c.record_success(p99_us, None, 2);
         }
         GroupRecord {
-            name: name.into(),
-            threads: 1,
-            clients: 1,
             rate,
-            totals: TotalsRecord::from_counters(c, 10.0),
-            scripts: Vec::new(),
+            ..GroupRecord::plain(name, 1, TotalsRecord::from_counters(c, 10.0))
         }
     }
 

@@ -134,14 +134,7 @@ mod tests {
             record: Some(RunRecord {
                 duration_s: 5.0,
                 totals: totals.clone(),
-                groups: vec![GroupRecord {
-                    name: "main".into(),
-                    threads: 1,
-                    clients,
-                    rate: None,
-                    totals,
-                    scripts: Vec::new(),
-                }],
+                groups: vec![GroupRecord::plain("main", clients, totals)],
                 ..Default::default()
             }),
             ..Default::default()

@@ -121,14 +121,8 @@ mod tests {
         r.totals.counters.unfinished = 3;
         let mut totals = r.totals.clone();
         totals.counters.unfinished = 2;
-        r.groups.push(hotbench_results::GroupRecord {
-            name: "consumer".into(),
-            threads: 1,
-            clients: 4,
-            rate: None,
-            totals,
-            scripts: Vec::new(),
-        });
+        r.groups
+            .push(hotbench_results::GroupRecord::plain("consumer", 4, totals));
         let v = run_values(&r);
         assert_eq!(v["committed"], "10");
         assert_eq!(v["unfinished"], "3");
@@ -145,14 +139,8 @@ mod tests {
         let mut totals = r.totals.clone();
         totals.counters.unfinished = 1;
         totals.counters.connection_failures = 2;
-        r.groups.push(hotbench_results::GroupRecord {
-            name: "consumer".into(),
-            threads: 1,
-            clients: 4,
-            rate: None,
-            totals,
-            scripts: Vec::new(),
-        });
+        r.groups
+            .push(hotbench_results::GroupRecord::plain("consumer", 4, totals));
         let v = run_values(&r);
         assert_eq!(v["in_doubt"], "7");
         assert_eq!(v["in_doubt:consumer"], "3");
