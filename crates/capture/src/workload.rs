@@ -337,8 +337,10 @@ fn observed(d: &Diagnosis, opts: &Options) -> CaptureDoc {
             key: r.key.clone(),
             rank: i as u32 + 1,
             share: r.pct / 100.0,
+            samples: r.count,
         })
         .collect();
+    doc.sampling = crate::ties::sampling_of(&d.probe);
     doc
 }
 

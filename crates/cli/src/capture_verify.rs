@@ -1,7 +1,7 @@
 //! `hotbench capture --verify DIR [connection] [-T 30s]`: the captured directory's twin —
 //! its `captured` variant, at the captured clients and rate — run as `scenario run` runs it
 //! (on the embedded server unless a connection is given), measured as the capture measured
-//! the original (`hotbench_capture::fidelity`), printed captured vs twin with one fidelity
+//! the original (`hotbench_capture::fidelity`; its keys also by its own draws), printed captured vs twin with one fidelity
 //! line, and written to `DIR/verify.json`. Exit codes: 0 the twin ran (whatever its
 //! fidelity: the line says), 1 bad input, 2 the twin could not run or a check failed.
 
@@ -111,6 +111,12 @@ fn twin_of(l: &Ladder) -> Option<Twin> {
             .notes
             .push("the twin ran without probes: no waits or hot rows to compare".into()),
     }
+    // The twin's own draws of the scenario's key variables (`key`: those with hot values).
+    t.draws = r
+        .hot_keys
+        .iter()
+        .map(|k| (k.variable.clone(), k.value.clone(), k.attempts))
+        .collect();
     for g in &r.groups {
         for s in &g.scripts {
             t.scripts.push((

@@ -60,6 +60,9 @@ pub struct HotRows {
     partitions: BTreeMap<String, BTreeSet<String>>,
     /// Lock-waiting backend samples at the `pg_locks` reads (the share's denominator).
     lock_waiters: u64,
+    /// Reads made, and the sum of their waiters' squares (the reads' effective count).
+    reads: u64,
+    waiters_sq: f64,
     /// How keys are read; `None`: rows are named by ctid.
     keys: Option<RowKeys>,
     root: &'static str,
@@ -73,6 +76,8 @@ impl HotRows {
             counts: BTreeMap::new(),
             partitions: BTreeMap::new(),
             lock_waiters: 0,
+            reads: 0,
+            waiters_sq: 0.0,
             keys: keys.then(RowKeys::new),
             root: if server_version_num >= 120000 || server_version_num == 0 {
                 ROOT
@@ -104,6 +109,8 @@ impl HotRows {
             return;
         };
         self.lock_waiters += u64::from(lock_waiting);
+        self.reads += 1;
+        self.waiters_sq += f64::from(lock_waiting).powi(2);
         for row in r.rows.iter().take(ROWS_PER_READ) {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
             let (Some(oid), Some(rel), Some(page), Some(tuple), Some(n)) =
@@ -144,6 +151,16 @@ impl HotRows {
     /// The most waited-on rows with their share of lock-waiting samples.
     pub fn summary(&self) -> Vec<HotRow> {
         summarize(&self.counts, self.lock_waiters)
+    }
+
+    /// The `pg_locks` reads made, and their effective count as independent observations of
+    /// the rows' shares: `(Σ waiters)² / Σ waiters²` (each read is one cluster: the backends
+    /// queued behind one row at one read are not independent samples).
+    pub fn reads(&self) -> (u64, f64) {
+        (
+            self.reads,
+            effective_reads(self.lock_waiters, self.waiters_sq),
+        )
     }
 
     /// Lock waits and distinct rows per relation, most waited-on first.
@@ -187,6 +204,15 @@ pub fn relations(
     v
 }
 
+/// Kish's effective sample size of reads weighted by their waiters.
+pub fn effective_reads(waiters: u64, waiters_sq: f64) -> f64 {
+    if waiters_sq <= 0.0 {
+        0.0
+    } else {
+        (waiters as f64).powi(2) / waiters_sq
+    }
+}
+
 /// `n` as a percentage of `lock_waiters`, at most 100 (a backend counted on a row or a
 /// relation was a lock waiter); 0 when nobody waited.
 fn pct_of_waiters(n: u64, lock_waiters: u64) -> f64 {
@@ -228,6 +254,10 @@ mod tests {
         assert!((v[0].pct - 45.0).abs() < 1e-9);
         assert_eq!(v[1].count, 3);
         assert_eq!(summarize(&m, 0)[0].pct, 0.0);
+        // Reads of 2, 2 and 8 waiters: 144 / 72 = 2 effective reads; equal reads count whole.
+        assert_eq!(effective_reads(12, 72.0), 2.0);
+        assert_eq!(effective_reads(9, 27.0), 3.0);
+        assert_eq!(effective_reads(0, 0.0), 0.0);
         assert_eq!(summarize(&m, 4)[0].pct, 100.0);
         m.insert(("jobs".to_string(), "id=7".to_string()), 1);
         let r = relations(&m, 20);

@@ -45,6 +45,9 @@ pub struct CaptureDoc {
     /// Rows the lock waits queued on (`pg_locks`, keys read by ctid as diagnose reads them),
     /// most waited-on first.
     pub hot_keys: Vec<HotKey>,
+    /// The counts behind the waits' and hot keys' shares (empty in captures written before
+    /// it was kept): what `--verify` tells a near-tie from a difference with.
+    pub sampling: Sampling,
     /// Transaction shapes, most frequent first: one pgbench script each.
     pub shapes: Vec<Shape>,
     /// What the sample could not see or reproduce, and why.
@@ -141,6 +144,38 @@ pub struct HotKey {
     pub rank: u32,
     /// Share of the lock-waiting samples queued on it (0–1).
     pub share: f64,
+    /// Lock-waiting samples queued on it (0: not kept, an older capture).
+    pub samples: u64,
+}
+
+/// The sample sizes behind a capture's shares.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sampling {
+    /// `pg_stat_activity` rounds the waits were counted at.
+    pub wait_rounds: u64,
+    /// Backend samples counted in `waits` (running, or idle inside a transaction).
+    pub busy_samples: u64,
+    /// Length (s) of each interval of the per-interval counts below.
+    pub interval_s: f64,
+    /// Busy backend samples per interval.
+    pub busy_by_interval: Vec<u64>,
+    /// The first events of `waits`: their backend samples per interval.
+    pub waits_by_interval: Vec<EventCounts>,
+    /// `pg_locks` reads the hot keys were counted at, and their effective count as
+    /// independent observations (`(Σ waiters)² / Σ waiters²`).
+    pub lock_reads: u64,
+    pub lock_reads_effective: f64,
+    /// Lock-waiting backend samples at those reads (the hot keys' shares' denominator).
+    pub lock_samples: u64,
+}
+
+/// One wait event's backend samples per interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventCounts {
+    pub event: String,
+    pub counts: Vec<u64>,
 }
 
 /// One transaction shape: the ordered statements between BEGIN and COMMIT (or one
@@ -238,9 +273,22 @@ pub struct Fidelity {
     /// The largest difference of a statement's share of calls.
     pub mix_max_delta: f64,
     pub mix_ok: bool,
-    /// The captured hottest row and its rank among the twin's (none: the twin never waited
-    /// on it).
+    /// The original's first wait against each event it cannot be told from, and against the
+    /// next one it can (the ties, with their intervals).
+    pub top_wait_ties: Vec<TieTest>,
+    /// The twin's share of the captured top wait event (it must be within the tolerance
+    /// whichever tied event the twin ranks first).
+    pub twin_share_of_captured_top: Option<f64>,
+    /// What the hottest key was judged by: `lock waits`, `draws` (the keys the statements
+    /// drew: sampled literals in the capture, the twin's own draws), or empty (n/a).
+    pub hottest_evidence: String,
+    /// The captured hottest key and its rank among the twin's (none: the twin never waited
+    /// on it, or never drew it).
     pub hottest_key: Option<HotKey>,
+    /// The original's hottest key against the next ones, by the same evidence.
+    pub hottest_ties: Vec<TieTest>,
+    /// The twin's hottest key, by the same evidence.
+    pub twin_first_key: Option<String>,
     pub twin_rank: Option<u32>,
     pub twin_hottest_share: Option<f64>,
     /// `None`: nothing to compare (no hot row captured).
@@ -251,12 +299,42 @@ pub struct Fidelity {
     pub tps_ok: bool,
     /// Per shape: captured and twin transactions per second and latency (ms).
     pub shapes: Vec<ShapeFidelity>,
+    /// Each measure: what was compared, and met (`None`: not applicable, and why).
+    pub checks: Vec<Check>,
     /// Measures met, out of those that applied.
     pub passed: u32,
     pub of: u32,
     /// The one line printed.
     pub line: String,
     pub notes: Vec<String>,
+}
+
+/// One measure of the fidelity line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Check {
+    pub what: String,
+    /// `None`: not applicable (`what` says why).
+    pub met: Option<bool>,
+}
+
+/// Whether the original's first (wait event or key) can be told from another at the samples
+/// taken: the difference of their shares with its 95% interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TieTest {
+    pub first: String,
+    pub other: String,
+    pub first_share: f64,
+    pub other_share: f64,
+    /// `first_share - other_share` and its 95% interval.
+    pub diff: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// What the interval stands on: `20 batches of 3 s, 5,912 backend samples`.
+    pub over: String,
+    /// The interval holds 0: the two cannot be told apart.
+    pub tied: bool,
 }
 
 /// The `format` of `verify.json`.
@@ -304,6 +382,7 @@ mod tests {
         d.statements.push(StatementShare::default());
         d.waits.push(WaitShare::default());
         d.hot_keys.push(HotKey::default());
+        d.sampling.waits_by_interval.push(EventCounts::default());
         d.shapes.push(Shape {
             latency_ms: Some(1.0),
             parameters: vec![Parameter {
@@ -329,6 +408,11 @@ mod tests {
                 ("statements[].", &v["statements"][0]),
                 ("waits[].", &v["waits"][0]),
                 ("hot_keys[].", &v["hot_keys"][0]),
+                ("sampling.", &v["sampling"]),
+                (
+                    "sampling.waits_by_interval[].",
+                    &v["sampling"]["waits_by_interval"][0],
+                ),
                 ("shapes[].", &v["shapes"][0]),
                 ("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]),
                 (

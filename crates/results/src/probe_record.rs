@@ -47,6 +47,14 @@ pub struct ProbeRecord {
     /// waited-on first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hot_rows: Vec<HotRow>,
+    /// `pg_locks` reads the hot rows were counted at (about one a second while backends
+    /// wait on locks; 0 in records written before it was kept).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lock_reads: u64,
+    /// Those reads as independent observations: `(Σ waiters)² / Σ waiters²` over the reads
+    /// (a read of many waiters weighs more in a row's share), at most `lock_reads`.
+    #[serde(skip_serializing_if = "is_zero_f")]
+    pub lock_reads_effective: f64,
     /// Per table: totals over the run and values at the end.
     pub tables: Vec<TableSummary>,
     /// Commits, rollbacks, deadlocks and WAL over the run.
@@ -76,6 +84,14 @@ pub struct ProbeRecord {
     /// Each time the probe's connection was lost and taken again (a server restart), in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reconnects: Vec<ProbeReconnect>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_f(n: &f64) -> bool {
+    *n == 0.0
 }
 
 /// The probe's connection lost and taken again while the run went on.

@@ -87,6 +87,7 @@ impl Sampler {
             .observer
             .take()
             .map(|o| o.finish(self.hot_rows.relations()));
+        let (lock_reads, lock_reads_effective) = self.hot_rows.reads();
         let record = ProbeRecord {
             engine: self.engine.to_string(),
             wait_source,
@@ -104,6 +105,8 @@ impl Sampler {
             waits,
             locks,
             hot_rows: self.hot_rows.summary(),
+            lock_reads,
+            lock_reads_effective,
             tables,
             server,
             max_xmin_age: self.max_xmin_age,
