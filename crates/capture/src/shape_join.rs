@@ -5,7 +5,7 @@
 //! together is luck; the calls `pg_stat_statements` counted are not: the lookup is called as
 //! often as the INSERT and the get's claim together, and the statements of one shape are
 //! called equally often. A fragment (statements seen together, or one seen alone, inside
-//! transactions it did not start: seen idle in it, after BEGIN, or starting after the
+//! transactions it did not start: seen idle in it, after BEGIN, or starting well after the
 //! transaction did) is joined to the component of a statement `s` that began before it when
 //! the union is cut at `s` by [`crate::shape_split`]'s rule: the fragments, each with the
 //! fragments called as often that it is linked to (blocks), and `s`'s other statements are

@@ -242,18 +242,24 @@ fn sample_scale(
     }
 }
 
-/// A statement seen this long after its transaction began did not begin it: an autocommit
-/// statement's `xact_start` is its own `query_start` (the extended protocol's Bind and
-/// Execute are microseconds apart).
-const INSIDE_AFTER_S: f64 = 0.000_05;
+/// A statement that began this long after its transaction did was not its first: the
+/// tracker's autocommit slack (an autocommit statement's `query_start` is its `xact_start`,
+/// or its Bind's a moment before under the extended protocol).
+const INSIDE_AFTER_S: f64 = 0.000_5;
+/// A statement this share of whose sightings were judged inside an explicit transaction
+/// (seen idle in it, after BEGIN, or late) is inside one: an autocommit statement is judged
+/// so only when its backend stalled between Bind and Execute.
+const INSIDE_SHARE: f64 = 0.1;
 
 /// Where sampling saw a statement in its transactions ([`crate::shape_join`]'s evidence).
 fn place_of(t: &Template) -> crate::shape_join::Place {
     let mean = |(s, n): (f64, f64)| (n > 0.0).then(|| s / n);
     let start = mean(t.start);
+    let seen = t.in_explicit + t.in_autocommit;
     crate::shape_join::Place {
         offset_s: mean(t.offset).or(start),
-        inside: t.in_explicit > 0.0 || start.is_some_and(|o| o >= INSIDE_AFTER_S),
+        inside: (t.in_explicit > 0.0 && t.in_explicit >= INSIDE_SHARE * seen)
+            || start.is_some_and(|o| o >= INSIDE_AFTER_S),
     }
 }
 
