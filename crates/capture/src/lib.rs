@@ -40,6 +40,7 @@ pub mod schema_error;
 pub mod schema_options;
 pub mod schema_sql;
 pub mod script;
+pub mod shape_join;
 pub mod shape_split;
 pub mod shapes;
 pub mod sql_text;

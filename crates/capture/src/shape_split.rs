@@ -8,16 +8,19 @@
 //! In one true shape the statements run about equally often, so the rule does not cut
 //! one apart because sampling happened to see its statements in separate views, nor
 //! alternatives (groups of one statement each, drawn as `\if … \elif`). The
-//! shared statement then belongs to each group, its calls split by the groups' calls.
-//! Pure.
+//! shared statement then belongs to each group, its calls split by the groups' calls;
+//! statements called as often as it (within 10%: two shapes beginning with the same two
+//! statements) are shared with it. Groups are cut by the pairs seen together and by the
+//! fragments `shape_join` linked. Pure.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A component cut at a shared statement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Split {
-    /// The shared statement.
-    pub shared: usize,
+    /// The shared statements: the one the rule recognised, and the statements called about
+    /// as often (within 10%) when both shapes begin with several (a shared prefix).
+    pub shared: Vec<usize>,
     /// Each group (without `shared`) with its share of `shared`'s calls.
     pub groups: Vec<(Vec<usize>, f64)>,
 }
@@ -32,42 +35,84 @@ pub fn split_shared(
     if members.len() < 3 {
         return None;
     }
-    for &s in members {
-        let Some(cs) = calls(s).filter(|c| *c > 0.0) else {
-            continue;
-        };
-        let rest: Vec<usize> = members.iter().copied().filter(|m| *m != s).collect();
-        let groups = groups_without(&rest, together);
-        // Single statements never seen together are alternatives of one shape (Django's
-        // `F("views") + 1` or `- 1`, written `\if … \elif`): a shape of its own has more.
-        if groups.len() < 2 || groups.iter().all(|g| g.len() < 2) {
-            continue;
-        }
-        // Each group's most called statement of those counted (a statement whose sampled
-        // text differs from pg_stat_statements' normalization, `visible=false`, is not).
-        let tops: Option<Vec<f64>> = groups
-            .iter()
-            .map(|g| g.iter().filter_map(|m| calls(*m)).reduce(f64::max))
-            .collect();
-        let Some(tops) = tops else { continue };
-        let sum: f64 = tops.iter().sum();
-        if sum <= 0.0 || tops.iter().any(|c| *c > 0.9 * cs) || (sum - cs).abs() > 0.15 * cs {
-            continue;
-        }
-        return Some(Split {
-            shared: s,
-            groups: groups
-                .into_iter()
-                .zip(tops)
-                .map(|(g, c)| (g, c / sum))
-                .collect(),
-        });
+    members
+        .iter()
+        .find_map(|&s| split_at(s, members, together, calls))
+}
+
+/// The split of `members` at `s` (with the statements called about as often), if the rule
+/// holds there.
+pub fn split_at(
+    s: usize,
+    members: &[usize],
+    together: &BTreeSet<(usize, usize)>,
+    calls: &dyn Fn(usize) -> Option<f64>,
+) -> Option<Split> {
+    let cs = calls(s).filter(|c| *c > 0.0)?;
+    // Statements called as often as `s` are shared with it: a group's top must stay under
+    // 90% of `cs`, so they could be in no group anyway.
+    let (shared, rest) = shared_with(s, cs, members, calls);
+    let groups = groups_without(&rest, together);
+    // Single statements never seen together are alternatives of one shape (Django's
+    // `F("views") + 1` or `- 1`, written `\if … \elif`): a shape of its own has more.
+    if groups.len() < 2 || groups.iter().all(|g| g.len() < 2) {
+        return None;
     }
-    None
+    // Each group's most called statement of those counted (a statement whose sampled
+    // text differs from pg_stat_statements' normalization, `visible=false`, is not).
+    let tops: Vec<f64> = groups
+        .iter()
+        .map(|g| g.iter().filter_map(|m| calls(*m)).reduce(f64::max))
+        .collect::<Option<_>>()?;
+    let sum: f64 = tops.iter().sum();
+    if sum <= 0.0 || tops.iter().any(|c| *c > 0.9 * cs) || (sum - cs).abs() > 0.15 * cs {
+        return None;
+    }
+    Some(Split {
+        shared,
+        groups: groups
+            .into_iter()
+            .zip(tops)
+            .map(|(g, c)| (g, c / sum))
+            .collect(),
+    })
+}
+
+/// Per part (its statements, and its share of the calls of the statements it shares), the
+/// sampled transactions (the statements seen in each) it explains: a transaction whose
+/// statements are all in one part is that part's; one whose statements are all shared by
+/// several (a lookup two shapes begin with, seen alone) is split between them by their
+/// shares of the calls, not counted once in each.
+pub fn observed(parts: &[(Vec<usize>, f64)], seen: &[Vec<usize>]) -> Vec<u64> {
+    let mut out = vec![0.0f64; parts.len()];
+    for v in seen {
+        let fits: Vec<usize> = (0..parts.len())
+            .filter(|p| v.iter().all(|x| parts[*p].0.contains(x)))
+            .collect();
+        let total: f64 = fits.iter().map(|p| parts[*p].1).sum();
+        for p in &fits {
+            if total > 0.0 {
+                out[*p] += parts[*p].1 / total;
+            }
+        }
+    }
+    out.iter().map(|o| o.round() as u64).collect()
+}
+
+/// `members` parted into the statements shared with `s` (called `cs` times) and the rest.
+pub fn shared_with(
+    s: usize,
+    cs: f64,
+    members: &[usize],
+    calls: &dyn Fn(usize) -> Option<f64>,
+) -> (Vec<usize>, Vec<usize>) {
+    members
+        .iter()
+        .partition(|m| **m == s || calls(**m).is_some_and(|c| (c - cs).abs() <= 0.1 * cs))
 }
 
 /// The connected components of `rest` over `together`.
-fn groups_without(rest: &[usize], together: &BTreeSet<(usize, usize)>) -> Vec<Vec<usize>> {
+pub fn groups_without(rest: &[usize], together: &BTreeSet<(usize, usize)>) -> Vec<Vec<usize>> {
     let mut group: BTreeMap<usize, usize> = rest.iter().map(|m| (*m, *m)).collect();
     let mut changed = true;
     while changed {
@@ -112,7 +157,7 @@ mod tests {
             &calls,
         )
         .expect("split");
-        assert_eq!(s.shared, 0);
+        assert_eq!(s.shared, [0]);
         assert_eq!(s.groups.len(), 2);
         assert_eq!(s.groups[0].0, [1]);
         assert!((s.groups[0].1 - 0.6).abs() < 1e-9);
@@ -124,7 +169,7 @@ mod tests {
             &pairs(&[(0, 1), (0, 2), (0, 3), (2, 3)]),
             &calls,
         );
-        assert_eq!(s.map(|s| s.shared), Some(0));
+        assert_eq!(s.map(|s| s.shared), Some(vec![0]));
     }
 
     #[test]
@@ -141,5 +186,26 @@ mod tests {
         // alternatives: a read, then `+ 1` or `- 1`, half each
         let calls = |i: usize| Some([1000.0, 500.0, 500.0][i]);
         assert_eq!(split_shared(&[0, 1, 2], &p, &calls), None);
+    }
+
+    #[test]
+    fn two_shapes_beginning_with_the_same_two_statements_share_both() {
+        // 0, 1: lookup and check (both shapes); 2: insert; 3, 4: claim and update.
+        let calls = |i: usize| Some([1000.0, 1000.0, 600.0, 400.0, 400.0][i]);
+        let p = pairs(&[
+            (0, 1),
+            (0, 2),
+            (1, 2),
+            (0, 3),
+            (1, 3),
+            (0, 4),
+            (1, 4),
+            (3, 4),
+        ]);
+        let s = split_shared(&[0, 1, 2, 3, 4], &p, &calls).expect("split");
+        assert_eq!(s.shared, [0, 1]);
+        assert_eq!(s.groups[0].0, [2]);
+        assert!((s.groups[0].1 - 0.6).abs() < 1e-9);
+        assert_eq!(s.groups[1].0, [3, 4]);
     }
 }

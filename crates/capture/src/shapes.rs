@@ -3,7 +3,10 @@
 //! belong to one shape (sampling sees a few statements of each transaction, so a shape is
 //! assembled from many partial views: union of co-occurring statements, ordered by which
 //! came first when seen together); a statement never seen beside another, that started its
-//! own transaction, is an autocommit shape. How often each shape and statement ran comes from
+//! own transaction, is an autocommit shape. Statements of a transaction too short for two
+//! samples, seen apart, are joined by their calls ([`crate::shape_join`]), and a statement
+//! two shapes share is cut out of both ([`crate::shape_split`]); a sampled transaction that
+//! either shape could be is counted to each by its share of the calls. How often each shape and statement ran comes from
 //! `pg_stat_statements` when it has them (exact calls), else from the weighted sample; a
 //! statement running in fewer transactions of its shape than its anchor is conditional, one
 //! running more is repeated. Per statement and slot the values seen (weighted) are kept for
@@ -104,6 +107,9 @@ struct Template {
     /// Sum of how long after its transaction's start it began (s), and how many: statements
     /// later in a transaction start later on average, seen together or not.
     offset: (f64, f64),
+    /// The same over every sighting, autocommit ones too (a statement of a 0.1 ms
+    /// transaction seen alone may start within the autocommit slack of its transaction).
+    start: (f64, f64),
 }
 
 /// Most distinct statements told apart; the rest are left out (said in a note).
@@ -143,6 +149,8 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
             let w = s.weights.get(i).copied().unwrap_or(1.0);
             let gap = s.gaps_s.get(i).copied().flatten();
             if let Some(o) = s.offsets_s.get(i).copied().flatten() {
+                t[id].start.0 += w * o;
+                t[id].start.1 += w;
                 if !s.tx.autocommit {
                     t[id].offset.0 += w * o;
                     t[id].offset.1 += w;
@@ -161,7 +169,6 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
     }
     learn_templates(&mut t, &txs);
     let comp = components(t.len(), &txs);
-    let mut shapes = Vec::new();
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (id, c) in comp.iter().enumerate() {
         groups.entry(*c).or_default().push(id);
@@ -173,29 +180,40 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
         let key = key_of_id.get(&id)?;
         input.counts?.get(key).map(|c| c.calls as f64)
     };
-    for members in groups.values() {
-        let parts = match crate::shape_split::split_shared(members, &together, &calls) {
-            Some(split) => split
-                .groups
-                .into_iter()
-                .map(|(mut g, share)| {
-                    g.push(split.shared);
-                    (g, Some((split.shared, share)))
-                })
-                .collect(),
-            None => vec![(members.clone(), None)],
-        };
-        for (members, share) in parts {
-            let order = order(&members, &txs, &t);
-            let shape = assemble(
-                &order,
-                &txs,
-                &mut t,
-                &key_of_id,
-                (input.counts, scale, input.period_s, share),
-            );
-            shapes.push(shape);
+    let place = |id: usize| place_of(&t[id]);
+    let joined = crate::shape_join::join(groups.into_values().collect(), &together, &calls, &place);
+    notes.extend(joined.notes(&|id| key_of_id.get(&id).cloned().unwrap_or_default()));
+    let mut parts: Vec<Part> = Vec::new();
+    for members in &joined.groups {
+        match crate::shape_split::split_shared(members, &joined.linked, &calls) {
+            Some(split) => parts.extend(split.groups.into_iter().map(|(mut g, share)| {
+                g.extend(split.shared.iter().copied());
+                (g, Some((split.shared.clone(), share)))
+            })),
+            None => parts.push((members.clone(), None)),
         }
+    }
+    let observed = crate::shape_split::observed(
+        &parts
+            .iter()
+            .map(|(m, s)| (m.clone(), s.as_ref().map_or(1.0, |s| s.1)))
+            .collect::<Vec<_>>(),
+        &txs.iter()
+            .map(|(_, v)| v.iter().map(|x| x.0).collect())
+            .collect::<Vec<_>>(),
+    );
+    let mut shapes = Vec::new();
+    for ((members, share), observed) in parts.into_iter().zip(observed) {
+        let order = order(&members, &txs, &t);
+        let mut shape = assemble(
+            &order,
+            &txs,
+            &mut t,
+            &key_of_id,
+            (input.counts, scale, input.period_s, share),
+        );
+        shape.observed = observed;
+        shapes.push(shape);
     }
     shapes.sort_by(|a, b| b.count.total_cmp(&a.count));
     (shapes, notes)
@@ -221,6 +239,27 @@ fn sample_scale(
         calls / weight
     } else {
         1.0
+    }
+}
+
+/// A statement that began this long after its transaction did was not its first: the
+/// tracker's autocommit slack (an autocommit statement's `query_start` is its `xact_start`,
+/// or its Bind's a moment before under the extended protocol).
+const INSIDE_AFTER_S: f64 = 0.000_5;
+/// A statement this share of whose sightings were judged inside an explicit transaction
+/// (seen idle in it, after BEGIN, or late) is inside one: an autocommit statement is judged
+/// so only when its backend stalled between Bind and Execute.
+const INSIDE_SHARE: f64 = 0.1;
+
+/// Where sampling saw a statement in its transactions ([`crate::shape_join`]'s evidence).
+fn place_of(t: &Template) -> crate::shape_join::Place {
+    let mean = |(s, n): (f64, f64)| (n > 0.0).then(|| s / n);
+    let start = mean(t.start);
+    let seen = t.in_explicit + t.in_autocommit;
+    crate::shape_join::Place {
+        offset_s: mean(t.offset).or(start),
+        inside: (t.in_explicit > 0.0 && t.in_explicit >= INSIDE_SHARE * seen)
+            || start.is_some_and(|o| o >= INSIDE_AFTER_S),
     }
 }
 
@@ -391,8 +430,12 @@ type AssembleWith<'a> = (
     Option<&'a BTreeMap<String, Counts>>,
     f64,
     Option<f64>,
-    Option<(usize, f64)>,
+    Option<(Vec<usize>, f64)>,
 );
+
+/// A shape's statements (ids), and the statements it shares with others with its share of
+/// their calls.
+type Part = (Vec<usize>, Option<(Vec<usize>, f64)>);
 
 fn assemble(
     order: &[usize],
@@ -446,7 +489,7 @@ fn assemble(
             let tm = &mut t[*id];
             // A statement two shapes share (`shape_split`): its values stay for the other,
             // its calls are split.
-            let share = shared.filter(|s| s.0 == *id).map(|s| s.1);
+            let share = shared.as_ref().filter(|s| s.0.contains(id)).map(|s| s.1);
             ShapeStatement {
                 key,
                 text: tm
@@ -673,3 +716,7 @@ mod tests {
         assert_eq!(s.statements[1].mean_ms, Some(0.5));
     }
 }
+
+#[cfg(test)]
+#[path = "shapes_fragment_tests.rs"]
+mod fragment_tests;
