@@ -311,3 +311,17 @@ pub fn write(out: &Path, capture: &Capture, schema: &SchemaFiles, fixes: &Fixes)
         .map_err(|e| Fail::run(format!("could not write the capture: {e}")))?;
     crate::outputs::write_dir(out, &files)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sample_budget_is_milliseconds_from_0_to_1000() {
+        assert_eq!(super::sample_budget("10").ok(), Some(10.0));
+        assert_eq!(super::sample_budget("2.5ms").ok(), Some(2.5));
+        assert_eq!(super::sample_budget("0").ok(), Some(0.0));
+        for bad in ["-1", "1001", "NaN", "inf", "", "5s", "x"] {
+            let e = super::sample_budget(bad).expect_err(bad);
+            assert!(e.to_string().contains("--sample-budget"), "{bad}: {e}");
+        }
+    }
+}
