@@ -3,8 +3,9 @@
 //! exactly as diagnose's (read-only transaction, `statement_timeout`, `lock_timeout`,
 //! `search_path = pg_catalog`, `row_security = off`; its `application_name` starts with
 //! `hotbench-probe`, so diagnose's own probe, sampling beside it, leaves it out). The one
-//! statement is prepared once; its cost is bounded by the probe's [`Governor`]. It reads only
-//! the activity view: no user table, no lock a user holds. The rows go to the [`Tracker`].
+//! statement is prepared once; its cost is bounded by the probe's [`Governor`] and by the
+//! sampler's server-time [`Budget`]. It reads only the activity view: no user table, no lock a
+//! user holds. The rows go to the [`Tracker`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use hotbench_probe::Governor;
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
+use crate::budget::Budget;
 use crate::tracker::{Row, Tracker};
 
 /// `application_name` of the activity sampler's connection.
@@ -90,8 +92,21 @@ fn first(c: &mut Connection, sql: &str) -> Option<String> {
         .and_then(|r| r.first().and_then(|q| q.get(0, 0)).map(str::to_string))
 }
 
-/// Samples every `period` until `done` turns true (or the connection fails).
-pub fn sample(mut c: Connection, period: Duration, done: &AtomicBool) -> Sampled {
+/// How the sampler paces its reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// The asked period (`--interval`).
+    pub period: Duration,
+    /// Milliseconds of server time per second the reads may take (`--sample-budget`; 0:
+    /// unbounded).
+    pub budget_ms_per_s: f64,
+    /// The server runs on this machine: a read's cost is its backend's CPU time, from `/proc`.
+    pub local: bool,
+}
+
+/// Samples at `pace` until `done` turns true (or the connection fails).
+pub fn sample(mut c: Connection, pace: Pace, done: &AtomicBool) -> Sampled {
+    let period = pace.period;
     let mut out = Sampled {
         tracker: Tracker::new(period.as_secs_f64()),
         notes: Vec::new(),
@@ -109,8 +124,13 @@ pub fn sample(mut c: Connection, period: Duration, done: &AtomicBool) -> Sampled
         format!("{TAG}{ACTIVITY_SQL}")
     };
     let mut governor = Governor::new(0.005);
+    let mut budget = Budget::new(pace.budget_ms_per_s);
     let base = period.as_secs_f64();
-    let mut next = Instant::now();
+    let stat = format!("/proc/{}/stat", c.backend_pid());
+    let cpu_s = || pace.local.then(|| backend_cpu_s(&stat)).flatten();
+    let mut cpu_before = cpu_s();
+    let began = Instant::now();
+    let mut next = began;
     while !done.load(Ordering::SeqCst) {
         let now = Instant::now();
         if now < next {
@@ -143,7 +163,14 @@ pub fn sample(mut c: Connection, period: Duration, done: &AtomicBool) -> Sampled
                 break;
             }
         }
-        let p = governor.period(took, base);
+        let cpu_now = cpu_s();
+        let cost = read_cost(cpu_before, cpu_now, took);
+        cpu_before = cpu_now;
+        let p = governor.period(cost, base).max(budget.period(
+            began.elapsed().as_secs_f64(),
+            cost,
+            base,
+        ));
         next += Duration::from_secs_f64(p);
         if next < Instant::now() {
             next = Instant::now() + Duration::from_secs_f64(p);
@@ -152,9 +179,38 @@ pub fn sample(mut c: Connection, period: Duration, done: &AtomicBool) -> Sampled
             out.notes.push(n);
         }
     }
+    out.notes.extend(budget.note());
     out.tracker.finish();
     c.close();
     out
+}
+
+/// What a read cost the server (s), as the governor and the budget weigh it: its backend's
+/// CPU time since the last read when it can be read (the backend's idle time between reads
+/// costs none), else the server's time for the read. On a loaded machine the server's time
+/// is mostly waiting for a CPU: judged by it, a local sampler whose reads took 0.27 ms of
+/// CPU was slowed to every 250 ms (5.1 ms a read) by the governor's 2% rule.
+pub fn read_cost(cpu_before: Option<f64>, cpu_now: Option<f64>, server_s: f64) -> f64 {
+    match (cpu_before, cpu_now) {
+        (Some(a), Some(b)) => (b - a).max(0.0),
+        _ => server_s,
+    }
+}
+
+/// User + system CPU time (s) of the backend whose `/proc/PID/stat` is `path`, when it is a
+/// PostgreSQL process (`None` elsewhere: another PID namespace, another machine).
+fn backend_cpu_s(path: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    if !text.get(open + 1..close)?.contains("postgres") {
+        return None;
+    }
+    // After "pid (comm) ": utime and stime are fields 14 and 15, in USER_HZ (100 a second).
+    let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
 
 /// How long the server spent on a read (s): from when it began the statement to the last
@@ -233,5 +289,21 @@ mod tests {
         assert_eq!(a, 0.01, "sampling keeps its period");
         assert!(b > 0.25, "the round trip alone would slow it to {b} s");
         assert_eq!(super::server_time(&read(1000.0, &[])), None);
+    }
+
+    #[test]
+    fn a_local_backends_cpu_not_its_wall_time_is_what_a_read_costs() {
+        // Loaded: 5.1 ms of server time for a read whose backend spent 0.27 ms of CPU (here a
+        // tick in 37 reads). Weighed by its CPU, the governor keeps the 10 ms period.
+        let mut g = Governor::new(0.005);
+        let mut p = 0.0;
+        for i in 0..100u32 {
+            let (before, now) = (f64::from(i / 37) * 0.01, f64::from((i + 1) / 37) * 0.01);
+            p = g.period(super::read_cost(Some(before), Some(now), 0.0051), 0.01);
+        }
+        assert_eq!(p, 0.01);
+        // Remote (no /proc): the server's time.
+        assert_eq!(super::read_cost(None, Some(1.0), 0.0051), 0.0051);
+        assert_eq!(super::read_cost(Some(2.0), Some(1.0), 0.0051), 0.0);
     }
 }

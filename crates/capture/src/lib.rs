@@ -4,6 +4,7 @@
 //! the lab recognises, and `capture.json`, the observed profile a twin run is scored against.
 
 pub mod activity;
+pub mod budget;
 pub mod catalog;
 pub mod catalog_seq;
 pub mod catalog_sig;

@@ -20,6 +20,9 @@ pub struct Options {
     pub duration: Duration,
     /// Per-backend activity sampling period.
     pub activity_interval: Duration,
+    /// Milliseconds of server time per second the activity sampler may take
+    /// (`--sample-budget`; 0: unbounded).
+    pub sample_budget_ms: f64,
     /// diagnose's wait-sampling period.
     pub wait_interval: Duration,
     /// Read hot rows' keys by ctid (`--no-keys`: off).
@@ -37,6 +40,7 @@ impl Options {
         Options {
             duration,
             activity_interval: Duration::from_millis(10),
+            sample_budget_ms: crate::budget::DEFAULT_MS_PER_S,
             wait_interval: Duration::from_millis(100),
             key_reads: true,
             target: String::new(),
@@ -91,10 +95,14 @@ pub fn sample(
     let (diagnosis, activity) = std::thread::scope(|s| {
         let sampler = conn.map(|c| {
             let done = &done;
-            let period = opts.activity_interval;
+            let pace = activity::Pace {
+                period: opts.activity_interval,
+                budget_ms_per_s: opts.sample_budget_ms,
+                local: hotbench_probe::is_local(params),
+            };
             std::thread::Builder::new()
                 .name("hotbench-capture".into())
-                .spawn_scoped(s, move || activity::sample(c, period, done))
+                .spawn_scoped(s, move || activity::sample(c, pace, done))
         });
         let diagnosis = connected.sample(&d, stop);
         done.store(true, Ordering::SeqCst);

@@ -62,8 +62,16 @@ pub fn main(a: &CaptureArgs, argv: &[String]) -> Result<u8> {
         &opts.target,
         opts.duration,
         &format!(
-            "sessions every {} ms, waits every {} ms",
+            "sessions every {} ms{}, waits every {} ms",
             opts.activity_interval.as_millis(),
+            if opts.sample_budget_ms > 0.0 {
+                format!(
+                    " (at most {} ms of server time a second)",
+                    opts.sample_budget_ms
+                )
+            } else {
+                String::new()
+            },
             opts.wait_interval.as_millis()
         ),
     );
@@ -88,8 +96,20 @@ pub fn options(a: &CaptureArgs) -> Result<hotbench_capture::sample::Options> {
     let (duration, interval) = crate::sampling::window(time, &a.interval, 1)?;
     let mut o = hotbench_capture::sample::Options::new(duration);
     o.activity_interval = interval;
+    o.sample_budget_ms = sample_budget(&a.sample_budget)?;
     o.key_reads = !a.no_keys;
     Ok(o)
+}
+
+/// `--sample-budget MS`: milliseconds of server time per second, 0 (none) to 1000.
+fn sample_budget(s: &str) -> Result<f64> {
+    match s.trim().trim_end_matches("ms").parse::<f64>() {
+        Ok(ms) if ms.is_finite() && (0.0..=1000.0).contains(&ms) => Ok(ms),
+        _ => Err(Fail::input(format!(
+            "invalid --sample-budget \"{s}\": milliseconds of server time per second, 0 (no \
+             budget) to 1000"
+        ))),
+    }
 }
 
 /// `--scale F`: a positive, finite factor.
@@ -290,4 +310,18 @@ pub fn write(out: &Path, capture: &Capture, schema: &SchemaFiles, fixes: &Fixes)
     let files = scenario_dir::files(capture, schema, fixes)
         .map_err(|e| Fail::run(format!("could not write the capture: {e}")))?;
     crate::outputs::write_dir(out, &files)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sample_budget_is_milliseconds_from_0_to_1000() {
+        assert_eq!(super::sample_budget("10").ok(), Some(10.0));
+        assert_eq!(super::sample_budget("2.5ms").ok(), Some(2.5));
+        assert_eq!(super::sample_budget("0").ok(), Some(0.0));
+        for bad in ["-1", "1001", "NaN", "inf", "", "5s", "x"] {
+            let e = super::sample_budget(bad).expect_err(bad);
+            assert!(e.to_string().contains("--sample-budget"), "{bad}: {e}");
+        }
+    }
 }

@@ -35,6 +35,10 @@ pub struct CaptureArgs {
     /// Per-session activity sampling period
     #[arg(long = "interval", value_name = "DUR", default_value = "10ms")]
     pub interval: String,
+    /// Milliseconds of the server's time per second the activity sampler may take (its
+    /// reads are spaced to fit; 0: no budget, every --interval)
+    #[arg(long = "sample-budget", value_name = "MS", default_value = "10")]
+    pub sample_budget: String,
     /// Score a captured directory: run its twin and compare it with capture.json
     #[arg(long = "verify", value_name = "DIR")]
     pub verify: Option<PathBuf>,
