@@ -35,6 +35,9 @@ pub struct Capture {
     pub writing: Writing,
     /// Each script in its parts, in the order of `scripts`.
     pub written: Vec<script::Written>,
+    /// The captured functions' argument names ([`crate::chain::function_args`]): evidence
+    /// for the chains [`Capture::write_scripts`] finds.
+    pub function_args: BTreeMap<String, Vec<String>>,
 }
 
 /// Builds the capture from the sample.
@@ -162,6 +165,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         shapes: models,
         scripts: Vec::new(),
         written: Vec::new(),
+        function_args: BTreeMap::new(),
         query_mode,
         clients,
         rate,
@@ -206,7 +210,12 @@ impl Capture {
         redact: Option<&script::Redact<'_>>,
         fallback: Option<&script::Fallback<'_>>,
     ) {
-        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>().max(1e-9);
+        // A chained shape's transactions run in its returning shape's script.
+        let chains = crate::chain::detect(&self.shapes, &self.function_args);
+        let chained = |i: usize| chains.iter().find(|c| c.to == i);
+        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>()
+            - chains.iter().map(|c| c.pairs).sum::<f64>();
+        let total = total.max(1e-9);
         let n = self.shapes.len();
         let duration = self.doc.duration_s.max(1e-3);
         self.scripts.clear();
@@ -214,7 +223,7 @@ impl Capture {
         self.doc.shapes.clear();
         for (i, m) in self.shapes.iter().enumerate() {
             let file = format!("shape_{:02}.sql", i + 1);
-            let weight = m.count / total;
+            let weight = (m.count - chained(i).map_or(0.0, |c| c.pairs)).max(0.0) / total;
             let w = script::write(
                 m,
                 &Context {
@@ -230,6 +239,7 @@ impl Capture {
                     idle_between_ms: self.writing.idle_between_ms,
                     redact,
                     fallback,
+                    carried: chained(i).map(|c| c.slot),
                 },
             );
             self.scripts.push((file.clone(), w.text()));
@@ -241,6 +251,37 @@ impl Capture {
                 w.parameters.clone(),
             ));
             self.written.push(w);
+        }
+        self.chain(&chains);
+    }
+
+    /// Each chain's returning statement keeps its value and runs the taking shape's
+    /// transaction with it (the taking script keeps weight 0); a note says so.
+    fn chain(&mut self, chains: &[crate::chain::Chain]) {
+        self.doc.notes.retain(|n| !n.starts_with("chained: "));
+        for c in chains {
+            let taker = &self.written[c.to];
+            let tail = crate::chain::block(
+                &self.scripts[c.to].0,
+                &c.evidence,
+                &taker.draws,
+                &taker.body,
+            );
+            let column = script::escape_identifiers(&crate::chain::quote_ident(&c.column));
+            let Some(sql) = self.written[c.from].statement_of(c.statement) else {
+                continue;
+            };
+            let sql = crate::chain::carry_statement(&sql, &column);
+            if self.written[c.from].chain(c.statement, sql, tail) {
+                self.scripts[c.from].1 = self.written[c.from].text();
+                self.doc.notes.push(format!(
+                    "chained: {} runs after {} in its script, taking the value it returned ({}); its own weight is {:.0}%",
+                    self.scripts[c.to].0,
+                    self.scripts[c.from].0,
+                    c.evidence,
+                    self.doc.shapes[c.to].weight * 100.0
+                ));
+            }
         }
     }
 }
