@@ -253,6 +253,29 @@ impl Capture {
             self.written.push(w);
         }
         self.chain(&chains);
+        self.unseen_values();
+    }
+
+    /// A note per script whose values were neither seen nor stood for by statistics: bound
+    /// server-side, sampling shows `$1` (psycopg 3, `-M prepared`).
+    fn unseen_values(&mut self) {
+        const NOTE: &str = "values not seen: ";
+        self.doc.notes.retain(|n| !n.starts_with(NOTE));
+        for sh in &self.doc.shapes {
+            let unseen: Vec<String> = sh
+                .parameters
+                .iter()
+                .filter(|p| p.model == "unknown")
+                .map(|p| format!("statement {} value {}", p.statement + 1, p.position + 1))
+                .collect();
+            if !unseen.is_empty() {
+                self.doc.notes.push(format!(
+                    "{NOTE}{}: {} were bound server-side (sampling shows `$n`) and no statistics stood for them: written as 1, not reproduced (it may not even be valid for the type, and the transactions then fail in the twin); --log reads the bound values",
+                    sh.script,
+                    unseen.join(", ")
+                ));
+            }
+        }
     }
 
     /// Each chain's returning statement keeps its value and runs the taking shape's
@@ -717,5 +740,43 @@ mod tests {
         };
         let c = super::profile(sample, &Options::new(Duration::from_secs(1)));
         assert!(c.doc.notes.iter().any(|n| n == slowed), "{:?}", c.doc.notes);
+    }
+
+    #[test]
+    fn values_bound_unseen_are_named_as_not_reproduced() {
+        // procrastinate's calls as sampling sees them: `$1`, no value; the script wrote `1`
+        // (`'1'::procrastinate_job_to_defer_v1[]`, refused by the twin) and said so only in
+        // a comment.
+        use crate::observed::{ObservedStatement, ObservedTransaction};
+        let tx = |i: usize| ObservedTransaction {
+            session: format!("{}", i % 2),
+            statements: vec![ObservedStatement {
+                sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
+                params: vec![],
+                started_at_s: i as f64 * 0.01,
+                duration_s: Some(0.001),
+            }],
+            autocommit: true,
+            complete: true,
+            rolled_back: false,
+        };
+        let mut opts = Options::new(Duration::from_secs(1));
+        opts.log = Some((0..20).map(tx).collect());
+        let sample = Sample {
+            diagnosis: Default::default(),
+            activity: None,
+            notes: vec![],
+        };
+        let c = super::profile(sample, &opts);
+        let note = c
+            .doc
+            .notes
+            .iter()
+            .find(|n| n.starts_with("values not seen: "));
+        assert!(
+            note.is_some_and(|n| n.contains("shape_01.sql: statement 1 value 1 were bound")),
+            "{:?}",
+            c.doc.notes
+        );
     }
 }
