@@ -4,7 +4,8 @@
 //! job is finished once), so the two shapes are chained: the returning statement's script
 //! keeps the value (`\gset`) and runs the taking shape's transaction with it, when it
 //! returned one. The evidence, all of it needed: the taking slot's values are (nearly) all
-//! distinct, one per call; its name (the column it is compared with, or the called
+//! distinct, one per call, and, integers, rise as they were taken (a sequence's ids, not
+//! keys drawn at random); its name (the column it is compared with, or the called
 //! function's argument, read from the captured definition) is a column the other shape's
 //! `SELECT` returns (`id`), or that column under a prefix the returning statement names
 //! (`job_id` after `…fetch_job…` returning `id`); and the returning statement ran at least
@@ -19,6 +20,8 @@ use crate::shapes::ShapeModel;
 /// Fewest values seen of a taking slot, and the share of them that must be distinct.
 const MIN_SEEN: f64 = 10.0;
 const DISTINCT_SHARE: f64 = 0.9;
+/// Of a taking slot's integer values, the share (in the order seen) above the one before.
+const RISING_SHARE: f64 = 0.75;
 /// The returning statement's calls against the taking one's, at least.
 const CALLS_SHARE: f64 = 0.9;
 /// The variables the chained script keeps the value and whether one came in.
@@ -110,7 +113,14 @@ fn distinct_values(values: Option<&Vec<(crate::sql_text::Value, f64)>>) -> Optio
             Value::Null | Value::Unknown => return None,
         };
     }
-    (seen >= MIN_SEEN && set.len() as f64 >= DISTINCT_SHARE * seen).then_some((seen, set.len()))
+    // Integers drawn at random (a key a client picks) are distinct too; ids a queue hands
+    // out rise with time (a sequence's), as they were taken.
+    let ints: Vec<i64> = values.iter().filter_map(|(v, _)| v.as_int()).collect();
+    let rising = ints.windows(2).filter(|w| w[1] > w[0]).count();
+    let rises =
+        ints.len() < values.len() || rising as f64 >= RISING_SHARE * (ints.len() - 1) as f64;
+    (seen >= MIN_SEEN && set.len() as f64 >= DISTINCT_SHARE * seen && rises)
+        .then_some((seen, set.len()))
 }
 
 /// The slot's name: the column it is compared with or assigned to, else the argument of

@@ -94,6 +94,18 @@ fn a_fetched_id_finished_once_is_chained() {
 fn no_chain_without_the_evidence() {
     // The same id every time: a replayed value, not a carried one.
     assert!(detect(&queue(|_| "7".into()), &args()).is_empty());
+    // Distinct ids drawn at random (a client's pick), not rising as a queue's are taken.
+    assert!(detect(&queue(|i| ((i * 7919) % 1000).to_string()), &args()).is_empty());
+    // A queue's ids, a little out of order (concurrent workers): still chained.
+    let jittered = |i: usize| {
+        let j = match i % 8 {
+            0 => i + 1,
+            1 => i - 1,
+            _ => i,
+        };
+        (100 + j).to_string()
+    };
+    assert_eq!(detect(&queue(jittered), &args()).len(), 1);
     // Without the argument's name, nothing says the id is the fetched row's.
     assert!(detect(&queue(|i| i.to_string()), &BTreeMap::new()).is_empty());
     // A name the fetch does not return (nor names the prefix of).
