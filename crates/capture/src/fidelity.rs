@@ -269,11 +269,18 @@ fn mix(c: &CaptureDoc, t: &Twin) -> Vec<MixShare> {
 }
 
 /// A captured statement the fixes' checks made log what it did (`with hotbench_… as (
-/// STATEMENT returning …) insert into hotbench_…`) counts as the statement itself.
+/// STATEMENT returning …) insert into hotbench_…`), or a chain carries the value of
+/// (`with hotbench_chain as (STATEMENT) select …`), counts as the statement itself.
 fn unwrap_logging(key: &str) -> String {
     // A claim logging its rows: `with hotbench_claim as (CLAIM), hotbench_claim_log as (…)`.
     if let Some(rest) = key.strip_prefix("with hotbench_claim as (") {
         if let Some(end) = rest.find("), hotbench_claim_log as (") {
+            return rest[..end].trim().to_string();
+        }
+    }
+    // A returned value carried (`crate::chain`): `with hotbench_chain as (STATEMENT) select …`.
+    if let Some(rest) = key.strip_prefix("with hotbench_chain as (") {
+        if let Some(end) = rest.rfind(") select ") {
             return rest[..end].trim().to_string();
         }
     }
@@ -446,6 +453,15 @@ mod tests {
                 "with hotbench_inc as (\nUPDATE t SET v = v + 1 WHERE id = :id\n returning 1\n)\ninsert into hotbench_increments (counter, delta) select E't.v', 1 from hotbench_inc"
             )),
             "update t set v = v + ? where id = ?"
+        );
+        // A returned value carried to the next transaction (`crate::chain`).
+        let chained = crate::chain::carry_statement(
+            "SELECT id, status FROM fetch_job(:p1::varchar[], 1)",
+            &crate::chain::quote_ident("id"),
+        );
+        assert_eq!(
+            unwrap_logging(&key_of(&chained)),
+            key_of("SELECT id, status FROM fetch_job($1::varchar[], $2)")
         );
     }
 

@@ -129,7 +129,8 @@ pub(crate) fn splice(w: &Written, what: &str, text: &str) -> String {
     }
     let rest = lines[lead..].join("\n");
     let head = format!("{own}{}{sets}", w.head);
-    match split_body(&rest).filter(|r| r.len() == w.statements.len()) {
+    // A chained shape's transaction runs after the fix's as after the captured one.
+    let body = match split_body(&rest).filter(|r| r.len() == w.statements.len()) {
         Some(replace) => format!("{head}-- {what}\n{}", w.render_body(Some(&replace))),
         None => {
             let (slept, conditional) = think_time_us(&w.body);
@@ -155,7 +156,8 @@ pub(crate) fn splice(w: &Written, what: &str, text: &str) -> String {
                 rest.trim_end()
             )
         }
-    }
+    };
+    body + &w.tail
 }
 
 /// The `\sleep N us` of a captured body: outside any `\if` (microseconds in all), and under one.
@@ -215,7 +217,12 @@ fn script_specs(c: &Capture) -> Vec<String> {
             format!(
                 "{}@{}",
                 s.script,
-                ((s.weight * 1000.0).round() as u64).max(1)
+                // A chained shape (weight 0) runs in its returning shape's script.
+                if s.weight > 0.0 {
+                    ((s.weight * 1000.0).round() as u64).max(1)
+                } else {
+                    0
+                }
             )
         })
         .collect()
@@ -397,7 +404,8 @@ fn checks() -> String {
 /// The captured variant's own checks: each shape committed transactions.
 fn checks_captured(c: &Capture) -> String {
     let mut s = String::from("-- Written by hotbench capture: every captured shape ran.\n");
-    for sh in &c.doc.shapes {
+    // A chained shape (weight 0) runs inside its returning shape's script.
+    for sh in c.doc.shapes.iter().filter(|s| s.weight > 0.0) {
         let file = &sh.script;
         s.push_str(&format!(
             "select {} as name, {{{{committed:{file}}}}} > 0 or {{{{committed}}}} = 0 as ok,\n       format('%s transactions committed', {{{{committed:{file}}}}}) as detail;\n",

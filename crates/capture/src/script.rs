@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 use hotbench_results::capture_record::{HotValue, Parameter};
 
 use crate::params::{fit, Fit, Tail};
+use crate::script_names::Names;
+pub(crate) use crate::script_quote::escape_identifiers;
+pub use crate::script_quote::literal;
 use crate::shapes::ShapeModel;
 use crate::sql_text::Value;
 
@@ -46,6 +49,8 @@ pub struct Context<'a> {
     pub redact: Option<&'a Redact<'a>>,
     /// Values for a slot whose values were not seen (bound parameters).
     pub fallback: Option<&'a Fallback<'a>>,
+    /// (statement, slot) taking the value a chained statement returned ([`crate::chain`]).
+    pub carried: Option<(usize, usize)>,
 }
 
 /// The generated value standing for a captured one, by its column (when known).
@@ -71,11 +76,33 @@ pub struct Written {
     /// Variable → the claim's result column it holds (set by the claim's `\gset`).
     pub claimed: BTreeMap<String, String>,
     pub parameters: Vec<Parameter>,
+    /// Shape statement → its index in `statements`, for those that always run once.
+    index: BTreeMap<usize, usize>,
+    /// Run after the transaction: a chained shape's ([`crate::chain`]).
+    pub tail: String,
 }
 
 impl Written {
     pub fn text(&self) -> String {
-        format!("{}{}", self.head, self.body)
+        format!("{}{}{}", self.head, self.body, self.tail)
+    }
+
+    /// Shape statement `si` as written, when it always runs once.
+    pub fn statement_of(&self, si: usize) -> Option<String> {
+        self.statements.get(*self.index.get(&si)?).cloned()
+    }
+
+    /// Shape statement `si` run as `sql` ending in `\gset`, and `tail` after the
+    /// transaction: the returning side of a chain. False when `si` does not always run once.
+    pub fn chain(&mut self, si: usize, sql: String, tail: String) -> bool {
+        let Some(&j) = self.index.get(&si) else {
+            return false;
+        };
+        self.statements[j] = sql;
+        self.gsets.insert(j);
+        self.body = self.render_body(None);
+        self.tail = tail;
+        true
     }
 
     /// A written script from its parts, `{i}` in `tpl` marking statement `i`.
@@ -94,6 +121,8 @@ impl Written {
             statements: sts.iter().map(|s| s.to_string()).collect(),
             claimed: Default::default(),
             parameters: Vec::new(),
+            index: Default::default(),
+            tail: String::new(),
         };
         w.body = w.render_body(None);
         w
@@ -113,7 +142,7 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
     }
     let d = draws(shape, cx);
     head.push_str(&d.text);
-    let (template, statements, gsets) = body(shape, cx, &d);
+    let (template, statements, gsets, index) = body(shape, cx, &d);
     let mut w = Written {
         head,
         body: String::new(),
@@ -123,6 +152,8 @@ pub fn write(shape: &ShapeModel, cx: &Context<'_>) -> Written {
         statements,
         claimed: d.claimed,
         parameters: d.parameters,
+        index,
+        tail: String::new(),
     };
     w.body = w.render_body(None);
     w
@@ -177,6 +208,16 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
                     d.slot_var.insert((si, slot), written);
                     continue;
                 }
+            }
+            if cx.carried == Some((si, slot)) {
+                let v = crate::chain::CARRY_VAR;
+                d.text.push_str(&format!(
+                    "-- statement {}, value {}: the value the chained statement returned (:{v})\n",
+                    si + 1,
+                    slot + 1
+                ));
+                d.slot_var.insert((si, slot), format!(":{v}"));
+                continue;
             }
             if let Some((claim, col)) = claimed_by(shape, si, slot) {
                 let var = names.claimed(&col);
@@ -274,12 +315,10 @@ const MARK: char = '\u{1}';
 /// BEGIN, the statements (gaps slept, conditional ones under `\if` — two never seen in one
 /// transaction whose shares add up to about one are alternatives, `\if … \else` —,
 /// repeated ones repeated, claims ending in `\gset`), COMMIT, as a template with each
-/// statement marked; and the statements alone.
-fn body(
-    shape: &ShapeModel,
-    cx: &Context<'_>,
-    d: &Draws,
-) -> (String, Vec<String>, std::collections::BTreeSet<usize>) {
+/// statement marked; the statements alone, those ending in `\gset`, and where each
+/// statement that always runs once is.
+fn body(shape: &ShapeModel, cx: &Context<'_>, d: &Draws) -> Body {
+    let mut index = BTreeMap::new();
     let mut out = String::new();
     let mut statements = Vec::new();
     let mut gsets = std::collections::BTreeSet::new();
@@ -346,6 +385,9 @@ fn body(
             if d.gsets.contains(&si) {
                 gsets.insert(at);
             }
+            if times == 1 {
+                index.insert(si, at);
+            }
             mark(&mut out, &mut statements, sql);
             for _ in 1..times {
                 out.push_str(&format!("{MARK}{at}{MARK}"));
@@ -356,8 +398,15 @@ fn body(
         out.push_str(&edge_lines(shape.edge_gap_s));
         mark(&mut out, &mut statements, cx.commit_sql.to_string());
     }
-    (out, statements, gsets)
+    (out, statements, gsets, index)
 }
+
+type Body = (
+    String,
+    Vec<String>,
+    std::collections::BTreeSet<usize>,
+    BTreeMap<usize, usize>,
+);
 
 /// Pairs of conditional statements never seen in one transaction whose shares add up to
 /// about one (Django's `F("views") + 1` or `- 1`): the first → the second.
@@ -673,97 +722,11 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// A string literal pgbench passes through untouched and the server reads back exactly:
-/// `E'…'` with backslash escapes for quotes, backslashes, control characters and `:` (which
-/// pgbench would take for a variable).
-pub fn literal(s: &str) -> String {
-    let mut o = String::from("E'");
-    for ch in s.chars() {
-        match ch {
-            '\\' => o.push_str("\\\\"),
-            '\'' => o.push_str("\\'"),
-            ':' => o.push_str("\\x3a"),
-            '{' => o.push_str("\\x7b"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => o.push_str(&format!("\\x{:02x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('\'');
-    o
-}
-
-/// `"a:b"` → `U&"a\003Ab"`: pgbench reads `:b` in a quoted identifier as a variable. Only
-/// quoted identifiers are rewritten (tokens from `hotbench_sqltext`): a `"` inside a string
-/// constant (a composite or array value holding JSON) is the constant's.
-fn escape_identifiers(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    for t in hotbench_sqltext::Lexer::new(sql) {
-        let text = t.text(sql);
-        if t.kind != hotbench_sqltext::Kind::QuotedIdent || !t.closed {
-            out.push_str(text);
-            continue;
-        }
-        let name = hotbench_sqltext::ident_value(text);
-        if !(name.contains(':') || name.contains('\\') || name.contains("{{")) {
-            out.push_str(text);
-            continue;
-        }
-        out.push_str("U&\"");
-        for c in name.chars() {
-            match c {
-                ':' => out.push_str("\\003A"),
-                '\\' => out.push_str("\\005C"),
-                '{' => out.push_str("\\007B"),
-                '"' => out.push_str("\"\""),
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-    }
-    out
-}
-
 fn sanitize_comment(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect::<String>()
         .replace("{{", "{ {")
-}
-
-/// Script variable names: a column's name when it is a plain one and free, else `pN`.
-#[derive(Default)]
-struct Names {
-    used: std::collections::BTreeSet<String>,
-    n: usize,
-}
-
-impl Names {
-    /// A claimed column's variable: its name when plain and free.
-    fn claimed(&mut self, column: &str) -> String {
-        self.next(Some(column))
-    }
-
-    fn next(&mut self, column: Option<&str>) -> String {
-        let plain = column.filter(|c| {
-            c.len() <= 40
-                && c.chars().next().is_some_and(|f| f.is_ascii_lowercase())
-                && c.chars()
-                    .all(|x| x.is_ascii_lowercase() || x.is_ascii_digit() || x == '_')
-                && !matches!(*c, "skew" | "clients" | "duration" | "scale")
-        });
-        if let Some(c) = plain {
-            if self.used.insert(c.to_string()) {
-                return c.to_string();
-            }
-        }
-        loop {
-            self.n += 1;
-            let name = format!("p{}", self.n);
-            if self.used.insert(name.clone()) {
-                return name;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

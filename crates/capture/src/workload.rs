@@ -35,6 +35,9 @@ pub struct Capture {
     pub writing: Writing,
     /// Each script in its parts, in the order of `scripts`.
     pub written: Vec<script::Written>,
+    /// The captured functions' argument names ([`crate::chain::function_args`]): evidence
+    /// for the chains [`Capture::write_scripts`] finds.
+    pub function_args: BTreeMap<String, Vec<String>>,
 }
 
 /// Builds the capture from the sample.
@@ -162,6 +165,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         shapes: models,
         scripts: Vec::new(),
         written: Vec::new(),
+        function_args: BTreeMap::new(),
         query_mode,
         clients,
         rate,
@@ -206,7 +210,12 @@ impl Capture {
         redact: Option<&script::Redact<'_>>,
         fallback: Option<&script::Fallback<'_>>,
     ) {
-        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>().max(1e-9);
+        // A chained shape's transactions run in its returning shape's script.
+        let chains = crate::chain::detect(&self.shapes, &self.function_args);
+        let chained = |i: usize| chains.iter().find(|c| c.to == i);
+        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>()
+            - chains.iter().map(|c| c.pairs).sum::<f64>();
+        let total = total.max(1e-9);
         let n = self.shapes.len();
         let duration = self.doc.duration_s.max(1e-3);
         self.scripts.clear();
@@ -214,7 +223,7 @@ impl Capture {
         self.doc.shapes.clear();
         for (i, m) in self.shapes.iter().enumerate() {
             let file = format!("shape_{:02}.sql", i + 1);
-            let weight = m.count / total;
+            let weight = (m.count - chained(i).map_or(0.0, |c| c.pairs)).max(0.0) / total;
             let w = script::write(
                 m,
                 &Context {
@@ -230,6 +239,7 @@ impl Capture {
                     idle_between_ms: self.writing.idle_between_ms,
                     redact,
                     fallback,
+                    carried: chained(i).map(|c| c.slot),
                 },
             );
             self.scripts.push((file.clone(), w.text()));
@@ -241,6 +251,60 @@ impl Capture {
                 w.parameters.clone(),
             ));
             self.written.push(w);
+        }
+        self.chain(&chains);
+        self.unseen_values();
+    }
+
+    /// A note per script whose values were neither seen nor stood for by statistics: bound
+    /// server-side, sampling shows `$1` (psycopg 3, `-M prepared`).
+    fn unseen_values(&mut self) {
+        const NOTE: &str = "values not seen: ";
+        self.doc.notes.retain(|n| !n.starts_with(NOTE));
+        for sh in &self.doc.shapes {
+            let unseen: Vec<String> = sh
+                .parameters
+                .iter()
+                .filter(|p| p.model == "unknown")
+                .map(|p| format!("statement {} value {}", p.statement + 1, p.position + 1))
+                .collect();
+            if !unseen.is_empty() {
+                self.doc.notes.push(format!(
+                    "{NOTE}{}: {} were bound server-side (sampling shows `$n`) and no statistics stood for them: written as 1, not reproduced (it may not even be valid for the type, and the transactions then fail in the twin); --log reads the bound values",
+                    sh.script,
+                    unseen.join(", ")
+                ));
+            }
+        }
+    }
+
+    /// Each chain's returning statement keeps its value and runs the taking shape's
+    /// transaction with it (the taking script keeps weight 0); a note says so.
+    fn chain(&mut self, chains: &[crate::chain::Chain]) {
+        self.doc.notes.retain(|n| !n.starts_with("chained: "));
+        for c in chains {
+            let taker = &self.written[c.to];
+            let tail = crate::chain::block(
+                &self.scripts[c.to].0,
+                &c.evidence,
+                &taker.draws,
+                &taker.body,
+            );
+            let column = script::escape_identifiers(&crate::chain::quote_ident(&c.column));
+            let Some(sql) = self.written[c.from].statement_of(c.statement) else {
+                continue;
+            };
+            let sql = crate::chain::carry_statement(&sql, &column);
+            if self.written[c.from].chain(c.statement, sql, tail) {
+                self.scripts[c.from].1 = self.written[c.from].text();
+                self.doc.notes.push(format!(
+                    "chained: {} runs after {} in its script, taking the value it returned ({}); its own weight is {:.0}%",
+                    self.scripts[c.to].0,
+                    self.scripts[c.from].0,
+                    c.evidence,
+                    self.doc.shapes[c.to].weight * 100.0
+                ));
+            }
         }
     }
 }
@@ -678,5 +742,43 @@ mod tests {
         };
         let c = super::profile(sample, &Options::new(Duration::from_secs(1)));
         assert!(c.doc.notes.iter().any(|n| n == slowed), "{:?}", c.doc.notes);
+    }
+
+    #[test]
+    fn values_bound_unseen_are_named_as_not_reproduced() {
+        // procrastinate's calls as sampling sees them: `$1`, no value; the script wrote `1`
+        // (`'1'::procrastinate_job_to_defer_v1[]`, refused by the twin) and said so only in
+        // a comment.
+        use crate::observed::{ObservedStatement, ObservedTransaction};
+        let tx = |i: usize| ObservedTransaction {
+            session: format!("{}", i % 2),
+            statements: vec![ObservedStatement {
+                sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
+                params: vec![],
+                started_at_s: i as f64 * 0.01,
+                duration_s: Some(0.001),
+            }],
+            autocommit: true,
+            complete: true,
+            rolled_back: false,
+        };
+        let mut opts = Options::new(Duration::from_secs(1));
+        opts.log = Some((0..20).map(tx).collect());
+        let sample = Sample {
+            diagnosis: Default::default(),
+            activity: None,
+            notes: vec![],
+        };
+        let c = super::profile(sample, &opts);
+        let note = c
+            .doc
+            .notes
+            .iter()
+            .find(|n| n.starts_with("values not seen: "));
+        assert!(
+            note.is_some_and(|n| n.contains("shape_01.sql: statement 1 value 1 were bound")),
+            "{:?}",
+            c.doc.notes
+        );
     }
 }

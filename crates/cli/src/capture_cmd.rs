@@ -245,6 +245,8 @@ fn schema_files(
     match cap {
         Ok(cap) => {
             {
+                // The functions' argument names: evidence for the chains the scripts carry.
+                capture.function_args = hotbench_capture::chain::function_args(&cap.schema_sql);
                 let hot = capture.doc.hot_keys.clone();
                 let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables);
                 if redact {
@@ -291,6 +293,14 @@ pub fn finish(
 ) -> Result<Capture> {
     let mut capture = hotbench_capture::workload::profile(sample, opts);
     let (schema, captured) = schema_files(params, &mut capture, scale, redact);
+    // What functions and triggers ran is no client's: the mix is the clients' (a log's
+    // shapes hold every statement they sent).
+    let log_span = opts
+        .log
+        .as_deref()
+        .and_then(hotbench_capture::log_profile::span_s);
+    let schema_sql = captured.as_ref().map_or("", |c| c.schema_sql.as_str());
+    hotbench_capture::nested::leave_out(&mut capture.doc, schema_sql, log_span);
     let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
     if print {
         print_summary(&capture.doc);
