@@ -210,12 +210,16 @@ impl Capture {
         redact: Option<&script::Redact<'_>>,
         fallback: Option<&script::Fallback<'_>>,
     ) {
-        // A chained shape's transactions run in its returning shape's script.
+        // A chained shape's transactions run in its returning shape's script: it keeps no
+        // weight of its own, even for the few taken values whose return the capture missed
+        // (a job fetched before the log began): alone, a replayed value names nothing.
         let chains = crate::chain::detect(&self.shapes, &self.function_args);
         let chained = |i: usize| chains.iter().find(|c| c.to == i);
-        let total: f64 = self.shapes.iter().map(|m| m.count).sum::<f64>()
-            - chains.iter().map(|c| c.pairs).sum::<f64>();
-        let total = total.max(1e-9);
+        let total: f64 = (0..self.shapes.len())
+            .filter(|i| chained(*i).is_none())
+            .map(|i| self.shapes[i].count)
+            .sum::<f64>()
+            .max(1e-9);
         let n = self.shapes.len();
         let duration = self.doc.duration_s.max(1e-3);
         self.scripts.clear();
@@ -223,7 +227,11 @@ impl Capture {
         self.doc.shapes.clear();
         for (i, m) in self.shapes.iter().enumerate() {
             let file = format!("shape_{:02}.sql", i + 1);
-            let weight = (m.count - chained(i).map_or(0.0, |c| c.pairs)).max(0.0) / total;
+            let weight = if chained(i).is_some() {
+                0.0
+            } else {
+                m.count / total
+            };
             let w = script::write(
                 m,
                 &Context {
