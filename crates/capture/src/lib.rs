@@ -9,6 +9,7 @@ pub mod catalog_seq;
 pub mod catalog_sig;
 pub mod catalog_types;
 mod claim_returns;
+pub mod client_groups;
 pub mod count_key;
 pub mod datagen;
 mod datagen_expr;
