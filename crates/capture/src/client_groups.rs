@@ -263,15 +263,14 @@ pub fn facts(
 pub fn transactions(txs: &[crate::tracker::SampledTransaction]) -> Vec<(&str, Vec<String>)> {
     txs.iter()
         .map(|t| {
-            let keys = t
-                .tx
-                .statements
-                .iter()
-                .map(|st| crate::sql_text::StatementText::parse(&st.sql, &st.params))
-                .filter(|text| text.control().is_none())
-                .map(|text| text.key())
-                .filter(|k| !k.trim().is_empty())
-                .collect();
+            let keys =
+                t.tx.statements
+                    .iter()
+                    .map(|st| crate::sql_text::StatementText::parse(&st.sql, &st.params))
+                    .filter(|text| text.control().is_none())
+                    .map(|text| text.key())
+                    .filter(|k| !k.trim().is_empty())
+                    .collect();
             (t.tx.session.as_str(), keys)
         })
         .collect()

@@ -5,7 +5,8 @@
 use super::*;
 
 const LOOKUP: &str = "select kombu_queue.id from kombu_queue where kombu_queue.name = ? limit ?";
-const INSERT: &str = "insert into kombu_message (id, visible, payload) values (nextval(?), true, ?)";
+const INSERT: &str =
+    "insert into kombu_message (id, visible, payload) values (nextval(?), true, ?)";
 const CLAIM: &str = "select kombu_message.id as kombu_message_id from kombu_message where kombu_message.queue_id = ? order by kombu_message.timestamp, kombu_message.id limit ? for update";
 const UPDATE: &str = "update kombu_message set visible=false where kombu_message.id = ?";
 
@@ -33,7 +34,10 @@ fn tx<'a>(session: &'a str, keys: &[&str]) -> (&'a str, Vec<String>) {
     (session, keys.iter().map(|s| s.to_string()).collect())
 }
 
-fn input<'a>(shapes: &'a [ShapeFacts], transactions: Vec<(&'a str, Vec<String>)>) -> GroupInput<'a> {
+fn input<'a>(
+    shapes: &'a [ShapeFacts],
+    transactions: Vec<(&'a str, Vec<String>)>,
+) -> GroupInput<'a> {
     GroupInput {
         shapes,
         transactions,
@@ -102,7 +106,10 @@ fn pooled_sessions_that_mix_shapes_group_a_claims_workers_by_the_sessions_busy_i
         ]
     );
     let consumers = &g[1].1;
-    assert!(consumers.idle_between_ms.unwrap_or(1.0) < 5.0, "{consumers:?}");
+    assert!(
+        consumers.idle_between_ms.unwrap_or(1.0) < 5.0,
+        "{consumers:?}"
+    );
 }
 
 #[test]
@@ -126,8 +133,16 @@ fn open_arrivals_a_single_shape_or_a_shape_no_session_showed_stay_as_they_were()
     assert!(groups(&open).is_empty());
     assert!(groups(&input(&shapes[..1], txs())).is_empty());
     // The get never seen in a session of its own: not by sessions, but by its claim.
-    let g = groups(&input(&shapes, vec![tx("a", &[INSERT]), tx("b", &[LOOKUP])]));
-    assert_eq!(g.iter().map(|(_, c)| c.sized_by.as_str()).collect::<Vec<_>>(), ["busy", "busy"]);
+    let g = groups(&input(
+        &shapes,
+        vec![tx("a", &[INSERT]), tx("b", &[LOOKUP])],
+    ));
+    assert_eq!(
+        g.iter()
+            .map(|(_, c)| c.sized_by.as_str())
+            .collect::<Vec<_>>(),
+        ["busy", "busy"]
+    );
 }
 
 #[test]
@@ -154,7 +169,10 @@ fn a_claim_is_told_by_its_limit_and_lock() {
         agreements: Default::default(),
     };
     let shapes = vec![Default::default(), Default::default()];
-    let f = facts(&[model(&[LOOKUP, INSERT]), model(&[LOOKUP, CLAIM, UPDATE])], &shapes);
+    let f = facts(
+        &[model(&[LOOKUP, INSERT]), model(&[LOOKUP, CLAIM, UPDATE])],
+        &shapes,
+    );
     assert_eq!(f.iter().map(|s| s.claim).collect::<Vec<_>>(), [false, true]);
 }
 

@@ -5,7 +5,7 @@
 //! files, and `capture.json`. Every text a user's server controls that lands in TOML is a
 //! TOML basic string with its escapes; nothing is pasted. Pure: returns the files.
 
-use hotbench_results::capture_record::CaptureDoc;
+use hotbench_results::capture_record::{CaptureDoc, ClientGroup};
 
 use crate::fixes::Fixes;
 use crate::fixes_sql as gen;
@@ -314,7 +314,7 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
         CAPTURED,
         "the captured transaction shapes, weighted as they ran",
         true,
-        &grouped(c, script_specs(c)),
+        &grouped(&c.groups, script_specs(c)),
         c.rate.is_some(),
         &[],
         &[CHECKS_CAPTURED.to_string()],
@@ -337,7 +337,7 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
             &f.name,
             &f.about,
             false,
-            &grouped(c, scripts),
+            &grouped(&c.groups, scripts),
             c.rate.is_some(),
             &f.setup,
             &f.checks,
@@ -358,14 +358,17 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
 /// unnamed group of every spec when the capture has no groups.
 type Groups = Vec<(Option<(String, u32)>, Vec<String>)>;
 
-fn grouped(c: &Capture, specs: Vec<String>) -> Groups {
-    if c.groups.is_empty() {
+fn grouped(groups: &[(Vec<usize>, ClientGroup)], specs: Vec<String>) -> Groups {
+    if groups.is_empty() {
         return vec![(None, specs)];
     }
-    c.groups
+    groups
         .iter()
         .map(|(shapes, g)| {
-            let mine = shapes.iter().filter_map(|&i| specs.get(i).cloned()).collect();
+            let mine = shapes
+                .iter()
+                .filter_map(|&i| specs.get(i).cloned())
+                .collect();
             (Some((g.name.clone(), g.clients.max(1))), mine)
         })
         .collect()
@@ -390,8 +393,9 @@ fn groups_comment(c: &Capture) -> String {
             g.scripts.join(", "),
             g.busy,
             "idle between transactions ",
-            g.idle_between_ms
-                .map_or("unknown".into(), |ms| format!("{ms:.1} ms (clients - busy) / its tps")),
+            g.idle_between_ms.map_or("unknown".into(), |ms| format!(
+                "{ms:.1} ms (clients - busy) / its tps"
+            )),
         ));
     }
     s
@@ -682,6 +686,100 @@ mod tests {
             v.contains("slept once before its statements\n\\sleep 4500 us\nbegin;\nupdate"),
             "{v}"
         );
+    }
+
+    /// kombu's capture through its pool: producers and consumers. The captured variant and
+    /// each fix keep the groups (the fix replaces the claim in the consumers' scripts only),
+    /// and the scenario loads with the consumers as its work group.
+    #[test]
+    fn the_client_groups_stay_in_every_variant_and_the_consumers_do_the_work() {
+        use hotbench_scenario::source::dir_bundles;
+        let group = |name: &str, script: &str, clients: u32| ClientGroup {
+            name: name.into(),
+            scripts: vec![script.into()],
+            clients,
+            sized_by: "busy".into(),
+            ..Default::default()
+        };
+        let groups = vec![
+            (vec![0], group("producers", "shape_01.sql", 3)),
+            (vec![1], group("consumers", "shape_02.sql", 9)),
+        ];
+        let specs = || {
+            vec![
+                "shape_01.sql@751".to_string(),
+                "shape_02.sql@249".to_string(),
+            ]
+        };
+        let captured = variant(
+            "captured",
+            "as captured",
+            true,
+            &grouped(&groups, specs()),
+            false,
+            &[],
+            &[],
+        );
+        assert!(
+            captured.contains("groups = [{ name = \"producers\", scripts = [\"shape_01.sql@751\"], clients = 3 }, { name = \"consumers\", scripts = [\"shape_02.sql@249\"], clients = 9 }]"),
+            "{captured}"
+        );
+        let fixed = vec![
+            "shape_01.sql@751".to_string(),
+            "shape_02_skip_locked.sql@249".to_string(),
+        ];
+        let fix = variant(
+            "shape_02-skip-locked",
+            "skip",
+            false,
+            &grouped(&groups, fixed),
+            false,
+            &[],
+            &[],
+        );
+        // Without groups: one weighted list, as before.
+        assert!(
+            variant("x", "y", false, &grouped(&[], specs()), false, &[], &[])
+                .contains("scripts = [\"shape_01.sql@751\", \"shape_02.sql@249\"]")
+        );
+        let tmp = tempfile::tempdir().expect("tempdir");
+        for f in ["shape_01.sql", "shape_02.sql", "shape_02_skip_locked.sql"] {
+            std::fs::write(tmp.path().join(f), "select 1;\n").expect("write");
+        }
+        std::fs::write(
+            tmp.path().join("scenario.toml"),
+            format!("title = \"kombu\"\ndemonstrates = \"groups\"\nclients = 12\nwork_group = \"consumers\"\n{captured}{fix}"),
+        )
+        .expect("write");
+        let scn = hotbench_scenario::load(dir_bundles(tmp.path()).expect("bundle").remove(0))
+            .unwrap_or_else(|e| panic!("the scenario loads: {e}"));
+        assert_eq!(scn.manifest.work_group.as_deref(), Some("consumers"));
+        for v in &scn.manifest.variants {
+            let g: Vec<(&str, Vec<&str>)> = v
+                .groups
+                .iter()
+                .map(|g| {
+                    (
+                        g.name.as_str(),
+                        g.scripts.iter().map(String::as_str).collect(),
+                    )
+                })
+                .collect();
+            let claim = if v.baseline {
+                "shape_02.sql@249"
+            } else {
+                "shape_02_skip_locked.sql@249"
+            };
+            assert_eq!(
+                g,
+                [
+                    ("producers", vec!["shape_01.sql@751"]),
+                    ("consumers", vec![claim])
+                ],
+                "{}",
+                v.name
+            );
+        }
     }
 
     #[test]
