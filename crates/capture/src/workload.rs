@@ -188,20 +188,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         },
         groups: Vec::new(),
     };
-    c.write_scripts(None, None);
-    // Kinds of session (dedicated producers and consumers): client groups, each idling
-    // between its transactions as its own sessions did.
-    let facts = crate::client_groups::facts(&c.shapes, &c.doc.shapes);
-    c.groups = crate::client_groups::groups(&crate::client_groups::GroupInput {
-        shapes: &facts,
-        transactions: crate::client_groups::transactions(&txs),
-        seen: clients,
-        mean_busy: c.doc.sessions.mean_busy,
-        open_arrivals: c.doc.sessions.open_arrivals,
-    });
-    if !c.groups.is_empty() {
-        c.write_scripts(None, None);
-    }
+    c.write_grouped_scripts(&txs);
     c
 }
 
@@ -216,6 +203,25 @@ pub struct Writing {
 }
 
 impl Capture {
+    /// The scripts, then the kinds of session (dedicated producers and consumers, or a
+    /// queue's workers through a pool) as client groups, each idling between its
+    /// transactions as its own sessions did: the scripts rewritten with each group's idle.
+    fn write_grouped_scripts(&mut self, txs: &[SampledTransaction]) {
+        use crate::client_groups as g;
+        self.write_scripts(None, None);
+        let facts = g::facts(&self.shapes, &self.doc.shapes);
+        self.groups = g::groups(&g::GroupInput {
+            shapes: &facts,
+            transactions: g::transactions(txs),
+            seen: self.clients,
+            mean_busy: self.doc.sessions.mean_busy,
+            open_arrivals: self.doc.sessions.open_arrivals,
+        });
+        if !self.groups.is_empty() {
+            self.write_scripts(None, None);
+        }
+    }
+
     /// (Re)writes every shape's script and its record, values through `redact` when given
     /// (`--redact`: the generated value standing for each captured one).
     pub fn write_scripts(
