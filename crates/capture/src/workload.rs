@@ -355,18 +355,9 @@ fn observed(d: &Diagnosis, opts: &Options) -> CaptureDoc {
             share: w.pct / 100.0,
         })
         .collect();
-    // A row waited on in one sample only is no hot key: the rows waited on moved (a
-    // queue's head row changes with every claim), and naming one would ask the twin to
-    // reproduce chance.
-    let rows = &d.probe.hot_rows;
-    if !rows.is_empty() && rows.iter().all(|r| r.count == 1) {
-        doc.notes.push(format!(
-            "no row was waited on twice: {} rows were waited on in one sample each (the rows waited on move, as a queue's head does), so no hottest key is named",
-            rows.len()
-        ));
-        return doc;
-    }
-    doc.hot_keys = rows
+    doc.hot_keys = d
+        .probe
+        .hot_rows
         .iter()
         .enumerate()
         .map(|(i, r)| HotKey {
@@ -376,6 +367,17 @@ fn observed(d: &Diagnosis, opts: &Options) -> CaptureDoc {
             share: r.pct / 100.0,
         })
         .collect();
+    // A row waited on in one sample only is no hot key: the rows waited on moved (a
+    // queue's head row changes with every claim), and naming one would ask the twin to
+    // reproduce chance.
+    let rows = &d.probe.hot_rows;
+    if !rows.is_empty() && rows.iter().all(|r| r.count == 1) {
+        doc.notes.push(format!(
+            "no row was waited on twice: {} rows were waited on in one sample each (the rows waited on move, as a queue's head does), so no hottest key is named",
+            rows.len()
+        ));
+        doc.hot_keys.clear();
+    }
     doc
 }
 
@@ -425,8 +427,8 @@ fn alias_cut_texts(counts: &mut BTreeMap<String, Counts>, txs: &[SampledTransact
             if counts.contains_key(&k) {
                 continue;
             }
-            if let Some((full, _, c)) = cut.iter().find(|(_, p, _)| k.starts_with(p.as_str())) {
-                counts.remove(full);
+            if let Some((cut_key, _, c)) = cut.iter().find(|(_, p, _)| k.starts_with(p.as_str())) {
+                counts.remove(cut_key);
                 counts.insert(k, *c);
             }
         }
