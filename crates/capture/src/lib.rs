@@ -42,6 +42,7 @@ pub mod schema_sql;
 pub mod script;
 pub mod shape_split;
 pub mod shapes;
+pub mod splice_gaps;
 pub mod sql_text;
 pub mod sqlnames;
 pub mod sqltext;

@@ -132,6 +132,14 @@ pub(crate) fn splice(w: &Written, what: &str, text: &str) -> String {
     match split_body(&rest).filter(|r| r.len() == w.statements.len()) {
         Some(replace) => format!("{head}-- {what}\n{}", w.render_body(Some(&replace))),
         None => {
+            // As many statements in the same order: each captured gap before the same one.
+            if let Some(spread) = crate::splice_gaps::gaps_before(&w.body, w.statements.len())
+                .and_then(|g| crate::splice_gaps::spread(&rest, &g))
+            {
+                return format!(
+                    "{head}-- {what} (the captured gaps slept before the same statements)\n{spread}"
+                );
+            }
             let (slept, conditional) = think_time_us(&w.body);
             let mut lost = vec![format!(
                 "its statements do not correspond one to one with the captured {}, so the captured gaps' places, conditions and repeats are not kept",

@@ -1,4 +1,5 @@
-//! The client groups in the manifest: every variant keeps them, the consumers do the work.
+//! kombu's twin in the manifest and scripts: every variant keeps the client groups, the
+//! consumers do the work, and the claim's logging script keeps its gaps in place.
 
 use super::*;
 
@@ -94,4 +95,33 @@ fn the_client_groups_stay_in_every_variant_and_the_consumers_do_the_work() {
             v.name
         );
     }
+}
+
+/// The baseline's claim, logged through a CTE with its UPDATE under `\if
+/// :hotbench_claimed`, was written with all 9.9 ms of captured think time slept before
+/// BEGIN: the consumer held its claimed row for round trips only, and the twin's consumers
+/// hardly queued. Each gap now goes before the same statement.
+#[test]
+fn the_logged_claim_keeps_each_captured_gap_before_its_statement() {
+    let statements = [
+        "BEGIN",
+        "SELECT q FROM kombu_queue LIMIT 1",
+        "SELECT id FROM m ORDER BY t LIMIT 1 FOR UPDATE",
+        "UPDATE m SET visible = false WHERE id = :id",
+        "COMMIT",
+    ];
+    let w = Written::for_test(
+        "-- shape_02.sql\n",
+        "{0}\\sleep 1000 us\n{1}\\sleep 3400 us\n{2}\\sleep 4500 us\n{3}\\sleep 1000 us\n{4}",
+        &[],
+        &statements,
+    );
+    let fix = "BEGIN;\nSELECT q FROM kombu_queue LIMIT 1;\nwith hotbench_claim as (\nSELECT id FROM m ORDER BY t LIMIT 1 FOR UPDATE\n)\nselect count(*) as hotbench_claimed from hotbench_claim\n\\gset\n\\if :hotbench_claimed\nUPDATE m SET visible = false WHERE id = :id;\n\\endif\nCOMMIT;\n";
+    let s = splice(&w, "logged", fix);
+    assert!(
+        s.contains("\\if :hotbench_claimed\n\\sleep 4500 us\nUPDATE m"),
+        "{s}"
+    );
+    assert!(!s.contains("slept once before its statements"), "{s}");
+    assert_eq!(s.matches("\\sleep ").count(), 4, "{s}");
 }
