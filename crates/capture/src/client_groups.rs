@@ -8,7 +8,8 @@
 //!   of shapes, each set is a group, with as many clients as sessions were seen running it.
 //! - **Busy sessions** (Little's law): through a connection pool a backend serves whichever
 //!   thread asks next, so its sessions mix shapes and cannot show the threads; what they do
-//!   show is how many sessions are busy in each shape at once (its tps × its latency). A
+//!   show is how many sessions are busy in each shape at once (its tps × its latency, plus
+//!   the busy time per transaction the latencies leave out). A
 //!   queue's claim (`SELECT … LIMIT n FOR UPDATE`) is run by workers that loop on it, so the
 //!   shapes holding a claim become the `consumers` group, sized by the sessions busy in them
 //!   (that is how many queue on the head row), and the others one weighted group with the
@@ -101,22 +102,31 @@ pub fn groups(input: &GroupInput<'_>) -> Vec<(Vec<usize>, ClientGroup)> {
         .collect()
 }
 
-/// Sessions busy in each shape: its tps × latency (Little's law), scaled so they add up to
-/// the sessions sampled busy (a shape's latency is its statements' server time and gaps,
-/// without its BEGIN and COMMIT round trips: the sample's count is the truer total).
+/// Sessions busy in each shape: its tps × (latency + the busy time per transaction the
+/// latencies leave out), Little's law. A shape's latency is its statements' server time and
+/// the gaps between them; BEGIN's and COMMIT's round trips and the client's time around them
+/// are not in it, and come per transaction whatever the shape: the sessions sampled busy
+/// beyond the latencies' sum, over all the transactions per second, is that time, added to
+/// each transaction (as the scripts add it: each slept its share of the idle time at BEGIN
+/// and COMMIT).
 fn busy_per_shape(input: &GroupInput<'_>) -> Vec<f64> {
-    let raw: Vec<f64> = input
+    let latency = |s: &ShapeFacts| s.latency_ms.unwrap_or(0.0).max(0.0) / 1000.0;
+    let tps: f64 = input.shapes.iter().map(|s| s.tps.max(0.0)).sum();
+    let known: f64 = input
         .shapes
         .iter()
-        .map(|s| s.tps.max(0.0) * s.latency_ms.unwrap_or(0.0).max(0.0) / 1000.0)
-        .collect();
-    let total: f64 = raw.iter().sum();
-    let k = if total > 0.0 && input.mean_busy > 0.0 {
-        input.mean_busy / total
+        .map(|s| s.tps.max(0.0) * latency(s))
+        .sum();
+    let per_tx = if tps > 0.0 {
+        (input.mean_busy - known).max(0.0) / tps
     } else {
-        1.0
+        0.0
     };
-    raw.into_iter().map(|b| b * k).collect()
+    input
+        .shapes
+        .iter()
+        .map(|s| s.tps.max(0.0) * (latency(s) + per_tx))
+        .collect()
 }
 
 type Part = (Vec<usize>, u32, &'static str);

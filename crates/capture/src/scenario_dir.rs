@@ -390,7 +390,7 @@ fn groups_comment(c: &Capture) -> String {
     let how = if first.sized_by == "sessions" {
         "# The sessions ran disjoint sets of shapes (dedicated producers and consumers): each set is\n# a client group with as many clients as sessions were seen running it.\n"
     } else {
-        "# The sessions mixed shapes (a pool hands a backend to whichever thread asks), but a queue's\n# claim is run by workers looping on it: its shapes are the consumers, sized by Little's law\n# (sessions busy in them at once = their tps x latency, scaled to the sampled busy sessions),\n# which is how many queue on the head row; the other sessions run the other shapes.\n"
+        "# The sessions mixed shapes (a pool hands a backend to whichever thread asks), but a queue's\n# claim is run by workers looping on it: its shapes are the consumers, sized by Little's law\n# (sessions busy in them at once = their tps x (latency + the busy time per transaction the\n# latencies leave out: sampled busy sessions beyond them over all tps)), which is how many\n# queue on the head row; the other sessions run the other shapes.\n"
     };
     let mut s = format!("\n{how}");
     for (_, g) in &c.groups {

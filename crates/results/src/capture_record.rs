@@ -189,8 +189,8 @@ pub struct ClientGroup {
     /// Clients the twin runs in it.
     pub clients: u32,
     /// `sessions` (sessions seen running only these shapes) or `busy` (the sessions busy
-    /// in its shapes at once: Little's law, its tps × latency, scaled to the sampled busy
-    /// sessions).
+    /// in its shapes at once: Little's law, its tps × (latency + the busy time per
+    /// transaction the latencies leave out)).
     pub sized_by: String,
     /// Sessions busy in its shapes on average (Little's law).
     pub busy: f64,
