@@ -59,12 +59,14 @@ fn dedicated_sessions_are_groups_sized_by_the_sessions_seen() {
     let names: Vec<String> = (0..12).map(|i| format!("pid{i}")).collect();
     let mut txs = Vec::new();
     for (i, s) in names.iter().enumerate() {
-        if i < 4 {
-            txs.push(tx(s, &[LOOKUP, INSERT]));
-            txs.push(tx(s, &[INSERT]));
-        } else {
-            txs.push(tx(s, &[CLAIM]));
-            txs.push(tx(s, &[LOOKUP, CLAIM, UPDATE]));
+        for _ in 0..3 {
+            if i < 4 {
+                txs.push(tx(s, &[LOOKUP, INSERT]));
+                txs.push(tx(s, &[INSERT]));
+            } else {
+                txs.push(tx(s, &[CLAIM]));
+                txs.push(tx(s, &[LOOKUP, CLAIM, UPDATE]));
+            }
         }
         // The lookup both shapes run, seen alone: either shape's, so no evidence.
         txs.push(tx(s, &[LOOKUP]));
@@ -187,4 +189,30 @@ fn clients_are_shared_in_proportion_at_least_one_each() {
     let parts = vec![(vec![0], 4.0), (vec![1], 8.0)];
     let out: Vec<u32> = apportion(&parts, 12).into_iter().map(|p| p.1).collect();
     assert_eq!(out, [4, 8]);
+}
+
+#[test]
+fn sessions_seen_too_few_times_are_no_evidence_of_their_kind() {
+    // Twelve sessions seen once each always look dedicated: not grouped by sessions (the
+    // claim's workers are still grouped by busy sessions; without a claim, one group).
+    let mut shapes = kombu();
+    let names: Vec<String> = (0..12).map(|i| format!("pid{i}")).collect();
+    let txs: Vec<(&str, Vec<String>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            tx(
+                s,
+                if i < 4 {
+                    &[INSERT][..]
+                } else {
+                    &[CLAIM, UPDATE][..]
+                },
+            )
+        })
+        .collect();
+    let g = groups(&input(&shapes, txs.clone()));
+    assert!(g.iter().all(|(_, c)| c.sized_by == "busy"), "{g:?}");
+    shapes[1].claim = false;
+    assert!(groups(&input(&shapes, txs)).is_empty());
 }
