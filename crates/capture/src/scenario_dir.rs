@@ -5,7 +5,7 @@
 //! files, and `capture.json`. Every text a user's server controls that lands in TOML is a
 //! TOML basic string with its escapes; nothing is pasted. Pure: returns the files.
 
-use hotbench_results::capture_record::CaptureDoc;
+use hotbench_results::capture_record::{CaptureDoc, ClientGroup};
 
 use crate::fixes::Fixes;
 use crate::fixes_sql as gen;
@@ -133,6 +133,14 @@ pub(crate) fn splice(w: &Written, what: &str, text: &str) -> String {
     let body = match split_body(&rest).filter(|r| r.len() == w.statements.len()) {
         Some(replace) => format!("{head}-- {what}\n{}", w.render_body(Some(&replace))),
         None => {
+            // As many statements in the same order: each captured gap before the same one.
+            if let Some(spread) = crate::splice_gaps::gaps_before(&w.body, w.statements.len())
+                .and_then(|g| crate::splice_gaps::spread(&rest, &g))
+            {
+                return format!(
+                    "{head}-- {what} (the captured gaps slept before the same statements)\n{spread}"
+                );
+            }
             let (slept, conditional) = think_time_us(&w.body);
             let mut lost = vec![format!(
                 "its statements do not correspond one to one with the captured {}, so the captured gaps' places, conditions and repeats are not kept",
@@ -287,6 +295,10 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
             toml_list(&keys)
         ));
     }
+    m.push_str(&groups_comment(c));
+    if c.groups.iter().any(|(_, g)| g.name == "consumers") {
+        m.push_str("work_group = \"consumers\"   # the queue's consumers do its work\n");
+    }
     m.push_str(&format!(
         "\n[params.{}]\ndefault = 1\nmin = 0\nmax = 1\nhelp = \"1: keys drawn as captured (hot values and fitted tails); 0: uniformly over each key's range (the ceiling)\"\n",
         crate::script::SKEW_PARAM
@@ -317,7 +329,7 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
         CAPTURED,
         "the captured transaction shapes, weighted as they ran",
         true,
-        &script_specs(c),
+        &grouped(&c.groups, script_specs(c)),
         c.rate.is_some(),
         &[],
         &[CHECKS_CAPTURED.to_string()],
@@ -340,7 +352,7 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
             &f.name,
             &f.about,
             false,
-            &scripts,
+            &grouped(&c.groups, scripts),
             c.rate.is_some(),
             &f.setup,
             &f.checks,
@@ -357,11 +369,58 @@ fn manifest(c: &Capture, schema: &SchemaFiles, fixes: &Fixes) -> String {
     m
 }
 
+/// Each client group's name, clients and script specs (`specs` in the shapes' order); one
+/// unnamed group of every spec when the capture has no groups.
+type Groups = Vec<(Option<(String, u32)>, Vec<String>)>;
+
+fn grouped(groups: &[(Vec<usize>, ClientGroup)], specs: Vec<String>) -> Groups {
+    if groups.is_empty() {
+        return vec![(None, specs)];
+    }
+    groups
+        .iter()
+        .map(|(shapes, g)| {
+            let mine = shapes
+                .iter()
+                .filter_map(|&i| specs.get(i).cloned())
+                .collect();
+            (Some((g.name.clone(), g.clients.max(1))), mine)
+        })
+        .collect()
+}
+
+/// The comment that says how the client groups were found and sized.
+fn groups_comment(c: &Capture) -> String {
+    let Some((_, first)) = c.groups.first() else {
+        return String::new();
+    };
+    let how = if first.sized_by == "sessions" {
+        "# The sessions ran disjoint sets of shapes (dedicated producers and consumers): each set is\n# a client group with as many clients as sessions were seen running it.\n"
+    } else {
+        "# The sessions mixed shapes (a pool hands a backend to whichever thread asks), but a queue's\n# claim is run by workers looping on it: its shapes are the consumers, sized by Little's law\n# (sessions busy in them at once = their tps x (latency + the busy time per transaction the\n# latencies leave out: sampled busy sessions beyond them over all tps)), which is how many\n# queue on the head row; the other sessions run the other shapes.\n"
+    };
+    let mut s = format!("\n{how}");
+    for (_, g) in &c.groups {
+        s.push_str(&format!(
+            "#   {}: {} clients ({}; {:.1} busy), {}{}\n",
+            g.name,
+            g.clients,
+            g.scripts.join(", "),
+            g.busy,
+            "idle between transactions ",
+            g.idle_between_ms.map_or("unknown".into(), |ms| format!(
+                "{ms:.1} ms (clients - busy) / its tps"
+            )),
+        ));
+    }
+    s
+}
+
 fn variant(
     name: &str,
     about: &str,
     baseline: bool,
-    scripts: &[String],
+    groups: &Groups,
     rate: bool,
     setup: &[String],
     checks: &[String],
@@ -374,13 +433,26 @@ fn variant(
     if baseline {
         v.push_str("baseline = true\n");
     }
-    if rate {
-        v.push_str(&format!(
+    match groups.as_slice() {
+        [(None, scripts)] if rate => v.push_str(&format!(
             "groups = [{{ name = \"main\", scripts = {}, rate = \"{{{{rate}}}}\" }}]\n",
             toml_list(scripts)
-        ));
-    } else {
-        v.push_str(&format!("scripts = {}\n", toml_list(scripts)));
+        )),
+        [(None, scripts)] => v.push_str(&format!("scripts = {}\n", toml_list(scripts))),
+        _ => {
+            let items: Vec<String> = groups
+                .iter()
+                .map(|(g, scripts)| {
+                    let (name, clients) = g.clone().unwrap_or_else(|| ("main".into(), 1));
+                    format!(
+                        "{{ name = {}, scripts = {}, clients = {clients} }}",
+                        toml_string(&name),
+                        toml_list(scripts)
+                    )
+                })
+                .collect();
+            v.push_str(&format!("groups = [{}]\n", items.join(", ")));
+        }
     }
     if !setup.is_empty() {
         v.push_str(&format!("setup = {}\n", toml_list(setup)));
@@ -442,6 +514,10 @@ fn toml_list(v: &[String]) -> String {
 fn sql_literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
+
+#[cfg(test)]
+#[path = "scenario_dir_groups_tests.rs"]
+mod groups_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! The capture as the terminal shows it: throughput and sessions, the shapes with their
-//! weights and statements, the hot keys and the waits, the sources and every note. Plain
-//! text from the record; the caller escapes it (`stats::terminal`) before printing, since
-//! statements, keys and notes are the server's.
+//! weights and statements, the client groups, the hot keys and the waits, the sources and
+//! every note. Plain text from the record; the caller escapes it (`stats::terminal`) before
+//! printing, since statements, keys and notes are the server's.
 
 use hotbench_results::capture_record::CaptureDoc;
 
@@ -87,6 +87,21 @@ pub fn render(d: &CaptureDoc) -> String {
             s.push_str(&format!("    hot {}: {}\n", p.variable, hot.join(", ")));
         }
     }
+    for g in &d.groups {
+        s.push_str(&format!(
+            "client group {}: {} client{} ({}), {:.1} busy ({})\n",
+            g.name,
+            g.clients,
+            if g.clients == 1 { "" } else { "s" },
+            g.scripts.join(", "),
+            g.busy,
+            if g.sized_by == "sessions" {
+                "sized by the sessions seen running only these shapes"
+            } else {
+                "sized by Little's law: the sessions busy in these shapes at once"
+            }
+        ));
+    }
     for src in &d.sources {
         s.push_str(&format!(
             "source {}: {}{}\n",
@@ -105,5 +120,30 @@ fn cut(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hotbench_results::capture_record::{CaptureDoc, ClientGroup};
+
+    #[test]
+    fn the_client_groups_are_shown_with_how_they_were_sized() {
+        let mut d = CaptureDoc::new();
+        d.groups.push(ClientGroup {
+            name: "consumers".into(),
+            scripts: vec!["shape_02.sql".into()],
+            clients: 9,
+            sized_by: "busy".into(),
+            busy: 8.8,
+            idle_between_ms: Some(2.0),
+        });
+        let s = super::render(&d);
+        assert!(
+            s.contains(
+                "client group consumers: 9 clients (shape_02.sql), 8.8 busy (sized by Little's law"
+            ),
+            "{s}"
+        );
     }
 }

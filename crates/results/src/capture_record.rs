@@ -50,6 +50,10 @@ pub struct CaptureDoc {
     pub sampling: Sampling,
     /// Transaction shapes, most frequent first: one pgbench script each.
     pub shapes: Vec<Shape>,
+    /// The twin's client groups when kinds of session ran apart (dedicated producers and
+    /// consumers); empty when every client runs every shape by its weight.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<ClientGroup>,
     /// What the sample could not see or reproduce, and why.
     pub notes: Vec<String>,
     /// The diagnosis of the same sample: its findings' one-line titles.
@@ -206,6 +210,28 @@ pub struct Shape {
     pub observed: u64,
     /// The parameters of its statements, in order of appearance.
     pub parameters: Vec<Parameter>,
+}
+
+/// One client group of the twin: the shapes one kind of session ran, and how many clients
+/// run them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientGroup {
+    /// `consumers` (the group holding a queue's claim), `producers`, or `group_N`.
+    pub name: String,
+    /// Its shapes' scripts.
+    pub scripts: Vec<String>,
+    /// Clients the twin runs in it.
+    pub clients: u32,
+    /// `sessions` (sessions seen running only these shapes) or `busy` (the sessions busy
+    /// in its shapes at once: Little's law, its tps × (latency + the busy time per
+    /// transaction the latencies leave out)).
+    pub sized_by: String,
+    /// Sessions busy in its shapes on average (Little's law).
+    pub busy: f64,
+    /// Its clients' time between transactions (ms): (clients − busy) / its tps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_between_ms: Option<f64>,
 }
 
 /// One literal or bind position of a shape's statement, and how its values are drawn.
@@ -383,6 +409,10 @@ mod tests {
         d.waits.push(WaitShare::default());
         d.hot_keys.push(HotKey::default());
         d.sampling.waits_by_interval.push(EventCounts::default());
+        d.groups.push(ClientGroup {
+            idle_between_ms: Some(1.0),
+            ..Default::default()
+        });
         d.shapes.push(Shape {
             latency_ms: Some(1.0),
             parameters: vec![Parameter {
@@ -414,6 +444,7 @@ mod tests {
                     &v["sampling"]["waits_by_interval"][0],
                 ),
                 ("shapes[].", &v["shapes"][0]),
+                ("groups[].", &v["groups"][0]),
                 ("shapes[].parameters[].", &v["shapes"][0]["parameters"][0]),
                 (
                     "shapes[].parameters[].hot[].",
