@@ -104,30 +104,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         _ => None,
     };
     if !pgss {
-        // Sampled weights are relative: scale them to the commits counted (a log's are
-        // exact: scaled from its span to the sample's duration).
-        let total: f64 = models.iter().map(|m| m.count).sum();
-        let commits = match log_counted {
-            Some(span) => {
-                doc.tps = total / span;
-                let rolled_back = opts
-                    .log
-                    .as_deref()
-                    .map_or(0, |l| l.iter().filter(|t| t.rolled_back).count());
-                doc.rollbacks_per_s = rolled_back as f64 / span;
-                Some(total * doc.duration_s.max(1e-3) / span)
-            }
-            None => commits,
-        };
-        if let (Some(c), true) = (commits, total > 0.0) {
-            let k = c / total;
-            for m in &mut models {
-                m.count *= k;
-                for s in &mut m.statements {
-                    s.calls *= k;
-                }
-            }
-        }
+        scale_to_commits(&mut models, &mut doc, opts, log_counted, commits);
     }
     let mut sessions = sessions(&activity, doc.tps);
     if let (Some(log), "log") = (&opts.log, shapes_from) {
@@ -194,6 +171,41 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
     };
     c.write_grouped_scripts(&txs);
     c
+}
+
+/// Sampled weights are relative: scales them to the commits counted (a log's are exact:
+/// scaled from its span to the sample's duration). Without pg_stat_statements only.
+fn scale_to_commits(
+    models: &mut [ShapeModel],
+    doc: &mut CaptureDoc,
+    opts: &Options,
+    log_counted: Option<f64>,
+    commits: Option<f64>,
+) {
+    // Sampled weights are relative: scale them to the commits counted (a log's are
+    // exact: scaled from its span to the sample's duration).
+    let total: f64 = models.iter().map(|m| m.count).sum();
+    let commits = match log_counted {
+        Some(span) => {
+            doc.tps = total / span;
+            let rolled_back = opts
+                .log
+                .as_deref()
+                .map_or(0, |l| l.iter().filter(|t| t.rolled_back).count());
+            doc.rollbacks_per_s = rolled_back as f64 / span;
+            Some(total * doc.duration_s.max(1e-3) / span)
+        }
+        None => commits,
+    };
+    if let (Some(c), true) = (commits, total > 0.0) {
+        let k = c / total;
+        for m in models.iter_mut() {
+            m.count *= k;
+            for s in &mut m.statements {
+                s.calls *= k;
+            }
+        }
+    }
 }
 
 /// How the scripts are written (decided by [`profile`]).
