@@ -492,9 +492,21 @@ fn a_table_named_with_terminal_escapes_is_shown_escaped() {
     );
     wait_for_lock_waiters(&db, 3);
     let dir = temp_dir("diag-escapes");
-    let o = diagnose_for(&db, &db.user, "2", &dir.join("escapes.json"), &[])
-        .output()
-        .expect("run diagnose");
+    // Two seconds hold one or two `pg_locks` reads: on a loaded machine they can all fall
+    // where no waiter holds a tuple lock (none on rows); the name is what this test is about,
+    // so a sample that placed no row is taken again (three at most).
+    let mut o = None;
+    for _ in 0..3 {
+        let r = diagnose_for(&db, &db.user, "2", &dir.join("escapes.json"), &[])
+            .output()
+            .expect("run diagnose");
+        let placed = !String::from_utf8_lossy(&r.stdout).contains("; none on rows");
+        o = Some(r);
+        if placed {
+            break;
+        }
+    }
+    let o = o.expect("diagnosed");
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     assert_terminal_safe("stdout", &o.stdout);
