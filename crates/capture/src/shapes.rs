@@ -181,7 +181,18 @@ pub fn build(input: &Input<'_>) -> (Vec<ShapeModel>, Vec<String>) {
         input.counts?.get(key).map(|c| c.calls as f64)
     };
     let place = |id: usize| place_of(&t[id]);
-    let joined = crate::shape_join::join(groups.into_values().collect(), &together, &calls, &place);
+    // A log's transactions are whole (every statement between BEGIN and COMMIT): nothing
+    // to join, and a statement that began late in its transaction is no fragment.
+    let joined = match input.period_s {
+        Some(_) => {
+            crate::shape_join::join(groups.into_values().collect(), &together, &calls, &place)
+        }
+        None => crate::shape_join::Joined {
+            groups: groups.into_values().collect(),
+            linked: together.clone(),
+            ..Default::default()
+        },
+    };
     notes.extend(joined.notes(&|id| key_of_id.get(&id).cloned().unwrap_or_default()));
     let mut parts: Vec<Part> = Vec::new();
     for members in &joined.groups {

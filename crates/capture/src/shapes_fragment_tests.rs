@@ -308,3 +308,25 @@ fn a_prepared_autocommit_statement_is_not_a_fragment() {
         .iter()
         .any(|s| s.autocommit && s.statements[0].key == count));
 }
+
+#[test]
+fn a_logs_transactions_are_whole_and_nothing_is_joined_or_named() {
+    // The same transactions read from a server log (no sampling period): each is whole, so
+    // a statement that began late in its own transaction is no fragment (procrastinate's
+    // calls under load: five "seen only alone" notes on a `--log` capture).
+    let a = "update acct set v = v - 1 where id = 3";
+    let b = "update teller set v = v - 1 where id = 2";
+    let mut txs = Vec::new();
+    for _ in 0..5 {
+        txs.push(seen(&[(a, 0.000_1), (b, 0.000_3)], false));
+        txs.push(seen(&[(INSERT, 0.000_4)], false));
+    }
+    let c = counts(&[(a, 1000), (b, 1000), (INSERT, 300)]);
+    let (shapes, notes) = build(&Input {
+        transactions: &txs,
+        counts: Some(&c),
+        period_s: None,
+    });
+    assert_eq!(shapes.len(), 2, "{:?}", summary(&shapes));
+    assert!(notes.is_empty(), "{notes:?}");
+}
