@@ -502,7 +502,7 @@ fn prometheus_serves_each_perturbations_recovery_while_the_run_goes_on() {
     let case = acct_case("pt_prom");
     let mut child = case
         .command(
-            "-n -c 2 -R 200 -T 8 --interval 100ms --perturb 2s:checkpoint --prometheus 127.0.0.1:0",
+            "-n -c 2 -R 200 -T 12 --interval 100ms --perturb 2s:checkpoint --prometheus 127.0.0.1:0",
         )
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
