@@ -1,8 +1,9 @@
-//! The profile's pieces without a server: pg_stat_statements' cut texts, the hot rows.
+//! The profile's pieces without a server: pg_stat_statements' cut texts, the hot rows, the
+//! sampler's notes, values bound unseen.
 
 use std::time::Duration;
 
-use crate::sample::Options;
+use crate::sample::{Options, Sample};
 
 #[test]
 fn a_cut_pg_stat_statements_text_is_listed_once_under_the_sampled_statement() {
@@ -74,4 +75,64 @@ fn no_hottest_key_is_named_when_no_row_was_waited_on_twice() {
     d.probe.hot_rows[3].count = 2;
     let doc = super::observed(&d, &opts);
     assert_eq!(doc.hot_keys.len(), 10);
+}
+
+use crate::activity::Sampled;
+use crate::tracker::Tracker;
+
+#[test]
+fn the_activity_samplers_notes_reach_capture_json() {
+    // The sampler's note that its reads were slowed (a loaded server: 32 samples in 20 s)
+    // was dropped, so a capture that saw little did not say why.
+    let slowed = "activity samples slowed to every 400 ms: each took 8.0 ms";
+    let sample = Sample {
+        diagnosis: Default::default(),
+        activity: Some(Sampled {
+            tracker: Tracker::new(0.01),
+            notes: vec![slowed.into()],
+            busy_s: 0.0,
+            reads: 0,
+        }),
+        notes: vec![],
+    };
+    let c = super::profile(sample, &Options::new(Duration::from_secs(1)));
+    assert!(c.doc.notes.iter().any(|n| n == slowed), "{:?}", c.doc.notes);
+}
+
+#[test]
+fn values_bound_unseen_are_named_as_not_reproduced() {
+    // procrastinate's calls as sampling sees them: `$1`, no value; the script wrote `1`
+    // (`'1'::procrastinate_job_to_defer_v1[]`, refused by the twin) and said so only in
+    // a comment.
+    use crate::observed::{ObservedStatement, ObservedTransaction};
+    let tx = |i: usize| ObservedTransaction {
+        session: format!("{}", i % 2),
+        statements: vec![ObservedStatement {
+            sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
+            params: vec![],
+            started_at_s: i as f64 * 0.01,
+            duration_s: Some(0.001),
+        }],
+        autocommit: true,
+        complete: true,
+        rolled_back: false,
+    };
+    let mut opts = Options::new(Duration::from_secs(1));
+    opts.log = Some((0..20).map(tx).collect());
+    let sample = Sample {
+        diagnosis: Default::default(),
+        activity: None,
+        notes: vec![],
+    };
+    let c = super::profile(sample, &opts);
+    let note = c
+        .doc
+        .notes
+        .iter()
+        .find(|n| n.starts_with("values not seen: "));
+    assert!(
+        note.is_some_and(|n| n.contains("shape_01.sql: statement 1 value 1 were bound")),
+        "{:?}",
+        c.doc.notes
+    );
 }
