@@ -335,6 +335,50 @@ fn a_customer_drawn_four_times_as_often_is_a_daily_limit_hot_row_seen_read_only(
     assert!(page.contains("data-kind=\"hot_row\"") && page.contains("<table class=\"hot-rows\">"));
 }
 
+/// The counters test's `diagnose --run`, every libpq variable naming the diagnosed server.
+fn counters_diagnose(
+    db: &ConnInfo,
+    home: &Path,
+    dir: &Path,
+    json: &Path,
+) -> std::process::Command {
+    let mut c = diagnose_command(db, &db.user, json, &["--run", "--run-time", "1s"]);
+    for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
+        c.env(v, home);
+    }
+    // Every libpq variable names the diagnosed server (or something of it): --run still
+    // runs its ladder on the embedded server.
+    let port = db.port.to_string();
+    let service = write_script(
+        dir,
+        "pg_service.conf",
+        &format!(
+            "[diagnosed]\nhost={}\nport={port}\ndbname={}\nuser={}\n",
+            db.socket_dir.display(),
+            db.dbname,
+            db.user
+        ),
+    );
+    let socket_dir = db.socket_dir.to_string_lossy().into_owned();
+    for (k, v) in [
+        ("PGHOST", socket_dir.as_str()),
+        ("PGPORT", &port),
+        ("PGDATABASE", &db.dbname),
+        ("PGUSER", &db.user),
+        ("PGPASSWORD", "not-the-embedded-servers"),
+        ("PGSERVICE", "diagnosed"),
+        ("PGSERVICEFILE", service.to_str().expect("utf-8")),
+        ("PGOPTIONS", "-c work_mem=5MB"),
+        ("PGSSLMODE", "disable"),
+        ("PGAPPNAME", "diagnosed-app"),
+        ("PGCONNECT_TIMEOUT", "30"),
+        ("PGTARGETSESSIONATTRS", "any"),
+    ] {
+        c.env(k, v);
+    }
+    c
+}
+
 #[test]
 fn counter_increments_on_four_rows_are_a_counters_hot_row() {
     let db = database("diag_counters");
@@ -369,41 +413,26 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
            $$ begin insert into ddl_seen values (tg_tag); end $$;
          create event trigger note_ddl on ddl_command_start execute function note_ddl();",
     );
-    let mut c = diagnose_command(&db, &db.user, &json, &["--run", "--run-time", "1s"]);
-    for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
-        c.env(v, &home);
+    // Three seconds hold two or three `pg_locks` reads: on a loaded machine they can all fall
+    // where no waiter holds a tuple lock, and no row is placed (no finding, so no ladder
+    // runs); the finding and its ladder are what this test is about, so such a sample is
+    // taken again (three at most).
+    let mut o = None;
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(&json);
+        let r = counters_diagnose(&db, &home, &dir, &json)
+            .output()
+            .expect("run diagnose --run");
+        let placed = std::fs::read(&json)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .is_some_and(|v| !findings(&v).is_empty());
+        o = Some(r);
+        if placed {
+            break;
+        }
     }
-    // Every libpq variable names the diagnosed server (or something of it): --run still
-    // runs its ladder on the embedded server.
-    let port = db.port.to_string();
-    let service = write_script(
-        &dir,
-        "pg_service.conf",
-        &format!(
-            "[diagnosed]\nhost={}\nport={port}\ndbname={}\nuser={}\n",
-            db.socket_dir.display(),
-            db.dbname,
-            db.user
-        ),
-    );
-    let socket_dir = db.socket_dir.to_string_lossy().into_owned();
-    for (k, v) in [
-        ("PGHOST", socket_dir.as_str()),
-        ("PGPORT", &port),
-        ("PGDATABASE", &db.dbname),
-        ("PGUSER", &db.user),
-        ("PGPASSWORD", "not-the-embedded-servers"),
-        ("PGSERVICE", "diagnosed"),
-        ("PGSERVICEFILE", service.to_str().expect("utf-8")),
-        ("PGOPTIONS", "-c work_mem=5MB"),
-        ("PGSSLMODE", "disable"),
-        ("PGAPPNAME", "diagnosed-app"),
-        ("PGCONNECT_TIMEOUT", "30"),
-        ("PGTARGETSESSIONATTRS", "any"),
-    ] {
-        c.env(k, v);
-    }
-    let o = c.output().expect("run diagnose --run");
+    let o = o.expect("diagnosed");
     let _ = std::fs::remove_dir_all(&home);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
@@ -422,7 +451,9 @@ fn counter_increments_on_four_rows_are_a_counters_hot_row() {
         "said once, after the lab:\n{out}"
     );
     let v = json_of(&json);
-    let f = &findings(&v)[0];
+    let f = findings(&v)
+        .first()
+        .unwrap_or_else(|| panic!("no finding in three samples:\n{out}\n{err}"));
     assert_eq!(
         (&f["kind"], &f["relation"], &f["scenario"]),
         (
