@@ -33,6 +33,15 @@ impl TableName {
         }
     }
 
+    /// The name a statement wrote (`"S".t`, `t`, `db.s.t`), read as the server reads it;
+    /// `None` for no name.
+    pub fn from_written(written: &str) -> Option<TableName> {
+        let mut parts = hotbench_diagnose::shape::name_parts(written);
+        let name = parts.pop().filter(|n| !n.is_empty())?;
+        let schema = parts.pop().filter(|s| !s.is_empty());
+        Some(TableName { schema, name })
+    }
+
     /// `schema.name` (or `name`) as people read it.
     pub fn display(&self) -> String {
         match &self.schema {

@@ -41,6 +41,7 @@ pub mod sample;
 pub mod scenario_dir;
 pub mod schema;
 pub mod schema_error;
+pub mod schema_names;
 pub mod schema_options;
 pub mod schema_sql;
 pub mod script;

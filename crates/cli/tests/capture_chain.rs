@@ -150,6 +150,18 @@ fn a_fetched_job_id_is_carried_to_its_finish() {
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     let doc: CaptureDoc = read(&out.join("capture.json"));
+    // The table only the functions' bodies name, in the hostile schema, is captured
+    // with its rows (it was "not found" when looked up unqualified on the search path).
+    assert!(
+        !doc.notes.iter().any(|n| n.contains("not found")),
+        "{:?}",
+        doc.notes
+    );
+    let data = std::fs::read_to_string(out.join("data.sql")).expect("data.sql");
+    assert!(
+        data.contains(&format!("insert into {SCHEMA}.\"jobs\"")),
+        "{data}"
+    );
     let note = doc.notes.iter().find(|n| n.starts_with("chained: "));
     assert!(note.is_some(), "no chain: {:?}\n{stdout}", doc.notes);
     let fetch = doc
