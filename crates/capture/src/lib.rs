@@ -16,6 +16,7 @@ pub mod count_key;
 pub mod datagen;
 mod datagen_expr;
 mod datagen_insert;
+mod datagen_size;
 pub mod fidelity;
 pub mod fidelity_key;
 pub mod fix_plan;
