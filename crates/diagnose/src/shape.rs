@@ -78,6 +78,11 @@ pub(crate) enum Tok {
     Sym(char),
 }
 
+#[cfg(test)]
+fn tokens(sql: &str) -> Vec<Tok> {
+    tokens_at(sql).into_iter().map(|(t, _)| t).collect()
+}
+
 /// The tokens of `sql` with the byte range each came from (a string literal's `?` spans the
 /// literal, quotes included), for rewriting a statement around them. A dotted name (`s.t`,
 /// `"S"."t"`, `t.*`'s `t.`) is one word; comments are gone. The tokens are
