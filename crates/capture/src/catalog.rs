@@ -476,7 +476,7 @@ pub fn relations(
         if kind == RelKind::Table && !cell_bool(&r, row, 13) && rel.reltuples < 0.0 {
             model.unreproducible.push(format!(
                 "{what}: never analyzed (reltuples unknown): sized from its live tuple count \
-                 and filled without statistics"
+                 (or more, as a note says) and filled without statistics"
             ));
         }
         out.push(rel);
