@@ -33,6 +33,15 @@ impl TableName {
         }
     }
 
+    /// The name a statement wrote (`"S".t`, `t`, `db.s.t`), read as the server reads it;
+    /// `None` for no name.
+    pub fn from_written(written: &str) -> Option<TableName> {
+        let mut parts = hotbench_diagnose::shape::name_parts(written);
+        let name = parts.pop().filter(|n| !n.is_empty())?;
+        let schema = parts.pop().filter(|s| !s.is_empty());
+        Some(TableName { schema, name })
+    }
+
     /// `schema.name` (or `name`) as people read it.
     pub fn display(&self) -> String {
         match &self.schema {
@@ -392,7 +401,9 @@ fn relations_sql(version: u32) -> String {
              or pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) is not null, \
            c.relrowsecurity, \
            exists(select 1 from pg_catalog.pg_inherits h where h.inhrelid = c.oid) \
-             and not c.relispartition \
+             and not c.relispartition, \
+           (pg_catalog.pg_stat_get_tuples_inserted(c.oid) \
+             - pg_catalog.pg_stat_get_tuples_deleted(c.oid))::float8 \
          from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace \
          where c.oid = any($1::oid[])"
     )
@@ -421,6 +432,7 @@ pub fn relations(
             kind,
             reltuples: r.get(row, 4).and_then(|v| v.parse().ok()).unwrap_or(-1.0),
             live_tuples: r.get(row, 12).and_then(|v| v.parse().ok()),
+            inserted_tuples: r.get(row, 16).and_then(|v| v.parse().ok()),
             unlogged: r.get(row, 5) == Some("u"),
             partition_key: cell(&r, row, 6),
             partition_of: r
@@ -464,7 +476,7 @@ pub fn relations(
         if kind == RelKind::Table && !cell_bool(&r, row, 13) && rel.reltuples < 0.0 {
             model.unreproducible.push(format!(
                 "{what}: never analyzed (reltuples unknown): sized from its live tuple count \
-                 and filled without statistics"
+                 (or more, as a note says) and filled without statistics"
             ));
         }
         out.push(rel);

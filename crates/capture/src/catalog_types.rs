@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hotbench_wire::Connection;
 
-use crate::catalog::{cell, cell_bool, cell_u32, oid_array, query, query_or_note};
+use crate::catalog::{cell, cell_bool, cell_u32, oid_array, query, query_or_note, TableName};
 use crate::model::{Model, Relation, Sequence, TypeDef, ValueKind};
 use crate::schema_error::SchemaError;
 use crate::sqltext::{array_text, parse_array};
@@ -493,13 +493,13 @@ const FUNCTION_DEPS_SQL: &str = "select distinct d.refobjid::int8 from \
       join pg_catalog.pg_depend d on d.classid = u.cls and d.objid = u.obj \
     where d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass and d.refobjid >= 16384";
 
-/// The functions named (`name` or `schema.name`, an unqualified one in each schema of
+/// The functions named (an unqualified one in each schema of
 /// `search_path`) and those the touched defaults, constraints and indexes use:
 /// `pg_get_functiondef` of each SQL or PL/pgSQL one; others are named as unreproducible.
 /// Returns the OID of each function written into `model.functions`, in its order.
 pub fn functions(
     conn: &mut Connection,
-    names: &[String],
+    names: &[TableName],
     search_path: &[String],
     used_by: &[(u32, u32)],
     model: &mut Model,
@@ -518,9 +518,9 @@ pub fn functions(
     }
     let (mut schemas, mut fnames) = (Vec::new(), Vec::new());
     for n in names {
-        let (s, f) = match n.split_once('.') {
-            Some((s, f)) => (vec![s.to_string()], f.to_string()),
-            None => (search_path.to_vec(), n.clone()),
+        let (s, f) = match &n.schema {
+            Some(s) => (vec![s.clone()], n.name.clone()),
+            None => (search_path.to_vec(), n.name.clone()),
         };
         for s in s {
             schemas.push(Some(s));

@@ -45,7 +45,7 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
     if opts.redact {
         redact_profiles(profiles, Redactor::new(opts.seed), &mut notes);
     }
-    let rows = target_rows(model, opts.scale);
+    let rows = crate::datagen_size::target_rows(model, profiles, opts.scale, &mut notes);
     let must = must_rows(model, profiles, opts, &mut notes);
     let mut plan = Plan {
         model,
@@ -118,24 +118,6 @@ pub fn write(model: &Model, profiles: &mut [TableProfile], opts: &SchemaOptions)
     }
 }
 
-/// `reltuples × scale` of each table (its live tuple count when never analyzed).
-fn target_rows(model: &Model, scale: f64) -> BTreeMap<u32, u64> {
-    model
-        .relations
-        .iter()
-        .filter(|r| r.kind == RelKind::Table)
-        .map(|r| {
-            let base = if r.reltuples >= 0.0 {
-                r.reltuples
-            } else {
-                r.live_tuples.unwrap_or(0.0)
-            };
-            let n = (base.max(0.0) * scale.max(0.0)).round();
-            (r.oid, if n.is_finite() { n as u64 } else { 0 })
-        })
-        .collect()
-}
-
 /// Most-common values and strings replaced by generated ones; a kind without a generator
 /// loses its values (the column is then made up from its type).
 fn redact_profiles(profiles: &mut [TableProfile], r: Redactor, notes: &mut Vec<String>) {
@@ -184,12 +166,21 @@ fn must_rows(
                 .relations
                 .iter()
                 .find(|r| &r.schema == s && r.name == k.table.name),
-            None => opts.search_path.iter().find_map(|s| {
-                model
-                    .relations
-                    .iter()
-                    .find(|r| &r.schema == s && r.name == k.table.name)
-            }),
+            // Along the search path, else the one captured table of that name (one a
+            // function's body named in its own schema: the statements' keys drop it).
+            None => opts
+                .search_path
+                .iter()
+                .find_map(|s| {
+                    model
+                        .relations
+                        .iter()
+                        .find(|r| &r.schema == s && r.name == k.table.name)
+                })
+                .or_else(|| {
+                    let mut named = model.relations.iter().filter(|r| r.name == k.table.name);
+                    named.next().filter(|_| named.next().is_none())
+                }),
         };
         let Some(rel) = rel.filter(|r| r.kind != RelKind::View) else {
             notes.push(format!(
@@ -573,6 +564,7 @@ mod tests {
             kind: RelKind::Table,
             reltuples,
             live_tuples: None,
+            inserted_tuples: None,
             unlogged: false,
             partition_key: None,
             partition_of: None,
@@ -668,5 +660,94 @@ mod tests {
         let data = write(&model, &mut profiles, &opts);
         assert!(!data.sql.contains("(values )"), "{}", data.sql);
         assert_eq!(data.sql.matches("insert into").count(), 1, "{}", data.sql);
+    }
+
+    /// procrastinate's `procrastinate_workers`: never analyzed, its live tuple count read
+    /// 0, referenced by the jobs' `worker_id` (NULL in the rows analyzed). It got no rows
+    /// and the twin's first claim failed `procrastinate_jobs_worker_id_fkey`.
+    #[test]
+    fn a_never_analyzed_parent_of_a_captured_foreign_key_gets_rows() {
+        let (mut model, mut profiles) = big_table(100.0);
+        let mut workers = model.relations[0].clone();
+        workers.oid = 20001;
+        workers.name = "workers".into();
+        workers.reltuples = -1.0;
+        workers.live_tuples = Some(0.0);
+        workers.columns.truncate(1);
+        workers.constraints[0].name = "workers_pkey".into();
+        let mut worker_id = column(3, "worker_id", "bigint", 20);
+        worker_id.not_null = false;
+        let jobs = &mut model.relations[0];
+        jobs.columns.push(worker_id);
+        jobs.constraints.push(Constraint {
+            name: "jobs_worker_id_fkey".into(),
+            kind: 'f',
+            def: "FOREIGN KEY (worker_id) REFERENCES workers(id)".into(),
+            columns: vec![3],
+            references: Some((20001, vec![1])),
+            inherited: false,
+        });
+        model.relations.push(workers.clone());
+        let mut wp = profiles[0].clone();
+        wp.name = "workers".into();
+        wp.reltuples = -1.0;
+        wp.columns.truncate(1);
+        wp.columns[0].stats = None;
+        let mut jp = profiles[0].columns[0].clone();
+        jp.name = "worker_id".into();
+        jp.not_null = false;
+        jp.stats = Some(ColumnStats {
+            null_frac: 1.0,
+            ..ColumnStats::default()
+        });
+        profiles[0].columns.push(jp);
+        profiles.push(wp);
+        let data = write(&model, &mut profiles, &SchemaOptions::default());
+        assert_eq!(profiles[1].rows, 1, "{}", data.sql);
+        assert!(
+            data.sql.contains("insert into \"public\".\"workers\""),
+            "{}",
+            data.sql
+        );
+        let note = data
+            .notes
+            .iter()
+            .find(|n| n.contains("workers: never analyzed"));
+        assert!(
+            note.is_some_and(
+                |n| n.contains("1 row(s) estimated from") && n.contains("\"jobs_worker_id_fkey\"")
+            ),
+            "{:?}",
+            data.notes
+        );
+        // Its rows inserted less those deleted, when the statistics have them.
+        model.relations[1].inserted_tuples = Some(3.0);
+        let data = write(&model, &mut profiles, &SchemaOptions::default());
+        assert_eq!(profiles[1].rows, 3, "{:?}", data.notes);
+        assert!(data
+            .notes
+            .iter()
+            .any(|n| n.contains("inserted less those deleted (3)")));
+    }
+
+    /// A hot key's table named unqualified (as the statements' keys name it) in a schema
+    /// off the search path: its rows are written all the same (they were "no such table
+    /// was captured" once such a table could be captured).
+    #[test]
+    fn rows_that_must_exist_find_their_table_off_the_search_path() {
+        let (mut model, mut profiles) = big_table(10.0);
+        model.relations[0].schema = "q \"x\" ü; y".into();
+        profiles[0].schema = model.relations[0].schema.clone();
+        let opts = SchemaOptions {
+            must_contain: vec![crate::schema_options::KeyRows {
+                table: crate::catalog::TableName::new(None, "big"),
+                columns: vec!["id".into()],
+                rows: vec![vec![Some("987654321".into())]],
+            }],
+            ..SchemaOptions::default()
+        };
+        let data = write(&model, &mut profiles, &opts);
+        assert!(data.notes.is_empty(), "{:?}", data.notes);
+        assert!(data.sql.contains("987654321"), "{}", data.sql);
     }
 }

@@ -155,6 +155,9 @@ pub struct Relation {
     pub reltuples: f64,
     /// `pg_stat_user_tables.n_live_tup`, for a table never vacuumed or analyzed.
     pub live_tuples: Option<f64>,
+    /// `n_tup_ins - n_tup_del`: rows inserted and not deleted since the statistics were
+    /// reset, for a table never analyzed whose live count reads low.
+    pub inserted_tuples: Option<f64>,
     pub unlogged: bool,
     /// `pg_get_partkeydef` of a partitioned table.
     pub partition_key: Option<String>,

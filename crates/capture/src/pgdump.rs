@@ -33,6 +33,11 @@ pub fn dump(
     if let Some(why) = &model.catalogs_only {
         return Err(format!("pg_dump not used: {why}"));
     }
+    let patterns = table_patterns(model);
+    // Without a `-t`, pg_dump dumps the whole database: everything the capture never read.
+    if patterns.is_empty() {
+        return Err("pg_dump not used: no table or sequence to dump".into());
+    }
     let server_major = model.server_version_num / 10000;
     let (program, version, major) = find(bin_dir, server_major)?;
     let target = params
@@ -71,11 +76,8 @@ pub fn dump(
     if major >= 11 {
         cmd.arg("--no-comments");
     }
-    for rel in &model.relations {
-        cmd.arg("-t").arg(pattern(&rel.schema, &rel.name));
-    }
-    for s in model.sequences.iter().filter(|s| !s.identity) {
-        cmd.arg("-t").arg(pattern(&s.schema, &s.name));
+    for p in patterns {
+        cmd.arg("-t").arg(p);
     }
     cmd.arg("--dbname").arg(conninfo(params, target));
     let out = child::output_within(&mut cmd, timeout)
@@ -103,6 +105,15 @@ pub fn dump(
     sql.push_str(&body);
     sql.push_str(&schema_sql::late_functions(model));
     Ok((sql, version))
+}
+
+/// pg_dump's `-t` patterns: the captured tables and the sequences no identity column owns.
+fn table_patterns(model: &Model) -> Vec<String> {
+    let tables = model.relations.iter().map(|r| pattern(&r.schema, &r.name));
+    let seqs = model.sequences.iter().filter(|s| !s.identity);
+    tables
+        .chain(seqs.map(|s| pattern(&s.schema, &s.name)))
+        .collect()
 }
 
 /// The `pg_dump` to use: `bin_dir`'s, else the installed one of the smallest major at least
@@ -251,6 +262,27 @@ mod tests {
     #[test]
     fn patterns_match_only_the_name() {
         assert_eq!(pattern("s", "T*a.b?\"c"), "\"s\".\"T*a.b?\"\"c\"");
+    }
+
+    /// No table captured (one named only where the capture did not look) gave pg_dump no
+    /// `-t`, and it dumped the whole database into schema.sql.
+    #[test]
+    fn nothing_captured_is_not_the_whole_database() {
+        let model = Model::default();
+        assert!(table_patterns(&model).is_empty());
+        let params = hotbench_wire::Config::parse("host=/nonexistent dbname=x")
+            .and_then(|c| c.resolve())
+            .expect("params");
+        let why = dump(
+            &model,
+            &params,
+            Some(Path::new("/nonexistent")),
+            Duration::from_secs(1),
+        );
+        assert_eq!(
+            why,
+            Err("pg_dump not used: no table or sequence to dump".into())
+        );
     }
 
     #[test]

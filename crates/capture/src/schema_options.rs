@@ -58,9 +58,9 @@ pub struct SchemaOptions {
     /// Seed of the data generator (`setseed`) and the redaction key.
     pub seed: u64,
     pub must_contain: Vec<KeyRows>,
-    /// Functions the statements call (`name` or `schema.name`): written with
-    /// `pg_get_functiondef` (SQL and PL/pgSQL only).
-    pub functions: Vec<String>,
+    /// Functions the statements call (an unqualified one along `search_path`): written
+    /// with `pg_get_functiondef` (SQL and PL/pgSQL only).
+    pub functions: Vec<TableName>,
     /// Sequences the statements draw from by name (`nextval('s')`, not a column default):
     /// created on the twin, and moved past the column they feed when known.
     pub sequences: Vec<NamedSequence>,

@@ -76,14 +76,16 @@ impl StatementText {
         }
     }
 
-    /// The matching key: lower case outside quoted identifiers, slots as `?`.
+    /// The matching key: lower case outside quoted identifiers, slots as `?`, every quoted
+    /// identifier spelled one way (`"a:b"`, whether written so or `U&"a\003Ab"` as the
+    /// script writer writes a name pgbench would read a variable in).
     pub fn key(&self) -> String {
         let mut out = String::new();
         for (i, p) in self.pieces.iter().enumerate() {
             if i > 0 {
                 out.push('?');
             }
-            out.push_str(&lower_outside_quotes(p));
+            push_key_piece(&mut out, p);
         }
         out
     }
@@ -278,6 +280,24 @@ fn trailing_word(s: &str) -> &str {
     &s[start..]
 }
 
+/// `piece` (whole tokens: slots never cut one) as the key writes it: each closed quoted
+/// identifier as `"…"` of its value (tokens and values from `hotbench_sqltext`), the rest in
+/// lower case.
+fn push_key_piece(out: &mut String, piece: &str) {
+    for t in hotbench_sqltext::Lexer::new(piece) {
+        let text = t.text(piece);
+        if t.kind == Kind::QuotedIdent && t.closed {
+            out.push('"');
+            out.push_str(&hotbench_sqltext::ident_value(text).replace('"', "\"\""));
+            out.push('"');
+        } else if t.kind == Kind::QuotedIdent {
+            out.push_str(text);
+        } else {
+            out.push_str(&text.to_lowercase());
+        }
+    }
+}
+
 fn lower_outside_quotes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut quoted = false;
@@ -450,6 +470,26 @@ mod tests {
         assert_eq!(
             key_of("UPDATE t SET v = v + :p0 WHERE id = :p1::int"),
             key_of("update t set v = v + 5 where id = 3::int")
+        );
+    }
+
+    /// A name holding `:` is written `U&"a\003Ab"` by the script writer (pgbench reads
+    /// `:b` as a variable): the twin's text and the captured one are the same statement.
+    #[test]
+    fn quoted_names_match_whichever_legal_spelling() {
+        let captured = key_of(r#"UPDATE "q:x"."T:1" SET "n""m" = $1 WHERE id = $2"#);
+        let script = crate::script_quote::escape_identifiers(
+            r#"UPDATE "q:x"."T:1" SET "n""m" = :v WHERE id = :id"#,
+        );
+        assert!(script.contains(r#"U&"q\003Ax""#), "{script}");
+        assert_eq!(key_of(&script), captured);
+        assert_eq!(
+            key_of(r#"select u&"d\0061t" from t"#),
+            r#"select "dat" from t"#
+        );
+        assert_eq!(
+            captured,
+            r#"update "q:x"."T:1" set "n""m" = ? where id = ?"#
         );
     }
 

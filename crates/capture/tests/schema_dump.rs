@@ -43,7 +43,7 @@ analyze;
 "#,
     );
     let mut opts = dump_opts(&db);
-    opts.functions = vec!["bump".into()];
+    opts.functions = vec![t(None, "bump")];
     let cap = capture(&db, &[t(Some("s.p*c"), "a*b?.\"c"), t(None, "refs")], &opts);
     assert!(
         matches!(&cap.source, SchemaSource::PgDump { version } if version.contains("pg_dump")),
@@ -172,7 +172,10 @@ analyze;
 "#,
     );
     let tables = [t(Some("q \"s\" {{x}}"), "jo bs")];
-    let fns = vec!["q \"s\" {{x}}.de fer".into(), "q \"s\" {{x}}.fe tch".into()];
+    let fns = vec![
+        t(Some("q \"s\" {{x}}"), "de fer"),
+        t(Some("q \"s\" {{x}}"), "fe tch"),
+    ];
     for (n, mut opts) in [SchemaOptions::default(), dump_opts(&db)]
         .into_iter()
         .enumerate()

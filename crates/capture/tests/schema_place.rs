@@ -33,7 +33,7 @@ fn check(source: &str, dump: bool) {
             ("public".into(), None),
             ("other".into(), Some("hb_twin_other".into())),
         ],
-        functions: vec!["other.total".into()],
+        functions: vec![t(Some("other"), "total")],
         must_contain: vec![KeyRows {
             table: t(Some("other"), "ledger"),
             columns: vec!["id".into()],

@@ -175,30 +175,19 @@ fn schema_files(
     scale: f64,
     redact: bool,
 ) -> (SchemaFiles, Option<hotbench_capture::schema::SchemaCapture>) {
-    use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions, TableName};
-    let mut tables: Vec<String> = Vec::new();
-    let mut functions: Vec<String> = Vec::new();
+    use hotbench_capture::schema::{capture_schema, DumpSource, SchemaOptions};
     // The shapes' statements first, then the rest of the mix: pg_stat_statements counts
     // the statements a function runs too (`track = all`), and a workload that only calls
-    // functions (procrastinate's `procrastinate_fetch_job_v2(…)`) names its tables there.
+    // functions (procrastinate's `procrastinate_fetch_job_v2(…)`) names its tables there,
+    // qualified with the function's schema.
     let shaped = capture
         .doc
         .shapes
         .iter()
         .flat_map(|sh| sh.statements.iter());
     let mixed = capture.doc.statements.iter().map(|s| &s.query);
-    for q in shaped.chain(mixed) {
-        for t in hotbench_diagnose::shape::touches(q) {
-            if !tables.contains(&t.relation) {
-                tables.push(t.relation);
-            }
-        }
-        for f in hotbench_diagnose::shape::calls(q) {
-            if !functions.contains(&f) {
-                functions.push(f);
-            }
-        }
-    }
+    let named = hotbench_capture::schema_names::named(shaped.chain(mixed).map(String::as_str));
+    let tables = named.relations;
     let mut files = SchemaFiles::default();
     if tables.is_empty() {
         files
@@ -206,12 +195,12 @@ fn schema_files(
             .push("no table was named by the captured statements: no schema.sql".into());
         return (files, None);
     }
-    let names: Vec<TableName> = tables.iter().map(|t| TableName::new(None, t)).collect();
+    let names = named.tables;
     let opts = SchemaOptions {
         scale,
         redact,
         must_contain: hotbench_capture::keys::must_contain(capture, &tables),
-        functions,
+        functions: named.functions,
         sequences: hotbench_capture::catalog_seq::named_sequences(&capture.shapes),
         // The scenario runs in its own schema, alone on the search_path: the objects the
         // statements named unqualified are written unqualified, so they land there.

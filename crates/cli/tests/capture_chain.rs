@@ -15,9 +15,11 @@ use common::*;
 use hotbench_pgserver::{testing, ConnInfo, Server};
 use hotbench_results::capture_record::{CaptureDoc, Fidelity};
 
-/// A quote, a space, a `;` and a non-ASCII letter (a `:` is pgbench's, written `U&"…\003A…"`
-/// by the script writer, which the mix's texts do not match yet).
-const SCHEMA: &str = r#""q ""x"" ü; y""#;
+/// A quote, a space, a `;`, a non-ASCII letter and a `:` (pgbench's: the script writer
+/// writes it `U&"…\003A…"`, and the mix matches that spelling with the captured one).
+const SCHEMA: &str = r#""q ""x"" ü; y:z""#;
+/// [`SCHEMA`] as the workload's own pgbench scripts must write it.
+const SCRIPT_SCHEMA: &str = r#"U&"q ""x"" ü; y\003Az""#;
 const START: &str = "capture chain test: workload starts";
 
 fn setup_sql() -> String {
@@ -68,7 +70,7 @@ fn logging_server() -> (Server, ConnInfo) {
 /// background (the capture samples it while it runs: pg_stat_statements' counts name the
 /// tables the functions touch).
 fn start_workload(db: &ConnInfo, dir: &Path, seconds: u32) -> std::process::Child {
-    let s = SCHEMA;
+    let s = SCRIPT_SCHEMA;
     let defer = write_script(dir, "defer.sql", &format!("SELECT {s}.defer_job('p');\n"));
     let work = write_script(
         dir,
@@ -150,6 +152,18 @@ fn a_fetched_job_id_is_carried_to_its_finish() {
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     let doc: CaptureDoc = read(&out.join("capture.json"));
+    // The table only the functions' bodies name, in the hostile schema, is captured
+    // with its rows (it was "not found" when looked up unqualified on the search path).
+    assert!(
+        !doc.notes.iter().any(|n| n.contains("not found")),
+        "{:?}",
+        doc.notes
+    );
+    let data = std::fs::read_to_string(out.join("data.sql")).expect("data.sql");
+    assert!(
+        data.contains(&format!("insert into {SCHEMA}.\"jobs\"")),
+        "{data}"
+    );
     let note = doc.notes.iter().find(|n| n.starts_with("chained: "));
     assert!(note.is_some(), "no chain: {:?}\n{stdout}", doc.notes);
     let fetch = doc

@@ -33,36 +33,42 @@ pub enum Access {
 pub struct Touch {
     /// Unqualified, lower-case (unless quoted) relation name.
     pub relation: String,
+    /// The name as the statement wrote it (`"S".t`, schema included): [`name_parts`]
+    /// reads the catalogs' schema and name from it.
+    pub written: String,
     pub access: Access,
 }
 
 /// The relation part of a name as `regclass` or a statement writes it (`s.t` → `t`,
-/// `"T"` → `T`, `T` → `t`), for matching statements with relations.
+/// `"T"` → `T`, `T` → `t`, `U&"d\0061t"` → `dat`), for matching statements with relations.
 pub fn relation_key(name: &str) -> String {
-    let last = split_dotted(name).pop().unwrap_or_default();
-    match last.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        Some(q) => q.replace("\"\"", "\""),
-        None => last.to_lowercase(),
-    }
+    parts(name, str::to_lowercase).pop().unwrap_or_default()
 }
 
-/// Splits `a."b.c".d` at the dots outside quotes.
-fn split_dotted(name: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
-    let mut quoted = false;
-    for ch in name.chars() {
-        if ch == '.' && !quoted {
-            parts.push(String::new());
-            continue;
-        }
-        if ch == '"' {
-            quoted = !quoted;
-        }
-        if let Some(p) = parts.last_mut() {
-            p.push(ch);
+/// The parts of a dotted name as a statement writes it (`"q ""x"" ü; y".jobs` →
+/// `q "x" ü; y`, `jobs`), each what PostgreSQL reads: a quoted part's value (`""`, `U&`
+/// escapes decoded), a bare one folded to lower case as the server folds it (ASCII only).
+/// The catalogs' names, for looking the object up.
+pub fn name_parts(written: &str) -> Vec<String> {
+    parts(written, str::to_ascii_lowercase)
+}
+
+/// Splits `written` at the dots outside quotes (tokens from `hotbench_sqltext`), each bare
+/// word through `fold`, each quoted identifier decoded.
+fn parts(written: &str, fold: fn(&str) -> String) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for t in hotbench_sqltext::Lexer::new(written) {
+        let text = t.text(written);
+        let Some(last) = out.last_mut() else { break };
+        match t.kind {
+            Kind::Punct if text == "." => out.push(String::new()),
+            Kind::QuotedIdent => last.push_str(&hotbench_sqltext::ident_value(text)),
+            Kind::Word => last.push_str(&fold(text)),
+            _ if t.is_blank() => {}
+            _ => last.push_str(text),
         }
     }
-    parts
+    out
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +78,7 @@ pub(crate) enum Tok {
     Sym(char),
 }
 
+#[cfg(test)]
 fn tokens(sql: &str) -> Vec<Tok> {
     tokens_at(sql).into_iter().map(|(t, _)| t).collect()
 }
@@ -130,7 +137,13 @@ const NOT_RELATIONS: [&str; 16] = [
 
 /// The touches of every statement in `sql` (several when `;`-separated), in order.
 pub fn touches(sql: &str) -> Vec<Touch> {
-    let t = tokens(sql);
+    let spans = tokens_at(sql);
+    let written = |i: usize| {
+        spans
+            .get(i)
+            .map_or(String::new(), |(_, r)| sql[r.clone()].to_string())
+    };
+    let t: Vec<Tok> = spans.iter().map(|(t, _)| t.clone()).collect();
     let word = |i: usize| match t.get(i) {
         Some(Tok::Word(w)) => Some(w.as_str()),
         _ => None,
@@ -161,6 +174,7 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                         }
                         out.push(Touch {
                             relation: relation_key(name),
+                            written: written(j),
                             access: Access::Read,
                         });
                         let idx = out.len() - 1;
@@ -185,6 +199,7 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                     if let Some(name) = word(i + 1).filter(|n| *n != "only") {
                         out.push(Touch {
                             relation: relation_key(name),
+                            written: written(i + 1),
                             access: Access::Update {
                                 increment: increments(&t, i + 2),
                             },
@@ -195,6 +210,7 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                     if let Some(name) = word(i + 2).filter(|n| *n != "only") {
                         out.push(Touch {
                             relation: relation_key(name),
+                            written: written(i + 2),
                             access: Access::Delete,
                         });
                     }
@@ -203,6 +219,7 @@ pub fn touches(sql: &str) -> Vec<Touch> {
                     if let Some(name) = word(i + 2) {
                         out.push(Touch {
                             relation: relation_key(name),
+                            written: written(i + 2),
                             access: Access::Insert,
                         });
                     }
@@ -295,8 +312,20 @@ const NOT_CALLS: [&str; 41] = [
 /// quoted, in order, without syntax words or common built-ins: the candidates whose bodies
 /// may do the statement's work (see [`crate::functions`]).
 pub fn calls(sql: &str) -> Vec<String> {
-    let t = tokens(sql);
-    let mut out: Vec<String> = Vec::new();
+    call_sites(sql).into_iter().map(|(key, _)| key).collect()
+}
+
+/// The names of [`calls`] as the statement wrote them (`"S".f`, schema included), for
+/// [`name_parts`].
+pub fn calls_written(sql: &str) -> Vec<String> {
+    call_sites(sql).into_iter().map(|(_, w)| w).collect()
+}
+
+/// Each call's key and the name as written, once per key.
+fn call_sites(sql: &str) -> Vec<(String, String)> {
+    let spans = tokens_at(sql);
+    let t: Vec<Tok> = spans.iter().map(|(t, _)| t.clone()).collect();
+    let mut out: Vec<(String, String)> = Vec::new();
     for (i, tok) in t.iter().enumerate() {
         let Tok::Word(w) = tok else { continue };
         if t.get(i + 1) != Some(&Tok::Sym('(')) || w.starts_with('$') {
@@ -310,11 +339,11 @@ pub fn calls(sql: &str) -> Vec<String> {
         if name.is_empty()
             || name.chars().next().is_some_and(|c| c.is_ascii_digit())
             || NOT_CALLS.contains(&name.as_str())
-            || out.contains(&name)
+            || out.iter().any(|(k, _)| *k == name)
         {
             continue;
         }
-        out.push(name);
+        out.push((name, sql[spans[i].1.clone()].to_string()));
     }
     out
 }
@@ -702,5 +731,25 @@ END;
         assert!(of("select * from generate_series(?, ?)").is_empty());
         assert_eq!(relation_key("hb_queue.job_queue"), "job_queue");
         assert_eq!(relation_key("\"We.ird\""), "We.ird");
+    }
+
+    /// A name in a schema whose own name holds quotes, spaces, `;` and non-ASCII letters is
+    /// read whole, schema and all, as the server reads it (the capture looks it up by both).
+    #[test]
+    fn qualified_names_are_read_with_their_schema_whatever_it_holds() {
+        let sql = r#"update "q ""x"" ü; y".jobs set s = ? where id = (select id from "q ""x"" ü; y".Jobs for update skip locked)"#;
+        let t = touches(sql);
+        let written: Vec<&str> = t.iter().map(|t| t.written.as_str()).collect();
+        assert_eq!(
+            written,
+            [r#""q ""x"" ü; y".jobs"#, r#""q ""x"" ü; y".Jobs"#]
+        );
+        assert_eq!(name_parts(written[0]), [r#"q "x" ü; y"#, "jobs"]);
+        assert_eq!(name_parts(written[1]), [r#"q "x" ü; y"#, "jobs"]);
+        assert_eq!(name_parts(r#"U&"a\003Ab".ÄT"#), ["a:b", "Ät"]);
+        assert_eq!(relation_key(r#"s.U&"d\0061t""#), "dat");
+        let call = r#"select id from "q ""x"" ü; y".fetch_job(?)"#;
+        assert_eq!(calls(call), ["fetch_job"]);
+        assert_eq!(calls_written(call), [r#""q ""x"" ü; y".fetch_job"#]);
     }
 }

@@ -473,7 +473,7 @@ fn skip_sql_comments(s: &str) -> Option<(&str, usize)> {
 pub fn parse_script(name: &str, source: &str) -> Result<Script, ScriptError> {
     let src = source.as_bytes();
     let ctx = Ctx { name, src };
-    let mut scanner = SqlScanner::new(src);
+    let mut scanner = SqlScanner::new(source);
     let mut commands: Vec<Command> = Vec::new();
     // Whether the last command is SQL that may still take \gset.
     loop {

@@ -2,7 +2,13 @@
 //! a command ends at `;` outside quotes, comments, dollar quotes and
 //! parentheses (and outside `BEGIN … END` of `CREATE FUNCTION`/`PROCEDURE`),
 //! or where a backslash meta-command starts. `\;` and `\:` put a plain `;`/`:`
-//! into the command. Leading blanks and `--` comments are dropped.
+//! into the command. Leading blanks and `--` comments are dropped. The tokens
+//! (strings of every prefix, quoted identifiers, dollar quotes, nested comments,
+//! `::`, pgbench's `:variable`) are `hotbench_sqltext`'s, the one SQL lexer; this
+//! file keeps psql's part: the command boundaries, the backslashes, `:{?name}`,
+//! the parentheses and the `BEGIN ATOMIC` heuristic.
+
+use hotbench_sqltext::{Kind, Lexer};
 
 pub(crate) enum Stop {
     /// A `;` ended the command.
@@ -14,7 +20,7 @@ pub(crate) enum Stop {
 }
 
 pub(crate) struct SqlScanner<'a> {
-    src: &'a [u8],
+    src: &'a str,
     pub pos: usize,
     /// 1-based line of `pos`.
     pub line: usize,
@@ -24,24 +30,12 @@ pub(crate) struct SqlScanner<'a> {
     identifier_count: usize,
 }
 
-fn ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
-}
-
-fn ident_cont(b: u8) -> bool {
-    ident_start(b) || b.is_ascii_digit() || b == b'$'
-}
-
 fn var_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c | 0x0b)
-}
-
 impl<'a> SqlScanner<'a> {
-    pub fn new(src: &'a [u8]) -> Self {
+    pub fn new(src: &'a str) -> Self {
         SqlScanner {
             src,
             pos: 0,
@@ -57,7 +51,7 @@ impl<'a> SqlScanner<'a> {
     pub fn seek(&mut self, pos: usize) {
         let pos = pos.min(self.src.len());
         if pos > self.pos {
-            self.line += self.src[self.pos..pos]
+            self.line += self.src.as_bytes()[self.pos..pos]
                 .iter()
                 .filter(|&&b| b == b'\n')
                 .count();
@@ -67,7 +61,7 @@ impl<'a> SqlScanner<'a> {
 
     fn advance(&mut self, buf: &mut Vec<u8>, n: usize, echo: bool) {
         let end = (self.pos + n).min(self.src.len());
-        let chunk = &self.src[self.pos..end];
+        let chunk = &self.src.as_bytes()[self.pos..end];
         self.line += chunk.iter().filter(|&&b| b == b'\n').count();
         if echo {
             buf.extend_from_slice(chunk);
@@ -78,187 +72,75 @@ impl<'a> SqlScanner<'a> {
     /// Collects the next SQL text (possibly empty) and what stopped it. The
     /// returned line is where the text's first byte is.
     pub fn next_sql(&mut self) -> (Vec<u8>, usize, Stop) {
-        let src = self.src;
         let mut buf = Vec::new();
         let mut start_line = self.line;
         loop {
-            let Some(&b) = src.get(self.pos) else {
+            // Every stop is a token's end or an ASCII byte's: `get` fails only on a `seek`
+            // into a character, whose bytes are then taken one by one.
+            let Some(rest) = self.src.get(self.pos..) else {
+                self.advance(&mut buf, 1, true);
+                continue;
+            };
+            let Some(t) = Lexer::new(rest).next() else {
                 return (buf, start_line, Stop::Eof);
             };
             if buf.is_empty() {
                 start_line = self.line;
             }
-            let next = src.get(self.pos + 1).copied();
-            match b {
-                _ if is_space(b) => {
+            let (text, len) = (t.text(rest), t.end - t.start);
+            match t.kind {
+                Kind::Space | Kind::LineComment => {
                     let echo = !buf.is_empty();
-                    self.advance(&mut buf, 1, echo);
+                    self.advance(&mut buf, len, echo);
                 }
-                b'-' if next == Some(b'-') => {
-                    let mut e = self.pos;
-                    while e < src.len() && src[e] != b'\n' {
-                        e += 1;
-                    }
-                    let echo = !buf.is_empty();
-                    self.advance(&mut buf, e - self.pos, echo);
+                Kind::Word => {
+                    self.track_identifier(text.as_bytes());
+                    self.advance(&mut buf, len, true);
                 }
-                b'/' if next == Some(b'*') => {
-                    let mut depth = 0usize;
-                    let mut e = self.pos;
-                    while e < src.len() {
-                        if src[e] == b'/' && src.get(e + 1) == Some(&b'*') {
-                            depth += 1;
-                            e += 2;
-                        } else if src[e] == b'*' && src.get(e + 1) == Some(&b'/') {
-                            depth -= 1;
-                            e += 2;
-                            if depth == 0 {
-                                break;
-                            }
-                        } else {
-                            e += 1;
-                        }
-                    }
-                    self.advance(&mut buf, e - self.pos, true);
-                }
-                b'\'' => {
-                    let n = self.quoted(self.pos, b'\'', false);
-                    self.advance(&mut buf, n, true);
-                }
-                b'"' => {
-                    let n = self.quoted(self.pos, b'"', false);
-                    self.advance(&mut buf, n, true);
-                }
-                b'$' => {
-                    if let Some(n) = self.dollar_quote(self.pos) {
-                        self.advance(&mut buf, n, true);
-                    } else {
-                        let mut e = self.pos + 1;
-                        while e < src.len() && src[e].is_ascii_digit() {
-                            e += 1;
-                        }
-                        self.advance(&mut buf, e - self.pos, true);
-                    }
-                }
-                b':' => {
-                    if let Some(n) = self.test_variable(self.pos) {
-                        // psql's :{?name} with no variables available: FALSE.
-                        self.advance(&mut buf, n, false);
-                        buf.extend_from_slice(b"FALSE");
-                        continue;
-                    }
-                    let n = self.colon(self.pos);
-                    self.advance(&mut buf, n, true);
-                }
-                b'(' => {
-                    self.paren_depth += 1;
-                    self.advance(&mut buf, 1, true);
-                }
-                b')' => {
-                    self.paren_depth = self.paren_depth.saturating_sub(1);
-                    self.advance(&mut buf, 1, true);
-                }
-                b';' => {
-                    self.advance(&mut buf, 1, true);
-                    if self.paren_depth == 0 && self.begin_depth == 0 {
-                        self.identifier_count = 0;
-                        return (buf, start_line, Stop::Semicolon);
-                    }
-                }
-                b'\\' => {
-                    if next == Some(b';') || next == Some(b':') {
-                        if next == Some(b';') {
-                            self.identifier_count = 0;
-                        }
-                        self.pos += 1;
+                Kind::Punct => match text {
+                    "(" => {
+                        self.paren_depth += 1;
                         self.advance(&mut buf, 1, true);
-                    } else {
-                        return (buf, start_line, Stop::Backslash(self.pos));
                     }
-                }
-                _ if ident_start(b) => {
-                    let mut e = self.pos + 1;
-                    while e < src.len() && ident_cont(src[e]) {
-                        e += 1;
+                    ")" => {
+                        self.paren_depth = self.paren_depth.saturating_sub(1);
+                        self.advance(&mut buf, 1, true);
                     }
-                    // Prefixed string literals: E'..', B'..', X'..', N'..', U&'..', U&"..".
-                    let word = &src[self.pos..e];
-                    if e - self.pos == 1 && src.get(e) == Some(&b'\'') {
-                        let backslash = matches!(b, b'e' | b'E');
-                        let n = self.quoted(e, b'\'', backslash);
-                        self.advance(&mut buf, 1 + n, true);
-                        continue;
-                    }
-                    if (word == b"U" || word == b"u") && src.get(e) == Some(&b'&') {
-                        if let Some(&q @ (b'\'' | b'"')) = src.get(e + 1) {
-                            let n = self.quoted(e + 1, q, false);
-                            self.advance(&mut buf, 2 + n, true);
-                            continue;
+                    ";" => {
+                        self.advance(&mut buf, 1, true);
+                        if self.paren_depth == 0 && self.begin_depth == 0 {
+                            self.identifier_count = 0;
+                            return (buf, start_line, Stop::Semicolon);
                         }
                     }
-                    self.track_identifier(word);
-                    self.advance(&mut buf, e - self.pos, true);
-                }
-                _ if b.is_ascii_digit() => {
-                    let mut e = self.pos + 1;
-                    while e < src.len()
-                        && (src[e].is_ascii_alphanumeric() || src[e] == b'_' || src[e] == b'.')
-                    {
-                        e += 1;
-                    }
-                    self.advance(&mut buf, e - self.pos, true);
-                }
-                _ => self.advance(&mut buf, 1, true),
+                    "\\" => match rest.as_bytes().get(1) {
+                        Some(&next @ (b';' | b':')) => {
+                            if next == b';' {
+                                self.identifier_count = 0;
+                            }
+                            self.pos += 1;
+                            self.advance(&mut buf, 1, true);
+                        }
+                        _ => return (buf, start_line, Stop::Backslash(self.pos)),
+                    },
+                    ":" => match self.test_variable(self.pos) {
+                        // psql's :{?name} with no variables available: FALSE.
+                        Some(n) => {
+                            self.advance(&mut buf, n, false);
+                            buf.extend_from_slice(b"FALSE");
+                        }
+                        None => self.advance(&mut buf, 1, true),
+                    },
+                    _ => self.advance(&mut buf, len, true),
+                },
+                _ => self.advance(&mut buf, len, true),
             }
-        }
-    }
-
-    /// Length of a quoted string/identifier starting at `start` (the quote),
-    /// doubled quotes included; to end of input when unterminated.
-    fn quoted(&self, start: usize, q: u8, backslash_escapes: bool) -> usize {
-        let src = self.src;
-        let mut e = start + 1;
-        while e < src.len() {
-            if backslash_escapes && src[e] == b'\\' {
-                e += 2;
-                continue;
-            }
-            if src[e] == q {
-                if src.get(e + 1) == Some(&q) {
-                    e += 2;
-                    continue;
-                }
-                return e + 1 - start;
-            }
-            e += 1;
-        }
-        src.len() - start
-    }
-
-    /// Length of a `$tag$ … $tag$` literal starting at `start`, if one starts there.
-    fn dollar_quote(&self, start: usize) -> Option<usize> {
-        let src = self.src;
-        let mut e = start + 1;
-        if e < src.len() && ident_start(src[e]) {
-            while e < src.len() && (ident_start(src[e]) || src[e].is_ascii_digit()) {
-                e += 1;
-            }
-        }
-        if src.get(e) != Some(&b'$') {
-            return None;
-        }
-        let delim = &src[start..=e];
-        let body = e + 1;
-        let rest = &src[body..];
-        match rest.windows(delim.len()).position(|w| w == delim) {
-            Some(i) => Some(body + i + delim.len() - start),
-            None => Some(src.len() - start),
         }
     }
 
     /// Length of a `:{?name}` token at `start`, if there is one.
     fn test_variable(&self, start: usize) -> Option<usize> {
-        let src = self.src;
+        let src = self.src.as_bytes();
         if src.get(start + 1..start + 3) != Some(b"{?".as_slice()) {
             return None;
         }
@@ -267,34 +149,6 @@ impl<'a> SqlScanner<'a> {
             e += 1;
         }
         (e > start + 3 && src.get(e) == Some(&b'}')).then_some(e + 1 - start)
-    }
-
-    /// Length of the token starting with `:` at `start` (psql variable forms
-    /// are kept as units so `:'x'` does not open a string).
-    fn colon(&self, start: usize) -> usize {
-        let src = self.src;
-        match src.get(start + 1) {
-            Some(b':') => 2,
-            Some(&q @ (b'\'' | b'"')) => {
-                let mut e = start + 2;
-                while e < src.len() && var_char(src[e]) {
-                    e += 1;
-                }
-                if e > start + 2 && src.get(e) == Some(&q) {
-                    e + 1 - start
-                } else {
-                    1
-                }
-            }
-            Some(&c) if var_char(c) => {
-                let mut e = start + 1;
-                while e < src.len() && var_char(src[e]) {
-                    e += 1;
-                }
-                e - start
-            }
-            _ => 1,
-        }
     }
 
     /// psql's heuristic for `CREATE [OR REPLACE] FUNCTION|PROCEDURE … BEGIN ATOMIC … END`.
@@ -325,5 +179,40 @@ impl<'a> SqlScanner<'a> {
                 _ => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(src: &str) -> Vec<String> {
+        let mut s = SqlScanner::new(src);
+        let mut out = Vec::new();
+        loop {
+            let (buf, _, stop) = s.next_sql();
+            if !buf.is_empty() {
+                out.push(String::from_utf8_lossy(&buf).into_owned());
+            }
+            if !matches!(stop, Stop::Semicolon) {
+                return out;
+            }
+        }
+    }
+
+    /// psql ends a `--` comment at a carriage return as at a newline (`non_newline` is
+    /// `[^\n\r]`), and a number glued to a name with `$` (`1a$q$`) opens no dollar quote:
+    /// this scanner read both past the command once.
+    #[test]
+    fn comments_end_at_a_carriage_return_and_glued_dollars_quote_nothing() {
+        assert_eq!(commands("-- c\rselect 1;"), ["select 1;"]);
+        assert_eq!(
+            commands("select 1a$q$;select 2;"),
+            ["select 1a$q$;", "select 2;"]
+        );
+        assert_eq!(
+            commands("select ':{?x}', :{?x}, $$;$$; select 'a\\;"),
+            ["select ':{?x}', FALSE, $$;$$;", "select 'a\\;"]
+        );
     }
 }
