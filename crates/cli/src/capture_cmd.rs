@@ -299,8 +299,11 @@ pub fn finish(
         .log
         .as_deref()
         .and_then(hotbench_capture::log_profile::span_s);
-    let schema_sql = captured.as_ref().map_or("", |c| c.schema_sql.as_str());
-    hotbench_capture::nested::leave_out(&mut capture.doc, schema_sql, log_span);
+    // The trigger functions' bodies too: the twin runs without its triggers.
+    let bodies = captured.as_ref().map_or(String::new(), |c| {
+        format!("{}\n{}", c.schema_sql, c.trigger_sql)
+    });
+    hotbench_capture::nested::leave_out(&mut capture.doc, &bodies, log_span);
     let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
     if print {
         print_summary(&capture.doc);
