@@ -13,7 +13,8 @@
 //! server-side (sampling shows `$1`, psycopg 3) has no values to show: it is chained on
 //! names and counts alone, weaker evidence said so in the note: its name must be the called
 //! function's argument, and each statement ran at least 0.9 times as often as the other
-//! (one taken per one returned). The sessions are not evidence: a client pool
+//! (one taken per one returned). The returning statement runs once in its transaction
+//! (its script keeps the one value; the taking shape's weight goes to the chain). The sessions are not evidence: a client pool
 //! (procrastinate's) runs the two on whichever connection is free. Pure.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,7 +80,9 @@ pub fn detect(shapes: &[ShapeModel], args: &BTreeMap<String, Vec<String>>) -> Ve
                             let column = returns(&ast.key, &name)?;
                             let often = ast.calls >= CALLS_SHARE * st.calls
                                 && (!unseen || st.calls >= CALLS_SHARE * ast.calls);
-                            often.then_some((from, sa, column))
+                            // Its script keeps the one value of the one run.
+                            let once = (0.95..1.5).contains(&ast.per_tx);
+                            (often && once).then_some((from, sa, column))
                         })
                     });
                 let Some((from, statement, column)) = found else {

@@ -162,6 +162,11 @@ fn a_fetch_and_finish_bound_server_side_are_chained_by_names_and_counts() {
     );
     // Without the function's argument names nothing ties the two.
     assert!(detect(&shapes, &BTreeMap::new()).is_empty());
+    // A fetch run twice in its transaction: which value would the finish take? Not
+    // chained (and so the finish keeps its own weight).
+    let mut twice = shapes.clone();
+    twice[c[0].from].statements[0].per_tx = 2.0;
+    assert!(detect(&twice, &args()).is_empty());
     // Fewer finishes than fetches (0.7 a fetch): no values to show each fetched id is
     // finished, so no chain.
     assert!(detect(&queue_unseen(28), &args()).is_empty());
