@@ -388,11 +388,27 @@ mod tests {
     fn bind_and_execute_of_one_statement_are_one_run() {
         let q = "SELECT f($1)";
         let mut t = Tracker::new(0.01);
-        t.round(&[row(1, Some(10.0), 10.0, 10.0, 10.0001, "idle in transaction", "BEGIN")]);
+        t.round(&[row(
+            1,
+            Some(10.0),
+            10.0,
+            10.0,
+            10.0001,
+            "idle in transaction",
+            "BEGIN",
+        )]);
         // Seen between its Bind and its Execute, then after the Execute restarted
         // query_start 60 µs later: one run.
         t.round(&[row(1, Some(10.0), 10.004, 10.004, 10.00403, "active", q)]);
-        t.round(&[row(1, Some(10.0), 10.00406, 10.0045, 10.02, "idle in transaction", q)]);
+        t.round(&[row(
+            1,
+            Some(10.0),
+            10.00406,
+            10.0045,
+            10.02,
+            "idle in transaction",
+            q,
+        )]);
         // Run again after its result came (seen ended): a second run.
         t.round(&[row(1, Some(10.0), 10.021, 10.021, 10.0211, "active", q)]);
         t.finish();

@@ -129,7 +129,10 @@ impl Defs {
 /// and the index after it.
 fn qualified_name(t: &[Tok], mut i: usize) -> (String, usize) {
     let mut name = String::new();
-    while let Some(x) = t.get(i).filter(|x| matches!(x.0, Kind::Word | Kind::QuotedIdent)) {
+    while let Some(x) = t
+        .get(i)
+        .filter(|x| matches!(x.0, Kind::Word | Kind::QuotedIdent))
+    {
         name = x.1.clone();
         i += 1;
         if t.get(i).is_some_and(|d| d.0 == Kind::Punct && d.1 == ".") {
@@ -291,7 +294,10 @@ pub fn fit(
         ));
     }
     let mut f = column_fit(table, col)?;
-    f.why = format!("{} ({fname}'s {name}, named after {}.{col})", f.why, table.name);
+    f.why = format!(
+        "{} ({fname}'s {name}, named after {}.{col})",
+        f.why, table.name
+    );
     Some(f)
 }
 
@@ -308,10 +314,7 @@ fn constant(v: Value, why: String) -> Fitted {
 /// column of every attribute's name, each the column's most common value.
 fn composite(ty: &str, attrs: &[String], array: bool, tables: &[TableProfile]) -> Option<Fitted> {
     let table = tables.iter().find(|t| {
-        !attrs.is_empty()
-            && attrs
-                .iter()
-                .all(|a| t.columns.iter().any(|c| &c.name == a))
+        !attrs.is_empty() && attrs.iter().all(|a| t.columns.iter().any(|c| &c.name == a))
     })?;
     let mut fields = Vec::new();
     for a in attrs {

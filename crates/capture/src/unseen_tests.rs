@@ -139,7 +139,8 @@ fn procrastinates_calls_bound_server_side_get_values_of_their_types() {
     };
     let fit = |key: &str, slot| fit(&defs, &tables, key, slot, &by_column);
     // The defer's array of one composite row, each attribute procrastinate_jobs' column.
-    let defer = "select unnest( procrastinate_defer_jobs_v1( ?::procrastinate_job_to_defer_v1[] ) ) as id";
+    let defer =
+        "select unnest( procrastinate_defer_jobs_v1( ?::procrastinate_job_to_defer_v1[] ) ) as id";
     assert_eq!(
         value(fit(defer, (0, 1))),
         r#"{"(jobs,__main__.work,0,,,\"{\\\"i\\\": 0}\",)"}"#

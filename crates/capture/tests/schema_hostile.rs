@@ -354,7 +354,8 @@ fn a_trigger_functions_body_is_read_but_not_reproduced() {
     );
     let cap = capture(&db, &[t(None, "jobs")], &SchemaOptions::default());
     assert!(
-        cap.trigger_sql.contains("perform pg_notify('any_queue', new.q)"),
+        cap.trigger_sql
+            .contains("perform pg_notify('any_queue', new.q)"),
         "{}",
         cap.trigger_sql
     );
