@@ -591,15 +591,20 @@ pub fn functions(
     Ok(written)
 }
 
-const EXTRAS_SQL: &str = "select tgrelid::int8, 'trigger'::text, tgname::text \
-      from pg_catalog.pg_trigger where tgrelid = any($1::oid[]) and not tgisinternal \
-    union all select ev_class::int8, 'rule', rulename::text from pg_catalog.pg_rewrite \
+const EXTRAS_SQL: &str = "select t.tgrelid::int8, 'trigger'::text, t.tgname::text, \
+      case when l.lanname in ('sql', 'plpgsql') then pg_catalog.pg_get_functiondef(t.tgfoid) end \
+      from pg_catalog.pg_trigger t join pg_catalog.pg_proc p on p.oid = t.tgfoid \
+      join pg_catalog.pg_language l on l.oid = p.prolang \
+      where t.tgrelid = any($1::oid[]) and not t.tgisinternal \
+    union all select ev_class::int8, 'rule', rulename::text, null from pg_catalog.pg_rewrite \
       where ev_class = any($1::oid[]) and rulename <> '_RETURN' \
-    union all select polrelid::int8, 'policy', polname::text from pg_catalog.pg_policy \
+    union all select polrelid::int8, 'policy', polname::text, null from pg_catalog.pg_policy \
       where polrelid = any($1::oid[])";
 
 /// Triggers, rules and policies of the touched tables: named as unreproducible (a
-/// trigger runs its owner's code; the twin's tables have none).
+/// trigger runs its owner's code; the twin's tables have none). A SQL or PL/pgSQL
+/// trigger function's definition is kept in `model.trigger_functions` (never written
+/// into the schema): the statements it runs are no client's ([`crate::nested`]).
 pub fn extras(
     conn: &mut Connection,
     rels: &[Relation],
@@ -627,6 +632,11 @@ pub fn extras(
             .as_ref()
             .and_then(|(p, _)| rels.iter().find(|x| x.oid == *p))
             .map_or(rel.display(), |p| p.display());
+        if let Some(def) = cell(&r, row, 3) {
+            if !model.trigger_functions.contains(&def) {
+                model.trigger_functions.push(def);
+            }
+        }
         if seen.insert((what.clone(), name.clone(), root.clone())) {
             model.unreproducible.push(format!(
                 "table {}: {what} {name:?} is not reproduced (the twin runs without it)",

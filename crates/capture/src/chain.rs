@@ -9,9 +9,13 @@
 //! function's argument, read from the captured definition) is a column the other shape's
 //! `SELECT` returns (`id`), or that column under a prefix the returning statement names
 //! (`job_id` after `…fetch_job…` returning `id`); and the returning statement ran at least
-//! as often as the taking one (each taken value was returned first). The sessions are not
-//! evidence: a client pool (procrastinate's) runs the two on whichever connection is free.
-//! Pure.
+//! as often as the taking one (each taken value was returned first). A slot bound
+//! server-side (sampling shows `$1`, psycopg 3) has no values to show: it is chained on
+//! names and counts alone, weaker evidence said so in the note: its name must be the called
+//! function's argument, and each statement ran at least 0.9 times as often as the other
+//! (one taken per one returned). The returning statement runs once in its transaction
+//! (its script keeps the one value; the taking shape's weight goes to the chain). The sessions are not evidence: a client pool
+//! (procrastinate's) runs the two on whichever connection is free. Pure.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,10 +59,16 @@ pub fn detect(shapes: &[ShapeModel], args: &BTreeMap<String, Vec<String>>) -> Ve
     for (to, b) in shapes.iter().enumerate() {
         'slots: for (si, st) in b.statements.iter().enumerate() {
             for slot in 0..st.text.values.len() {
-                let Some((seen, distinct)) = distinct_values(st.values.get(slot)) else {
-                    continue;
+                let seen_values = distinct_values(st.values.get(slot));
+                // Bound server-side, never seen: names and counts alone, the name read from
+                // the called function's definition, one call of each per call of the other.
+                let unseen = seen_values.is_none() && not_seen(st.values.get(slot));
+                let name = match (seen_values, unseen) {
+                    (Some(_), _) => slot_name(st, slot, args),
+                    (None, true) => function_arg(st, slot, args),
+                    (None, false) => None,
                 };
-                let Some(name) = slot_name(st, slot, args) else {
+                let Some(name) = name else {
                     continue;
                 };
                 let found = shapes
@@ -68,11 +78,25 @@ pub fn detect(shapes: &[ShapeModel], args: &BTreeMap<String, Vec<String>>) -> Ve
                     .find_map(|(from, a)| {
                         a.statements.iter().enumerate().find_map(|(sa, ast)| {
                             let column = returns(&ast.key, &name)?;
-                            (ast.calls >= CALLS_SHARE * st.calls).then_some((from, sa, column))
+                            let often = ast.calls >= CALLS_SHARE * st.calls
+                                && (!unseen || st.calls >= CALLS_SHARE * ast.calls);
+                            // Its script keeps the one value of the one run.
+                            let once = (0.95..1.5).contains(&ast.per_tx);
+                            (often && once).then_some((from, sa, column))
                         })
                     });
                 let Some((from, statement, column)) = found else {
                     continue;
+                };
+                let values = match seen_values {
+                    Some((seen, distinct)) => format!(
+                        "its {} took {distinct} distinct values in {seen:.0} calls (a replayed one would be taken again)",
+                        sanitize(&name)
+                    ),
+                    None => format!(
+                        "its {} was bound server-side, its values never seen: weaker evidence, by names and counts alone",
+                        sanitize(&name)
+                    ),
                 };
                 out.push(Chain {
                     from,
@@ -82,8 +106,7 @@ pub fn detect(shapes: &[ShapeModel], args: &BTreeMap<String, Vec<String>>) -> Ve
                     slot: (si, slot),
                     pairs: b.count.min(shapes[from].count),
                     evidence: format!(
-                        "its {} took {distinct} distinct values in {seen:.0} calls (a replayed one would be taken again); this statement returns {}, which {} names, and ran {:.0} times against {:.0}",
-                        sanitize(&name),
+                        "{values}; this statement returns {}, which {} names, and ran {:.0} times against {:.0}",
                         sanitize(&column),
                         sanitize(&name),
                         shapes[from].statements[statement].calls,
@@ -123,6 +146,15 @@ fn distinct_values(values: Option<&Vec<(crate::sql_text::Value, f64)>>) -> Optio
         .then_some((seen, set.len()))
 }
 
+/// Seen at least once, and never a value: bound server-side (sampling shows `$1`).
+fn not_seen(values: Option<&Vec<(crate::sql_text::Value, f64)>>) -> bool {
+    values.is_some_and(|v| {
+        !v.is_empty()
+            && v.iter()
+                .all(|(v, _)| matches!(v, crate::sql_text::Value::Unknown))
+    })
+}
+
 /// The slot's name: the column it is compared with or assigned to, else the argument of
 /// the one function the statement calls when every argument is a slot
 /// (`select f(?, ?, ?)`), by position.
@@ -134,6 +166,16 @@ fn slot_name(
     if let Some(Some(c)) = st.text.columns.get(slot) {
         return Some(c.to_ascii_lowercase());
     }
+    function_arg(st, slot, args)
+}
+
+/// The argument of the one function the statement calls that slot `slot` is passed as,
+/// when every argument is a slot (`select f(?, ?, ?)`), by position.
+pub fn function_arg(
+    st: &crate::shapes::ShapeStatement,
+    slot: usize,
+    args: &BTreeMap<String, Vec<String>>,
+) -> Option<String> {
     let calls = hotbench_diagnose::shape::calls(&st.key);
     let [f] = calls.as_slice() else { return None };
     let names = args.get(f)?;

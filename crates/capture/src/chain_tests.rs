@@ -127,3 +127,47 @@ fn the_chained_statement_always_returns_one_row() {
         "-- chained: shape_03.sql's transaction takes the value this one returned (why { {x}}); run when one came\n\\if :hotbench_found\n\\set a 1\nSELECT g(:hotbench_carry);\n\\endif\n"
     );
 }
+
+/// psycopg 3 binds server-side: sampling shows `$1`, never the values.
+fn queue_unseen(finishes: usize) -> Vec<ShapeModel> {
+    let mut txs = Vec::new();
+    for i in 0..40 {
+        let s = format!("s{}", i % 3);
+        txs.push(tx(&s, "SELECT defer_job($1)", &[]));
+        txs.push(tx(&s, FETCH, &[]));
+        if i < finishes {
+            txs.push(tx(&format!("s{}", (i + 1) % 3), FINISH, &[]));
+        }
+    }
+    build(&Input {
+        transactions: &txs,
+        counts: None,
+        period_s: None,
+    })
+    .0
+}
+
+#[test]
+fn a_fetch_and_finish_bound_server_side_are_chained_by_names_and_counts() {
+    let shapes = queue_unseen(40);
+    let c = detect(&shapes, &args());
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert!(shapes[c[0].from].statements[0].key.contains("fetch_job"));
+    assert!(shapes[c[0].to].statements[0].key.contains("finish_job"));
+    assert_eq!((c[0].column.as_str(), c[0].slot), ("id", (0, 0)));
+    assert!(
+        c[0].evidence.contains("values never seen: weaker evidence"),
+        "{}",
+        c[0].evidence
+    );
+    // Without the function's argument names nothing ties the two.
+    assert!(detect(&shapes, &BTreeMap::new()).is_empty());
+    // A fetch run twice in its transaction: which value would the finish take? Not
+    // chained (and so the finish keeps its own weight).
+    let mut twice = shapes.clone();
+    twice[c[0].from].statements[0].per_tx = 2.0;
+    assert!(detect(&twice, &args()).is_empty());
+    // Fewer finishes than fetches (0.7 a fetch): no values to show each fetched id is
+    // finished, so no chain.
+    assert!(detect(&queue_unseen(28), &args()).is_empty());
+}

@@ -193,6 +193,7 @@ mod tests {
                 columns: vec![col("id"), col("balance")],
             }],
             unreproducible: vec![],
+            trigger_sql: String::new(),
         }
     }
 

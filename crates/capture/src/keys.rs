@@ -171,82 +171,98 @@ pub fn redact(
     );
 }
 
-/// Values for slots the statements did not show (bound parameters, `$1`): the rows waited on
+/// Values for slots the statements did not show (bound parameters, `$1`), by the
+/// statement, the slot (and how many it has) and the slot's column: the rows waited on
 /// (`pg_locks`) of the statement's table keyed by the slot's column, with their share of the
 /// lock waits; the rest over the column's range in `pg_stats` (its histogram's bounds and
-/// most-common values); a text column's most common value.
+/// most-common values); a text column's most common value. A slot with no column, passed
+/// to a captured function or cast to a captured type, as [`crate::unseen`] says.
 pub fn fallback<'a>(
     hot_keys: &'a [hotbench_results::capture_record::HotKey],
     tables: &'a [TableProfile],
-) -> impl Fn(&str, Option<&str>) -> Option<Fitted> + 'a {
-    move |statement: &str, column: Option<&str>| {
-        let column = column?;
+    defs: &'a crate::unseen::Defs,
+) -> impl Fn(&str, (usize, usize), Option<&str>) -> Option<Fitted> + 'a {
+    move |statement: &str, slot: (usize, usize), column: Option<&str>| {
+        let by_column = |t: &TableProfile, c: &str| column_fit(hot_keys, t, c);
+        let Some(column) = column else {
+            return crate::unseen::fit(defs, tables, statement, slot, &by_column);
+        };
         let rel = touches(statement).first()?.relation.clone();
         let table = tables.iter().find(|t| t.name == rel)?;
-        let col = table.columns.iter().find(|c| c.name == column)?;
-        let stats = col.stats.as_ref();
-        let hot: Vec<(i64, f64)> = hot_keys
-            .iter()
-            .filter(|k| hotbench_diagnose::shape::relation_key(&k.relation) == rel)
-            .filter_map(|k| {
-                let (cols, vals) = split_key(&k.key)?;
-                (cols.len() == 1 && cols[0] == column)
-                    .then(|| vals[0].parse::<i64>().ok().map(|v| (v, k.share)))
-                    .flatten()
+        by_column(table, column)
+    }
+}
+
+/// A column's values from its rows waited on and its `pg_stats` ([`fallback`]).
+fn column_fit(
+    hot_keys: &[hotbench_results::capture_record::HotKey],
+    table: &TableProfile,
+    column: &str,
+) -> Option<Fitted> {
+    let rel = &table.name;
+    let col = table.columns.iter().find(|c| c.name == column)?;
+    let stats = col.stats.as_ref();
+    let hot: Vec<(i64, f64)> = hot_keys
+        .iter()
+        .filter(|k| &hotbench_diagnose::shape::relation_key(&k.relation) == rel)
+        .filter_map(|k| {
+            let (cols, vals) = split_key(&k.key)?;
+            (cols.len() == 1 && cols[0] == column)
+                .then(|| vals[0].parse::<i64>().ok().map(|v| (v, k.share)))
+                .flatten()
+        })
+        .take(crate::params::MAX_HOT)
+        .collect();
+    match &col.kind {
+        ValueKind::Int { .. } => {
+            let nums: Vec<i64> = stats
+                .map(|s| {
+                    s.histogram
+                        .iter()
+                        .chain(s.mcv.iter().map(|m| &m.0))
+                        .filter_map(|v| v.parse::<i64>().ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let lo = nums.iter().chain(hot.iter().map(|h| &h.0)).min().copied()?;
+            let hi = nums.iter().chain(hot.iter().map(|h| &h.0)).max().copied()?;
+            let total: f64 = hot.iter().map(|h| h.1).sum();
+            // Lock-wait shares stand in for draw shares: scaled to at most half the draws.
+            let k = if total > 0.5 { 0.5 / total } else { 1.0 };
+            let hot: Vec<(i64, f64)> = hot.into_iter().map(|(v, s)| (v, s * k)).collect();
+            Some(Fitted {
+                why: format!(
+                    "bound values were not visible: {lo}..{hi} from pg_stats{}",
+                    if hot.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} hot value(s) from the rows waited on (pg_locks), at their share of the lock waits",
+                            hot.len()
+                        )
+                    }
+                ),
+                fit: Fit::Int {
+                    lo,
+                    hi,
+                    hot,
+                    tail: Tail::Uniform,
+                },
+                observations: 0,
+                distinct: 0,
             })
-            .take(crate::params::MAX_HOT)
-            .collect();
-        match &col.kind {
-            ValueKind::Int { .. } => {
-                let nums: Vec<i64> = stats
-                    .map(|s| {
-                        s.histogram
-                            .iter()
-                            .chain(s.mcv.iter().map(|m| &m.0))
-                            .filter_map(|v| v.parse::<i64>().ok())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let lo = nums.iter().chain(hot.iter().map(|h| &h.0)).min().copied()?;
-                let hi = nums.iter().chain(hot.iter().map(|h| &h.0)).max().copied()?;
-                let total: f64 = hot.iter().map(|h| h.1).sum();
-                // Lock-wait shares stand in for draw shares: scaled to at most half the draws.
-                let k = if total > 0.5 { 0.5 / total } else { 1.0 };
-                let hot: Vec<(i64, f64)> = hot.into_iter().map(|(v, s)| (v, s * k)).collect();
-                Some(Fitted {
-                    why: format!(
-                        "bound values were not visible: {lo}..{hi} from pg_stats{}",
-                        if hot.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                ", {} hot value(s) from the rows waited on (pg_locks), at their share of the lock waits",
-                                hot.len()
-                            )
-                        }
-                    ),
-                    fit: Fit::Int {
-                        lo,
-                        hi,
-                        hot,
-                        tail: Tail::Uniform,
-                    },
-                    observations: 0,
-                    distinct: 0,
-                })
-            }
-            ValueKind::Text => {
-                let v = stats?.mcv.first()?.0.clone();
-                Some(Fitted {
-                    fit: Fit::Constant(Value::Text(v)),
-                    why: "bound values were not visible: the column's most common value (pg_stats)"
-                        .into(),
-                    observations: 0,
-                    distinct: 0,
-                })
-            }
-            _ => None,
         }
+        ValueKind::Text => {
+            let v = stats?.mcv.first()?.0.clone();
+            Some(Fitted {
+                fit: Fit::Constant(Value::Text(v)),
+                why: "bound values were not visible: the column's most common value (pg_stats)"
+                    .into(),
+                observations: 0,
+                distinct: 0,
+            })
+        }
+        _ => None,
     }
 }
 

@@ -58,4 +58,5 @@ pub mod sqltext;
 pub mod summary;
 pub mod ties;
 pub mod tracker;
+pub mod unseen;
 pub mod workload;

@@ -274,6 +274,9 @@ pub struct Model {
     /// Functions whose signature names a table's row type (`RETURNS jobs`): written after
     /// the tables.
     pub late_functions: Vec<(String, String)>,
+    /// `pg_get_functiondef` of the touched tables' SQL and PL/pgSQL trigger functions:
+    /// not reproduced, read for what they run ([`crate::nested`]).
+    pub trigger_functions: Vec<String>,
     /// `CREATE EXTENSION` a type or function comes from.
     pub extensions: Vec<String>,
     /// Schemas to create (other than `public`).

@@ -3,7 +3,8 @@
 //! them (procrastinate's `procrastinate_fetch_job_v2(…)` and the `pg_notify` of its insert
 //! trigger), while a twin's counts are its clients' own. Such a statement is one no shape
 //! holds whose text begins a statement of a captured function's body (the captured
-//! schema's `$…$` bodies, normalized as the mix is), or the server's referential actions
+//! schema's `$…$` bodies and the touched tables' trigger functions', normalized as the mix
+//! is), or the server's referential actions
 //! (`… where ? operator(pg_catalog.=) …`, as its foreign-key checks already are). The mix
 //! is what the clients sent, its shares over those; a note counts what was left out. Pure.
 

@@ -50,6 +50,9 @@ pub struct SchemaCapture {
     pub tables: Vec<TableProfile>,
     /// Each thing that could not be reproduced, and why.
     pub unreproducible: Vec<String>,
+    /// The touched tables' trigger functions (SQL and PL/pgSQL, `pg_get_functiondef`),
+    /// not in `schema_sql` (the twin runs without triggers): what they run is no client's.
+    pub trigger_sql: String,
 }
 
 /// Reads the schema and statistics of `tables` (and what they need) from `conn`, made
@@ -108,6 +111,7 @@ pub fn capture_schema(
         source,
         tables: profiles,
         unreproducible: model.unreproducible,
+        trigger_sql: model.trigger_functions.join(";\n"),
     })
 }
 

@@ -56,8 +56,10 @@ pub struct Context<'a> {
 /// The generated value standing for a captured one, by its column (when known).
 pub type Redact<'a> = dyn Fn(Option<&str>, &Value) -> Value + 'a;
 
-/// How to draw a slot no value was seen for, by its statement (normalized) and column.
-pub type Fallback<'a> = dyn Fn(&str, Option<&str>) -> Option<crate::params::Fitted> + 'a;
+/// How to draw a slot no value was seen for, by its statement (normalized), the slot (and
+/// how many the statement has) and its column.
+pub type Fallback<'a> =
+    dyn Fn(&str, (usize, usize), Option<&str>) -> Option<crate::params::Fitted> + 'a;
 
 /// A written script, in its parts (the fix variants reuse the draws and statements).
 pub struct Written {
@@ -266,7 +268,7 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
                 .map(Vec::as_slice)
                 .unwrap_or(&[]));
             if let (Fit::Unknown, Some(fb)) = (&fitted.fit, cx.fallback) {
-                if let Some(f) = fb(&st.key, column.as_deref()) {
+                if let Some(f) = fb(&st.key, (slot, st.text.values.len()), column.as_deref()) {
                     fitted = f;
                 }
             }

@@ -99,6 +99,9 @@ struct Template {
     in_autocommit: f64,
     /// Most times seen in one transaction.
     max_per_tx: usize,
+    /// Transactions it was seen run in twice or more, and those it was seen in once but
+    /// at length (in two samples or more): a repeat is told from an artifact by their ratio.
+    repeats: (f64, f64),
     /// Transactions (weighted) it was seen in.
     tx_weight: f64,
     values: Vec<Vec<(Value, f64)>>,
@@ -275,6 +278,24 @@ fn place_of(t: &Template) -> crate::shape_join::Place {
 }
 
 fn learn_templates(t: &mut [Template], txs: &[SeenTx]) {
+    learn_each(t, txs);
+    // A statement run twice in its transactions is seen twice in one of them about as
+    // often as one run is seen twice (the sampler looked at it at length); a repeat seen
+    // far less often than that is an artifact of what the server reports (psycopg 3's
+    // prepare round trip shows the text ended, then running again), not a second run.
+    for tm in t.iter_mut() {
+        let (rep, once) = tm.repeats;
+        if tm.max_per_tx > 1 && rep < REPEAT_SHARE * (rep + once) {
+            tm.max_per_tx = 1;
+        }
+    }
+}
+
+/// Of the transactions a statement was seen in at length, the share it must have been
+/// seen run twice or more in for its repeats to count.
+const REPEAT_SHARE: f64 = 0.1;
+
+fn learn_each(t: &mut [Template], txs: &[SeenTx]) {
     for (autocommit, v) in txs {
         let n = v.len();
         let mut per: BTreeMap<usize, usize> = BTreeMap::new();
@@ -310,6 +331,11 @@ fn learn_templates(t: &mut [Template], txs: &[SeenTx]) {
         for (id, k) in per {
             let tm = &mut t[id];
             tm.max_per_tx = tm.max_per_tx.max(k);
+            if k >= 2 {
+                tm.repeats.0 += 1.0;
+            } else if v.iter().any(|x| x.0 == id && x.2 <= 1.0) {
+                tm.repeats.1 += 1.0;
+            }
             tm.tx_weight += v
                 .iter()
                 .filter(|x| x.0 == id)

@@ -330,3 +330,26 @@ fn a_logs_transactions_are_whole_and_nothing_is_joined_or_named() {
     assert_eq!(shapes.len(), 2, "{:?}", summary(&shapes));
     assert!(notes.is_empty(), "{notes:?}");
 }
+
+/// psycopg 3's defer seen twice in a transaction now and then (its prepare round trip shows
+/// the text ended, then running again), among many transactions where its one run was seen
+/// at length: one run each, not two. A statement seen run twice about as often as seen at
+/// length once is run twice.
+#[test]
+fn a_rare_repeat_among_runs_seen_at_length_is_not_a_second_run() {
+    const DEFER: &str = "select defer_job($1)";
+    let shape_of = |repeats: usize, once: usize| {
+        let mut txs = vec![seen(&[(DEFER, 0.001), (DEFER, 0.003)], false); repeats];
+        txs.extend(vec![seen(&[(DEFER, 0.001)], false); once]);
+        let c = counts(&[(DEFER, 1000)]);
+        let shapes = build(&Input {
+            transactions: &txs,
+            counts: Some(&c),
+            period_s: None,
+        })
+        .0;
+        (shapes[0].count, shapes[0].statements[0].per_tx)
+    };
+    assert_eq!(shape_of(3, 200), (1000.0, 1.0));
+    assert_eq!(shape_of(40, 60), (500.0, 2.0));
+}

@@ -341,3 +341,26 @@ fn a_database_printing_dates_its_own_way_still_round_trips() {
         "a most-common float keeps every digit"
     );
 }
+
+#[test]
+fn a_trigger_functions_body_is_read_but_not_reproduced() {
+    let db = testing::fresh_database("cap_trigger_body");
+    exec(
+        &db,
+        "create table jobs (id bigint primary key, q text);
+         create function \"notify \"\"it\"\"\"() returns trigger language plpgsql as $$
+         begin perform pg_notify('any_queue', new.q); return new; end $$;
+         create trigger jobs_notify after insert on jobs for each row execute function \"notify \"\"it\"\"\"();",
+    );
+    let cap = capture(&db, &[t(None, "jobs")], &SchemaOptions::default());
+    assert!(
+        cap.trigger_sql
+            .contains("perform pg_notify('any_queue', new.q)"),
+        "{}",
+        cap.trigger_sql
+    );
+    assert!(
+        !cap.schema_sql.contains("pg_notify"),
+        "the twin runs without the trigger"
+    );
+}

@@ -237,7 +237,8 @@ fn schema_files(
                 // The functions' argument names: evidence for the chains the scripts carry.
                 capture.function_args = hotbench_capture::chain::function_args(&cap.schema_sql);
                 let hot = capture.doc.hot_keys.clone();
-                let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables);
+                let defs = hotbench_capture::unseen::Defs::read(&cap.schema_sql);
+                let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables, &defs);
                 if redact {
                     hotbench_capture::keys::redact(
                         capture,
@@ -288,8 +289,11 @@ pub fn finish(
         .log
         .as_deref()
         .and_then(hotbench_capture::log_profile::span_s);
-    let schema_sql = captured.as_ref().map_or("", |c| c.schema_sql.as_str());
-    hotbench_capture::nested::leave_out(&mut capture.doc, schema_sql, log_span);
+    // The trigger functions' bodies too: the twin runs without its triggers.
+    let bodies = captured.as_ref().map_or(String::new(), |c| {
+        format!("{}\n{}", c.schema_sql, c.trigger_sql)
+    });
+    hotbench_capture::nested::leave_out(&mut capture.doc, &bodies, log_span);
     let fixes = hotbench_capture::fix_plan::plan(&capture, captured.as_ref());
     if print {
         print_summary(&capture.doc);
