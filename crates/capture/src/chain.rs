@@ -80,8 +80,9 @@ pub fn detect(shapes: &[ShapeModel], args: &BTreeMap<String, Vec<String>>) -> Ve
                             let column = returns(&ast.key, &name)?;
                             let often = ast.calls >= CALLS_SHARE * st.calls
                                 && (!unseen || st.calls >= CALLS_SHARE * ast.calls);
-                            // Its script keeps the one value of the one run.
-                            let once = (0.95..1.5).contains(&ast.per_tx);
+                            // Its script keeps the one value of its one run (a conditional
+                            // one runs less: its `\if` takes none).
+                            let once = ast.per_tx < 1.5;
                             (often && once).then_some((from, sa, column))
                         })
                     });

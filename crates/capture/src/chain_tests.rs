@@ -167,6 +167,11 @@ fn a_fetch_and_finish_bound_server_side_are_chained_by_names_and_counts() {
     let mut twice = shapes.clone();
     twice[c[0].from].statements[0].per_tx = 2.0;
     assert!(detect(&twice, &args()).is_empty());
+    // A fetch whose calls were split among shapes a little short of one a transaction
+    // (a short log's shares): still once, still chained.
+    let mut short = shapes.clone();
+    short[c[0].from].statements[0].per_tx = 0.9;
+    assert_eq!(detect(&short, &args()).len(), 1);
     // Fewer finishes than fetches (0.7 a fetch): no values to show each fetched id is
     // finished, so no chain.
     assert!(detect(&queue_unseen(28), &args()).is_empty());
