@@ -336,7 +336,12 @@ fn a_customer_drawn_four_times_as_often_is_a_daily_limit_hot_row_seen_read_only(
 }
 
 /// The counters test's `diagnose --run`, every libpq variable naming the diagnosed server.
-fn counters_diagnose(db: &ConnInfo, home: &Path, dir: &Path, json: &Path) -> std::process::Command {
+fn counters_diagnose(
+    db: &ConnInfo,
+    home: &Path,
+    dir: &Path,
+    json: &Path,
+) -> std::process::Command {
     let mut c = diagnose_command(db, &db.user, json, &["--run", "--run-time", "1s"]);
     for v in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
         c.env(v, home);
