@@ -171,9 +171,9 @@ fn sampled(period: f64, secs: f64, seed: u64) -> (Tracker, BTreeMap<String, Coun
         let rows: Vec<Row> = sessions
             .iter()
             .enumerate()
-            .filter_map(|(pid, s)| {
+            .map(|(pid, s)| {
                 let g = &s[s.partition_point(|g| g.end <= now)];
-                Some(Row {
+                Row {
                     pid: pid as i64 + 1,
                     xact_start: g.xact_start,
                     query_start: Some(g.query_start),
@@ -182,7 +182,7 @@ fn sampled(period: f64, secs: f64, seed: u64) -> (Tracker, BTreeMap<String, Coun
                     state: g.state.into(),
                     query: texts[g.query].clone(),
                     remote: false,
-                })
+                }
             })
             .collect();
         tracker.round(&rows);
