@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use hotbench_probe::Governor;
+use hotbench_probe::{Governor, WaitFeed, WaitRow};
 use hotbench_wire::{ConnectParams, Connection, Connector, QueryResult};
 
 use crate::budget::Budget;
@@ -30,14 +30,17 @@ const TAG: &str = "/* hotbench-probe */ ";
 /// numeric first): 130 µs of server CPU per read with 16 sessions where the view took 210
 /// (measured on PostgreSQL 15; at the default 10 ms period that is 1.3% of one core, not 2.1%).
 /// The last column, when the server began the read, says with the rows' `clock_timestamp()`
-/// how long the server took over it (see [`server_time`]).
+/// how long the server took over it (see [`server_time`]). The wait event (the last two
+/// columns) is for diagnose's probe, which counts these reads as its wait samples during a
+/// capture ([`WaitFeed`]) instead of copying every backend slot again for its own.
 pub const ACTIVITY_SQL: &str = "select a.pid::int8, \
      date_part('epoch', a.xact_start), date_part('epoch', a.query_start), \
      date_part('epoch', a.state_change), date_part('epoch', clock_timestamp()), \
      a.state, left(a.query, 4000), \
      coalesce(a.client_addr is not null and not a.client_addr <<= '127.0.0.0/8' \
        and a.client_addr <> '::1', false), \
-     date_part('epoch', pg_catalog.statement_timestamp()) \
+     date_part('epoch', pg_catalog.statement_timestamp()), \
+     a.wait_event_type, a.wait_event \
      from pg_catalog.pg_stat_get_activity(NULL) a \
      where a.datid = (select d.oid from pg_catalog.pg_database d \
          where d.datname = pg_catalog.current_database()) \
@@ -104,8 +107,15 @@ pub struct Pace {
     pub local: bool,
 }
 
-/// Samples at `pace` until `done` turns true (or the connection fails).
-pub fn sample(mut c: Connection, pace: Pace, done: &AtomicBool) -> Sampled {
+/// Samples at `pace` until `done` turns true (or the connection fails), handing each read's
+/// wait events to `feed` (closed when sampling ends, so the probe reads for itself again).
+pub fn sample(c: Connection, pace: Pace, done: &AtomicBool, feed: &WaitFeed) -> Sampled {
+    let out = sample_until(c, pace, done, feed);
+    feed.close();
+    out
+}
+
+fn sample_until(mut c: Connection, pace: Pace, done: &AtomicBool, feed: &WaitFeed) -> Sampled {
     let period = pace.period;
     let mut out = Sampled {
         tracker: Tracker::new(period.as_secs_f64()),
@@ -146,6 +156,7 @@ pub fn sample(mut c: Connection, pace: Pace, done: &AtomicBool) -> Sampled {
             Ok(mut v) => {
                 let result = v.pop().unwrap_or_default();
                 took = server_time(&result).unwrap_or(took);
+                feed.push(wait_rows(&result));
                 let rows = rows(&result);
                 out.tracker.round(&rows);
             }
@@ -233,6 +244,27 @@ pub fn server_time(r: &QueryResult) -> Option<f64> {
         .filter_map(|row| f(row, 4))
         .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))?;
     Some((last - began).max(0.0))
+}
+
+/// One read's backends as diagnose's probe counts wait samples: state, wait event, and how
+/// long in that state.
+pub fn wait_rows(r: &QueryResult) -> Vec<WaitRow> {
+    let f = |v: Option<&str>| v.and_then(|v| v.parse::<f64>().ok());
+    r.rows
+        .iter()
+        .filter_map(|row| {
+            let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
+            let state = cell(5)?;
+            Some(WaitRow {
+                state: state.to_string(),
+                wait_event_type: cell(9).filter(|s| !s.is_empty()).map(str::to_string),
+                wait_event: cell(10).filter(|s| !s.is_empty()).map(str::to_string),
+                state_age_s: f(cell(4))
+                    .zip(f(cell(3)))
+                    .map(|(now, at)| (now - at).max(0.0)),
+            })
+        })
+        .collect()
 }
 
 /// The activity rows of one read.

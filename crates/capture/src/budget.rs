@@ -13,16 +13,17 @@
 
 use std::collections::VecDeque;
 
-/// Milliseconds of the server's time per second the sampler may take by default: none (0),
-/// every `--interval`. A budget of 10 (1% of one core, 0.5% of a 2-core server) keeps a
-/// capture under 1% of a 2-core server's CPU with diagnose's probe beside it (0.2–0.3%), but
-/// its fewer samples cost fidelity: a Django counter's twin idled 79% in its transactions
-/// where the original idled 63% (62% → 63% without it), and a tpcb-like capture under CI's
-/// load put the INSERT before the branch UPDATE; at 5 ms a loaded server's reads (0.33 ms
-/// each) came every 90 ms and a Zipf read-check-write's hottest key was drawn at 21.8%
-/// where random_zipfian draws it at 23.1%. The budget is what a user asks for when the
-/// server's CPU matters more than the twin's detail.
-pub const DEFAULT_MS_PER_S: f64 = 0.0;
+/// Milliseconds of the server's time per second the sampler may take by default: 12 (1.2% of
+/// one core, 0.6% of a 2-core server). Its reads are also diagnose's probe's wait samples
+/// (`hotbench_probe::WaitFeed`), so the probe's own cost is its stats rounds alone (about 0.3%
+/// of a 2-core server under tpcb-like): together under 1%, where the sampler unbudgeted
+/// took 1.38% (1.70% with the probe). The fewer samples no longer cost fidelity: the think
+/// time is Little's law per gap (`capture::think`) and the statements' order does not hang
+/// on a few heavily weighted sightings (`shapes`), so the Django counter and tpcb-like
+/// captures whose twins missed at a 10 ms budget (Django idled 79% in its transactions
+/// where the original idled 63%; tpcb-like's INSERT put before the branch UPDATE) come out
+/// whole at this one (docs/capture.md, *What capture costs*).
+pub const DEFAULT_MS_PER_S: f64 = 12.0;
 
 /// Spaces the reads to fit the budget.
 #[derive(Debug, Clone)]

@@ -171,6 +171,7 @@ fn a_claim_is_told_by_its_limit_and_lock() {
         observed: 0,
         gaps_s: Vec::new(),
         edge_gap_s: None,
+        commit_gap_s: None,
         agreements: Default::default(),
     };
     let shapes = vec![Default::default(), Default::default()];

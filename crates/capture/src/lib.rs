@@ -56,6 +56,7 @@ pub mod sql_text;
 pub mod sqlnames;
 pub mod sqltext;
 pub mod summary;
+pub mod think;
 pub mod ties;
 pub mod tracker;
 pub mod unseen;

@@ -91,10 +91,17 @@ pub fn sample(
     d.key_reads = opts.key_reads;
     d.target = opts.target.clone();
     d.top_statements = TOP_STATEMENTS;
+    // The sampler's reads are the probe's wait samples too: one read of every backend slot
+    // serves both (the probe reads for itself when the sampler could not connect or stops).
+    let feed = hotbench_probe::WaitFeed::new();
+    if conn.is_some() {
+        d.wait_feed = Some(feed.clone());
+    }
     let done = AtomicBool::new(false);
     let (diagnosis, activity) = std::thread::scope(|s| {
         let sampler = conn.map(|c| {
             let done = &done;
+            let feed = &feed;
             let pace = activity::Pace {
                 period: opts.activity_interval,
                 budget_ms_per_s: opts.sample_budget_ms,
@@ -102,8 +109,11 @@ pub fn sample(
             };
             std::thread::Builder::new()
                 .name("hotbench-capture".into())
-                .spawn_scoped(s, move || activity::sample(c, pace, done))
+                .spawn_scoped(s, move || activity::sample(c, pace, done, feed))
         });
+        if matches!(sampler, Some(Err(_))) {
+            feed.close();
+        }
         let diagnosis = connected.sample(&d, stop);
         done.store(true, Ordering::SeqCst);
         let activity = match sampler {

@@ -397,7 +397,7 @@ fn body(shape: &ShapeModel, cx: &Context<'_>, d: &Draws) -> Body {
         }
     }
     if !shape.autocommit {
-        out.push_str(&edge_lines(shape.edge_gap_s));
+        out.push_str(&edge_lines(shape.commit_gap_s.or(shape.edge_gap_s)));
         mark(&mut out, &mut statements, cx.commit_sql.to_string());
     }
     (out, statements, gsets, index)

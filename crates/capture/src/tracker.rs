@@ -62,6 +62,11 @@ struct SeenStatement {
     max_age: f64,
     samples: u32,
     gap: Option<f64>,
+    /// Its text's key (`StatementText::key`), and whether it is BEGIN or another control.
+    key: String,
+    control: bool,
+    /// Samples that saw the backend idle in the transaction after it.
+    idle: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -108,7 +113,16 @@ pub struct Tracker {
     pub truncated: u64,
     /// Rows whose text the role may not see.
     pub hidden: u64,
+    /// Samples of a backend idle in its transaction, by the statement it idled after (its
+    /// key; [`MAX_IDLE_KEYS`] at most, the rest in `idle_after_other`), and after BEGIN or
+    /// another control statement: where the think time is, by Little's law.
+    pub idle_after: BTreeMap<String, u64>,
+    pub idle_after_control: u64,
+    pub idle_after_other: u64,
 }
+
+/// Statements whose idle-in-transaction samples are told apart.
+pub const MAX_IDLE_KEYS: usize = 2000;
 
 impl Tracker {
     pub fn new(period_s: f64) -> Tracker {
@@ -127,6 +141,9 @@ impl Tracker {
             idle_between: (0.0, 0),
             truncated: 0,
             hidden: 0,
+            idle_after: BTreeMap::new(),
+            idle_after_control: 0,
+            idle_after_other: 0,
         }
     }
 
@@ -212,6 +229,7 @@ impl Tracker {
                 s.max_age = s.max_age.max(age);
                 if idle {
                     s.end = r.state_change.or(s.end);
+                    s.idle += 1;
                 }
             }
             last => {
@@ -233,6 +251,9 @@ impl Tracker {
                     max_age: age,
                     samples: 1,
                     gap,
+                    key: text.key(),
+                    control: text.control().is_some(),
+                    idle: u32::from(idle),
                 });
             }
         }
@@ -244,6 +265,7 @@ impl Tracker {
         let Some(tx) = self.backends.get_mut(&pid).and_then(|b| b.open.take()) else {
             return;
         };
+        self.count_idle(&tx.statements);
         if self.done.len() >= MAX_TRANSACTIONS {
             self.dropped += 1;
             return;
@@ -286,6 +308,22 @@ impl Tracker {
             gaps_s,
             offsets_s,
         });
+    }
+
+    /// A closed transaction's idle samples, by the statement each followed.
+    fn count_idle(&mut self, statements: &[SeenStatement]) {
+        for s in statements.iter().filter(|s| s.idle > 0) {
+            let n = u64::from(s.idle);
+            if s.control {
+                self.idle_after_control += n;
+            } else if let Some(c) = self.idle_after.get_mut(&s.key) {
+                *c += n;
+            } else if self.idle_after.len() < MAX_IDLE_KEYS {
+                self.idle_after.insert(s.key.clone(), n);
+            } else {
+                self.idle_after_other += n;
+            }
+        }
     }
 
     /// The period the rounds were really read at (a loaded server or a slowed sampler reads

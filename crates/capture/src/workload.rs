@@ -117,7 +117,7 @@ pub fn profile(sample: Sample, opts: &Options) -> Capture {
         }
     }
     if let (true, Some(a)) = (sampled, &activity) {
-        scale_gaps(&mut models, &a.tracker, doc.tps);
+        scale_gaps(&mut models, &a.tracker, doc.tps, doc.duration_s);
     }
     doc.sessions = sessions.clone();
     doc.sources = sources(&d, &activity, pgss, opts, shapes_from);
@@ -357,12 +357,26 @@ impl Capture {
     }
 }
 
-/// Sampled gaps are exact where seen but seen selectively; their total is Little's law: the
-/// sessions idle inside a transaction on average, over the transactions per second, is the
-/// idle time per transaction, spread over its gaps (BEGIN's and COMMIT's round trips too).
-/// The gaps between statements keep their seen proportions and take their share of it.
-fn scale_gaps(models: &mut [ShapeModel], t: &crate::tracker::Tracker, tps: f64) {
+/// The think time: each gap by Little's law on the samples that saw a session idle after the
+/// statement before it (`capture::think`). When no idle sample named a statement, the old
+/// rule: the total is Little's law (the sessions idle inside a transaction on average, over
+/// the transactions per second), spread over the round trips (BEGIN's and COMMIT's too), the
+/// gaps between statements in the proportions seen between two sightings.
+pub(crate) fn scale_gaps(
+    models: &mut [ShapeModel],
+    t: &crate::tracker::Tracker,
+    tps: f64,
+    duration_s: f64,
+) {
     if tps <= 0.0 || t.samples == 0 {
+        return;
+    }
+    let idle = crate::think::IdleSamples {
+        by_key: &t.idle_after,
+        after_control: t.idle_after_control,
+        rounds: t.samples,
+    };
+    if crate::think::place(models, &idle, tps, duration_s) {
         return;
     }
     let idle_per_tx = t.idle_in_tx as f64 / t.samples as f64 / tps;
@@ -563,6 +577,7 @@ fn autocommit_from_counts(counts: &BTreeMap<String, Counts>) -> Vec<ShapeModel> 
                 observed: 0,
                 together: Default::default(),
                 edge_gap_s: None,
+                commit_gap_s: None,
                 gaps_s: vec![None],
                 agreements: BTreeMap::new(),
             }

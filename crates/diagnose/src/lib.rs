@@ -56,6 +56,9 @@ pub struct Options {
     /// pg_stat_statements entries kept in the record, most time first (`hotbench capture`
     /// keeps every statement of the mix).
     pub top_statements: usize,
+    /// Another reader's `pg_stat_activity` rows (`hotbench capture`'s sampler): the probe's
+    /// wait samples while it reads, so the backends' slots are copied once for both.
+    pub wait_feed: Option<hotbench_probe::WaitFeed>,
 }
 
 impl Options {
@@ -68,6 +71,7 @@ impl Options {
             target: String::new(),
             catalog: catalog::Catalog::builtin(),
             top_statements: ProbeOptions::default().top_statements,
+            wait_feed: None,
         }
     }
 }
@@ -121,6 +125,7 @@ impl Connected {
         p.wait_interval = opts.interval;
         p.stats_interval = stats_interval(opts.interval);
         p.top_statements = opts.top_statements;
+        p.wait_feed = opts.wait_feed.clone();
         let started_at = unix_now();
         let t0 = Instant::now();
         let handle = Probe::start(&params, p.clone());

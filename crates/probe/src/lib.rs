@@ -9,7 +9,8 @@
 //! privilege, the connection itself) becomes a one-line note in [`ProbeRecord::notes`].
 //! Its queries are cheap (one grouped `pg_stat_activity` read per wait interval; `pg_locks`
 //! only while backends wait on locks, about once a second; a handful of reads per stats
-//! interval) and their cost is recorded in [`ProbeRecord::cost`].
+//! interval; none of its own for waits while a [`WaitFeed`] hands it another reader's rows)
+//! and their cost is recorded in [`ProbeRecord::cost`].
 //!
 //! ```no_run
 //! use hotbench_probe::{Probe, ProbeOptions};
@@ -36,6 +37,7 @@ mod sampler;
 mod session;
 pub mod statements;
 pub mod tables;
+pub mod wait_feed;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -54,6 +56,7 @@ pub use options::{
     effective_application_name, is_local, unique_application_name, ProbeOptions, Scope,
 };
 pub use session::PROBE_APPLICATION_NAME;
+pub use wait_feed::{WaitFeed, WaitRow};
 
 /// Entry points.
 pub struct Probe;

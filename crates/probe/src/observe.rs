@@ -150,6 +150,15 @@ impl Observer {
         }
     }
 
+    /// One backend of a fed wait sample (`WaitFeed`), in `state` for `age_s`: an idle in a
+    /// transaction for under a second feeds the gap, as [`Observer::wait_row`]'s.
+    pub fn state_age(&mut self, state: &str, age_s: f64) {
+        if state.starts_with("idle in transaction") && (0.0..1.0).contains(&age_s) {
+            self.gap_sum_s += age_s;
+            self.gap_n += 1;
+        }
+    }
+
     /// One activity round: the statements the sampled backends run.
     pub fn activity(&mut self, s: &mut Session, filter: &str) {
         let sql = ACTIVITY_SQL

@@ -9,6 +9,7 @@ use hotbench_wire::ConnectParams;
 
 use crate::pooler;
 use crate::session::PROBE_APPLICATION_NAME;
+use crate::wait_feed::WaitFeed;
 
 /// What to sample and how often.
 #[derive(Debug, Clone)]
@@ -53,6 +54,9 @@ pub struct ProbeOptions {
     /// Also record who the sessions are ([`probe_record::SessionsRecord`]): their statements,
     /// who blocks their lock waits, who holds the xmin horizon.
     pub observe_sessions: bool,
+    /// Another reader's `pg_stat_activity` rows of the same backends (`hotbench capture`'s
+    /// activity sampler): while it is open, the wait samples are its reads, not the probe's.
+    pub wait_feed: Option<WaitFeed>,
 }
 
 /// The backends a probe samples.
@@ -84,6 +88,7 @@ impl ProbeOptions {
             read_only: false,
             key_reads: true,
             observe_sessions: false,
+            wait_feed: None,
         }
     }
 }

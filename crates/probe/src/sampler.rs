@@ -24,7 +24,9 @@ use crate::pooler::PoolerTrack;
 use crate::session::{first_line, literal, Part, Session, PROBE_APPLICATION_NAME, TAG};
 use crate::statements::{self, Snapshot};
 use crate::tables;
+use crate::wait_feed::WaitFeed;
 
+mod fed;
 mod reconnect;
 mod summary;
 
@@ -143,6 +145,8 @@ pub struct Sampler {
     /// The connection pooler's admin console, when the run goes through one.
     pooler: Option<PoolerTrack>,
     restarts: crate::restart::Restarts,
+    /// Another reader's activity rows, the wait samples while it is open.
+    feed: Option<WaitFeed>,
 }
 
 impl Sampler {
@@ -212,6 +216,7 @@ impl Sampler {
             run_pids: BTreeSet::new(),
             pooler: opts.pooler.clone().map(PoolerTrack::start),
             restarts: Default::default(),
+            feed: opts.wait_feed.clone(),
             waits_read_s: 0.0,
             stats_round_s: 0.0,
             s,
@@ -255,6 +260,10 @@ impl Sampler {
             me.ws_first = me.read_wait_sampling();
         }
         me.last_stats_at = unix_now();
+        // Reads made before the probe was ready belong to no interval of its.
+        if let Some(f) = &me.feed {
+            let _ = f.take();
+        }
         me
     }
 
@@ -457,10 +466,16 @@ impl Sampler {
         }
     }
 
-    /// One sample of the run's backends (and of the pooler's pools).
+    /// One sample of the run's backends (and of the pooler's pools): read here, or the reads
+    /// a [`WaitFeed`] handed over since the last, counted alike (`fed.rs`).
     pub fn sample_waits(&mut self) {
         if let Some(p) = self.pooler.as_mut() {
             p.sample();
+        }
+        if let Some(reads) = self.feed.as_ref().and_then(WaitFeed::take) {
+            self.waits_read_s = 0.0;
+            self.fed_waits(reads);
+            return;
         }
         let sql = match self.observer {
             Some(_) => WAITS_OBSERVE_SQL,
@@ -477,48 +492,18 @@ impl Sampler {
         };
         self.samples += 1;
         self.cur.samples += 1;
-        let mut lock_waiting = 0u32;
-        let mut hidden = 0;
+        let (mut lock_waiting, mut hidden) = (0u32, 0u64);
         for row in &r.rows {
             let cell = |i: usize| row.get(i).and_then(|c| c.as_deref());
             let n = int(cell(3)).unwrap_or(0).max(0) as u64;
             if let Some(o) = &mut self.observer {
                 o.wait_row(cell(0), cell(4), cell(5));
             }
-            match classify(cell(0), cell(1), cell(2)) {
-                Sampled::Counted(label) => {
-                    if label.starts_with("Lock:") {
-                        lock_waiting += n as u32;
-                    }
-                    self.busy += n;
-                    *self.cur.waits.entry(label.clone()).or_default() += n;
-                    *self.totals.entry(label).or_default() += n;
-                }
-                Sampled::Idle => self.idle += n,
-                Sampled::Hidden => hidden += n,
-            }
+            let (l, h) = self.count_wait(classify(cell(0), cell(1), cell(2)), n);
+            lock_waiting += l;
+            hidden += h;
         }
-        if hidden > 0 && !self.hidden_noted {
-            self.hidden_noted = true;
-            let whose = match self.scope {
-                Scope::Run => "the run's",
-                Scope::Database => "other roles'",
-            };
-            self.s.note(format!(
-                "some of {whose} sessions are hidden from the probe's role \
-                 (grant pg_read_all_stats, or pg_monitor): their waits are not counted"
-            ));
-        }
-        self.max_waiting = self.max_waiting.max(lock_waiting);
-        self.cur.lock_waiting_max = self.cur.lock_waiting_max.max(lock_waiting);
-        if lock_waiting > 0 {
-            if self.lock_skip == 0 {
-                self.sample_lock_spots();
-                self.hot_rows.read(&mut self.s, &self.filter, lock_waiting);
-                self.lock_skip = self.lock_every;
-            }
-            self.lock_skip -= 1;
-        }
+        self.after_waits(lock_waiting, hidden);
     }
 
     fn sample_lock_spots(&mut self) {

@@ -36,9 +36,9 @@ pub struct CaptureArgs {
     #[arg(long = "interval", value_name = "DUR", default_value = "10ms")]
     pub interval: String,
     /// Milliseconds of the server's time per second the activity sampler may take (its
-    /// reads are spaced to fit; 0, the default: no budget, every --interval; 10 keeps a
-    /// capture under 1% of a 2-core server)
-    #[arg(long = "sample-budget", value_name = "MS", default_value = "0")]
+    /// reads are spaced to fit; 12, the default, keeps a capture under 1% of a 2-core
+    /// server with diagnose's probe beside it; 0: no budget, every --interval)
+    #[arg(long = "sample-budget", value_name = "MS", default_value = "12")]
     pub sample_budget: String,
     /// Score a captured directory: run its twin and compare it with capture.json
     #[arg(long = "verify", value_name = "DIR")]

@@ -8,6 +8,7 @@ impl Sampler {
     /// Final round and end-of-run summaries; `origin` (Unix s) is what `t` counts from.
     pub fn finish(mut self, origin: Option<f64>) -> ProbeRecord {
         self.stats_round();
+        self.note_feed();
         let origin = origin.unwrap_or(self.started_unix);
         let mut waits = probe_record::shares(&self.totals);
         let busy_samples = self.busy;
