@@ -1,6 +1,6 @@
 //! The perturbations that act on the server's processes or on the run itself, against real
-//! servers (docs/perturbations.md): `restart` and `pause` of the embedded server (in a home of
-//! the tests' own, one command at a time), with hotbench killed mid-pause leaving nothing
+//! servers (docs/perturbations.md): `restart` and `pause` of the embedded server (each test in a
+//! home of its own, one command at a time), with hotbench killed mid-pause leaving nothing
 //! stopped; `--perturb-cmd` for a server of the user's (the shared test server), its marker
 //! file and its failure recorded, and the refusal without one; `rtt` and `rate` changing the
 //! run for a while; a manifest's `[[perturbation]]` firing in a ladder; and what a pooler and
@@ -10,7 +10,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use common::case::Case;
@@ -47,24 +46,22 @@ fn latency_in(timeline: &[IntervalRecord], from: f64, to: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------
-// The embedded server: one home for this file's tests, used by one command at a time (a
-// restart or a pause is refused while another command uses the server).
+// The embedded server: a home (a data directory and a server of its own) per test. A restart
+// or a pause is refused while another command uses the server, so the restart and the pause
+// tests, which shared one home, ran one after the other (the second waiting on a lock for the
+// first's 30 s); each in its own home, they run side by side.
 
 struct Home {
     dir: PathBuf,
 }
 
-/// The tests' embedded home, created (with pgbench's tables, for the scenario) once.
-fn embedded() -> MutexGuard<'static, Home> {
-    static HOME: OnceLock<Mutex<Home>> = OnceLock::new();
-    let m = HOME.get_or_init(|| {
-        let dir = temp_dir("perturb-embedded");
-        // PostgreSQL runs as its own account when the tests run as root: it must get in.
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755));
-        Mutex::new(Home { dir })
-    });
-    m.lock().unwrap_or_else(|p| p.into_inner())
+/// The embedded home of the test `tag`, its server started by the first command run in it.
+fn embedded(tag: &str) -> Home {
+    let dir = temp_dir(&format!("perturb-embedded-{tag}"));
+    // PostgreSQL runs as its own account when the tests run as root: it must get in.
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755));
+    Home { dir }
 }
 
 impl Home {
@@ -100,7 +97,7 @@ fn ok(o: &Output) -> String {
 /// 7 s runs), the immediate shutdown's 57P01 counted, and the variant's checks still pass.
 #[test]
 fn restart_of_the_embedded_server_is_survived_and_the_checks_pass() {
-    let home = embedded();
+    let home = embedded("restart");
     let json = home.dir.join("restart.json");
     let script = home.script();
     let o = home.run(&[
@@ -262,7 +259,7 @@ fn probes_survive_the_restart(v: &RunRecord, p: &PerturbationRecord, out: &str) 
 /// (the watchdog continues them) and the server stopped by its guardian.
 #[test]
 fn pause_dips_and_recovers_and_a_killed_hotbench_leaves_nothing_stopped() {
-    let home = embedded();
+    let home = embedded("pause");
     let json = home.dir.join("pause.json");
     let script = home.script();
     let o = home.run(&[
