@@ -197,13 +197,21 @@ fn a_zipf_skewed_read_check_write_keeps_its_hottest_key_and_gets_its_fix() {
     );
     assert!(beside.join("scenario.toml").is_file());
     drop(load);
-    // The row waited on most is id=1, and so is the key drawn most, with its share.
-    assert_eq!(
-        doc.hot_keys.first().map(|k| k.key.as_str()),
-        Some("id=1"),
-        "{:?}",
-        doc.hot_keys
-    );
+    // The row waited on most is id=1 (or, on a machine loaded enough that a queue on a row
+    // drawn a third as often outlasted several pg_locks reads, one tied with id=1 within the
+    // sampling error fidelity's own tie test allows over the capture's effective reads),
+    // and the key drawn most is id=1, with its share.
+    let first = doc.hot_keys.first().expect("a row waited on");
+    if first.key != "id=1" {
+        let one = doc.hot_keys.iter().find(|k| k.key == "id=1");
+        let tie = hotbench_capture::ties::share_tie(
+            (&first.key, first.share),
+            ("id=1", one.map_or(0.0, |k| k.share)),
+            doc.sampling.lock_reads_effective,
+            "pg_locks reads".into(),
+        );
+        assert!(tie.tied, "{tie:?} {:?} {:?}", doc.hot_keys, doc.sampling);
+    }
     let shape = &doc.shapes[0];
     let id = shape
         .parameters
