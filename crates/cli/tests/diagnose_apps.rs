@@ -335,8 +335,8 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
             == "t"
     });
     // The notification lock's share of the active time varies with how busy the machine is
-    // (9% in one fresh-clone CI run, under the finding's bar): a second sample of the same
-    // load before the assertions, when the first did not name it.
+    // (9% in one fresh-clone CI run, 6% twice in another, under the finding's bar): the same
+    // load is sampled again before the assertions while none named it (three at most).
     let names_lock = |v: &Value| {
         v["findings"].as_array().is_some_and(|f| {
             f.iter().any(|f| {
@@ -349,8 +349,11 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
     };
     let (mut c, json) = diagnose_command(&db, "pgqueuer", "3", &[]);
     let mut o = c.output().expect("run diagnose");
-    if o.status.code() == Some(0) && !names_lock(&json_of(&json)) {
-        eprintln!("first sample: {}", text(&o).0);
+    for _ in 1..3 {
+        if o.status.code() != Some(0) || names_lock(&json_of(&json)) {
+            break;
+        }
+        eprintln!("a sample without the lock: {}", text(&o).0);
         o = c.output().expect("run diagnose again");
     }
     let rate = load.stop();
@@ -360,15 +363,29 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
     let v = json_of(&json);
     let locks = check_value(&v, "other heavyweight locks");
     assert!(locks.contains("Lock:object"), "{out}");
-    assert!(
+    // A finding when the lock holds its share of the active time (2–7% on a quiet 2-core
+    // machine in three samples each, 9–14% on loaded ones): below the bar it is named in the
+    // checks only, and must not be a finding.
+    let share: f64 = locks
+        .split("Lock:object ")
+        .nth(1)
+        .and_then(|r| r.split('%').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no share for Lock:object: {locks}"));
+    let bar = hotbench_diagnose::findings::MIN_LOCK_WAIT_SHARE * 100.0;
+    // The checks show whole percents: at the bar itself either is right.
+    let decided = (share - bar).abs() >= 1.0;
+    assert_eq!(
+        share >= bar || !decided,
         v["findings"]
             .as_array()
             .is_some_and(|f| f.iter().any(|f| f["kind"] == "lock_wait"
                 && f["title"]
                     .as_str()
                     .is_some_and(|t| t.starts_with("Lock:object"))
-                && f["scenario"] == "queue")),
-        "{out}"
+                && f["scenario"] == "queue"))
+            || !decided,
+        "Lock:object {share}% against the {bar}% bar: {out}"
     );
     // The claim sits past the first 300 characters of pgqueuer's dequeue statement, inside
     // a CTE's LATERAL subquery: the probe keeps it from the middle of the cut text.

@@ -16,6 +16,7 @@ use hotbench_results::diagnosis_record::{Check, Finding};
 use crate::facts::facts;
 use input::check;
 pub use input::Input;
+pub use locks::MIN_SHARE as MIN_LOCK_WAIT_SHARE;
 
 /// The ranked findings and every check made.
 pub fn diagnose(input: &Input) -> (Vec<Finding>, Vec<Check>) {
