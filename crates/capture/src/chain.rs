@@ -19,6 +19,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Type names whose first word alone is not the type (`character varying`, `double
+/// precision`, `timestamp with time zone`…): an argument starting with one has no name.
+pub(crate) const MULTI_WORD_TYPES: [&str; 6] = [
+    "character",
+    "double",
+    "timestamp",
+    "time",
+    "bit",
+    "interval",
+];
+
 use crate::shapes::ShapeModel;
 
 /// Fewest values seen of a taking slot, and the share of them that must be distinct.
@@ -321,14 +332,6 @@ fn arg_names(toks: &[(hotbench_sqltext::Kind, String)], start: usize) -> (Vec<St
             a.push(t);
         }
     }
-    const MULTI_WORD: [&str; 6] = [
-        "character",
-        "double",
-        "timestamp",
-        "time",
-        "bit",
-        "interval",
-    ];
     let names = args
         .into_iter()
         .filter(|a| !a.is_empty())
@@ -343,7 +346,7 @@ fn arg_names(toks: &[(hotbench_sqltext::Kind, String)], start: usize) -> (Vec<St
             let first = a.first()?;
             let named = a.len() >= 2
                 && matches!(first.0, Kind::Word | Kind::QuotedIdent)
-                && !(first.0 == Kind::Word && MULTI_WORD.contains(&first.1.as_str()))
+                && !(first.0 == Kind::Word && MULTI_WORD_TYPES.contains(&first.1.as_str()))
                 && a[1].1 != "(";
             Some(if named {
                 first.1.to_lowercase()

@@ -172,14 +172,6 @@ fn list(t: &[Tok], start: usize) -> (Vec<Vec<Tok>>, usize) {
 
 /// A function argument's (name, type), `OUT` ones none; `DEFAULT …` left out of the type.
 fn arg(a: &[Tok]) -> Option<(String, String)> {
-    const MULTI_WORD: [&str; 6] = [
-        "character",
-        "double",
-        "timestamp",
-        "time",
-        "bit",
-        "interval",
-    ];
     let mut a = a;
     let mode = a.first()?.1.as_str();
     if mode == "out" && a.first()?.0 == Kind::Word {
@@ -191,7 +183,7 @@ fn arg(a: &[Tok]) -> Option<(String, String)> {
     let first = a.first()?;
     let named = a.len() >= 2
         && matches!(first.0, Kind::Word | Kind::QuotedIdent)
-        && !(first.0 == Kind::Word && MULTI_WORD.contains(&first.1.as_str()))
+        && !(first.0 == Kind::Word && crate::chain::MULTI_WORD_TYPES.contains(&first.1.as_str()))
         && a[1].1 != "("
         && a[1].1 != ".";
     let (name, ty) = if named {
