@@ -3,8 +3,6 @@
 //! and the floors the data keeps (a `CHECK` constraint of the captured schema, else the least
 //! value its statistics saw), so a read-check-write's fix keeps the same invariant. Pure.
 
-use std::collections::BTreeSet;
-
 use crate::fixes::{self, Fixes, Floor, FloorSource, Shape};
 use crate::schema::SchemaCapture;
 use crate::workload::Capture;
@@ -12,20 +10,21 @@ use crate::workload::Capture;
 /// The fixes of every shape, merged.
 pub fn plan(c: &Capture, schema: Option<&SchemaCapture>) -> Fixes {
     let floors = schema.map(floors).unwrap_or_default();
-    let mut hot: BTreeSet<String> = c
-        .doc
-        .hot_keys
-        .iter()
-        .map(|k| hotbench_diagnose::shape::relation_key(&k.relation))
-        .collect();
+    // The relations whose rows were waited on, hottest first, then those a hot draw touches.
+    let mut hot: Vec<String> = Vec::new();
+    let mut add = |r: String| {
+        if !hot.contains(&r) {
+            hot.push(r);
+        }
+    };
+    for k in &c.doc.hot_keys {
+        add(hotbench_diagnose::shape::relation_key(&k.relation));
+    }
     for (sh, model) in c.doc.shapes.iter().zip(&c.shapes) {
         for p in sh.parameters.iter().filter(|p| !p.hot.is_empty()) {
             if let Some(st) = model.statements.get(p.statement) {
-                hot.extend(
-                    hotbench_diagnose::shape::touches(&st.key)
-                        .into_iter()
-                        .map(|t| t.relation),
-                );
+                let touched = hotbench_diagnose::shape::touches(&st.key);
+                touched.into_iter().for_each(|t| add(t.relation));
             }
         }
     }
@@ -41,7 +40,7 @@ pub fn plan(c: &Capture, schema: Option<&SchemaCapture>) -> Fixes {
                 statements: w.statements.clone(),
                 amounts: Default::default(),
                 floors: floors.clone(),
-                hot: hot.iter().cloned().collect(),
+                hot: hot.clone(),
                 claimed: w.claimed.clone(),
             })
         })

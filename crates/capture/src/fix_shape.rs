@@ -25,8 +25,9 @@ pub struct Shape {
     pub amounts: BTreeMap<String, String>,
     /// Floors known for columns of the touched relations.
     pub floors: Vec<Floor>,
-    /// Relations whose rows are hot; a counter is sharded only there (empty: every
-    /// counter the shape increments).
+    /// Relations whose rows are hot, those waited on first, hottest first; a counter is
+    /// sharded only there, in the first of them it increments (empty: every counter the
+    /// shape increments, the first).
     pub hot: Vec<String>,
     /// Variable → the column of a claim's result it holds (a claim whose row the next
     /// statements work on: `select id … for update limit 1` then `… where id = :id`).

@@ -540,7 +540,16 @@ pub fn counter(
             Some(Inc { at, parts, keys })
         })
         .collect();
-    let first = incs.first()?;
+    // The hottest relation's increment: `hot` lists the relations whose rows were waited on
+    // first (tpcb-like's tellers, not the accounts its first UPDATE increments).
+    let rank = |i: &Inc| {
+        shape
+            .hot
+            .iter()
+            .position(|h| *h == i.parts.relation)
+            .unwrap_or(usize::MAX)
+    };
+    let first = incs.iter().min_by_key(|i| rank(i))?;
     let rel = first.parts.relation.clone();
     let rel_text = guard_braces(&st[first.at][first.parts.relation_span.clone()]);
     // One relation per shape (the first hot one); its other increments must use the same key.

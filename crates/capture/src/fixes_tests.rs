@@ -255,6 +255,16 @@ fn a_hot_counter_goes_to_shards_and_every_variant_logs_its_increments() {
         script.contains("select E'post.view_count', -(:d)::numeric from hotbench_inc"),
         "{script}"
     );
+    // Two counters incremented: the one whose rows were waited on first, wherever it stands
+    // in the transaction (tpcb-like's tellers, after the accounts' UPDATE).
+    let mut two = views();
+    two.statements.insert(
+        1,
+        "update author set posts = posts + 1 where author.id = :post".into(),
+    );
+    two.hot = vec!["site_page".into(), "author".into()];
+    let f = fixes(&two);
+    assert_eq!(f.setup, ["hotbench_counter_site_page.sql"], "{:?}", f.setup);
     // Not hot: left alone.
     let mut cold = views();
     cold.hot = vec!["other".into()];
