@@ -348,30 +348,42 @@ fn pgqueuers_notify_lock_and_cte_claims_are_seen() {
         })
     };
     let (mut c, json) = diagnose_command(&db, "pgqueuer", "3", &[]);
-    let mut o = c.output().expect("run diagnose");
-    for _ in 1..3 {
-        if o.status.code() != Some(0) || names_lock(&json_of(&json)) {
+    // The share of Lock:object a diagnosis shows in its checks (0 when it names none).
+    let object_share = |v: &Value| -> f64 {
+        check_value(v, "other heavyweight locks")
+            .split("Lock:object ")
+            .nth(1)
+            .and_then(|r| r.split('%').next())
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    // Up to three samples of the same load, the one where the lock held most kept (a light
+    // load's 3 s can show it at 0% on a quiet machine); a finding ends the sampling.
+    let mut best: Option<(f64, std::process::Output, Value)> = None;
+    for _ in 0..3 {
+        let o = c.output().expect("run diagnose");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+        let v = json_of(&json);
+        let share = object_share(&v);
+        let found = names_lock(&v);
+        eprintln!("a sample, Lock:object {share}%: {out}");
+        if best.as_ref().is_none_or(|b| share > b.0) {
+            best = Some((share, o, v));
+        }
+        if found {
             break;
         }
-        eprintln!("a sample without the lock: {}", text(&o).0);
-        o = c.output().expect("run diagnose again");
     }
     let rate = load.stop();
-    let (out, err) = text(&o);
+    let (share, o, v) = best.expect("sampled");
+    let (out, _) = text(&o);
     eprintln!("{out}\n{rate}");
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    let v = json_of(&json);
     let locks = check_value(&v, "other heavyweight locks");
     assert!(locks.contains("Lock:object"), "{out}");
     // A finding when the lock holds its share of the active time (2–7% on a quiet 2-core
     // machine in three samples each, 9–14% on loaded ones): below the bar it is named in the
     // checks only, and must not be a finding.
-    let share: f64 = locks
-        .split("Lock:object ")
-        .nth(1)
-        .and_then(|r| r.split('%').next())
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no share for Lock:object: {locks}"));
     let bar = hotbench_diagnose::findings::MIN_LOCK_WAIT_SHARE * 100.0;
     // The checks show whole percents: at the bar itself either is right.
     let decided = (share - bar).abs() >= 1.0;
