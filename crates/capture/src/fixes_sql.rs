@@ -540,16 +540,7 @@ pub fn counter(
             Some(Inc { at, parts, keys })
         })
         .collect();
-    // The hottest relation's increment: `hot` lists the relations whose rows were waited on
-    // first (tpcb-like's tellers, not the accounts its first UPDATE increments).
-    let rank = |i: &Inc| {
-        shape
-            .hot
-            .iter()
-            .position(|h| *h == i.parts.relation)
-            .unwrap_or(usize::MAX)
-    };
-    let first = incs.iter().min_by_key(|i| rank(i))?;
+    let first = hottest(&incs, &shape.hot)?;
     let rel = first.parts.relation.clone();
     let rel_text = guard_braces(&st[first.at][first.parts.relation_span.clone()]);
     // One relation per shape (the first hot one); its other increments must use the same key.
@@ -667,6 +658,18 @@ pub fn counter(
             cols.join(", ")
         ),
     })
+}
+
+/// The hottest relation's increment: `hot` lists the relations whose rows were waited on
+/// first (tpcb-like's tellers, not the accounts its first UPDATE increments); ties go to the
+/// first in the transaction.
+fn hottest<'a>(incs: &'a [Inc], hot: &[String]) -> Option<&'a Inc> {
+    let rank = |i: &Inc| {
+        hot.iter()
+            .position(|h| *h == i.parts.relation)
+            .unwrap_or(usize::MAX)
+    };
+    incs.iter().min_by_key(|i| rank(i))
 }
 
 /// The increment, on the shard table when `shard` is given, logging each delta it applied.
