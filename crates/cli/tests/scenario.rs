@@ -505,19 +505,27 @@ fn queue_notify_variants_pass_and_per_job_waits_on_the_notify_lock() {
     let variants = &v.ladders[0].variants;
     let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["skip-locked", "notify-per-job", "notify-per-batch"]);
-    // The top wait other than CPU: a machine loaded enough starves the sessions, which then
-    // wait for CPU first (67% in a fresh-clone CI run), saying nothing of the SQL.
-    let top = |i: usize| {
+    // Per-job NOTIFY waits on the notification lock, skip-locked does not: judged by the
+    // lock's share, not as the top wait (a loaded machine starves the sessions or their
+    // clients first: CPU 67%, Client:ClientRead 40% in fresh-clone CI runs).
+    let object = |i: usize| {
         variants[i]
             .record
             .as_ref()
             .and_then(|r| r.probe_record())
-            .and_then(|p| {
-                let w = p.waits.iter().find(|w| w.event != "CPU")?;
-                Some(format!("{} {:.0}%", w.event, w.pct))
+            .map(|p| {
+                p.waits
+                    .iter()
+                    .filter(|w| w.event == "Lock:object")
+                    .map(|w| w.pct)
+                    .sum::<f64>()
             })
             .unwrap_or_default()
     };
-    assert!(top(1).starts_with("Lock:object"), "{}", top(1));
-    assert!(!top(0).starts_with("Lock:object"), "{}", top(0));
+    assert!(
+        object(1) > 0.0 && object(1) > object(0),
+        "{} vs {}",
+        object(1),
+        object(0)
+    );
 }
