@@ -3,9 +3,10 @@
 //! multi-statement query string's implicit transaction), an `ERROR` rolling the transaction
 //! back, `FATAL` or a disconnection ending the session. The transaction id the prefix may carry
 //! does not delimit transactions: PostgreSQL logs a statement after its autocommit transaction
-//! committed (`%v` reads `3/0` there) and an extended-protocol one before (`3/7`); only a
-//! `N/0` on a statement that ends no block says for sure that no block was open, which settles
-//! a session first seen in the middle of the log. Statements are kept for open sessions only,
+//! committed (`%v` reads `3/0` there) and an extended-protocol one before (`3/7`). What it
+//! settles is a session first seen in the middle of the log: a `N/0` on a statement that ends
+//! no block, or a statement in a new id after ones held in another, says no block is open.
+//! Statements are kept for open sessions only,
 //! so memory follows the sessions open at once, not the log's size.
 
 use std::collections::HashMap;
@@ -66,6 +67,8 @@ struct Session {
     ext_start: Option<f64>,
     /// A statement logged before it ran (`log_statement`), waiting for its duration.
     pending: Option<(String, f64, Vec<Option<String>>)>,
+    /// The transaction id (`%v`, not `N/0`) the held statements ran in.
+    held_vxid: Option<String>,
 }
 
 /// What the sessions produced besides transactions.
@@ -245,6 +248,29 @@ impl Sessions {
             .is_some_and(|v| v.ends_with("/0") && parts.len() == 1)
             && matches!(log_sql::control(&sql), Control::Other);
         let s = self.open.entry(session.clone()).or_default();
+        let vxid = e.vxid.as_deref().filter(|v| !v.ends_with("/0"));
+        if !s.certain && s.block.is_none() && !s.held.is_empty() {
+            if let (Some(now), Some(held)) = (vxid, s.held_vxid.as_deref()) {
+                if now != held {
+                    // A new transaction id: the held statements' transaction ended unlogged
+                    // (no COMMIT), so it was one autocommit statement, or a block the log
+                    // began inside; either way no block is open now.
+                    s.certain = true;
+                    let statements = std::mem::take(&mut s.held);
+                    let autocommit = statements.len() == 1;
+                    let t = Txn {
+                        statements,
+                        partial: !autocommit,
+                        ..Txn::default()
+                    };
+                    self.emit(&session, t, autocommit, sink);
+                }
+            }
+        }
+        let s = self.open.entry(session.clone()).or_default();
+        if s.held.is_empty() {
+            s.held_vxid = vxid.map(str::to_string);
+        }
         if settles && !s.certain && s.block.is_none() {
             s.certain = true;
             let held = std::mem::take(&mut s.held);

@@ -292,3 +292,36 @@ fn the_last_statement_of_a_log_statement_log_is_read_like_the_others() {
     );
     assert!(t[0].complete && !t[0].autocommit);
 }
+
+#[test]
+fn extended_protocol_autocommit_in_a_session_begun_before_the_log_is_cut_at_each_new_vxid() {
+    // pgbench -M prepared, autocommit, in a session whose start the log does not hold (from
+    // a CI run's log): each statement runs in a transaction id of its own (3/9, 3/10, 3/11),
+    // and no `N/0` or BEGIN ever settles the session. Held until the log's end, the session's
+    // 53 statements were one partial transaction, and its shape all three scripts in one.
+    let text = "\
+2026-11-28 20:11:54.482 UTC [17149] 6b0b358a.42fd 0 3/9 LOG:  duration: 0.464 ms  parse P0_0_0: SELECT q.defer_job('p');
+2026-11-28 20:11:54.482 UTC [17149] 6b0b358a.42fd 0 3/9 LOG:  duration: 0.324 ms  bind P0_0_0: SELECT q.defer_job('p');
+2026-11-28 20:11:54.483 UTC [17149] 6b0b358a.42fd 729 3/9 LOG:  duration: 0.485 ms  execute P0_0_0: SELECT q.defer_job('p');
+2026-11-28 20:11:54.483 UTC [17149] 6b0b358a.42fd 0 3/10 LOG:  duration: 0.182 ms  parse P0_1_0: SELECT id, status FROM q.fetch_job(1)
+2026-11-28 20:11:54.485 UTC [17149] 6b0b358a.42fd 0 3/10 LOG:  duration: 1.161 ms  bind P0_1_0: SELECT id, status FROM q.fetch_job(1)
+2026-11-28 20:11:54.485 UTC [17149] 6b0b358a.42fd 731 3/10 LOG:  duration: 0.950 ms  execute P0_1_0: SELECT id, status FROM q.fetch_job(1)
+2026-11-28 20:11:54.486 UTC [17149] 6b0b358a.42fd 0 3/11 LOG:  duration: 0.032 ms  bind P0_1_1: SELECT q.finish_job($1, 'done');
+2026-11-28 20:11:54.486 UTC [17149] 6b0b358a.42fd 0 3/11 DETAIL:  parameters: $1 = '1'
+2026-11-28 20:11:54.486 UTC [17149] 6b0b358a.42fd 732 3/11 LOG:  duration: 0.228 ms  execute P0_1_1: SELECT q.finish_job($1, 'done');
+2026-11-28 20:11:54.486 UTC [17149] 6b0b358a.42fd 732 3/11 DETAIL:  parameters: $1 = '1'
+";
+    let t = read(text, None);
+    let got: Vec<(Vec<&str>, bool, bool)> = t
+        .iter()
+        .map(|t| (sqls(t), t.autocommit, t.complete))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (vec!["SELECT q.defer_job('p')"], true, true),
+            (vec!["SELECT id, status FROM q.fetch_job(1)"], true, true),
+            (vec!["SELECT q.finish_job($1, 'done')"], true, true),
+        ]
+    );
+}
