@@ -105,6 +105,8 @@ pub struct Pace {
     pub budget_ms_per_s: f64,
     /// The server runs on this machine: a read's cost is its backend's CPU time, from `/proc`.
     pub local: bool,
+    /// How long the capture samples (the budget keeps [`crate::budget::MIN_READS`] in it).
+    pub duration: Duration,
 }
 
 /// Samples at `pace` until `done` turns true (or the connection fails), handing each read's
@@ -134,7 +136,7 @@ fn sample_until(mut c: Connection, pace: Pace, done: &AtomicBool, feed: &WaitFee
         format!("{TAG}{ACTIVITY_SQL}")
     };
     let mut governor = Governor::new(0.005);
-    let mut budget = Budget::new(pace.budget_ms_per_s);
+    let mut budget = Budget::new(pace.budget_ms_per_s).over(pace.duration.as_secs_f64());
     let base = period.as_secs_f64();
     let stat = format!("/proc/{}/stat", c.backend_pid());
     let cpu_s = || pace.local.then(|| backend_cpu_s(&stat)).flatten();

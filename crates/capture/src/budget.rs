@@ -25,6 +25,14 @@ use std::collections::VecDeque;
 /// whole at this one (docs/capture.md, *What capture costs*).
 pub const DEFAULT_MS_PER_S: f64 = 12.0;
 
+/// Reads a capture takes at the least, however short, whatever the budget: a 4 s capture of a
+/// loaded server at 12 ms/s held 61 samples of a kombu-like queue's UPDATE, too few to join
+/// it to its shape. 400 reads is a 10 ms period over 4 s; a 60 s capture reads more than
+/// that at the default budget unless one read costs over 1.8 ms of the server's time, and
+/// bench/capture-overhead's 20 s captures unless one costs over 0.6 ms. A short capture's
+/// cost is so bounded in all (400 reads), not per second.
+pub const MIN_READS: f64 = 400.0;
+
 /// Spaces the reads to fit the budget.
 #[derive(Debug, Clone)]
 pub struct Budget {
@@ -39,6 +47,10 @@ pub struct Budget {
     /// The longest period the budget asked for, and the period it was asked to keep.
     widest: f64,
     asked: f64,
+    /// The period that takes [`MIN_READS`] over the capture's duration (s; 0: none), and the
+    /// widest period the budget alone asked for when it was kept shorter.
+    floor: f64,
+    floored: f64,
 }
 
 impl Budget {
@@ -60,7 +72,18 @@ impl Budget {
             total_reads: 0,
             widest: 0.0,
             asked: 0.0,
+            floor: 0.0,
+            floored: 0.0,
         }
+    }
+
+    /// The same budget over a capture of `duration_s`: the reads are never spaced so far
+    /// that fewer than [`MIN_READS`] fit in it.
+    pub fn over(mut self, duration_s: f64) -> Budget {
+        if duration_s.is_finite() && duration_s > 0.0 {
+            self.floor = duration_s / MIN_READS;
+        }
+        self
     }
 
     /// The period until the next read, after a read that ended at `at_s` and cost `cost_s`
@@ -85,7 +108,15 @@ impl Budget {
         if self.share <= 0.0 || self.total_reads <= Self::WARM_UP {
             return period_s;
         }
-        let p = (self.mean_cost() / self.share).max(period_s);
+        let budgeted = (self.mean_cost() / self.share).max(period_s);
+        let p = if self.floor > 0.0 {
+            budgeted.min(self.floor.max(period_s))
+        } else {
+            budgeted
+        };
+        if p < budgeted {
+            self.floored = self.floored.max(budgeted);
+        }
         self.widest = self.widest.max(p);
         p
     }
@@ -106,8 +137,21 @@ impl Budget {
         }
     }
 
-    /// A note when the budget spaced the reads beyond the asked period.
+    /// A note when the budget spaced the reads beyond the asked period, or when the capture's
+    /// few reads were kept closer than the budget asked.
     pub fn note(&self) -> Option<String> {
+        if self.floored > 0.0 {
+            return Some(format!(
+                "activity samples kept every {:.0} ms at most, where the sampler's budget of \
+                 {:.1} ms of server time per second (--sample-budget; each read cost {:.2} ms) \
+                 would have spaced them to {:.0} ms: a capture this short reads {MIN_READS} \
+                 times at the least",
+                self.widest * 1000.0,
+                self.share * 1000.0,
+                self.mean_cost() * 1000.0,
+                self.floored * 1000.0,
+            ));
+        }
         (self.share > 0.0 && self.widest > self.asked * 1.05).then(|| {
             format!(
                 "activity samples spaced to fit the sampler's budget of {:.1} ms of server \
@@ -174,6 +218,25 @@ mod tests {
         );
         let per_s = spent / 60.0 * 1000.0;
         assert!(per_s < 6.0 && per_s > 4.0, "{per_s} ms per second");
+    }
+
+    #[test]
+    fn a_short_capture_reads_at_least_min_reads_times_and_a_long_one_keeps_the_budget() {
+        // 280 µs a read, 5 ms/s: the budget alone reads every 56 ms, 71 times in 4 s.
+        let mut b = Budget::new(5.0).over(4.0);
+        let (n, _) = run(&mut b, |_| 0.000_28, 0.01, 4.0);
+        assert!((395..=401).contains(&n), "{n} reads: every 10 ms asked");
+        let note = b.note().expect("a note");
+        assert!(note.contains("400 times at the least"), "{note}");
+        // 8 s: every 20 ms, 400 reads.
+        let mut b = Budget::new(5.0).over(8.0);
+        let (n, _) = run(&mut b, |_| 0.000_28, 0.01, 8.0);
+        assert!((390..=410).contains(&n), "{n} reads");
+        // 60 s: the budget's 56 ms already reads more than 400 times (the floor, 150 ms).
+        let mut b = Budget::new(5.0).over(60.0);
+        let (n, spent) = run(&mut b, |_| 0.000_28, 0.01, 60.0);
+        assert!(spent / 60.0 * 1000.0 < 5.2 && n < 1200, "{n} reads");
+        assert!(!b.note().expect("a note").contains("at the least"));
     }
 
     #[test]

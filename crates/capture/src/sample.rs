@@ -106,6 +106,7 @@ pub fn sample(
                 period: opts.activity_interval,
                 budget_ms_per_s: opts.sample_budget_ms,
                 local: hotbench_probe::is_local(params),
+                duration: opts.duration,
             };
             std::thread::Builder::new()
                 .name("hotbench-capture".into())

@@ -397,12 +397,9 @@ fn a_kombu_like_queue_is_two_shapes_and_its_claim_fixes_pass_their_checks() {
     let out = out_dir("kombu", "kombu_twin");
     let mut args = vec!["-T", "4", "--out", out.to_str().expect("utf-8")];
     args.push("--no-keys");
-    // Every --interval (no server-time budget): how fragments of very short transactions
-    // join their shapes is what this test is about, and a 4 s capture at the default budget
-    // on a loaded machine (a fresh-clone CI run) held 61 samples of the UPDATE, too few to
-    // join it (its own shape). The budget's fidelity is measured by bench/capture-fidelity
-    // over 60 s captures.
-    args.extend(["--sample-budget", "0"]);
+    // At the default budget: a 4 s capture reads every --interval (`budget::MIN_READS`),
+    // where the budget alone held 61 samples of the UPDATE in a fresh-clone CI run under
+    // load, too few to join it to its shape (it was a shape of its own).
     let o = command_on(&db, &["capture"], &args)
         .output()
         .expect("capture");
