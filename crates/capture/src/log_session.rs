@@ -6,8 +6,8 @@
 //! committed (`%v` reads `3/0` there) and an extended-protocol one before (`3/7`). What it
 //! settles is a session first seen in the middle of the log: a `N/0` on a statement that ends
 //! no block, or a statement in a new id after ones held in another, says no block is open.
-//! Statements are kept for open sessions only,
-//! so memory follows the sessions open at once, not the log's size.
+//! Statements are kept for open sessions only, so memory follows the sessions open at once,
+//! not the log's size.
 
 use std::collections::HashMap;
 
