@@ -203,3 +203,16 @@ pub fn pgbouncer(mode: crate::pgbouncer::PoolMode, pool_size: u32) -> crate::pgb
         Err(e) => panic!("cannot start a test PgBouncer: {e}"),
     }
 }
+
+/// Polls `ready` until it holds, failing the test with `what` after `timeout`: tests wait
+/// for a condition, never for a fixed time (a loaded machine makes fixed sleeps flaky).
+pub fn wait_until(what: &str, timeout: std::time::Duration, mut ready: impl FnMut() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            t0.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

@@ -6,7 +6,7 @@
 //! note, never a failed read; a function a table owner puts in `public` never stands in for
 //! a built-in one.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hotbench_pgserver::{testing, ConnInfo};
 use hotbench_probe::{Probe, ProbeOptions, ProbeRecord};
@@ -31,15 +31,9 @@ fn psql(db: &ConnInfo, sql: &str) -> String {
     hotbench_pgserver::server::psql(testing::shared().binaries(), db, sql).expect("psql")
 }
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// [`testing::wait_until`] with the 60 s these tests allow.
+fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    hotbench_pgserver::testing::wait_until(what, Duration::from_secs(60), done);
 }
 
 fn log_len() -> u64 {

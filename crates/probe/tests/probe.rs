@@ -2,7 +2,7 @@
 //! engine): a blocked update shows as a lock wait with its chain and hot relation, table and
 //! database deltas (a checkpoint counted) add up, and failures (no server, no pg_stat_statements) are notes.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hotbench_pgserver::{testing, ConnInfo};
 use hotbench_probe::{Probe, ProbeOptions};
@@ -24,16 +24,9 @@ fn psql(db: &ConnInfo, sql: &str) -> String {
     hotbench_pgserver::server::psql(testing::shared().binaries(), db, sql).expect("psql")
 }
 
-/// Polls `done` until it holds (tests wait for a condition, never for a fixed time).
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// [`testing::wait_until`] with the 60 s these tests allow.
+fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    hotbench_pgserver::testing::wait_until(what, Duration::from_secs(60), done);
 }
 
 /// Checkpoints begun so far on the server, as the probe counts them.

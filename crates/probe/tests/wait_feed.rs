@@ -4,21 +4,15 @@
 //! idle in its transaction that only the probe's own read can see.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hotbench_pgserver::testing;
 use hotbench_probe::{Probe, ProbeOptions, Scope, WaitFeed, WaitRow};
 use hotbench_wire::{Config, Connector};
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+/// [`testing::wait_until`] with the 60 s these tests allow.
+fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    hotbench_pgserver::testing::wait_until(what, Duration::from_secs(60), done);
 }
 
 #[test]

@@ -137,17 +137,9 @@ pub fn line_value<'a>(out: &'a str, prefix: &str) -> Option<&'a str> {
         .map(|l| l[prefix.len()..].trim())
 }
 
-/// Polls `ready` until it holds, failing the test with `what` after `timeout`: tests wait
-/// for a condition, never for a fixed time (a loaded machine makes fixed sleeps flaky).
-pub fn wait_until(what: &str, timeout: std::time::Duration, mut ready: impl FnMut() -> bool) {
-    let t0 = std::time::Instant::now();
-    while !ready() {
-        assert!(
-            t0.elapsed() < timeout,
-            "timed out after {timeout:?} waiting for {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+/// [`hotbench_pgserver::testing::wait_until`]: polls `ready`, failing after `timeout`.
+pub fn wait_until(what: &str, timeout: std::time::Duration, ready: impl FnMut() -> bool) {
+    hotbench_pgserver::testing::wait_until(what, timeout, ready);
 }
 
 /// Waits until the run writing `path` has committed transactions (its JSON snapshot, first
