@@ -98,25 +98,31 @@ fn split_key(key: &str) -> Option<(Vec<String>, Vec<String>)> {
     Some((cols, vals))
 }
 
-/// `--redact` on the workload side: the scripts are rewritten with generated values, and
-/// the capture's hot rows' keys and findings lose their values.
-pub fn redact(
-    c: &mut Capture,
-    tables: &[TableProfile],
-    seed: u64,
-    fallback: Option<&crate::script::Fallback<'_>>,
-) {
-    let r = Redactor::new(seed);
-    let mut kinds: BTreeMap<String, ValueKind> = BTreeMap::new();
-    for t in tables {
-        for col in &t.columns {
-            kinds
-                .entry(col.name.clone())
-                .or_insert_with(|| col.kind.clone());
+/// `--redact`'s stand-ins for the workload side, by the column a value goes with (its kind
+/// from the captured tables; a number or text otherwise).
+struct StandIns {
+    r: Redactor,
+    kinds: BTreeMap<String, ValueKind>,
+}
+
+impl StandIns {
+    fn new(tables: &[TableProfile], seed: u64) -> Self {
+        let mut kinds: BTreeMap<String, ValueKind> = BTreeMap::new();
+        for t in tables {
+            for col in &t.columns {
+                kinds
+                    .entry(col.name.clone())
+                    .or_insert_with(|| col.kind.clone());
+            }
+        }
+        StandIns {
+            r: Redactor::new(seed),
+            kinds,
         }
     }
-    let kind_of = |column: Option<&str>, v: &Value| -> ValueKind {
-        if let Some(k) = column.and_then(|c| kinds.get(c)) {
+
+    fn kind_of(&self, column: Option<&str>, v: &Value) -> ValueKind {
+        if let Some(k) = column.and_then(|c| self.kinds.get(c)) {
             return k.clone();
         }
         match v {
@@ -127,37 +133,74 @@ pub fn redact(
             Value::Number(_) => ValueKind::Decimal,
             _ => ValueKind::Text,
         }
-    };
-    let f = |column: Option<&str>, v: &Value| -> Value {
+    }
+
+    fn value(&self, column: Option<&str>, v: &Value) -> Value {
         let text = match v {
             Value::Number(n) => n.clone(),
             Value::Text(t) => t.clone(),
             other => return other.clone(),
         };
-        match r.value(&kind_of(column, v), &text) {
+        match self.r.value(&self.kind_of(column, v), &text) {
             Some(new) => match v {
                 Value::Number(_) => Value::Number(new),
                 _ => Value::Text(new),
             },
             None => Value::Unknown,
         }
-    };
-    c.write_scripts(Some(&f), fallback);
-    for k in &mut c.doc.hot_keys {
-        k.key = match split_key(&k.key) {
+    }
+
+    /// A hot row's key (`col=value, …`) with each value's stand-in.
+    fn key(&self, key: &str) -> String {
+        match split_key(key) {
             Some((cols, vals)) => cols
                 .iter()
                 .zip(vals)
                 .map(|(col, v)| {
-                    let kind = kind_of(Some(col), &Value::Text(v.clone()));
-                    let new = r.value(&kind, &v).unwrap_or_else(|| "?".into());
+                    let kind = self.kind_of(Some(col), &Value::Text(v.clone()));
+                    let new = self.r.value(&kind, &v).unwrap_or_else(|| "?".into());
                     format!("{col}={new}")
                 })
                 .collect::<Vec<_>>()
                 .join(", "),
-            None if k.key.starts_with("ctid=") => k.key.clone(),
+            None if key.starts_with("ctid=") => key.to_string(),
             None => "(redacted)".into(),
-        };
+        }
+    }
+}
+
+/// The hot rows' keys as `--redact` writes them (the same stand-ins as the data's): what
+/// [`fallback`] must draw from under `--redact`, since its other values come from the
+/// captured tables' statistics, redacted already.
+pub fn redacted_hot_keys(
+    keys: &[hotbench_results::capture_record::HotKey],
+    tables: &[TableProfile],
+    seed: u64,
+) -> Vec<hotbench_results::capture_record::HotKey> {
+    let s = StandIns::new(tables, seed);
+    keys.iter()
+        .map(|k| {
+            let mut k = k.clone();
+            k.key = s.key(&k.key);
+            k
+        })
+        .collect()
+}
+
+/// `--redact` on the workload side: the scripts are rewritten with generated values, and
+/// the capture's hot rows' keys and findings lose their values. `fallback` draws from the
+/// redacted tables and [`redacted_hot_keys`]: its values are stand-ins already.
+pub fn redact(
+    c: &mut Capture,
+    tables: &[TableProfile],
+    seed: u64,
+    fallback: Option<&crate::script::Fallback<'_>>,
+) {
+    let s = StandIns::new(tables, seed);
+    let f = |column: Option<&str>, v: &Value| -> Value { s.value(column, v) };
+    c.write_scripts(Some(&f), fallback);
+    for k in &mut c.doc.hot_keys {
+        k.key = s.key(&k.key);
     }
     c.doc.findings = c
         .diagnosis

@@ -267,12 +267,17 @@ fn draws(shape: &ShapeModel, cx: &Context<'_>) -> Draws {
                 .get(fs)
                 .map(Vec::as_slice)
                 .unwrap_or(&[]));
+            let mut seen = true;
             if let (Fit::Unknown, Some(fb)) = (&fitted.fit, cx.fallback) {
                 if let Some(f) = fb(&st.key, (slot, st.text.values.len()), column.as_deref()) {
                     fitted = f;
+                    seen = false;
                 }
             }
-            if let Some(r) = cx.redact {
+            // The fallback's values come from the captured tables, which --redact has made
+            // stand-ins already (as data.sql holds them): again would make a composite
+            // literal a random string and a most common value one that no row holds.
+            if let (Some(r), true) = (cx.redact, seen) {
                 redact_fit(&mut fitted.fit, column.as_deref(), r);
             }
             let var = match &fitted.fit {

@@ -136,3 +136,62 @@ fn values_bound_unseen_are_named_as_not_reproduced() {
         c.doc.notes
     );
 }
+
+#[test]
+fn redact_leaves_the_fallbacks_values_as_the_redacted_tables_made_them() {
+    // A composite the fallback built from the (redacted) tables' most common values was
+    // redacted again, as one string: procrastinate's defer call then passed a random string
+    // as `procrastinate_job_to_defer_v1[]`, which its twin refused.
+    use crate::observed::{ObservedStatement, ObservedTransaction};
+    use crate::params::{Fit, Fitted};
+    use crate::sql_text::Value;
+    let tx = |i: usize| ObservedTransaction {
+        session: format!("{}", i % 2),
+        statements: vec![
+            ObservedStatement {
+                sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
+                params: vec![],
+                started_at_s: i as f64 * 0.01,
+                duration_s: Some(0.001),
+            },
+            ObservedStatement {
+                sql: "SELECT id FROM jobs WHERE queue_name = 'secret_queue'".into(),
+                params: vec![],
+                started_at_s: i as f64 * 0.01 + 0.002,
+                duration_s: Some(0.001),
+            },
+        ],
+        autocommit: false,
+        complete: true,
+        rolled_back: false,
+    };
+    let mut opts = Options::new(Duration::from_secs(1));
+    opts.log = Some((0..20).map(tx).collect());
+    let sample = Sample {
+        diagnosis: Default::default(),
+        activity: None,
+        notes: vec![],
+    };
+    let mut c = super::profile(sample, &opts);
+    let composite = r#"{"(stand_in,task_x,0)"}"#;
+    let fallback = |statement: &str, _: (usize, usize), _: Option<&str>| {
+        statement.contains("defer_jobs").then(|| Fitted {
+            fit: Fit::Constant(Value::Text(composite.into())),
+            observations: 0,
+            distinct: 0,
+            why: "one row of job_to_defer".into(),
+        })
+    };
+    crate::keys::redact(&mut c, &[], 7, Some(&fallback));
+    let script = &c.scripts[0].1;
+    // `{` is written `\x7b` (a pgbench script would read `{…}` as a variable).
+    assert!(
+        script.contains(r#"(E'\x7b"(stand_in,task_x,0)"}'::job_to_defer[])"#),
+        "{script}"
+    );
+    assert!(!script.contains("secret_queue"), "{script}");
+    assert!(
+        script.contains("WHERE queue_name = E'") || script.contains("WHERE queue_name = '"),
+        "the sampled constant has a stand-in: {script}"
+    );
+}

@@ -236,7 +236,15 @@ fn schema_files(
             {
                 // The functions' argument names: evidence for the chains the scripts carry.
                 capture.function_args = hotbench_capture::chain::function_args(&cap.schema_sql);
-                let hot = capture.doc.hot_keys.clone();
+                let hot = if redact {
+                    hotbench_capture::keys::redacted_hot_keys(
+                        &capture.doc.hot_keys,
+                        &cap.tables,
+                        opts.seed,
+                    )
+                } else {
+                    capture.doc.hot_keys.clone()
+                };
                 let defs = hotbench_capture::unseen::Defs::read(&cap.schema_sql);
                 let fallback = hotbench_capture::keys::fallback(&hot, &cap.tables, &defs);
                 if redact {
