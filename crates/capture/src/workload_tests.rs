@@ -99,21 +99,23 @@ fn the_activity_samplers_notes_reach_capture_json() {
     assert!(c.doc.notes.iter().any(|n| n == slowed), "{:?}", c.doc.notes);
 }
 
-#[test]
-fn values_bound_unseen_are_named_as_not_reproduced() {
-    // procrastinate's calls as sampling sees them: `$1`, no value; the script wrote `1`
-    // (`'1'::procrastinate_job_to_defer_v1[]`, refused by the twin) and said so only in
-    // a comment.
+/// The profile of 20 logged transactions in two sessions, 10 ms apart, each the `sqls` 2 ms
+/// apart (one statement: autocommit).
+fn logged(sqls: &[&str]) -> super::Capture {
     use crate::observed::{ObservedStatement, ObservedTransaction};
     let tx = |i: usize| ObservedTransaction {
         session: format!("{}", i % 2),
-        statements: vec![ObservedStatement {
-            sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
-            params: vec![],
-            started_at_s: i as f64 * 0.01,
-            duration_s: Some(0.001),
-        }],
-        autocommit: true,
+        statements: sqls
+            .iter()
+            .enumerate()
+            .map(|(k, sql)| ObservedStatement {
+                sql: sql.to_string(),
+                params: vec![],
+                started_at_s: i as f64 * 0.01 + k as f64 * 0.002,
+                duration_s: Some(0.001),
+            })
+            .collect(),
+        autocommit: sqls.len() == 1,
         complete: true,
         rolled_back: false,
     };
@@ -124,7 +126,15 @@ fn values_bound_unseen_are_named_as_not_reproduced() {
         activity: None,
         notes: vec![],
     };
-    let c = super::profile(sample, &opts);
+    super::profile(sample, &opts)
+}
+
+#[test]
+fn values_bound_unseen_are_named_as_not_reproduced() {
+    // procrastinate's calls as sampling sees them: `$1`, no value; the script wrote `1`
+    // (`'1'::procrastinate_job_to_defer_v1[]`, refused by the twin) and said so only in
+    // a comment.
+    let c = logged(&["SELECT unnest(defer_jobs($1::job_to_defer[])) AS id"]);
     let note = c
         .doc
         .notes
@@ -142,37 +152,12 @@ fn redact_leaves_the_fallbacks_values_as_the_redacted_tables_made_them() {
     // A composite the fallback built from the (redacted) tables' most common values was
     // redacted again, as one string: procrastinate's defer call then passed a random string
     // as `procrastinate_job_to_defer_v1[]`, which its twin refused.
-    use crate::observed::{ObservedStatement, ObservedTransaction};
     use crate::params::{Fit, Fitted};
     use crate::sql_text::Value;
-    let tx = |i: usize| ObservedTransaction {
-        session: format!("{}", i % 2),
-        statements: vec![
-            ObservedStatement {
-                sql: "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id".into(),
-                params: vec![],
-                started_at_s: i as f64 * 0.01,
-                duration_s: Some(0.001),
-            },
-            ObservedStatement {
-                sql: "SELECT id FROM jobs WHERE queue_name = 'secret_queue'".into(),
-                params: vec![],
-                started_at_s: i as f64 * 0.01 + 0.002,
-                duration_s: Some(0.001),
-            },
-        ],
-        autocommit: false,
-        complete: true,
-        rolled_back: false,
-    };
-    let mut opts = Options::new(Duration::from_secs(1));
-    opts.log = Some((0..20).map(tx).collect());
-    let sample = Sample {
-        diagnosis: Default::default(),
-        activity: None,
-        notes: vec![],
-    };
-    let mut c = super::profile(sample, &opts);
+    let mut c = logged(&[
+        "SELECT unnest(defer_jobs($1::job_to_defer[])) AS id",
+        "SELECT id FROM jobs WHERE queue_name = 'secret_queue'",
+    ]);
     let composite = r#"{"(stand_in,task_x,0)"}"#;
     let fallback = |statement: &str, _: (usize, usize), _: Option<&str>| {
         statement.contains("defer_jobs").then(|| Fitted {
