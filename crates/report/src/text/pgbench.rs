@@ -411,11 +411,29 @@ statement latencies in milliseconds and failures:
                 ..Default::default()
             },
             TxnCounters::default(),
-            vec![cmd_clone],
+            vec![cmd_clone.clone()],
         );
         let extra = extra_lines(&rec);
         assert!(
             extra.contains("statement latency p99:\n   p99 = 0.500 ms: BEGIN;\n"),
+            "{extra}"
+        );
+        let never = CommandRecord {
+            count: 0,
+            latency: Percentiles::default(),
+            ..cmd_clone
+        };
+        let rec = record(
+            BenchInfo {
+                report_per_command: true,
+                ..Default::default()
+            },
+            TxnCounters::default(),
+            vec![never],
+        );
+        let extra = extra_lines(&rec);
+        assert!(
+            extra.contains("statement latency p99:\n   p99 = – (not run): BEGIN;\n"),
             "{extra}"
         );
     }

@@ -72,7 +72,12 @@ fn p99_lines(s: &mut Section, rec: &RunRecord) {
         };
         s.line(format!("statement latency p99{which}:"));
         for c in &sc.commands {
-            s.line(format!("   p99 = {:.3} ms: {}", c.latency.p99_ms, c.text));
+            // A script drawn for no transaction ran none of its commands: no p99, not 0.
+            if c.count == 0 {
+                s.line(format!("   p99 = – (not run): {}", c.text));
+            } else {
+                s.line(format!("   p99 = {:.3} ms: {}", c.latency.p99_ms, c.text));
+            }
         }
     }
 }
